@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "nfcscope",
+    products: [
+        .library(name: "NFCScope", targets: ["NFCScope"]),
+        .executable(name: "nfcscope", targets: ["nfcscope"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPcap",
+            pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"])]
+        ),
+        .systemLibrary(
+            name: "CNfc",
+            pkgConfig: "libnfc",
+            providers: [.apt(["libnfc-dev"])]
+        ),
+        .target(
+            name: "NFCScope",
+            dependencies: ["CPcap", "CNfc"]
+        ),
+        .executableTarget(
+            name: "nfcscope",
+            dependencies: ["NFCScope"]
+        ),
+        .executableTarget(
+            name: "nfcscope-bench",
+            dependencies: ["NFCScope"]
+        ),
+        .testTarget(
+            name: "NFCScopeTests",
+            dependencies: ["NFCScope"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

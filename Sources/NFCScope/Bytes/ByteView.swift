@@ -1,0 +1,225 @@
+// The safe byte view every decoding layer works on.
+//
+// A ByteView is a window onto memory owned by someone else: a mapped capture
+// (`CaptureInput`) or a reassembly buffer (`GrowableBytes`). It is the only type
+// above the byte-owning files that touches a raw pointer, and it never exposes it:
+// every read is bounds-checked and returns nil (or throws) when the bytes are not
+// there, so a lying length field in a capture can never read outside the window.
+//
+// Lifetime rule: a view is valid while its owner is alive and unchanged. The
+// pipeline only creates views inside `CaptureInput.withView` and reassembly
+// buffers are kept alive by the session that hands their views out.
+
+public struct ByteView: @unchecked Sendable {
+    @usableFromInline let base: UnsafeRawPointer?
+    public let count: Int
+
+    @inlinable
+    init(base: UnsafeRawPointer?, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    /// An empty view.
+    public init() {
+        self.base = nil
+        self.count = 0
+    }
+
+    /// Runs `body` with a view over the bytes of an array (tests and small tables).
+    public static func with<R>(_ bytes: [UInt8], _ body: (ByteView) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes { raw in
+            try body(ByteView(base: raw.baseAddress, count: raw.count))
+        }
+    }
+
+    @inlinable public var isEmpty: Bool { count == 0 }
+
+    /// Byte at `i`; nil when out of range.
+    @inlinable
+    public func byte(_ i: Int) -> UInt8? {
+        guard i >= 0, i < count, let base else { return nil }
+        return base.load(fromByteOffset: i, as: UInt8.self)
+    }
+
+    @inlinable
+    public func u16be(_ i: Int) -> UInt16? {
+        guard i >= 0, i <= count &- 2, let base else { return nil }
+        return UInt16(bigEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self))
+    }
+
+    @inlinable
+    public func u16le(_ i: Int) -> UInt16? {
+        guard i >= 0, i <= count &- 2, let base else { return nil }
+        return UInt16(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self))
+    }
+
+    @inlinable
+    public func u32be(_ i: Int) -> UInt32? {
+        guard i >= 0, i <= count &- 4, let base else { return nil }
+        return UInt32(bigEndian: base.loadUnaligned(fromByteOffset: i, as: UInt32.self))
+    }
+
+    @inlinable
+    public func u32le(_ i: Int) -> UInt32? {
+        guard i >= 0, i <= count &- 4, let base else { return nil }
+        return UInt32(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt32.self))
+    }
+
+    @inlinable
+    public func u64le(_ i: Int) -> UInt64? {
+        guard i >= 0, i <= count &- 8, let base else { return nil }
+        return UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+    }
+
+    /// The sub-view `[start, start+length)`; nil when any part lies outside this view
+    /// or the arithmetic overflows (lengths usually come from the input).
+    @inlinable
+    public func slice(_ start: Int, _ length: Int) -> ByteView? {
+        guard start >= 0, length >= 0 else { return nil }
+        let (end, overflow) = start.addingReportingOverflow(length)
+        guard !overflow, end <= count else { return nil }
+        return ByteView(base: base.map { $0 + start }, count: length)
+    }
+
+    /// The bytes from `start` to the end; empty when `start` is past the end.
+    @inlinable
+    public func suffix(from start: Int) -> ByteView {
+        guard start > 0 else { return self }
+        guard start < count else { return ByteView() }
+        return ByteView(base: base.map { $0 + start }, count: count - start)
+    }
+
+    /// The first `n` bytes (fewer when the view is shorter).
+    @inlinable
+    public func prefix(_ n: Int) -> ByteView {
+        ByteView(base: base, count: Swift.max(0, Swift.min(n, count)))
+    }
+
+    /// This view without its last `n` bytes.
+    @inlinable
+    public func dropLast(_ n: Int) -> ByteView {
+        ByteView(base: base, count: Swift.max(0, count - Swift.max(0, n)))
+    }
+
+    /// Copies the bytes out. Off the hot path only (tests, error messages, registry keys).
+    public var array: [UInt8] {
+        guard let base, count > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Byte-wise equality with another view.
+    @inlinable
+    public func elementsEqual(_ other: ByteView) -> Bool {
+        guard count == other.count else { return false }
+        if count == 0 { return true }
+        guard let a = base, let b = other.base else { return false }
+        return memcmpBytes(a, b, count)
+    }
+
+    /// Appends the bytes of this view to `buffer`.
+    @inlinable
+    public func append(to buffer: inout [UInt8]) {
+        guard let base, count > 0 else { return }
+        buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Offset of this view's first byte inside `outer`, when it is a sub-view of it.
+    public func offset(in outer: ByteView) -> Int? {
+        guard let b = base, let o = outer.base else { return nil }
+        let d = o.distance(to: b)
+        return d >= 0 && d + count <= outer.count ? d : nil
+    }
+}
+
+@usableFromInline
+func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
+    var i = 0
+    while i < n {
+        if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
+        i += 1
+    }
+    return true
+}
+
+extension ByteView: RandomAccessCollection {
+    public typealias Index = Int
+    public typealias Element = UInt8
+    public typealias SubSequence = ByteView
+    public typealias Indices = Range<Int>
+
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { count }
+
+    /// Element access for loops over `indices`. An index outside the view is a
+    /// programming error (as for Array); input-driven reads use `byte(_:)`.
+    @inlinable
+    public subscript(position: Int) -> UInt8 {
+        guard position >= 0, position < count, let base else { outOfRange(position, count) }
+        return base.load(fromByteOffset: position, as: UInt8.self)
+    }
+
+    /// Rebased sub-view: index 0 is `bounds.lowerBound` of this view.
+    @inlinable
+    public subscript(bounds: Range<Int>) -> ByteView {
+        guard bounds.lowerBound >= 0, bounds.upperBound <= count else { outOfRange(bounds.upperBound, count) }
+        return ByteView(base: base.map { $0 + bounds.lowerBound }, count: bounds.count)
+    }
+}
+
+@usableFromInline
+func outOfRange(_ i: Int, _ count: Int) -> Never {
+    // Unreachable from input: every input-driven access goes through the checked
+    // `byte`/`u16be`/`slice` family. Reaching this is a bug in the decoder itself.
+    fatalError("ByteView index \(i) out of range 0..<\(count)")
+}
+
+/// A growable byte buffer that hands out `ByteView`s of its contents. Used where
+/// bytes must be assembled (ISO-DEP chaining, stdin) rather than sliced.
+/// A view stays valid until the next mutation of the buffer.
+public final class GrowableBytes: @unchecked Sendable {
+    private var storage: UnsafeMutableRawPointer?
+    private var capacity: Int = 0
+    public private(set) var count: Int = 0
+
+    public init(capacity: Int = 0) {
+        if capacity > 0 { grow(to: capacity) }
+    }
+
+    deinit { storage?.deallocate() }
+
+    private func grow(to minimum: Int) {
+        var newCapacity = Swift.max(capacity * 2, 256)
+        while newCapacity < minimum { newCapacity *= 2 }
+        let fresh = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        if let storage {
+            fresh.copyMemory(from: storage, byteCount: count)
+            storage.deallocate()
+        }
+        storage = fresh
+        capacity = newCapacity
+    }
+
+    public func removeAll() { count = 0 }
+
+    public func append(_ view: ByteView) {
+        guard view.count > 0, let src = view.base else { return }
+        if count + view.count > capacity { grow(to: count + view.count) }
+        (storage! + count).copyMemory(from: src, byteCount: view.count)
+        count += view.count
+    }
+
+    public func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in append(ByteView(base: raw.baseAddress, count: raw.count)) }
+    }
+
+    /// Appends up to `maxCount` bytes read by `read(into, capacity)`; returns what `read` returned.
+    public func appendReading(maxCount: Int, _ read: (UnsafeMutableRawPointer, Int) -> Int) -> Int {
+        if count + maxCount > capacity { grow(to: count + maxCount) }
+        let n = read(storage! + count, maxCount)
+        if n > 0 { count += n }
+        return n
+    }
+
+    public var view: ByteView { ByteView(base: storage.map { UnsafeRawPointer($0) }, count: count) }
+}

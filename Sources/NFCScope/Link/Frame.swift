@@ -1,0 +1,130 @@
+// One frame or field event of the input, as every layer above the capture reader
+// sees it. A Frame holds views into the capture's memory, never copies.
+
+public enum Direction: UInt8, Sendable {
+    case reader, card
+
+    public var jsonName: StaticString { self == .reader ? "reader" : "card" }
+    /// Proxmark3-style column label.
+    public var label: StaticString { self == .reader ? "Rdr" : "Tag" }
+}
+
+public enum Tech: UInt8, Sendable, CaseIterable {
+    case unknown, nfcA, nfcB, nfcF, nfcV
+
+    public var jsonName: StaticString {
+        switch self {
+        case .unknown: "unknown"
+        case .nfcA: "nfc-a"
+        case .nfcB: "nfc-b"
+        case .nfcF: "nfc-f"
+        case .nfcV: "nfc-v"
+        }
+    }
+}
+
+public enum CRCStatus: UInt8, Sendable {
+    case none, ok, bad
+
+    public var jsonName: StaticString {
+        switch self {
+        case .none: "none"
+        case .ok: "ok"
+        case .bad: "bad"
+        }
+    }
+}
+
+public enum FieldEvent: UInt8, Sendable {
+    case fieldOn, fieldOff
+
+    public var jsonName: StaticString { self == .fieldOn ? "field-on" : "field-off" }
+}
+
+public struct Frame: Sendable {
+    /// 1-based number of the frame in its input.
+    public var n: Int
+    /// Byte offset of the capture record that carried the frame.
+    public var offset: Int
+    /// Nanoseconds since the first record of the input.
+    public var time: Int64
+    public var dir: Direction?
+    public var tech: Tech
+    /// The frame's bytes on the air, including CRC bytes when the capture kept them.
+    public var bytes: ByteView
+    /// False when the capture dropped the CRC bytes (ISO 14443 events FA/FB).
+    public var crcIncluded: Bool
+    public var crc: CRCStatus
+    public var event: FieldEvent?
+    /// What the link layer made of the frame.
+    public var info: LinkInfo
+    public var error: FrameError?
+
+    public init(n: Int, offset: Int, time: Int64, dir: Direction?, tech: Tech, bytes: ByteView,
+                crcIncluded: Bool = true, crc: CRCStatus = .none, event: FieldEvent? = nil,
+                info: LinkInfo = .unknown, error: FrameError? = nil) {
+        self.n = n
+        self.offset = offset
+        self.time = time
+        self.dir = dir
+        self.tech = tech
+        self.bytes = bytes
+        self.crcIncluded = crcIncluded
+        self.crc = crc
+        self.event = event
+        self.info = info
+        self.error = error
+    }
+
+    /// The bytes without CRC (when a CRC is present and was recognised).
+    public var payload: ByteView {
+        crc == .none || !crcIncluded ? bytes : bytes.dropLast(2)
+    }
+}
+
+/// What was wrong with a frame. A small value; the text is made only when printed.
+public struct FrameError: Error, Sendable, Equatable {
+    public enum Kind: UInt8, Sendable {
+        case truncatedRecord        // a: bytes declared, b: bytes present
+        case oversizedRecord        // a: bytes declared, b: limit
+        case unsupportedLinkType    // a: link type
+        case pseudoHeaderTooShort   // a: bytes present
+        case pseudoHeaderVersion    // a: version
+        case unknownEvent           // a: event byte
+        case lengthMismatch         // a: header length, b: bytes present
+        case bccMismatch            // a: BCC in frame, b: computed
+        case malformed              // a: byte offset inside the frame
+        case badBlock               // a: PCB
+        case eventWithData          // a: bytes present
+    }
+    public var kind: Kind
+    public var a: Int
+    public var b: Int
+
+    public init(_ kind: Kind, _ a: Int = 0, _ b: Int = 0) {
+        self.kind = kind
+        self.a = a
+        self.b = b
+    }
+
+    public var message: String {
+        switch kind {
+        case .truncatedRecord: "truncated record: \(a) bytes declared, \(b) present"
+        case .oversizedRecord: "record length \(a) exceeds the limit of \(b) bytes"
+        case .unsupportedLinkType: "unsupported link type \(a)"
+        case .pseudoHeaderTooShort: "ISO 14443 pseudo-header needs 4 bytes, \(a) present"
+        case .pseudoHeaderVersion: "ISO 14443 pseudo-header version \(a), expected 0"
+        case .unknownEvent: "unknown ISO 14443 event 0x\(hex2(a))"
+        case .lengthMismatch: "ISO 14443 length field says \(a) bytes, \(b) follow"
+        case .bccMismatch: "BCC 0x\(hex2(a)) does not match computed 0x\(hex2(b))"
+        case .malformed: "malformed frame at byte \(a)"
+        case .badBlock: "invalid ISO-DEP block (PCB 0x\(hex2(a)))"
+        case .eventWithData: "field event carries \(a) data bytes"
+        }
+    }
+}
+
+func hex2(_ v: Int) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[(v >> 4) & 15], digits[v & 15]])
+}

@@ -1,0 +1,173 @@
+// What the link layer (ISO 14443-3 A/B and ISO 14443-4 framing) recognised in a
+// frame. Payload-carrying cases hold views into the frame, never copies, so
+// decoding a frame allocates nothing.
+
+/// Up to 10 UID bytes stored inline (a UID assembled over cascade levels lives in
+/// no single frame, so it cannot be a view).
+public struct UIDBytes: Sendable, Equatable {
+    private var storage: (UInt64, UInt64) = (0, 0)
+    public private(set) var count: Int = 0
+
+    public init() {}
+
+    public init(_ bytes: some Sequence<UInt8>) {
+        for b in bytes { append(b) }
+    }
+
+    public mutating func append(_ b: UInt8) {
+        guard count < 16 else { return }
+        if count < 8 {
+            storage.0 |= UInt64(b) << (8 * UInt64(count))
+        } else {
+            storage.1 |= UInt64(b) << (8 * UInt64(count - 8))
+        }
+        count += 1
+    }
+
+    public mutating func removeAll() { self = UIDBytes() }
+
+    public subscript(i: Int) -> UInt8 {
+        i < 8 ? UInt8(truncatingIfNeeded: storage.0 >> (8 * UInt64(i)))
+              : UInt8(truncatingIfNeeded: storage.1 >> (8 * UInt64(i - 8)))
+    }
+
+    public var array: [UInt8] { (0..<count).map { self[$0] } }
+
+    public static func == (a: UIDBytes, b: UIDBytes) -> Bool {
+        a.count == b.count && a.storage.0 == b.storage.0 && a.storage.1 == b.storage.1
+    }
+}
+
+public enum ISODEPBlockKind: UInt8, Sendable {
+    case i, r, s
+}
+
+public enum SBlockType: UInt8, Sendable {
+    case deselect, wtx, parameters, other
+}
+
+/// An ISO 14443-4 block: I-, R- or S-block with its prologue fields.
+public struct ISODEPBlock: Sendable {
+    public var kind: ISODEPBlockKind
+    public var pcb: UInt8
+    /// Block number bit (I- and R-blocks).
+    public var blockNumber: UInt8
+    /// I-block: more blocks follow (chaining bit).
+    public var chaining: Bool
+    /// R-block: NAK rather than ACK.
+    public var nak: Bool
+    public var sType: SBlockType
+    /// S(WTX): the WTXM value (low 6 bits of the INF byte).
+    public var wtxm: UInt8?
+    public var cid: UInt8?
+    public var nad: UInt8?
+    /// The information field (INF) without prologue and CRC.
+    public var inf: ByteView
+
+    public init(kind: ISODEPBlockKind, pcb: UInt8, blockNumber: UInt8 = 0, chaining: Bool = false,
+                nak: Bool = false, sType: SBlockType = .other, wtxm: UInt8? = nil,
+                cid: UInt8? = nil, nad: UInt8? = nil, inf: ByteView = ByteView()) {
+        self.kind = kind
+        self.pcb = pcb
+        self.blockNumber = blockNumber
+        self.chaining = chaining
+        self.nak = nak
+        self.sType = sType
+        self.wtxm = wtxm
+        self.cid = cid
+        self.nad = nad
+        self.inf = inf
+    }
+}
+
+/// Fields of an ATS (answer to RATS).
+public struct ATSInfo: Sendable {
+    public var tl: UInt8
+    public var t0: UInt8?
+    /// FSCI (frame size for proximity card integer) and the FSC it codes.
+    public var fsci: UInt8
+    public var fsc: Int
+    public var ta: UInt8?
+    public var tb: UInt8?
+    public var tc: UInt8?
+    /// From TB: frame waiting time integer and start-up frame guard time integer.
+    public var fwi: UInt8
+    public var sfgi: UInt8
+    public var historical: ByteView
+
+    public init(tl: UInt8, t0: UInt8? = nil, fsci: UInt8 = 2, fsc: Int = 32, ta: UInt8? = nil,
+                tb: UInt8? = nil, tc: UInt8? = nil, fwi: UInt8 = 4, sfgi: UInt8 = 0,
+                historical: ByteView = ByteView()) {
+        self.tl = tl
+        self.t0 = t0
+        self.fsci = fsci
+        self.fsc = fsc
+        self.ta = ta
+        self.tb = tb
+        self.tc = tc
+        self.fwi = fwi
+        self.sfgi = sfgi
+        self.historical = historical
+    }
+}
+
+/// Fields of an ATQB (answer to REQB/WUPB).
+public struct ATQBInfo: Sendable {
+    public var pupi: ByteView
+    public var applicationData: ByteView
+    public var protocolInfo: ByteView
+    /// Decoded protocol info: maximum frame size, ISO 14443-4 compliance, FWI, CID/NAD support.
+    public var maxFrameSize: Int
+    public var isoDEP: Bool
+    public var fwi: UInt8
+    public var cidSupported: Bool
+    public var nadSupported: Bool
+
+    public init(pupi: ByteView, applicationData: ByteView, protocolInfo: ByteView, maxFrameSize: Int,
+                isoDEP: Bool, fwi: UInt8, cidSupported: Bool, nadSupported: Bool) {
+        self.pupi = pupi
+        self.applicationData = applicationData
+        self.protocolInfo = protocolInfo
+        self.maxFrameSize = maxFrameSize
+        self.isoDEP = isoDEP
+        self.fwi = fwi
+        self.cidSupported = cidSupported
+        self.nadSupported = nadSupported
+    }
+}
+
+public enum LinkInfo: Sendable {
+    /// Not recognised at the link layer (also: raw proprietary commands).
+    case unknown
+    /// Field on/off events carry no frame.
+    case event
+
+    // NFC-A (ISO 14443-3 A)
+    case reqa
+    case wupa
+    case atqa(UInt16)
+    /// 93/95/97 with NVB < 0x70: anticollision at cascade `level` (1...3).
+    case anticollision(level: UInt8, nvb: UInt8)
+    /// The card's answer to anticollision: UID CLn bytes and BCC verdict.
+    case anticollisionAnswer(level: UInt8, uidPart: ByteView, bccOK: Bool)
+    /// 93/95/97 70: SELECT at cascade `level`.
+    case select(level: UInt8, uidPart: ByteView, bccOK: Bool)
+    /// SAK. `uid` is set when the SAK says the UID is complete and all levels were seen.
+    case sak(value: UInt8, level: UInt8, uidComplete: Bool, isoDEP: Bool, uid: UIDBytes?)
+    case hlta
+    case rats(fsdi: UInt8, fsd: Int, cid: UInt8)
+    case ats(ATSInfo)
+    case pps(cid: UInt8, pps0: UInt8?, pps1: UInt8?)
+    case ppsAnswer(cid: UInt8)
+
+    // NFC-B (ISO 14443-3 B)
+    case reqb(wakeup: Bool, afi: UInt8, param: UInt8, slots: Int)
+    case atqb(ATQBInfo)
+    case attrib(pupi: ByteView, param1: UInt8, param2: UInt8, param3: UInt8, param4: UInt8, higherLayer: ByteView)
+    case attribAnswer(mbli: UInt8, cid: UInt8, higherLayer: ByteView)
+    case hltb(pupi: ByteView)
+    case hltbAnswer
+
+    // ISO 14443-4 (ISO-DEP)
+    case block(ISODEPBlock)
+}

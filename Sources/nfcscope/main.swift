@@ -1,0 +1,2 @@
+import NFCScope
+print("nfcscope")

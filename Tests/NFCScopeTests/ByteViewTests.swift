@@ -1,0 +1,44 @@
+import Testing
+@testable import NFCScope
+
+@Suite struct ByteViewTests {
+    @Test func checkedReads() {
+        ByteView.with([0x01, 0x02, 0x03, 0x04, 0x05]) { v in
+            #expect(v.count == 5)
+            #expect(v.byte(4) == 0x05)
+            #expect(v.byte(5) == nil)
+            #expect(v.byte(-1) == nil)
+            #expect(v.u16be(0) == 0x0102)
+            #expect(v.u16le(0) == 0x0201)
+            #expect(v.u16be(4) == nil)
+            #expect(v.u32be(1) == 0x0203_0405)
+            #expect(v.u32le(1) == 0x0504_0302)
+            #expect(v.u32be(2) == nil)
+        }
+    }
+
+    @Test func slicesRejectLyingLengths() {
+        ByteView.with([1, 2, 3, 4]) { v in
+            #expect(v.slice(1, 2)?.array == [2, 3])
+            #expect(v.slice(3, 2) == nil)
+            #expect(v.slice(2, Int.max) == nil)
+            #expect(v.slice(-1, 1) == nil)
+            #expect(v.suffix(from: 9).isEmpty)
+            #expect(v.dropLast(2).array == [1, 2])
+            #expect(v[1..<3].array == [2, 3])
+            #expect(v[1..<3].byte(0) == 2)
+        }
+    }
+
+    @Test func outputBufferFormats() {
+        let out = OutputBuffer()
+        ByteView.with([0xDE, 0xAD, 0x01]) { v in out.hex(v) }
+        out.byte(0x20)
+        out.int(-1234)
+        out.byte(0x20)
+        out.fixed(1_500_000, digits: 6)
+        out.byte(0x20)
+        out.jsonEscaped("a\"b\\\n\u{1}")
+        #expect(out.string == "dead01 -1234 1.500000 a\\\"b\\\\\\n\\u0001")
+    }
+}
