@@ -1,0 +1,115 @@
+// Command-line parsing: one loop, one case per option, errors as values. `main`
+// is the only place that prints usage or exits.
+
+public enum OutputFormat: String, Sendable {
+    case text, jsonl
+}
+
+public enum Subcommand: Equatable, Sendable {
+    case decode
+    case stats
+    case help
+    case version
+}
+
+public struct Options: Equatable, Sendable {
+    public var subcommand: Subcommand = .help
+    public var format: OutputFormat?
+    public var files: [String] = []
+
+    public init() {}
+}
+
+public enum UsageError: Error, Equatable, CustomStringConvertible {
+    case unknownSubcommand(String)
+    case unknownOption(String)
+    case missingValue(option: String)
+    case invalidValue(option: String, value: String)
+    case noInput
+
+    public var description: String {
+        switch self {
+        case .unknownSubcommand(let s): "unknown command '\(s)' (try 'nfcscope help')"
+        case .unknownOption(let s): "unknown option '\(s)'"
+        case .missingValue(let o): "option '\(o)' needs a value"
+        case .invalidValue(let o, let v): "invalid value '\(v)' for '\(o)'"
+        case .noInput: "no input file given (use '-' for standard input)"
+        }
+    }
+}
+
+public enum Arguments {
+    public static let version = "nfcscope 0.1.0"
+
+    public static let help = """
+    nfcscope: decode NFC sniffer captures into annotated text and JSON Lines
+
+    USAGE
+      nfcscope decode [--format text|jsonl] FILE...
+      nfcscope stats [--format text|jsonl] FILE...
+      nfcscope help | --help | --version
+
+    COMMANDS
+      decode   One line per frame (ISO 14443-A/B framing, CRC verdicts, activation
+               fields, ISO-DEP blocks) and each reassembled APDU with its meaning.
+      stats    Frame counts per technology and direction, CRC failures, APDUs,
+               duration. Skips APDU decoding.
+
+    OPTIONS
+      --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
+                            The JSON Lines schema is in docs/jsonl-schema.md.
+      -                     Read the capture from standard input.
+
+    INPUTS
+      pcap (both byte orders, microsecond and nanosecond) and pcapng, detected from
+      the content. Link type 264 (ISO 14443) is decoded; other link types are
+      listed frame by frame with an error.
+
+    EXIT STATUS
+      0 all input decoded, 1 some frames or records were malformed (decoding went
+      on), 2 an input could not be read or recognised, 64 usage error.
+    """
+
+    public static func parse(_ args: ArraySlice<String>) throws(UsageError) -> Options {
+        var options = Options()
+        var args = args
+        guard let first = args.popFirst() else { return options }
+        switch first {
+        case "decode": options.subcommand = .decode
+        case "stats": options.subcommand = .stats
+        case "help", "-h", "--help": options.subcommand = .help; return options
+        case "--version", "version": options.subcommand = .version; return options
+        default: throw .unknownSubcommand(first)
+        }
+        var endOfOptions = false
+        while let arg = args.popFirst() {
+            if endOfOptions || arg == "-" || !arg.hasPrefix("-") {
+                options.files.append(arg)
+                continue
+            }
+            var name = arg
+            var inlineValue: String?
+            if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
+                name = String(arg[..<eq])
+                inlineValue = String(arg[arg.index(after: eq)...])
+            }
+            switch name {
+            case "--":
+                endOfOptions = true
+            case "-h", "--help":
+                options.subcommand = .help
+                return options
+            case "--format", "-f":
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                guard let format = OutputFormat(rawValue: value) else {
+                    throw .invalidValue(option: name, value: value)
+                }
+                options.format = format
+            default:
+                throw .unknownOption(arg)
+            }
+        }
+        if options.files.isEmpty { throw .noInput }
+        return options
+    }
+}

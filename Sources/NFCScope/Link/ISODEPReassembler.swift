@@ -1,0 +1,229 @@
+// ISO 14443-4 transport as seen by a sniffer: pairs reader and card I-blocks into
+// command/response exchanges, joining chained blocks and ignoring retransmissions.
+//
+// A sniffer sees both sides but may miss frames or see them corrupted, so the rules
+// are written from the observer's side:
+// - a block with a bad CRC carries nothing (the receiver discards it too and asks
+//   for it again), but its frame still belongs to the exchange;
+// - within one chain the block number alternates, so a good block with the same
+//   number as the last one taken from that side is a retransmission;
+// - a reader I-block arriving while a response is still awaited means the response
+//   was lost (or the capture missed it): the pending exchange is closed without one;
+// - field off, a new activation or DESELECT closes whatever is pending.
+
+/// One command/response pair carried by ISO-DEP blocks. Views stay valid only
+/// during the sink call that receives the exchange.
+public struct ISODEPExchange {
+    /// Numbers of all frames that carried the exchange (I-, R- and S-blocks), in order.
+    public var frames: ArraySlice<Int>
+    /// The reassembled command (nil when the capture has no command for this response).
+    public var command: ByteView?
+    /// The reassembled response (nil when no response was seen).
+    public var response: ByteView?
+    /// Number of S(WTX) requests from the card during the exchange.
+    public var waitingTimeExtensions: Int
+    /// Number of blocks that were sent again (after a NAK or a corrupted block).
+    public var retransmissions: Int
+    /// True when a block of the exchange was seen with a bad CRC.
+    public var sawBadCRC: Bool
+    /// True when the exchange ended without its response block chain completing.
+    public var incomplete: Bool
+}
+
+/// Collects a byte string that usually fits in one block (then it is a view into
+/// the capture, no copy) and is copied only when a second chained block arrives.
+struct ChainAssembly {
+    private var single: ByteView?
+    private let buffer = GrowableBytes()
+    private var chained = false
+    private(set) var blocks = 0
+    var lastBlockNumber: UInt8 = 0xFF
+
+    var isEmpty: Bool { blocks == 0 }
+
+    mutating func reset() {
+        single = nil
+        chained = false
+        blocks = 0
+        lastBlockNumber = 0xFF
+        buffer.removeAll()
+    }
+
+    mutating func append(_ inf: ByteView, blockNumber: UInt8) {
+        if blocks == 0 {
+            single = inf
+        } else {
+            if !chained, let first = single {
+                buffer.removeAll()
+                buffer.append(first)
+                chained = true
+            }
+            buffer.append(inf)
+        }
+        blocks += 1
+        lastBlockNumber = blockNumber
+    }
+
+    var bytes: ByteView? {
+        guard blocks > 0 else { return nil }
+        return chained ? buffer.view : single
+    }
+}
+
+public struct ISODEPReassembler {
+    private enum Phase {
+        case idle
+        /// Reader is sending a command (possibly chained); `complete` once the last block came.
+        case command(complete: Bool)
+        /// Card is sending the response chain.
+        case response
+    }
+
+    private var phase: Phase = .idle
+    private var command = ChainAssembly()
+    private var response = ChainAssembly()
+    private var frames: [Int] = []
+    private var wtx = 0
+    private var retransmissions = 0
+    private var badCRC = false
+
+    public init() {
+        frames.reserveCapacity(64)
+    }
+
+    /// Feeds one frame; calls `emit` for every exchange the frame completes (at most two:
+    /// a pending one closed without response, then possibly nothing else).
+    public mutating func feed(_ frame: Frame, emit: (ISODEPExchange) -> Void) {
+        if frame.event != nil {
+            flush(emit)
+            return
+        }
+        guard case .block(let block) = frame.info, let dir = frame.dir else {
+            // A link-layer activation frame (REQA, RATS, ATTRIB, ...) ends a session.
+            switch frame.info {
+            case .reqa, .wupa, .rats, .hlta, .reqb, .attrib, .hltb: flush(emit)
+            default: break
+            }
+            return
+        }
+        let good = frame.crc != .bad
+        switch (block.kind, dir) {
+        case (.i, .reader):
+            readerIBlock(block, n: frame.n, good: good, emit: emit)
+        case (.i, .card):
+            cardIBlock(block, n: frame.n, good: good, emit: emit)
+        case (.r, _):
+            if case .idle = phase { return }
+            frames.append(frame.n)
+            if !good { badCRC = true }
+        case (.s, .card):
+            if block.sType == .deselect {
+                flush(emit)
+                return
+            }
+            if case .idle = phase { return }
+            frames.append(frame.n)
+            if block.sType == .wtx, good { wtx += 1 }
+            if !good { badCRC = true }
+        case (.s, .reader):
+            if block.sType == .deselect {
+                flush(emit)
+                return
+            }
+            if case .idle = phase { return }
+            frames.append(frame.n)
+            if !good { badCRC = true }
+        }
+    }
+
+    private mutating func readerIBlock(_ block: ISODEPBlock, n: Int, good: Bool, emit: (ISODEPExchange) -> Void) {
+        switch phase {
+        case .idle:
+            break
+        case .command(let complete):
+            if good && !command.isEmpty && block.blockNumber == command.lastBlockNumber {
+                // Same number again: the reader is repeating its last block.
+                frames.append(n)
+                retransmissions += 1
+                return
+            }
+            // A finished command followed by another one: the first got no answer.
+            // An unfinished one continues its chain.
+            if complete { flush(emit) }
+        case .response:
+            // A new command while a response chain was unfinished.
+            flush(emit)
+        }
+        if case .idle = phase {
+            startExchange()
+        }
+        frames.append(n)
+        guard good else {
+            badCRC = true
+            phase = .command(complete: false)
+            return
+        }
+        command.append(block.inf, blockNumber: block.blockNumber)
+        phase = .command(complete: !block.chaining)
+    }
+
+    private mutating func cardIBlock(_ block: ISODEPBlock, n: Int, good: Bool, emit: (ISODEPExchange) -> Void) {
+        switch phase {
+        case .idle:
+            // A response whose command the capture does not have.
+            startExchange()
+        case .command:
+            break
+        case .response:
+            if good && block.blockNumber == response.lastBlockNumber && !response.isEmpty {
+                frames.append(n)
+                retransmissions += 1
+                return
+            }
+        }
+        phase = .response
+        frames.append(n)
+        guard good else {
+            badCRC = true
+            return
+        }
+        response.append(block.inf, blockNumber: block.blockNumber)
+        if !block.chaining {
+            emitCurrent(emit, incomplete: false)
+        }
+    }
+
+    private mutating func startExchange() {
+        command.reset()
+        response.reset()
+        frames.removeAll(keepingCapacity: true)
+        wtx = 0
+        retransmissions = 0
+        badCRC = false
+    }
+
+    private mutating func emitCurrent(_ emit: (ISODEPExchange) -> Void, incomplete: Bool) {
+        emit(ISODEPExchange(frames: frames[...], command: command.bytes, response: response.bytes,
+                            waitingTimeExtensions: wtx, retransmissions: retransmissions,
+                            sawBadCRC: badCRC, incomplete: incomplete))
+        phase = .idle
+        startExchange()
+    }
+
+    /// Closes whatever is pending (end of input, field off, new activation).
+    public mutating func flush(_ emit: (ISODEPExchange) -> Void) {
+        switch phase {
+        case .idle:
+            return
+        case .command:
+            if command.isEmpty && response.isEmpty {
+                phase = .idle
+                startExchange()
+                return
+            }
+            emitCurrent(emit, incomplete: true)
+        case .response:
+            emitCurrent(emit, incomplete: true)
+        }
+    }
+}

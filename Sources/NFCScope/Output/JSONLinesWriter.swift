@@ -1,0 +1,110 @@
+// JSON Lines for programs. The schema is documented in docs/jsonl-schema.md and
+// versioned by `JSONLinesWriter.schema`; keys are written in a fixed order and
+// never twice. Everything is written by hand into one reused buffer.
+
+public final class JSONLinesWriter: DecodeSink {
+    /// Bumped on any incompatible change to the records below.
+    public static let schema: StaticString = "nfcscope.jsonl/1"
+
+    private let out: OutputBuffer
+    private var digits = 6
+    private var problems: [InputProblem] = []
+
+    public init(output: OutputBuffer) {
+        self.out = output
+    }
+
+    public func begin(_ input: InputDescription) {
+        digits = input.timestampDigits
+        out.ascii("{\"type\":\"input\",\"schema\":\"")
+        out.ascii(Self.schema)
+        out.ascii("\",\"file\":\"")
+        out.jsonEscaped(input.path)
+        out.ascii("\",\"format\":\"")
+        out.ascii(input.format)
+        out.ascii("\"}\n")
+        out.recordDone()
+    }
+
+    public func frame(_ frame: Frame) {
+        let out = self.out
+        out.ascii("{\"type\":\"frame\",\"n\":")
+        out.int(frame.n)
+        out.ascii(",\"time\":")
+        writeTime(frame.time)
+        out.ascii(",\"dir\":")
+        if let dir = frame.dir {
+            out.byte(0x22); out.ascii(dir.jsonName); out.byte(0x22)
+        } else {
+            out.ascii("null")
+        }
+        out.ascii(",\"tech\":\"")
+        out.ascii(frame.tech.jsonName)
+        if let event = frame.event {
+            out.ascii("\",\"event\":\"")
+            out.ascii(event.jsonName)
+        }
+        out.ascii("\",\"hex\":\"")
+        out.hex(frame.bytes)
+        out.ascii("\",\"crc\":\"")
+        out.ascii(frame.crc.jsonName)
+        out.ascii("\",\"info\":\"")
+        frame.info.writeInfo(out)
+        out.byte(0x22)
+        frame.info.writeJSONMembers(out)
+        if let error = frame.error {
+            out.ascii(",\"error\":\"")
+            out.jsonEscaped(error.message)
+            out.ascii("\",\"offset\":")
+            out.int(frame.offset)
+        }
+        out.ascii("}\n")
+        out.recordDone()
+    }
+
+    public func exchange(_ exchange: ISODEPExchange) {
+        let out = self.out
+        out.ascii("{\"type\":\"apdu\",\"frames\":[")
+        var first = true
+        for n in exchange.frames {
+            if !first { out.byte(0x2C) }
+            out.int(n)
+            first = false
+        }
+        out.byte(0x5D)
+        APDUExchangeView(command: exchange.command, response: exchange.response).writeJSONMembers(out)
+        out.ascii(",\"wtx\":")
+        out.int(exchange.waitingTimeExtensions)
+        out.ascii(",\"retransmissions\":")
+        out.int(exchange.retransmissions)
+        out.ascii(",\"complete\":")
+        out.ascii(exchange.incomplete ? "false" : "true")
+        out.ascii("}\n")
+        out.recordDone()
+    }
+
+    public func problem(_ problem: InputProblem) {
+        out.ascii("{\"type\":\"error\",\"file\":\"")
+        out.jsonEscaped(problem.path)
+        out.ascii("\",\"offset\":")
+        if let offset = problem.offset { out.int(offset) } else { out.ascii("null") }
+        if let frame = problem.frame {
+            out.ascii(",\"n\":")
+            out.int(frame)
+        }
+        out.ascii(",\"message\":\"")
+        out.jsonEscaped(problem.message)
+        out.ascii("\"}\n")
+        out.recordDone()
+    }
+
+    public func end(_ input: InputDescription) {}
+
+    private func writeTime(_ nanos: Int64) {
+        if digits >= 9 {
+            out.fixed(nanos, digits: 9)
+        } else {
+            out.fixed(nanos / 1000, digits: 6)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+// `nfcscope stats`: counts only. It runs the link layer (CRC verdicts, block
+// types) and ISO-DEP reassembly to count exchanges, but never parses APDUs.
+
+public final class StatsCollector: DecodeSink {
+    public struct Counts: Sendable {
+        /// Frames per technology (index: Tech.rawValue) and direction (0 reader, 1 card, 2 none).
+        public var frames = [[Int]](repeating: [0, 0, 0], count: Tech.allCases.count)
+        public var total = 0
+        public var fieldOn = 0
+        public var fieldOff = 0
+        public var crcOK = 0
+        public var crcBad = 0
+        public var errors = 0
+        public var exchanges = 0
+        public var exchangesWithoutResponse = 0
+        public var bytes = 0
+        public var firstTime: Int64?
+        public var lastTime: Int64 = 0
+        public var problems = 0
+    }
+
+    public private(set) var files: [(path: String, counts: Counts)] = []
+    private var current = Counts()
+
+    public init() {}
+
+    public func begin(_ input: InputDescription) {
+        current = Counts()
+    }
+
+    public func frame(_ frame: Frame) {
+        current.total += 1
+        if let event = frame.event {
+            if event == .fieldOn { current.fieldOn += 1 } else { current.fieldOff += 1 }
+        } else {
+            let d = frame.dir.map { Int($0.rawValue) } ?? 2
+            current.frames[Int(frame.tech.rawValue)][d] += 1
+            current.bytes += frame.bytes.count
+        }
+        switch frame.crc {
+        case .ok: current.crcOK += 1
+        case .bad: current.crcBad += 1
+        case .none: break
+        }
+        if frame.error != nil { current.errors += 1 }
+        if current.firstTime == nil { current.firstTime = frame.time }
+        current.lastTime = frame.time
+    }
+
+    public func exchange(_ exchange: ISODEPExchange) {
+        current.exchanges += 1
+        if exchange.response == nil { current.exchangesWithoutResponse += 1 }
+    }
+
+    public func problem(_ problem: InputProblem) {
+        current.problems += 1
+    }
+
+    public func end(_ input: InputDescription) {
+        files.append((input.path, current))
+    }
+
+    /// The report as text.
+    public func write(to out: OutputBuffer, json: Bool) {
+        for (path, c) in files {
+            let duration = c.lastTime - (c.firstTime ?? 0)
+            if json {
+                out.ascii("{\"type\":\"stats\",\"file\":\"")
+                out.jsonEscaped(path)
+                out.ascii("\",\"frames\":")
+                out.int(c.total)
+                out.ascii(",\"by_tech\":{")
+                var firstTech = true
+                for tech in Tech.allCases {
+                    let row = c.frames[Int(tech.rawValue)]
+                    if row[0] + row[1] + row[2] == 0 { continue }
+                    if !firstTech { out.byte(0x2C) }
+                    firstTech = false
+                    out.byte(0x22); out.ascii(tech.jsonName); out.ascii("\":{\"reader\":")
+                    out.int(row[0]); out.ascii(",\"card\":"); out.int(row[1])
+                    out.ascii(",\"unknown\":"); out.int(row[2]); out.byte(0x7D)
+                }
+                out.ascii("},\"field_on\":"); out.int(c.fieldOn)
+                out.ascii(",\"field_off\":"); out.int(c.fieldOff)
+                out.ascii(",\"crc_ok\":"); out.int(c.crcOK)
+                out.ascii(",\"crc_bad\":"); out.int(c.crcBad)
+                out.ascii(",\"errors\":"); out.int(c.errors + c.problems)
+                out.ascii(",\"apdus\":"); out.int(c.exchanges)
+                out.ascii(",\"apdus_without_response\":"); out.int(c.exchangesWithoutResponse)
+                out.ascii(",\"bytes\":"); out.int(c.bytes)
+                out.ascii(",\"duration\":"); out.fixed(duration / 1000, digits: 6)
+                out.ascii("}\n")
+            } else {
+                out.string(path); out.ascii("\n")
+                out.ascii("  frames          "); out.int(c.total); out.ascii("\n")
+                for tech in Tech.allCases {
+                    let row = c.frames[Int(tech.rawValue)]
+                    if row[0] + row[1] + row[2] == 0 { continue }
+                    out.ascii("  ")
+                    let start = out.position
+                    out.ascii(tech.jsonName)
+                    out.pad(toColumn: 16, lineStart: start)
+                    out.int(row[0]); out.ascii(" reader, "); out.int(row[1]); out.ascii(" card")
+                    if row[2] > 0 { out.ascii(", "); out.int(row[2]); out.ascii(" without direction") }
+                    out.ascii("\n")
+                }
+                out.ascii("  field events    "); out.int(c.fieldOn); out.ascii(" on, ")
+                out.int(c.fieldOff); out.ascii(" off\n")
+                out.ascii("  crc             "); out.int(c.crcOK); out.ascii(" ok, ")
+                out.int(c.crcBad); out.ascii(" bad\n")
+                out.ascii("  apdus           "); out.int(c.exchanges)
+                if c.exchangesWithoutResponse > 0 {
+                    out.ascii(" ("); out.int(c.exchangesWithoutResponse); out.ascii(" without response)")
+                }
+                out.ascii("\n")
+                out.ascii("  errors          "); out.int(c.errors + c.problems); out.ascii("\n")
+                out.ascii("  duration        "); out.fixed(duration / 1000, digits: 6); out.ascii(" s\n")
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+// Annotated text for people, in the spirit of Proxmark3's `trace list`: one line
+// per frame (number, time, source, bytes, CRC verdict, annotation), long frames
+// wrapped under their first line, and each APDU printed under the frame that
+// completed it.
+
+public final class TextWriter: DecodeSink {
+    private let out: OutputBuffer
+    private var digits = 6
+    private static let bytesPerLine = 16
+    private static let dataColumn = 30
+    private static let crcColumn = dataColumn + bytesPerLine * 3 + 1
+
+    public init(output: OutputBuffer) {
+        self.out = output
+    }
+
+    public func begin(_ input: InputDescription) {
+        digits = input.timestampDigits
+        out.ascii("# ")
+        out.string(input.path)
+        out.ascii(" (")
+        out.ascii(input.format)
+        out.ascii(")\n")
+        let lineStart = out.position
+        out.ascii("     n          time  src")
+        out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
+        out.ascii("data")
+        out.pad(toColumn: Self.crcColumn, lineStart: lineStart)
+        out.ascii("crc  annotation\n")
+        out.recordDone()
+    }
+
+    public func frame(_ frame: Frame) {
+        let out = self.out
+        var lineStart = out.position
+        writeRight(frame.n, width: 6)
+        out.byte(0x20)
+        writeTime(frame.time, width: 13)
+        out.ascii("  ")
+        if let dir = frame.dir { out.ascii(dir.label) } else { out.ascii("---") }
+        out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
+
+        if let event = frame.event {
+            out.ascii(event == .fieldOn ? "field on" : "field off")
+        } else {
+            let bytes = frame.bytes
+            let firstLine = bytes.prefix(Self.bytesPerLine)
+            out.hex(firstLine, separator: 0x20)
+            out.pad(toColumn: Self.crcColumn, lineStart: lineStart)
+            switch frame.crc {
+            case .ok: out.ascii(" ok  ")
+            case .bad: out.ascii(" !!  ")
+            case .none: out.ascii("     ")
+            }
+            frame.info.writeInfo(out)
+            var rest = bytes.suffix(from: Self.bytesPerLine)
+            while !rest.isEmpty {
+                out.byte(0x0A)
+                lineStart = out.position
+                out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
+                out.hex(rest.prefix(Self.bytesPerLine), separator: 0x20)
+                rest = rest.suffix(from: Self.bytesPerLine)
+            }
+        }
+        if let error = frame.error {
+            out.byte(0x0A)
+            lineStart = out.position
+            out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
+            out.ascii("!! error at offset ")
+            out.int(frame.offset)
+            out.ascii(": ")
+            out.string(error.message)
+        }
+        out.byte(0x0A)
+        out.recordDone()
+    }
+
+    public func exchange(_ exchange: ISODEPExchange) {
+        APDUExchangeView(command: exchange.command, response: exchange.response)
+            .writeText(out, indent: Self.dataColumn - 4)
+        if exchange.incomplete || exchange.waitingTimeExtensions > 0 || exchange.retransmissions > 0 {
+            out.pad(toColumn: Self.dataColumn, lineStart: out.position)
+            out.ascii("(")
+            var sep = false
+            if exchange.incomplete { out.ascii("incomplete"); sep = true }
+            if exchange.waitingTimeExtensions > 0 {
+                if sep { out.ascii(", ") }
+                out.int(exchange.waitingTimeExtensions)
+                out.ascii(" WTX")
+                sep = true
+            }
+            if exchange.retransmissions > 0 {
+                if sep { out.ascii(", ") }
+                out.int(exchange.retransmissions)
+                out.ascii(" retransmitted")
+            }
+            out.ascii(")\n")
+        }
+        out.recordDone()
+    }
+
+    public func problem(_ problem: InputProblem) {
+        out.ascii("!! ")
+        out.string(problem.line)
+        out.byte(0x0A)
+        out.recordDone()
+    }
+
+    public func end(_ input: InputDescription) {
+        out.byte(0x0A)
+        out.recordDone()
+    }
+
+    private func writeTime(_ nanos: Int64, width: Int) {
+        let fraction = digits >= 9 ? 9 : 6
+        var chars = fraction + 2
+        var whole = nanos / 1_000_000_000
+        if nanos < 0 { chars += 1; whole = -whole }
+        while whole >= 10 { whole /= 10; chars += 1 }
+        var pad = width - chars
+        while pad > 0 { out.byte(0x20); pad -= 1 }
+        if fraction == 9 { out.fixed(nanos, digits: 9) } else { out.fixed(nanos / 1000, digits: 6) }
+    }
+
+    private func writeRight(_ value: Int, width: Int) {
+        var digits = 1
+        var v = value
+        while v >= 10 { v /= 10; digits += 1 }
+        var pad = width - digits
+        while pad > 0 { out.byte(0x20); pad -= 1 }
+        out.int(value)
+    }
+}

@@ -1,0 +1,42 @@
+// Where decoded frames and exchanges go: the text and JSON writers, the stats
+// counter and tests all implement this.
+
+/// Describes one input as the pipeline starts on it.
+public struct InputDescription: Sendable {
+    public var path: String
+    public var format: StaticString
+    /// Digits after the decimal point that the timestamps can carry (6 or 9).
+    public var timestampDigits: Int
+}
+
+/// A problem with an input that is not tied to one frame (bad block, trailing bytes,
+/// unrecognised file). `offset` is a byte offset in the file.
+public struct InputProblem: Sendable, Equatable {
+    public var path: String
+    public var offset: Int?
+    public var frame: Int?
+    public var message: String
+
+    public init(path: String, offset: Int?, frame: Int? = nil, message: String) {
+        self.path = path
+        self.offset = offset
+        self.frame = frame
+        self.message = message
+    }
+
+    /// One line for stderr: `file: offset N: message`.
+    public var line: String {
+        var s = path
+        if let frame { s += ": frame \(frame)" }
+        if let offset { s += ": offset \(offset)" }
+        return s + ": " + message
+    }
+}
+
+public protocol DecodeSink: AnyObject {
+    func begin(_ input: InputDescription)
+    func frame(_ frame: Frame)
+    func exchange(_ exchange: ISODEPExchange)
+    func problem(_ problem: InputProblem)
+    func end(_ input: InputDescription)
+}
