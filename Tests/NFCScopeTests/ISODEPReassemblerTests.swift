@@ -135,3 +135,19 @@ private struct Script {
         #expect(r[0].0 == [1])
     }
 }
+
+@Suite struct ISODEPLostFrameTests {
+    @Test func wtxBeforeOrphanResponseBelongsToIt() {
+        var s = Script()
+        s.s(.card, .wtx)
+        s.s(.reader, .wtx)
+        s.i(.card, bn: 0, chaining: true, [0x70, 0x02])
+        s.i(.card, bn: 1, [0x5A, 0x00, 0x90, 0x00])
+        let r = s.run()
+        #expect(r.count == 1)
+        #expect(r[0].0 == [1, 2, 3, 4])
+        #expect(r[0].1 == nil)
+        #expect(r[0].2 == [0x70, 0x02, 0x5A, 0x00, 0x90, 0x00])
+        #expect(r[0].3 == 1)
+    }
+}

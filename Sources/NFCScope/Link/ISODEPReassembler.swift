@@ -121,7 +121,13 @@ public struct ISODEPReassembler {
                 flush(emit)
                 return
             }
-            if case .idle = phase { return }
+            if case .idle = phase {
+                // The card asks for more time for a command this capture missed:
+                // a response is on its way, so the frames belong to that exchange.
+                guard block.sType == .wtx else { return }
+                startExchange()
+                phase = .command(complete: true)
+            }
             frames.append(frame.n)
             if block.sType == .wtx, good { wtx += 1 }
             if !good { badCRC = true }
