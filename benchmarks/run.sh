@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
         --runs) RUNS=${2:?--runs needs a value}; shift ;;
         --no-build) BUILD=0 ;;
         --no-write) WRITE=0 ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
