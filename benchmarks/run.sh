@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# Throughput benchmark for nfcscope. See BENCHMARKS.md.
+#
+# usage: benchmarks/run.sh [--quick] [--runs N] [--no-build] [--no-write]
+#
+#   --quick      ~100 MB capture instead of 1 GiB
+#   --runs N     timed runs per command, median reported (default 3)
+#   --no-build   skip `swift build -c release`
+#   --no-write   print the results only, leave BENCHMARKS.md alone
+#
+# Environment:
+#   NFCSCOPE=path      binary under test (default .build/release/nfcscope)
+#   BENCH_SIZE_MB=M    size of the large capture in MiB (default 1024)
+#   BENCH_SEED=S       generator seed (default 1)
+#   BENCH_CPU=C        core to pin to with taskset (default 0)
+#   TSHARK=path        tshark for the comparison (default: tshark on PATH)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+SIZE_MB=${BENCH_SIZE_MB:-1024}
+SEED=${BENCH_SEED:-1}
+CPU=${BENCH_CPU:-0}
+RUNS=3
+SMALL_FRAMES=100000
+BUILD=1
+WRITE=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) SIZE_MB=100 ;;
+        --runs) RUNS=${2:?--runs needs a value}; shift ;;
+        --no-build) BUILD=0 ;;
+        --no-write) WRITE=0 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+NFCSCOPE=${NFCSCOPE:-$ROOT/.build/release/nfcscope}
+TSHARK=${TSHARK:-tshark}
+GEN=$ROOT/.build/release/nfcscope-bench
+DATA=$ROOT/bench-data
+RESULTS_MD=$ROOT/BENCHMARKS.md
+BEGIN_MARK='<!-- BEGIN GENERATED RESULTS (benchmarks/run.sh) -->'
+END_MARK='<!-- END GENERATED RESULTS -->'
+
+log() { echo "run.sh: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# ---------------------------------------------------------------- tools
+
+if [ ! -x /usr/bin/time ]; then
+    log "/usr/bin/time missing, trying apt-get install time"
+    if [ "$(id -u)" = 0 ]; then
+        apt-get install -y -qq time >/dev/null 2>&1 || true
+    else
+        sudo -n apt-get install -y -qq time >/dev/null 2>&1 || true
+    fi
+fi
+HAVE_TIME=0
+[ -x /usr/bin/time ] && HAVE_TIME=1
+[ $HAVE_TIME = 1 ] || log "GNU time unavailable: peak RSS will be reported as n/a"
+
+PIN=()
+if command -v taskset >/dev/null 2>&1; then
+    PIN=(taskset -c "$CPU")
+    PIN_NOTE="pinned to CPU $CPU with \`taskset -c $CPU\`"
+else
+    log "taskset missing: running unpinned"
+    PIN_NOTE="not pinned (taskset unavailable)"
+fi
+
+# ---------------------------------------------------------------- build
+
+if [ $BUILD = 1 ]; then
+    log "building release"
+    swift build -c release >&2
+fi
+[ -x "$GEN" ] || die "generator not found at $GEN (build with: swift build -c release --product nfcscope-bench)"
+[ -x "$NFCSCOPE" ] || die "nfcscope binary not found at $NFCSCOPE (set NFCSCOPE=path)"
+
+# ---------------------------------------------------------------- inputs
+
+# Generator fingerprint: regenerate cached captures when its sources change.
+GEN_HASH=$(cat "$ROOT"/Sources/nfcscope-bench/*.swift | sha256sum | cut -c1-12)
+
+# ensure_capture FILE ARGS... : generate FILE with the given generator
+# arguments unless a capture made with the same arguments and generator
+# sources is already there. The sidecar FILE.meta records the parameters and
+# the generator's "frames N" / "bytes N" lines.
+ensure_capture() {
+    local file=$1; shift
+    local meta=$file.meta
+    local params="generator=$GEN_HASH args=$*"
+    if [ -f "$file" ] && [ -f "$meta" ] && [ "$(sed -n 1p "$meta")" = "params $params" ]; then
+        local want
+        want=$(awk '$1 == "bytes" { print $2 }' "$meta")
+        if [ "$(stat -c %s "$file")" = "$want" ]; then
+            log "using cached $(basename "$file")"
+            return
+        fi
+    fi
+    rm -f "$file" "$meta"
+    log "generating $(basename "$file") ($*)"
+    local out
+    out=$("$GEN" generate "$@" -o "$file") || die "generator failed"
+    { echo "params $params"; echo "$out"; } > "$meta"
+    log "$(echo "$out" | tr '\n' ' ')"
+}
+
+meta_value() { awk -v k="$2" '$1 == k { print $2 }' "$1.meta"; }
+
+mkdir -p "$DATA"
+BIG=$DATA/big-${SIZE_MB}mb-seed${SEED}.pcap
+SMALL=$DATA/small-${SMALL_FRAMES}-seed${SEED}.pcap
+# Keep at most one large capture on disk.
+for old in "$DATA"/big-*.pcap; do
+    if [ -e "$old" ] && [ "$old" != "$BIG" ]; then rm -f "$old" "$old.meta"; fi
+done
+ensure_capture "$BIG" --size-mb "$SIZE_MB" --seed "$SEED"
+ensure_capture "$SMALL" --frames "$SMALL_FRAMES" --seed "$SEED"
+
+BIG_FRAMES=$(meta_value "$BIG" frames)
+BIG_BYTES=$(meta_value "$BIG" bytes)
+SMALL_FRAMES_ACTUAL=$(meta_value "$SMALL" frames)
+SMALL_BYTES=$(meta_value "$SMALL" bytes)
+
+# Warm the page cache so every run, including the first, reads from memory.
+cat "$BIG" "$SMALL" > /dev/null
+
+# ---------------------------------------------------------------- measuring
+
+# measure NAME CMD... : runs CMD $RUNS times (stdout to /dev/null, pinned) and
+# sets M_WALL (median wall seconds) and M_RSS (largest peak RSS in KiB, or n/a).
+measure() {
+    local name=$1; shift
+    local walls=() rss_max=0 i t0 t1 rss
+    for ((i = 1; i <= RUNS; i++)); do
+        t0=$(date +%s%N)
+        if [ $HAVE_TIME = 1 ]; then
+            if ! /usr/bin/time -f '%e %M' -o "$TMP/time" "${PIN[@]}" "$@" > /dev/null 2> "$TMP/err"; then
+                log "$name failed:"; cat "$TMP/err" >&2; tail -n 2 "$TMP/time" >&2 || true
+                exit 1
+            fi
+        else
+            if ! "${PIN[@]}" "$@" > /dev/null 2> "$TMP/err"; then
+                log "$name failed:"; cat "$TMP/err" >&2
+                exit 1
+            fi
+        fi
+        t1=$(date +%s%N)
+        walls+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')")
+        if [ $HAVE_TIME = 1 ]; then
+            rss=$(awk 'END { print $2 }' "$TMP/time")
+            if [ "$rss" -gt "$rss_max" ]; then rss_max=$rss; fi
+        fi
+        log "$name run $i/$RUNS: ${walls[-1]} s"
+    done
+    M_WALL=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    if [ $HAVE_TIME = 1 ]; then M_RSS=$rss_max; else M_RSS=n/a; fi
+}
+
+fmt_rate() {  # count seconds -> "12.3 M" style
+    awk -v n="$1" -v s="$2" 'BEGIN {
+        r = n / s
+        if (r >= 1e9) printf "%.2f G", r / 1e9
+        else if (r >= 1e6) printf "%.2f M", r / 1e6
+        else if (r >= 1e3) printf "%.1f k", r / 1e3
+        else printf "%.0f", r }'
+}
+fmt_mbs() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", b / 1e6 / s }'; }
+fmt_rss() { if [ "$1" = n/a ]; then echo n/a; else awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; fi; }
+# check VALUE OP LIMIT -> yes / no / n/a
+check() { if [ "$1" = n/a ]; then echo n/a; else awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = (op == ">=") ? v >= l : v < l; print ok ? "yes" : "**no**" }'; fi; }
+
+BIG_NAME="bench-data/$(basename "$BIG")"
+SMALL_NAME="bench-data/$(basename "$SMALL")"
+
+ROWS=()
+CHECKS=()
+bench_big() {
+    local label=$1 target_fps=$2; shift 2
+    measure "$label" "$@"
+    local fps rss_mb
+    fps=$(awk -v n="$BIG_FRAMES" -v s="$M_WALL" 'BEGIN { printf "%.0f", n / s }')
+    rss_mb=$(fmt_rss "$M_RSS")
+    ROWS+=("| \`$label\` | $M_WALL | $(fmt_rate "$BIG_FRAMES" "$M_WALL") | $(fmt_mbs "$BIG_BYTES" "$M_WALL") | $rss_mb |")
+    if [ "$target_fps" != - ]; then
+        CHECKS+=("| \`$label\` frames/s | ≥ $(fmt_rate "$target_fps" 1) | $(fmt_rate "$fps" 1) | $(check "$fps" '>=' "$target_fps") |")
+    fi
+    local rss_check=n/a
+    if [ "$rss_mb" != n/a ]; then rss_check=$(check "$rss_mb" '<' 64); fi
+    CHECKS+=("| \`$label\` peak RSS | < 64 MB | $rss_mb MB | $rss_check |")
+}
+
+log "timing on $BIG_NAME ($BIG_FRAMES frames, $BIG_BYTES bytes), $RUNS runs each"
+bench_big "nfcscope stats" 20000000 "$NFCSCOPE" stats "$BIG"
+bench_big "nfcscope decode --format jsonl" 3000000 "$NFCSCOPE" decode --format jsonl "$BIG"
+bench_big "nfcscope decode --format text" - "$NFCSCOPE" decode --format text "$BIG"
+
+TSHARK_SECTION=""
+if command -v "$TSHARK" >/dev/null 2>&1; then
+    log "tshark comparison on $SMALL_NAME"
+    TSHARK_VERSION=$("$TSHARK" --version 2>/dev/null | head -n 1 | sed 's/\.$//')
+    measure "tshark -T json" "$TSHARK" -r "$SMALL" -T json
+    T_WALL=$M_WALL
+    measure "nfcscope decode --format jsonl (small)" "$NFCSCOPE" decode --format jsonl "$SMALL"
+    N_WALL=$M_WALL
+    RATIO=$(awk -v t="$T_WALL" -v n="$N_WALL" 'BEGIN { printf "%.1f", t / n }')
+    CHECKS+=("| \`decode --format jsonl\` vs \`tshark -T json\` | ≥ 100× | ${RATIO}× | $(check "$RATIO" '>=' 100) |")
+    TSHARK_SECTION=$(cat <<EOF
+### Against tshark
+
+Same $SMALL_FRAMES_ACTUAL-frame capture (\`$SMALL_NAME\`, $SMALL_BYTES bytes), $TSHARK_VERSION.
+
+| Command | Wall (s) | Frames/s |
+|---|---:|---:|
+| \`tshark -r FILE -T json\` | $T_WALL | $(fmt_rate "$SMALL_FRAMES_ACTUAL" "$T_WALL") |
+| \`nfcscope decode --format jsonl FILE\` | $N_WALL | $(fmt_rate "$SMALL_FRAMES_ACTUAL" "$N_WALL") |
+
+nfcscope is **${RATIO}×** faster.
+EOF
+)
+else
+    log "tshark not installed: comparison skipped"
+    TSHARK_SECTION=$'### Against tshark\n\nSkipped: `tshark` is not installed on this machine.'
+    CHECKS+=("| \`decode --format jsonl\` vs \`tshark -T json\` | ≥ 100× | skipped | n/a |")
+fi
+
+# ---------------------------------------------------------------- report
+
+CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+[ -n "$CPU_MODEL" ] || CPU_MODEL=$(uname -m)
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ "$COMMIT" != unknown ] && ! git diff --quiet HEAD -- Sources Package.swift 2>/dev/null; then
+    COMMIT="$COMMIT (with uncommitted changes in Sources/)"
+fi
+SWIFT_VERSION=$(swift --version 2>/dev/null | head -n 1 || echo unknown)
+BINARY_NOTE=""
+if [ "$NFCSCOPE" != "$ROOT/.build/release/nfcscope" ]; then
+    BINARY_NOTE=" Binary: \`$NFCSCOPE\` (NFCSCOPE override)."
+fi
+
+REPORT=$(cat <<EOF
+Generated by \`benchmarks/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC').
+
+- Machine: $CPU_MODEL, $(nproc) cores (\`nproc\`), Linux $(uname -r)
+- Commit: $COMMIT; $SWIFT_VERSION
+- Runs: median wall time of $RUNS, $PIN_NOTE, stdout to \`/dev/null\`, input in the page cache; peak RSS is the largest of the runs (GNU time \`%M\`).$BINARY_NOTE
+
+### Large capture
+
+\`$BIG_NAME\`: $BIG_FRAMES frames, $BIG_BYTES bytes (seed $SEED). MB = 10^6 bytes of input.
+
+| Command | Wall (s) | Frames/s | MB/s | Peak RSS (MB) |
+|---|---:|---:|---:|---:|
+$(printf '%s\n' "${ROWS[@]}")
+
+$TSHARK_SECTION
+
+### Targets
+
+| Target | Goal | Measured | Met |
+|---|---|---|---|
+$(printf '%s\n' "${CHECKS[@]}")
+EOF
+)
+
+echo "$REPORT"
+
+if [ $WRITE = 1 ]; then
+    if [ -f "$RESULTS_MD" ] && grep -qF "$BEGIN_MARK" "$RESULTS_MD" && grep -qF "$END_MARK" "$RESULTS_MD"; then
+        printf '%s\n' "$REPORT" > "$TMP/report"
+        awk -v b="$BEGIN_MARK" -v e="$END_MARK" -v rf="$TMP/report" '
+            $0 == b { print; while ((getline line < rf) > 0) print line; skip = 1; next }
+            $0 == e { skip = 0 }
+            !skip { print }' "$RESULTS_MD" > "$TMP/md"
+        cat "$TMP/md" > "$RESULTS_MD"
+    else
+        { echo; echo "## Results"; echo; echo "$BEGIN_MARK"; echo "$REPORT"; echo "$END_MARK"; } >> "$RESULTS_MD"
+    fi
+    log "results written to BENCHMARKS.md"
+fi
