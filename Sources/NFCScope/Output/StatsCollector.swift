@@ -4,7 +4,13 @@
 public final class StatsCollector: DecodeSink {
     public struct Counts: Sendable {
         /// Frames per technology (index: Tech.rawValue) and direction (0 reader, 1 card, 2 none).
-        public var frames = [[Int]](repeating: [0, 0, 0], count: Tech.allCases.count)
+        /// Flat: index Tech.rawValue * 3 + direction.
+        public var frames = [Int](repeating: 0, count: Tech.allCases.count * 3)
+
+        public func frames(_ tech: Tech) -> (reader: Int, card: Int, none: Int) {
+            let i = Int(tech.rawValue) * 3
+            return (frames[i], frames[i + 1], frames[i + 2])
+        }
         public var total = 0
         public var fieldOn = 0
         public var fieldOff = 0
@@ -34,7 +40,7 @@ public final class StatsCollector: DecodeSink {
             if event == .fieldOn { current.fieldOn += 1 } else { current.fieldOff += 1 }
         } else {
             let d = frame.dir.map { Int($0.rawValue) } ?? 2
-            current.frames[Int(frame.tech.rawValue)][d] += 1
+            current.frames[Int(frame.tech.rawValue) &* 3 &+ d] &+= 1
             current.bytes += frame.bytes.count
         }
         switch frame.crc {
@@ -72,13 +78,13 @@ public final class StatsCollector: DecodeSink {
                 out.ascii(",\"by_tech\":{")
                 var firstTech = true
                 for tech in Tech.allCases {
-                    let row = c.frames[Int(tech.rawValue)]
-                    if row[0] + row[1] + row[2] == 0 { continue }
+                    let row = c.frames(tech)
+                    if row.reader + row.card + row.none == 0 { continue }
                     if !firstTech { out.byte(0x2C) }
                     firstTech = false
                     out.byte(0x22); out.ascii(tech.jsonName); out.ascii("\":{\"reader\":")
-                    out.int(row[0]); out.ascii(",\"card\":"); out.int(row[1])
-                    out.ascii(",\"unknown\":"); out.int(row[2]); out.byte(0x7D)
+                    out.int(row.reader); out.ascii(",\"card\":"); out.int(row.card)
+                    out.ascii(",\"unknown\":"); out.int(row.none); out.byte(0x7D)
                 }
                 out.ascii("},\"field_on\":"); out.int(c.fieldOn)
                 out.ascii(",\"field_off\":"); out.int(c.fieldOff)
@@ -94,14 +100,14 @@ public final class StatsCollector: DecodeSink {
                 out.string(path); out.ascii("\n")
                 out.ascii("  frames          "); out.int(c.total); out.ascii("\n")
                 for tech in Tech.allCases {
-                    let row = c.frames[Int(tech.rawValue)]
-                    if row[0] + row[1] + row[2] == 0 { continue }
+                    let row = c.frames(tech)
+                    if row.reader + row.card + row.none == 0 { continue }
                     out.ascii("  ")
                     let start = out.position
                     out.ascii(tech.jsonName)
                     out.pad(toColumn: 16, lineStart: start)
-                    out.int(row[0]); out.ascii(" reader, "); out.int(row[1]); out.ascii(" card")
-                    if row[2] > 0 { out.ascii(", "); out.int(row[2]); out.ascii(" without direction") }
+                    out.int(row.reader); out.ascii(" reader, "); out.int(row.card); out.ascii(" card")
+                    if row.none > 0 { out.ascii(", "); out.int(row.none); out.ascii(" without direction") }
                     out.ascii("\n")
                 }
                 out.ascii("  field events    "); out.int(c.fieldOn); out.ascii(" on, ")

@@ -1,0 +1,137 @@
+// The entries the registry holds. Data comes from plugin files (built in, or a
+// user's folders); each entry remembers where it was defined so `plugins list`
+// can say so and later sources can override earlier ones entry by entry.
+
+/// Where an entry was defined: a file and line, or the built-in set.
+public struct EntrySource: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var builtin: Bool
+
+    public init(file: String, line: Int, builtin: Bool) {
+        self.file = file
+        self.line = line
+        self.builtin = builtin
+    }
+
+    public var description: String { builtin ? "builtin:\(file):\(line)" : "\(file):\(line)" }
+}
+
+/// What kind of application an AID selects.
+public enum AIDKind: String, Sendable, CaseIterable {
+    case emvPayment = "emv-payment"
+    case transit
+    case access
+    case ndef
+    case emrtd
+    case piv
+    case globalPlatform = "globalplatform"
+    case vas
+    case identity
+    case loyalty
+    case other
+}
+
+public struct AIDEntry: Sendable {
+    /// The AID or AID prefix (5...16 bytes).
+    public var aid: [UInt8]
+    public var name: String
+    public var vendor: String
+    public var kind: AIDKind
+    public var source: EntrySource
+}
+
+/// EMV data element formats (EMV Book 3, Annex A).
+public enum TagFormat: String, Sendable, CaseIterable {
+    case binary = "b"
+    case numeric = "n"
+    case compressedNumeric = "cn"
+    case alphabetic = "a"
+    case alphanumeric = "an"
+    case alphanumericSpecial = "ans"
+    /// A data object list (tag + length pairs without values): PDOL, CDOL1/2, DDOL, TDOL.
+    case dol
+    /// A list of tags without lengths.
+    case tagList = "tags"
+    /// Constructed templates hold TLV children.
+    case template
+}
+
+public struct TagEntry: Sendable {
+    /// The tag as a number: 0x9F02, 0x5F2A, 0x6F, 0xBF0C...
+    public var tag: UInt32
+    public var name: String
+    public var format: TagFormat
+    public var constructed: Bool
+    /// The name of a value renderer ("amount", "currency", "country", "date", "time",
+    /// "track2", "pan", "afl", "cvm-list", "cid", "bits:<table>", "enum:<table>", ...); nil: by format.
+    public var renderer: String?
+    /// Only for these value lengths (e.g. 9F66 as TTQ needs 4 bytes); empty = any.
+    public var lengths: [Int]
+    /// Only inside applications whose AID starts with one of these; empty = any.
+    public var aidPrefixes: [[UInt8]]
+    public var source: EntrySource
+}
+
+/// A bit table: which bit of which byte means what (AIP, TVR, TTQ, CTQ, ...).
+public struct BitTable: Sendable {
+    public struct Bit: Sendable {
+        /// 1-based byte and bit (bit 8 = most significant), as EMV books number them.
+        public var byte: Int
+        public var bit: Int
+        public var meaning: String
+    }
+    public var name: String
+    public var bits: [Bit]
+    public var source: EntrySource
+}
+
+/// A table of code → name (currencies, countries, transaction types).
+public struct CodeTable: Sendable {
+    public var name: String
+    public var entries: [Int: String]
+    public var source: EntrySource
+}
+
+public struct FeliCaSystemEntry: Sendable {
+    public var code: UInt16
+    public var name: String
+    public var source: EntrySource
+}
+
+/// A field of a FeliCa block layout.
+public struct BlockField: Sendable {
+    public enum FieldType: String, Sendable {
+        case uintLE = "u-le", uintBE = "u-be", bcd, date, hex, enumeration = "enum", ascii
+    }
+    public var name: String
+    public var offset: Int
+    public var size: Int
+    public var type: FieldType
+    /// For `enum`: the name of a code table.
+    public var table: String?
+}
+
+public struct FeliCaServiceEntry: Sendable {
+    /// The system it belongs to (nil: any system).
+    public var system: UInt16?
+    public var code: UInt16
+    public var name: String
+    public var fields: [BlockField]
+    public var source: EntrySource
+}
+
+/// A mistake in a plugin file.
+public struct PluginDiagnostic: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var reason: String
+
+    public init(file: String, line: Int, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { "\(file):\(line): \(reason)" }
+}

@@ -1,0 +1,134 @@
+import Foundation
+@testable import NFCScope
+
+/// Path of a file in the test target's Fixtures folder.
+func fixturePath(_ name: String) -> String {
+    let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!
+    return url.appendingPathComponent(name).path
+}
+
+/// A frame as plain values, copied out of the capture for assertions.
+struct FrameSnapshot {
+    var n: Int
+    var dir: Direction?
+    var tech: Tech
+    var event: FieldEvent?
+    var hex: String
+    var crc: CRCStatus
+    var info: String
+    var members: String
+    var linkInfo: String
+    var error: FrameError?
+}
+
+struct ExchangeSnapshot {
+    var frames: [Int]
+    var command: String?
+    var response: String?
+    var wtx: Int
+    var retransmissions: Int
+    var incomplete: Bool
+}
+
+func hexString(_ bytes: some Sequence<UInt8>) -> String {
+    bytes.map { String(format: "%02x", $0) }.joined()
+}
+
+final class CollectingSink: DecodeSink {
+    var inputs: [InputDescription] = []
+    var frames: [FrameSnapshot] = []
+    var exchanges: [ExchangeSnapshot] = []
+    var problems: [InputProblem] = []
+
+    func begin(_ input: InputDescription) { inputs.append(input) }
+
+    func frame(_ frame: Frame) {
+        let info = OutputBuffer()
+        frame.info.writeInfo(info)
+        let members = OutputBuffer()
+        frame.info.writeJSONMembers(members)
+        frames.append(FrameSnapshot(
+            n: frame.n, dir: frame.dir, tech: frame.tech, event: frame.event,
+            hex: hexString(frame.bytes), crc: frame.crc, info: info.string, members: members.string,
+            linkInfo: String(describing: frame.info), error: frame.error))
+    }
+
+    func exchange(_ exchange: ISODEPExchange) {
+        exchanges.append(ExchangeSnapshot(
+            frames: Array(exchange.frames), command: exchange.command.map { hexString($0) },
+            response: exchange.response.map { hexString($0) }, wtx: exchange.waitingTimeExtensions,
+            retransmissions: exchange.retransmissions, incomplete: exchange.incomplete))
+    }
+
+    func problem(_ problem: InputProblem) { problems.append(problem) }
+    func end(_ input: InputDescription) {}
+}
+
+/// Decodes a fixture with the whole pipeline into a collecting sink.
+func decodeFixture(_ name: String) -> (CollectingSink, DecodeOutcome) {
+    let sink = CollectingSink()
+    let outcome = CaptureDecoder.decode(path: fixturePath(name), into: sink)
+    return (sink, outcome)
+}
+
+/// Decodes a file to JSON Lines and parses every line (asserting each is valid JSON).
+func jsonRecords(_ path: String) throws -> [[String: Any]] {
+    let out = OutputBuffer()
+    _ = CaptureDecoder.decode(path: path, into: JSONLinesWriter(output: out))
+    return try out.string.split(separator: "\n").map { line in
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+        guard let dict = object as? [String: Any] else { throw JSONShapeError(line: String(line)) }
+        return dict
+    }
+}
+
+struct JSONShapeError: Error { var line: String }
+
+/// The keys of a JSON object line in the order they appear (JSONSerialization loses order).
+func keyOrder(_ line: String) -> [String] {
+    // Top-level keys only: track depth and string state.
+    var keys: [String] = []
+    var depth = 0
+    var inString = false
+    var escaped = false
+    var current = ""
+    var expectingKey = false
+    for ch in line {
+        if inString {
+            if escaped { escaped = false; current.append(ch); continue }
+            if ch == "\\" { escaped = true; current.append(ch); continue }
+            if ch == "\"" {
+                inString = false
+                if expectingKey && depth == 1 { keys.append(current) }
+                expectingKey = false
+                continue
+            }
+            current.append(ch)
+            continue
+        }
+        switch ch {
+        case "\"":
+            inString = true
+            current = ""
+        case "{", "[":
+            depth += 1
+            if ch == "{" && depth == 1 { expectingKey = true }
+        case "}", "]":
+            depth -= 1
+        case ",":
+            if depth == 1 { expectingKey = true }
+        case ":":
+            expectingKey = false
+        default:
+            break
+        }
+    }
+    return keys
+}
+
+/// Writes bytes to a fresh temporary file and returns its path.
+func temporaryFile(_ bytes: [UInt8], name: String = "capture") -> String {
+    let path = NSTemporaryDirectory() + "nfcscope-\(name)-\(UUID().uuidString)"
+    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    return path
+}
