@@ -406,6 +406,6 @@ public struct LinkDecoder: Sendable {
 }
 
 @inline(__always)
-func xor4(_ v: ByteView) -> UInt8 {
+fileprivate func xor4(_ v: ByteView) -> UInt8 {
     (v.byte(0) ?? 0) ^ (v.byte(1) ?? 0) ^ (v.byte(2) ?? 0) ^ (v.byte(3) ?? 0)
 }
