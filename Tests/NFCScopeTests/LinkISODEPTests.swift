@@ -93,3 +93,15 @@ import Testing
         #expect(ISODEPBlockParser.minimumLength(ofPCB: 0xFA) == 3)
     }
 }
+
+@Suite struct LinkISODEPProprietaryTests {
+    @Test func ecpDuringSessionIsNamedNotBadBlock() {
+        let d = LinkTest.decode([
+            (.reader, LinkTest.withCRCA([0xE0, 0x80])), (.card, LinkTest.withCRCA([0x05, 0x78, 0x80, 0x70, 0x02])),
+            (.reader, LinkTest.withCRCA([0x6A, 0x02, 0xC8])),
+            (.reader, LinkTest.withCRCA([0x7F, 0x00])),
+        ])
+        #expect(d[2].text == "ECP" && d[2].error == nil)
+        #expect(d[3].isUnknown && d[3].error == FrameError(.badBlock, 0x7F))
+    }
+}

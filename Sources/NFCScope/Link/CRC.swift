@@ -14,10 +14,9 @@ public enum CRC14443 {
     @inline(__always)
     static func run(_ bytes: ByteView, _ preset: UInt16) -> UInt16 {
         var c = preset
-        table.withUnsafeBufferPointer { t in
-            for i in bytes.indices {
-                c = (c >> 8) ^ t[Int(UInt8(truncatingIfNeeded: c) ^ bytes[i])]
-            }
+        let t = table
+        for i in bytes.indices {
+            c = (c >> 8) ^ t[Int(UInt8(truncatingIfNeeded: c) ^ bytes[i])]
         }
         return c
     }

@@ -164,7 +164,7 @@ public struct LinkDecoder: Sendable {
         // In an ISO-DEP session a block is the expected thing; otherwise proprietary
         // command names go first, because A2 (WRITE) and 1A (UL-C AUTH) also fit
         // block patterns.
-        if isoDEP {
+        if isoDEP, ISODEPBlockParser.kind(ofPCB: b0) != nil || tech == .nfcB {
             return decodeBlock(&frame, requireCRC: false, answer: false)
         }
         if tech != .nfcB {
@@ -189,6 +189,10 @@ public struct LinkDecoder: Sendable {
                 isoDEP = true
                 return nil
             }
+        }
+        if isoDEP {
+            // Not a block and not a known command in an ISO-DEP session.
+            return decodeBlock(&frame, requireCRC: false, answer: false)
         }
         _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
         frame.tech = tech
