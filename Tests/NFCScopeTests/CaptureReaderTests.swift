@@ -285,6 +285,21 @@ import Testing
         }
     }
 
+    /// libpcap stops with an error at the first incomplete record; up to there it must
+    /// agree with the records we report as undamaged.
+    @Test(arguments: ["x.pcap", "llcp.pcap"])
+    func truncatedPrefixesAgreeWithLibpcap(_ name: String) throws {
+        let bytes = Fixtures.bytes(name)
+        for length in PcapReader.fileHeaderLength ..< bytes.count {
+            let prefix = Array(bytes.prefix(length))
+            let ours = try #require(readCapture(prefix).result)
+            let reference = try withTemporaryFile(prefix) { try LibpcapReader.readAll(path: $0) }
+            try compare(ours.records.filter { $0.error == nil }, reference.records)
+            let damaged = ours.records.contains { $0.error != nil } || !ours.problems.isEmpty
+            #expect(damaged == (reference.error != nil), "prefix \(length)")
+        }
+    }
+
     /// Offsets where a header or block ends, found by a walk independent of the reader.
     func unitBoundaries(_ bytes: [UInt8], format: CaptureFormat) -> [Int] {
         func u32(_ o: Int, _ big: Bool) -> Int {
@@ -324,6 +339,9 @@ import Testing
         #expect(r.records[1].offset == 24 + 16 + 2)
         #expect(r.records[1].error == FrameError(.oversizedRecord, 0xFFFF_FFFF, 262_144))
         #expect(r.records[1].bytes.isEmpty)
+        let reference = try withTemporaryFile(b.bytes) { try LibpcapReader.readAll(path: $0) }
+        #expect(reference.records.count == 1)
+        #expect(reference.error != nil)
         ByteView.with(b.bytes) { v in
             var state = PcapReader.State()
             #expect(throws: CaptureFileError.self) {

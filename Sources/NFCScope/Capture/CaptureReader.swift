@@ -6,7 +6,7 @@ public enum CaptureFormat: Sendable, Equatable {
     case pcap, pcapng
 }
 
-public struct CaptureReader {
+public struct CaptureReader: Sendable {
     public let view: ByteView
     public let format: CaptureFormat
     private var pcap = PcapReader.State()

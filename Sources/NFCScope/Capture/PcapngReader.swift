@@ -124,9 +124,10 @@ public enum PcapngReader {
         state.problems.append(CaptureFileError(
             offset: offset,
             reason: "truncated block of type 0x\(hex8(type)): \(declared) bytes declared, \(remaining) present"))
-        guard type != sectionHeaderType, isPacket(type) else { return nil }
-        return packetRecord(type: type, body: view.suffix(from: offset + 8), order: order,
-                            blockOffset: offset, state: &state)
+        let body = view.suffix(from: offset + 8)
+        // Only a packet whose fixed fields survived is worth reporting as a record.
+        guard isPacket(type), body.count >= (type == simplePacketType ? 4 : 20) else { return nil }
+        return packetRecord(type: type, body: body, order: order, blockOffset: offset, state: &state)
     }
 
     static func isPacket(_ type: UInt32) -> Bool {
