@@ -1,4 +1,4 @@
-// The command-line entry point: parse, run, exit. All decoding lives in NFCScope.
+// The command-line entry point: run the command, report, exit.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,61 +9,13 @@ func writeError(_ line: String) {
     text.withUTF8 { u in _ = write(2, u.baseAddress, u.count) }
 }
 
-/// Prints problems to stderr as they come, besides the output's own records.
-final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
-    let inner: Inner
-    init(_ inner: Inner) { self.inner = inner }
-    func begin(_ input: InputDescription) { inner.begin(input) }
-    func frame(_ frame: Frame) { inner.frame(frame) }
-    func exchange(_ exchange: ISODEPExchange) { inner.exchange(exchange) }
-    func problem(_ problem: InputProblem) {
-        writeError(problem.line)
-        inner.problem(problem)
-    }
-    func end(_ input: InputDescription) { inner.end(input) }
-}
-
-func run() -> Int32 {
-    let options: Options
-    do {
-        options = try Arguments.parse(CommandLine.arguments.dropFirst())
-    } catch {
-        writeError(error.description)
-        return 64
-    }
-    let out = OutputBuffer(fd: 1)
-    defer { out.flush() }
-    switch options.subcommand {
-    case .help:
-        out.string(Arguments.help + "\n")
-        return 0
-    case .version:
-        out.string(Arguments.version + "\n")
-        return 0
-    case .decode, .stats:
-        break
-    }
-    let format = options.format ?? (isatty(1) != 0 ? .text : .jsonl)
-    var status: Int32 = 0
-    func account(_ outcome: DecodeOutcome) {
-        if outcome.unreadable { status = max(status, 2) } else if outcome.hadErrors { status = max(status, 1) }
-    }
-    if options.subcommand == .stats {
-        let stats = StatsCollector()
-        let sink = ProblemEcho(stats)
-        for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
-        stats.write(to: out, json: format == .jsonl)
-    } else if format == .jsonl {
-        let sink = ProblemEcho(JSONLinesWriter(output: out))
-        for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
-    } else {
-        let sink = ProblemEcho(TextWriter(output: out))
-        for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
-    }
-    out.flush()
-    if out.writeFailed && errno != EPIPE { writeError("write error on standard output") ; return max(status, 1) }
-    return status
-}
-
 signal(SIGPIPE, SIG_IGN)
-exit(run())
+let out = OutputBuffer(fd: 1)
+var status = CommandLineTool.run(CommandLine.arguments.dropFirst(), out: out,
+                                 outputIsTerminal: isatty(1) != 0, errorLine: writeError)
+out.flush()
+if out.writeFailed && errno != EPIPE {
+    writeError("write error on standard output")
+    status = max(status, CommandLineTool.exitInputErrors)
+}
+exit(status)

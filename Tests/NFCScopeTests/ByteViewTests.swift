@@ -41,4 +41,29 @@ import Testing
         out.jsonEscaped("a\"b\\\n\u{1}")
         #expect(out.string == "dead01 -1234 1.500000 a\\\"b\\\\\\n\\u0001")
     }
+
+    @Test func slicedCRCMatchesBitwiseReference() {
+        func bitwise(_ bytes: [UInt8], _ preset: UInt16) -> UInt16 {
+            var c = preset
+            for b in bytes {
+                c ^= UInt16(b)
+                for _ in 0..<8 { c = (c & 1) != 0 ? (c >> 1) ^ 0x8408 : c >> 1 }
+            }
+            return c
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for length in 0..<70 {
+            var bytes: [UInt8] = []
+            for _ in 0..<length {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                bytes.append(UInt8(truncatingIfNeeded: state >> 33))
+            }
+            for preset: UInt16 in [0x6363, 0xFFFF] {
+                let fast = ByteView.with(bytes) { $0.crc16Reflected(preset: preset) }
+                #expect(fast == bitwise(bytes, preset), "length \(length)")
+            }
+        }
+        // Known frames: RATS E0 80 carries CRC_A 31 73.
+        #expect(ByteView.with([0xE0, 0x80]) { $0.crc16Reflected(preset: 0x6363) } == 0x7331)
+    }
 }

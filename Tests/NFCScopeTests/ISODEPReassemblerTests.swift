@@ -21,8 +21,8 @@ private struct Script {
 
     /// Runs the reassembler and returns (frames, command, response, wtx, retransmissions, incomplete) per exchange.
     func run() -> [([Int], [UInt8]?, [UInt8]?, Int, Int, Bool)] {
-        var result: [([Int], [UInt8]?, [UInt8]?, Int, Int, Bool)] = []
-        var reassembler = ISODEPReassembler()
+        let reassembler = ISODEPReassembler()
+        let collector = ExchangeCollector()
         let flat = storage.flatMap { $0 }
         ByteView.with(flat) { all in
             var offsets: [Int] = []
@@ -34,17 +34,19 @@ private struct Script {
                                         sType: spec.4, wtxm: spec.4 == .wtx ? 1 : nil, inf: inf)
                 let frame = Frame(n: index + 1, offset: 0, time: 0, dir: spec.0, tech: .nfcA,
                                   bytes: inf, crc: spec.5, info: .block(block))
-                reassembler.feed(frame) { ex in
-                    result.append((Array(ex.frames), ex.command?.array, ex.response?.array,
-                                   ex.waitingTimeExtensions, ex.retransmissions, ex.incomplete))
-                }
+                reassembler.feed(frame, to: collector)
             }
-            reassembler.flush { ex in
-                result.append((Array(ex.frames), ex.command?.array, ex.response?.array,
-                               ex.waitingTimeExtensions, ex.retransmissions, ex.incomplete))
-            }
+            reassembler.flush(to: collector)
         }
-        return result
+        return collector.result
+    }
+}
+
+private final class ExchangeCollector: ExchangeReceiver {
+    var result: [([Int], [UInt8]?, [UInt8]?, Int, Int, Bool)] = []
+    func exchange(_ ex: ISODEPExchange) {
+        result.append((Array(ex.frames), ex.command?.array, ex.response?.array,
+                       ex.waitingTimeExtensions, ex.retransmissions, ex.incomplete))
     }
 }
 

@@ -8,9 +8,12 @@ import Darwin
 #endif
 
 public final class OutputBuffer: @unchecked Sendable {
-    private var storage: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    public private(set) var count: Int = 0
+    // Every append touches these three; dynamic exclusivity checks on them cost more
+    // than the writing itself. They are private and no method hands out access that
+    // could overlap with another, so the checks are skipped.
+    @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) public private(set) var count: Int = 0
     /// Bytes already flushed, so `position` is stable across flushes.
     private var flushedTotal: Int = 0
     /// Where flushed bytes go: a file descriptor, or collected in memory (tests).
@@ -144,24 +147,33 @@ public final class OutputBuffer: @unchecked Sendable {
     @inline(__always)
     public func hex(_ v: ByteView, uppercase: Bool = false, separator: UInt8? = nil) {
         let n = v.count
-        if n == 0 { return }
+        guard n > 0, let src = v.base else { return }
         reserve(n * 3)
-        let table = uppercase ? hexUpper : hexLower
-        var i = 0
-        while i < n {
-            if let separator, i > 0 { storage[count] = separator; count += 1 }
-            let b = Int(v[i])
-            storage[count] = table[b >> 4]
-            storage[count + 1] = table[b & 15]
-            count += 2
-            i += 1
+        let table = uppercase ? hexUpperDigits : hexLowerDigits
+        var o = count
+        if let separator {
+            for i in 0..<n {
+                if i > 0 { storage[o] = separator; o += 1 }
+                let b = src.load(fromByteOffset: i, as: UInt8.self)
+                storage[o] = table[Int(b >> 4)]
+                storage[o + 1] = table[Int(b & 15)]
+                o += 2
+            }
+        } else {
+            for i in 0..<n {
+                let b = src.load(fromByteOffset: i, as: UInt8.self)
+                storage[o] = table[Int(b >> 4)]
+                storage[o + 1] = table[Int(b & 15)]
+                o += 2
+            }
         }
+        count = o
     }
 
     @inline(__always)
     public func hexByte(_ b: UInt8, uppercase: Bool = false) {
         reserve(2)
-        let table = uppercase ? hexUpper : hexLower
+        let table = uppercase ? hexUpperDigits : hexLowerDigits
         storage[count] = table[Int(b >> 4)]
         storage[count + 1] = table[Int(b & 15)]
         count += 2
@@ -175,23 +187,19 @@ public final class OutputBuffer: @unchecked Sendable {
 
     /// Decimal integer.
     public func int(_ v: Int) {
-        reserve(21)
-        var x = v
-        if x < 0 {
-            storage[count] = 0x2D; count += 1
-            if x == Int.min { ascii("9223372036854775808"); return }
-            x = -x
-        }
-        if x < 10 { storage[count] = UInt8(48 + x); count += 1; return }
-        var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                  UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &tmp) { t in
-            while x > 0 { t[n] = UInt8(48 + x % 10); x /= 10; n += 1 }
-            var i = n - 1
-            while i >= 0 { storage[count] = t[i]; count += 1; i -= 1 }
-        }
+        reserve(20)
+        if v < 0 { storage[count] = 0x2D; count += 1 }
+        var x = v.magnitude
+        var digits = 1
+        var rest = x
+        while rest >= 10 { rest /= 10; digits += 1 }
+        var p = count + digits - 1
+        repeat {
+            storage[p] = 48 &+ UInt8(truncatingIfNeeded: x % 10)
+            x /= 10
+            p -= 1
+        } while x > 0
+        count += digits
     }
 
     /// Fixed-point decimal: `value / 10^digits` with exactly `digits` fractional digits.
@@ -227,5 +235,12 @@ public final class OutputBuffer: @unchecked Sendable {
     public var position: Int { flushedTotal + count }
 }
 
-private let hexLower: [UInt8] = Array("0123456789abcdef".utf8)
-private let hexUpper: [UInt8] = Array("0123456789ABCDEF".utf8)
+// Read-only after first use.
+nonisolated(unsafe) private let hexLowerDigits: UnsafePointer<UInt8> = digitTable("0123456789abcdef")
+nonisolated(unsafe) private let hexUpperDigits: UnsafePointer<UInt8> = digitTable("0123456789ABCDEF")
+
+private func digitTable(_ s: StaticString) -> UnsafePointer<UInt8> {
+    let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 16)
+    t.update(from: s.utf8Start, count: 16)
+    return UnsafePointer(t)
+}

@@ -66,6 +66,11 @@ public struct CaptureReader: Sendable {
         format == .pcap ? pcap.problems : pcapng.problems
     }
 
+    /// How many problems there are, without copying the list (checked once per record).
+    public var problemCount: Int {
+        format == .pcap ? pcap.problems.count : pcapng.problems.count
+    }
+
     /// The pcap file header (nil for pcapng).
     public var pcapHeader: PcapReader.FileHeader? { pcap.header }
 

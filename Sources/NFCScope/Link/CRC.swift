@@ -1,24 +1,12 @@
 // CRC_A and CRC_B of ISO/IEC 14443-3. Both use the reflected CCITT polynomial
 // (0x8408) and are sent least significant byte first; they differ only in the
-// preset (0x6363 vs 0xFFFF) and CRC_B's final complement. One shared table
-// serves both, so checking a frame costs one lookup per byte.
+// preset (0x6363 vs 0xFFFF) and CRC_B's final complement. One shared kernel
+// (`ByteView.crc16Reflected`, eight bytes per step) serves both.
 
 public enum CRC14443 {
-    /// Reflected CRC-16/CCITT table, built once.
-    static let table: [UInt16] = (0..<256).map { i -> UInt16 in
-        var c = UInt16(i)
-        for _ in 0..<8 { c = (c & 1) != 0 ? (c >> 1) ^ 0x8408 : c >> 1 }
-        return c
-    }
-
     @inline(__always)
     static func run(_ bytes: ByteView, _ preset: UInt16) -> UInt16 {
-        var c = preset
-        let t = table
-        for i in bytes.indices {
-            c = (c >> 8) ^ t[Int(UInt8(truncatingIfNeeded: c) ^ bytes[i])]
-        }
-        return c
+        bytes.crc16Reflected(preset: preset)
     }
 
     /// CRC_A over `bytes` (value as a number; on the air the low byte goes first).

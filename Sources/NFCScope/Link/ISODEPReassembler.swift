@@ -35,7 +35,7 @@ public struct ISODEPExchange {
 /// the capture, no copy) and is copied only when a second chained block arrives.
 /// The last block may be tentative: taken from a frame with a bad CRC because the
 /// other side acted on it, and replaced if a good copy of the same block follows.
-struct ChainAssembly {
+final class ChainAssembly {
     private var single: ByteView?
     private let buffer = GrowableBytes()
     private var chained = false
@@ -46,7 +46,7 @@ struct ChainAssembly {
 
     var isEmpty: Bool { blocks == 0 }
 
-    mutating func reset() {
+    func reset() {
         single = nil
         chained = false
         blocks = 0
@@ -56,7 +56,7 @@ struct ChainAssembly {
         buffer.removeAll()
     }
 
-    mutating func append(_ inf: ByteView, blockNumber: UInt8, tentative: Bool) {
+    func append(_ inf: ByteView, blockNumber: UInt8, tentative: Bool) {
         if blocks == 0 {
             single = inf
         } else {
@@ -74,7 +74,7 @@ struct ChainAssembly {
     }
 
     /// Puts a good copy in place of a tentative last block.
-    mutating func replaceLast(_ inf: ByteView) {
+    func replaceLast(_ inf: ByteView) {
         if chained {
             buffer.truncate(to: lastStart)
             buffer.append(inf)
@@ -90,7 +90,12 @@ struct ChainAssembly {
     }
 }
 
-public struct ISODEPReassembler {
+/// Whoever takes the exchanges the reassembler completes.
+public protocol ExchangeReceiver: AnyObject {
+    func exchange(_ exchange: ISODEPExchange)
+}
+
+public final class ISODEPReassembler {
     private enum Phase {
         case idle
         /// Reader is sending a command (possibly chained); `complete` once the last block came.
@@ -100,8 +105,8 @@ public struct ISODEPReassembler {
     }
 
     private var phase: Phase = .idle
-    private var command = ChainAssembly()
-    private var response = ChainAssembly()
+    private let command = ChainAssembly()
+    private let response = ChainAssembly()
     private var frames: [Int] = []
     private var wtx = 0
     private var retransmissions = 0
@@ -113,17 +118,16 @@ public struct ISODEPReassembler {
         frames.reserveCapacity(64)
     }
 
-    /// Feeds one frame; calls `emit` for every exchange the frame completes (at most two:
-    /// a pending one closed without response, then possibly nothing else).
-    public mutating func feed(_ frame: Frame, emit: (ISODEPExchange) -> Void) {
+    /// Feeds one frame; hands `receiver` the exchange the frame completes, if any.
+    public func feed<R: ExchangeReceiver>(_ frame: Frame, to receiver: R) {
         if frame.event != nil {
-            flush(emit)
+            flush(to: receiver)
             return
         }
         guard case .block(let block) = frame.info, let dir = frame.dir else {
             // A link-layer activation frame (REQA, RATS, ATTRIB, ...) ends a session.
             switch frame.info {
-            case .reqa, .wupa, .rats, .hlta, .reqb, .attrib, .hltb: flush(emit)
+            case .reqa, .wupa, .rats, .hlta, .reqb, .attrib, .hltb: flush(to: receiver)
             default: break
             }
             return
@@ -133,16 +137,16 @@ public struct ISODEPReassembler {
         let good = frame.crc == .ok || (frame.crc == .none && !frame.crcIncluded)
         switch (block.kind, dir) {
         case (.i, .reader):
-            readerIBlock(block, n: frame.n, good: good, emit: emit)
+            readerIBlock(block, n: frame.n, good: good, to: receiver)
         case (.i, .card):
-            cardIBlock(block, n: frame.n, good: good, emit: emit)
+            cardIBlock(block, n: frame.n, good: good, to: receiver)
         case (.r, _):
             if case .idle = phase { return }
             frames.append(frame.n)
             if !good { badCRC = true }
         case (.s, .card):
             if block.sType == .deselect {
-                flush(emit)
+                flush(to: receiver)
                 return
             }
             if case .idle = phase {
@@ -157,7 +161,7 @@ public struct ISODEPReassembler {
             if !good { badCRC = true }
         case (.s, .reader):
             if block.sType == .deselect {
-                flush(emit)
+                flush(to: receiver)
                 return
             }
             if case .idle = phase { return }
@@ -166,7 +170,7 @@ public struct ISODEPReassembler {
         }
     }
 
-    private mutating func readerIBlock(_ block: ISODEPBlock, n: Int, good: Bool, emit: (ISODEPExchange) -> Void) {
+    private func readerIBlock<R: ExchangeReceiver>(_ block: ISODEPBlock, n: Int, good: Bool, to receiver: R) {
         if !good, case .response = phase {
             // A damaged reader block cannot be told from noise; it does not prove the
             // response is over, so it stays with the exchange in progress.
@@ -188,10 +192,10 @@ public struct ISODEPReassembler {
             }
             // A finished command followed by another one: the first got no answer.
             // An unfinished one continues its chain.
-            if complete { flush(emit) }
+            if complete { flush(to: receiver) }
         case .response:
             // A new command while a response chain was unfinished.
-            flush(emit)
+            flush(to: receiver)
         }
         if case .idle = phase {
             startExchange()
@@ -202,7 +206,7 @@ public struct ISODEPReassembler {
         phase = .command(complete: !block.chaining)
     }
 
-    private mutating func cardIBlock(_ block: ISODEPBlock, n: Int, good: Bool, emit: (ISODEPExchange) -> Void) {
+    private func cardIBlock<R: ExchangeReceiver>(_ block: ISODEPBlock, n: Int, good: Bool, to receiver: R) {
         switch phase {
         case .idle:
             // A response whose command the capture does not have.
@@ -215,7 +219,7 @@ public struct ISODEPReassembler {
                 retransmissions += 1
                 if good && response.lastTentative { response.replaceLast(block.inf) }
                 if !good { badCRC = true }
-                if good && !block.chaining { emitCurrent(emit, incomplete: false) }
+                if good && !block.chaining { emitCurrent(to: receiver, incomplete: false) }
                 return
             }
         }
@@ -228,11 +232,11 @@ public struct ISODEPReassembler {
         // only a good one closes the exchange; otherwise the next command or the
         // end of the capture does.
         if good && !block.chaining {
-            emitCurrent(emit, incomplete: false)
+            emitCurrent(to: receiver, incomplete: false)
         }
     }
 
-    private mutating func startExchange() {
+    private func startExchange() {
         command.reset()
         response.reset()
         frames.removeAll(keepingCapacity: true)
@@ -242,8 +246,8 @@ public struct ISODEPReassembler {
         responseEnded = false
     }
 
-    private mutating func emitCurrent(_ emit: (ISODEPExchange) -> Void, incomplete: Bool) {
-        emit(ISODEPExchange(frames: frames[...], command: command.bytes, response: response.bytes,
+    private func emitCurrent<R: ExchangeReceiver>(to receiver: R, incomplete: Bool) {
+        receiver.exchange(ISODEPExchange(frames: frames[...], command: command.bytes, response: response.bytes,
                             waitingTimeExtensions: wtx, retransmissions: retransmissions,
                             sawBadCRC: badCRC, incomplete: incomplete))
         phase = .idle
@@ -251,7 +255,7 @@ public struct ISODEPReassembler {
     }
 
     /// Closes whatever is pending (end of input, field off, new activation).
-    public mutating func flush(_ emit: (ISODEPExchange) -> Void) {
+    public func flush<R: ExchangeReceiver>(to receiver: R) {
         switch phase {
         case .idle:
             return
@@ -261,9 +265,9 @@ public struct ISODEPReassembler {
                 startExchange()
                 return
             }
-            emitCurrent(emit, incomplete: true)
+            emitCurrent(to: receiver, incomplete: true)
         case .response:
-            emitCurrent(emit, incomplete: !responseEnded)
+            emitCurrent(to: receiver, incomplete: !responseEnded)
         }
     }
 }

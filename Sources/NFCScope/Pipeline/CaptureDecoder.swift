@@ -7,7 +7,6 @@ public struct DecodeOutcome: Sendable {
     public var frames = 0
     public var frameErrors = 0
     public var problems = 0
-    public var exchanges = 0
     /// True when the input could not be opened or recognised at all.
     public var unreadable = false
 
@@ -55,7 +54,7 @@ public enum CaptureDecoder {
         sink.begin(description)
 
         var link = LinkDecoder()
-        var isoDEP = ISODEPReassembler()
+        let isoDEP = ISODEPReassembler()
         var firstTimestamp: Int64?
         var nextRelease = 16 << 20
         var problemsReported = 0
@@ -83,25 +82,20 @@ public enum CaptureDecoder {
             if frame.error != nil { outcome.frameErrors += 1 }
             outcome.frames += 1
             sink.frame(frame)
-            isoDEP.feed(frame) { exchange in
-                outcome.exchanges += 1
-                sink.exchange(exchange)
-            }
+            isoDEP.feed(frame, to: sink)
             // Report file-level problems as soon as they are known, in input order.
-            while problemsReported < reader.problems.count {
-                let p = reader.problems[problemsReported]
-                sink.problem(InputProblem(path: displayPath, offset: p.offset, message: p.reason))
-                problemsReported += 1
+            if problemsReported < reader.problemCount {
+                for p in reader.problems[problemsReported...] {
+                    sink.problem(InputProblem(path: displayPath, offset: p.offset, message: p.reason))
+                }
+                problemsReported = reader.problemCount
             }
             if record.offset >= nextRelease {
                 input.release(upTo: record.offset)
                 nextRelease = record.offset + (16 << 20)
             }
         }
-        isoDEP.flush { exchange in
-            outcome.exchanges += 1
-            sink.exchange(exchange)
-        }
+        isoDEP.flush(to: sink)
         while problemsReported < reader.problems.count {
             let p = reader.problems[problemsReported]
             sink.problem(InputProblem(path: displayPath, offset: p.offset, message: p.reason))

@@ -33,10 +33,9 @@ public struct InputProblem: Sendable, Equatable {
     }
 }
 
-public protocol DecodeSink: AnyObject {
+public protocol DecodeSink: ExchangeReceiver {
     func begin(_ input: InputDescription)
     func frame(_ frame: Frame)
-    func exchange(_ exchange: ISODEPExchange)
     func problem(_ problem: InputProblem)
     func end(_ input: InputDescription)
 }

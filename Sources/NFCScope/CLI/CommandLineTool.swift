@@ -1,0 +1,80 @@
+// What `nfcscope` does with its arguments. It lives in the library (main.swift
+// only calls it) so the decoder is specialised for each concrete output sink
+// inside this module, and so tests can run the whole command in-process.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Passes everything to `inner` and also reports file-level problems on stderr.
+final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
+    let inner: Inner
+    let report: (String) -> Void
+
+    init(_ inner: Inner, report: @escaping (String) -> Void) {
+        self.inner = inner
+        self.report = report
+    }
+
+    func begin(_ input: InputDescription) { inner.begin(input) }
+    func frame(_ frame: Frame) { inner.frame(frame) }
+    func exchange(_ exchange: ISODEPExchange) { inner.exchange(exchange) }
+    func problem(_ problem: InputProblem) {
+        report(problem.line)
+        inner.problem(problem)
+    }
+    func end(_ input: InputDescription) { inner.end(input) }
+}
+
+public enum CommandLineTool {
+    /// Exit statuses, as documented in the help text.
+    public static let exitOK: Int32 = 0
+    public static let exitInputErrors: Int32 = 1
+    public static let exitUnreadable: Int32 = 2
+    public static let exitUsage: Int32 = 64
+
+    /// Runs one command. `out` receives standard output; `errorLine` one line of stderr
+    /// each (without the program name or newline).
+    public static func run(_ arguments: ArraySlice<String>, out: OutputBuffer, outputIsTerminal: Bool,
+                           errorLine: @escaping (String) -> Void) -> Int32 {
+        let options: Options
+        do {
+            options = try Arguments.parse(arguments)
+        } catch {
+            errorLine(error.description)
+            return exitUsage
+        }
+        switch options.subcommand {
+        case .help:
+            out.string(Arguments.help + "\n")
+            return exitOK
+        case .version:
+            out.string(Arguments.version + "\n")
+            return exitOK
+        case .decode, .stats:
+            break
+        }
+        let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
+        var status = exitOK
+        func account(_ outcome: DecodeOutcome) {
+            if outcome.unreadable {
+                status = max(status, exitUnreadable)
+            } else if outcome.hadErrors {
+                status = max(status, exitInputErrors)
+            }
+        }
+        if options.subcommand == .stats {
+            let stats = StatsCollector()
+            let sink = ProblemEcho(stats, report: errorLine)
+            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+            stats.write(to: out, json: format == .jsonl)
+        } else if format == .jsonl {
+            let sink = ProblemEcho(JSONLinesWriter(output: out), report: errorLine)
+            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+        } else {
+            let sink = ProblemEcho(TextWriter(output: out), report: errorLine)
+            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+        }
+        out.flush()
+        return status
+    }
+}
