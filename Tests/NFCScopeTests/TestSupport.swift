@@ -129,6 +129,6 @@ func keyOrder(_ line: String) -> [String] {
 /// Writes bytes to a fresh temporary file and returns its path.
 func temporaryFile(_ bytes: [UInt8], name: String = "capture") -> String {
     let path = NSTemporaryDirectory() + "nfcscope-\(name)-\(UUID().uuidString)"
-    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
     return path
 }

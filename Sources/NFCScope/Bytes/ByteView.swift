@@ -202,6 +202,11 @@ public final class GrowableBytes: @unchecked Sendable {
 
     public func removeAll() { count = 0 }
 
+    /// Drops bytes from the end so that `newCount` remain.
+    public func truncate(to newCount: Int) {
+        if newCount >= 0 && newCount < count { count = newCount }
+    }
+
     public func append(_ view: ByteView) {
         guard view.count > 0, let src = view.base else { return }
         if count + view.count > capacity { grow(to: count + view.count) }

@@ -96,6 +96,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case malformed              // a: byte offset inside the frame
         case badBlock               // a: PCB
         case eventWithData          // a: bytes present
+        case undefinedInterface     // a: interface id, b: interfaces defined in the section
     }
     public var kind: Kind
     public var a: Int
@@ -120,6 +121,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case .malformed: "malformed frame at byte \(a)"
         case .badBlock: "invalid ISO-DEP block (PCB 0x\(hex2(a)))"
         case .eventWithData: "field event carries \(a) data bytes"
+        case .undefinedInterface: "packet refers to interface \(a), but the section defines \(b)"
         }
     }
 }

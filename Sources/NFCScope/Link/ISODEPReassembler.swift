@@ -24,7 +24,8 @@ public struct ISODEPExchange {
     public var waitingTimeExtensions: Int
     /// Number of blocks that were sent again (after a NAK or a corrupted block).
     public var retransmissions: Int
-    /// True when a block of the exchange was seen with a bad CRC.
+    /// True when a block of the exchange was seen with a bad CRC. Its bytes are used
+    /// only when no good copy of the block followed (the other side evidently got it).
     public var sawBadCRC: Bool
     /// True when the exchange ended without its response block chain completing.
     public var incomplete: Bool
@@ -32,12 +33,16 @@ public struct ISODEPExchange {
 
 /// Collects a byte string that usually fits in one block (then it is a view into
 /// the capture, no copy) and is copied only when a second chained block arrives.
+/// The last block may be tentative: taken from a frame with a bad CRC because the
+/// other side acted on it, and replaced if a good copy of the same block follows.
 struct ChainAssembly {
     private var single: ByteView?
     private let buffer = GrowableBytes()
     private var chained = false
     private(set) var blocks = 0
-    var lastBlockNumber: UInt8 = 0xFF
+    private var lastStart = 0
+    private(set) var lastBlockNumber: UInt8 = 0xFF
+    private(set) var lastTentative = false
 
     var isEmpty: Bool { blocks == 0 }
 
@@ -45,11 +50,13 @@ struct ChainAssembly {
         single = nil
         chained = false
         blocks = 0
+        lastStart = 0
         lastBlockNumber = 0xFF
+        lastTentative = false
         buffer.removeAll()
     }
 
-    mutating func append(_ inf: ByteView, blockNumber: UInt8) {
+    mutating func append(_ inf: ByteView, blockNumber: UInt8, tentative: Bool) {
         if blocks == 0 {
             single = inf
         } else {
@@ -58,10 +65,23 @@ struct ChainAssembly {
                 buffer.append(first)
                 chained = true
             }
+            lastStart = buffer.count
             buffer.append(inf)
         }
         blocks += 1
         lastBlockNumber = blockNumber
+        lastTentative = tentative
+    }
+
+    /// Puts a good copy in place of a tentative last block.
+    mutating func replaceLast(_ inf: ByteView) {
+        if chained {
+            buffer.truncate(to: lastStart)
+            buffer.append(inf)
+        } else {
+            single = inf
+        }
+        lastTentative = false
     }
 
     var bytes: ByteView? {
@@ -86,6 +106,8 @@ public struct ISODEPReassembler {
     private var wtx = 0
     private var retransmissions = 0
     private var badCRC = false
+    /// The response's last block had no chaining bit (even if its CRC was bad).
+    private var responseEnded = false
 
     public init() {
         frames.reserveCapacity(64)
@@ -106,7 +128,9 @@ public struct ISODEPReassembler {
             }
             return
         }
-        let good = frame.crc != .bad
+        // Only a verified block is trusted. When the capture kept CRC bytes but this
+        // frame has none it was cut short on the air, which is no better than a bad CRC.
+        let good = frame.crc == .ok || (frame.crc == .none && !frame.crcIncluded)
         switch (block.kind, dir) {
         case (.i, .reader):
             readerIBlock(block, n: frame.n, good: good, emit: emit)
@@ -129,7 +153,7 @@ public struct ISODEPReassembler {
                 phase = .command(complete: true)
             }
             frames.append(frame.n)
-            if block.sType == .wtx, good { wtx += 1 }
+            if block.sType == .wtx { wtx += 1 }
             if !good { badCRC = true }
         case (.s, .reader):
             if block.sType == .deselect {
@@ -143,14 +167,23 @@ public struct ISODEPReassembler {
     }
 
     private mutating func readerIBlock(_ block: ISODEPBlock, n: Int, good: Bool, emit: (ISODEPExchange) -> Void) {
+        if !good, case .response = phase {
+            // A damaged reader block cannot be told from noise; it does not prove the
+            // response is over, so it stays with the exchange in progress.
+            frames.append(n)
+            badCRC = true
+            return
+        }
         switch phase {
         case .idle:
             break
         case .command(let complete):
-            if good && !command.isEmpty && block.blockNumber == command.lastBlockNumber {
+            if !command.isEmpty && block.blockNumber == command.lastBlockNumber {
                 // Same number again: the reader is repeating its last block.
                 frames.append(n)
                 retransmissions += 1
+                if good && command.lastTentative { command.replaceLast(block.inf) }
+                if !good { badCRC = true }
                 return
             }
             // A finished command followed by another one: the first got no answer.
@@ -164,12 +197,8 @@ public struct ISODEPReassembler {
             startExchange()
         }
         frames.append(n)
-        guard good else {
-            badCRC = true
-            phase = .command(complete: false)
-            return
-        }
-        command.append(block.inf, blockNumber: block.blockNumber)
+        if !good { badCRC = true }
+        command.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
         phase = .command(complete: !block.chaining)
     }
 
@@ -181,20 +210,24 @@ public struct ISODEPReassembler {
         case .command:
             break
         case .response:
-            if good && block.blockNumber == response.lastBlockNumber && !response.isEmpty {
+            if !response.isEmpty && block.blockNumber == response.lastBlockNumber {
                 frames.append(n)
                 retransmissions += 1
+                if good && response.lastTentative { response.replaceLast(block.inf) }
+                if !good { badCRC = true }
+                if good && !block.chaining { emitCurrent(emit, incomplete: false) }
                 return
             }
         }
         phase = .response
         frames.append(n)
-        guard good else {
-            badCRC = true
-            return
-        }
-        response.append(block.inf, blockNumber: block.blockNumber)
-        if !block.chaining {
+        if !good { badCRC = true }
+        response.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
+        responseEnded = !block.chaining
+        // A corrupted last block may still be repeated after the reader's NAK, so
+        // only a good one closes the exchange; otherwise the next command or the
+        // end of the capture does.
+        if good && !block.chaining {
             emitCurrent(emit, incomplete: false)
         }
     }
@@ -206,6 +239,7 @@ public struct ISODEPReassembler {
         wtx = 0
         retransmissions = 0
         badCRC = false
+        responseEnded = false
     }
 
     private mutating func emitCurrent(_ emit: (ISODEPExchange) -> Void, incomplete: Bool) {
@@ -229,7 +263,7 @@ public struct ISODEPReassembler {
             }
             emitCurrent(emit, incomplete: true)
         case .response:
-            emitCurrent(emit, incomplete: true)
+            emitCurrent(emit, incomplete: !responseEnded)
         }
     }
 }

@@ -109,6 +109,11 @@ public struct ATSInfo: Sendable {
         self.sfgi = sfgi
         self.historical = historical
     }
+
+    /// TC bit 2; ISO 14443-4 defaults to "CID supported" when TC is absent.
+    public var cidSupported: Bool { ((tc ?? 0x02) & 0x02) != 0 }
+    /// TC bit 1; defaults to "NAD not supported".
+    public var nadSupported: Bool { ((tc ?? 0x00) & 0x01) != 0 }
 }
 
 /// Fields of an ATQB (answer to REQB/WUPB).
@@ -122,9 +127,12 @@ public struct ATQBInfo: Sendable {
     public var fwi: UInt8
     public var cidSupported: Bool
     public var nadSupported: Bool
+    /// From the fourth protocol info byte of an extended ATQB.
+    public var sfgi: UInt8?
 
     public init(pupi: ByteView, applicationData: ByteView, protocolInfo: ByteView, maxFrameSize: Int,
-                isoDEP: Bool, fwi: UInt8, cidSupported: Bool, nadSupported: Bool) {
+                isoDEP: Bool, fwi: UInt8, cidSupported: Bool, nadSupported: Bool, sfgi: UInt8? = nil) {
+        self.sfgi = sfgi
         self.pupi = pupi
         self.applicationData = applicationData
         self.protocolInfo = protocolInfo
@@ -133,6 +141,47 @@ public struct ATQBInfo: Sendable {
         self.fwi = fwi
         self.cidSupported = cidSupported
         self.nadSupported = nadSupported
+    }
+}
+
+/// Well-known proprietary reader commands outside ISO 14443-3/-4 (MIFARE Classic,
+/// MIFARE Ultralight / NTAG, Apple ECP). Named only; their answers stay `.unknown`.
+public enum ProprietaryCommand: UInt8, Sendable {
+    case read, write, compatibilityWrite, authA, authB, ultralightCAuth, getVersion,
+         fastRead, readCounter, readSignature, passwordAuth, appleECP
+
+    public var name: StaticString {
+        switch self {
+        case .read: "READ"
+        case .write: "WRITE"
+        case .compatibilityWrite: "COMPAT-WRITE"
+        case .authA: "AUTH-A"
+        case .authB: "AUTH-B"
+        case .ultralightCAuth: "UL-C AUTH"
+        case .getVersion: "GET-VERSION"
+        case .fastRead: "FAST-READ"
+        case .readCounter: "READ-CNT"
+        case .readSignature: "READ-SIG"
+        case .passwordAuth: "PWD-AUTH"
+        case .appleECP: "ECP"
+        }
+    }
+
+    public var jsonName: StaticString {
+        switch self {
+        case .read: "read"
+        case .write: "write"
+        case .compatibilityWrite: "compat_write"
+        case .authA: "auth_a"
+        case .authB: "auth_b"
+        case .ultralightCAuth: "ulc_auth"
+        case .getVersion: "get_version"
+        case .fastRead: "fast_read"
+        case .readCounter: "read_cnt"
+        case .readSignature: "read_sig"
+        case .passwordAuth: "pwd_auth"
+        case .appleECP: "apple_ecp"
+        }
     }
 }
 
@@ -170,4 +219,7 @@ public enum LinkInfo: Sendable {
 
     // ISO 14443-4 (ISO-DEP)
     case block(ISODEPBlock)
+
+    /// A recognised proprietary reader command; `address` is its block/page byte when it has one.
+    case proprietary(ProprietaryCommand, address: UInt8?)
 }

@@ -77,6 +77,7 @@ public final class JSONLinesWriter: DecodeSink {
         out.int(exchange.waitingTimeExtensions)
         out.ascii(",\"retransmissions\":")
         out.int(exchange.retransmissions)
+        out.ascii(exchange.sawBadCRC ? ",\"crc\":\"bad\"" : ",\"crc\":\"ok\"")
         out.ascii(",\"complete\":")
         out.ascii(exchange.incomplete ? "false" : "true")
         out.ascii("}\n")

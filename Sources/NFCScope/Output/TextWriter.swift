@@ -78,7 +78,8 @@ public final class TextWriter: DecodeSink {
     public func exchange(_ exchange: ISODEPExchange) {
         APDUExchangeView(command: exchange.command, response: exchange.response)
             .writeText(out, indent: Self.dataColumn - 4)
-        if exchange.incomplete || exchange.waitingTimeExtensions > 0 || exchange.retransmissions > 0 {
+        if exchange.incomplete || exchange.waitingTimeExtensions > 0 || exchange.retransmissions > 0
+            || exchange.sawBadCRC {
             out.pad(toColumn: Self.dataColumn, lineStart: out.position)
             out.ascii("(")
             var sep = false
@@ -93,6 +94,11 @@ public final class TextWriter: DecodeSink {
                 if sep { out.ascii(", ") }
                 out.int(exchange.retransmissions)
                 out.ascii(" retransmitted")
+                sep = true
+            }
+            if exchange.sawBadCRC {
+                if sep { out.ascii(", ") }
+                out.ascii("a block had a bad CRC")
             }
             out.ascii(")\n")
         }

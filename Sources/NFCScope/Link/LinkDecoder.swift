@@ -1,0 +1,415 @@
+// Link-layer decoding of ISO 14443 frames (link type 264). The capture says who
+// sent a frame but not which technology or command it is: that comes from the
+// frame's content plus what the reader said last, so the decoder keeps a little
+// session state (technology, pending command, cascade level/UID, ISO-DEP active).
+
+public struct LinkDecoder: Sendable {
+    /// What the last reader frame asked for, i.e. what the card's next frame answers.
+    enum Pending: Equatable, Sendable {
+        case none, reqa, anticollision(UInt8), select(UInt8), rats, pps, reqb, attrib, hltb
+        case auth, block, other
+    }
+
+    var tech: Tech = .unknown
+    var pending: Pending = .none
+    /// ISO-DEP is active: frames that fit a block pattern are blocks.
+    var isoDEP = false
+    /// The SAK said the card does not speak ISO 14443-4 (MIFARE Classic, Ultralight):
+    /// block patterns are not looked for until the next activation.
+    var proprietaryCard = false
+    /// UID bytes collected from completed cascade levels, and how many levels.
+    var uid = UIDBytes()
+    var uidLevels: UInt8 = 0
+    /// The UID CLn of the last SELECT (4 bytes, big-endian in the frame's order).
+    var selectedPart: UInt32 = 0
+    var selectedLevel: UInt8 = 0
+
+    public init() {}
+
+    public mutating func reset() { self = LinkDecoder() }
+
+    /// Fills tech, crc, info and error of a frame whose n/offset/time/dir/bytes/crcIncluded/event are set.
+    /// An error already on the frame (from the capture or pseudo-header) is kept.
+    public mutating func decode(_ frame: inout Frame) {
+        frame.crc = .none
+        frame.info = .unknown
+        if frame.event != nil {
+            frame.info = .event
+            // The event belongs to the session it ends (field off) or to none yet.
+            frame.tech = tech
+            // A field change ends the session: the card lost (or just got) power.
+            self = LinkDecoder()
+            return
+        }
+        var error: FrameError?
+        switch frame.dir {
+        case .reader?: error = decodeReader(&frame)
+        case .card?: error = decodeCard(&frame)
+        case nil: frame.tech = tech
+        }
+        if frame.error == nil { frame.error = error }
+    }
+
+    // MARK: CRC
+
+    /// Sets `frame.crc` for a frame that should carry a CRC of `crcTech` and returns
+    /// the bytes without it. Frames shorter than 3 bytes cannot hold data plus CRC,
+    /// so they are taken to have lost it (verdict `.none`) rather than being wrong.
+    @inline(__always)
+    func split(_ frame: inout Frame, _ crcTech: Tech) -> ByteView {
+        let bytes = frame.bytes
+        guard frame.crcIncluded, bytes.count >= 3 else { frame.crc = .none; return bytes }
+        frame.crc = CRC14443.verify(bytes, crcTech) ? .ok : .bad
+        return bytes.dropLast(2)
+    }
+
+    /// The session's CRC first, then the other one; a CRC that verifies only as the
+    /// other technology's switches the session to it. Returns the tech that verified.
+    mutating func splitEither(_ frame: inout Frame) -> (ByteView, Tech?) {
+        let bytes = frame.bytes
+        guard frame.crcIncluded, bytes.count >= 3 else { frame.crc = .none; return (bytes, nil) }
+        let first: Tech = tech == .nfcB ? .nfcB : .nfcA
+        let second: Tech = first == .nfcA ? .nfcB : .nfcA
+        if CRC14443.verify(bytes, first) {
+            frame.crc = .ok
+            return (bytes.dropLast(2), first)
+        }
+        if CRC14443.verify(bytes, second) {
+            frame.crc = .ok
+            return (bytes.dropLast(2), second)
+        }
+        frame.crc = .bad
+        return (bytes.dropLast(2), nil)
+    }
+
+    // MARK: Reader frames
+
+    mutating func decodeReader(_ frame: inout Frame) -> FrameError? {
+        let bytes = frame.bytes
+        guard let b0 = bytes.byte(0) else {
+            frame.tech = tech
+            pending = .other
+            return nil
+        }
+        // Short frames (7 bits on the air) are recorded as one byte without CRC.
+        if bytes.count == 1, b0 == NFCA.reqa || b0 == NFCA.wupa {
+            startActivation(.nfcA)
+            frame.tech = .nfcA
+            frame.info = b0 == NFCA.reqa ? .reqa : .wupa
+            pending = .reqa
+            return nil
+        }
+        if let level = NFCA.cascadeLevel(b0), let nvb = bytes.byte(1) {
+            return anticollisionOrSelect(&frame, level: level, nvb: nvb)
+        }
+        switch b0 {
+        case 0x50 where bytes.count == 2 || bytes.count == 4:
+            // HLTA (50 00); HLTB is 50 + PUPI, longer.
+            let p = split(&frame, .nfcA)
+            if p.count == 2, p.byte(1) == 0x00 {
+                frame.tech = .nfcA
+                frame.info = .hlta
+                endSession(keep: .nfcA)
+                pending = .none
+                return nil
+            }
+        case 0x50 where bytes.count == 5 || bytes.count == 7:
+            let p = split(&frame, .nfcB)
+            if let pupi = p.slice(1, 4), p.count == 5 {
+                frame.tech = .nfcB
+                frame.info = .hltb(pupi: pupi)
+                pending = .hltb
+                return nil
+            }
+        case NFCB.apf where bytes.count == 3 || bytes.count == 5:
+            let p = split(&frame, .nfcB)
+            if p.count == 3 {
+                startActivation(.nfcB)
+                frame.tech = .nfcB
+                frame.info = NFCB.reqb(p)
+                pending = .reqb
+                return nil
+            }
+        case NFCB.attribStart where bytes.count >= 9:
+            let p = split(&frame, .nfcB)
+            if let info = NFCB.attrib(p) {
+                tech = .nfcB
+                frame.tech = .nfcB
+                frame.info = info
+                pending = .attrib
+                return nil
+            }
+        case 0xE0 where bytes.count == 2 || bytes.count == 4:
+            let p = split(&frame, .nfcA)
+            if p.count == 2 {
+                tech = .nfcA
+                frame.tech = .nfcA
+                frame.info = NFCA.rats(p)
+                pending = .rats
+                return nil
+            }
+        case 0xD0...0xDF where bytes.count >= 2 && bytes.count <= 5:
+            let p = split(&frame, .nfcA)
+            if p.count >= 2, p.count <= 3 {
+                tech = .nfcA
+                frame.tech = .nfcA
+                frame.info = NFCA.pps(p)
+                pending = .pps
+                return nil
+            }
+        default:
+            break
+        }
+        frame.crc = .none
+        // In an ISO-DEP session a block is the expected thing; otherwise proprietary
+        // command names go first, because A2 (WRITE) and 1A (UL-C AUTH) also fit
+        // block patterns.
+        if isoDEP, ISODEPBlockParser.kind(ofPCB: b0) != nil || tech == .nfcB {
+            return decodeBlock(&frame, requireCRC: false, answer: false)
+        }
+        if tech != .nfcB {
+            let p = split(&frame, .nfcA)
+            if let info = NFCA.proprietary(p) {
+                frame.tech = tech == .unknown ? .nfcA : tech
+                frame.info = info
+                if case .proprietary(let cmd, _) = info, cmd == .authA || cmd == .authB {
+                    pending = .auth
+                } else {
+                    pending = .other
+                }
+                return nil
+            }
+        }
+        if !proprietaryCard, ISODEPBlockParser.kind(ofPCB: b0) != nil {
+            // A capture may start in the middle of an ISO-DEP session: accept a
+            // block without activation only when its CRC verifies.
+            var probe = frame
+            if decodeBlock(&probe, requireCRC: true, answer: false) == nil, case .block = probe.info {
+                frame = probe
+                isoDEP = true
+                return nil
+            }
+        }
+        if isoDEP {
+            // Not a block and not a known command in an ISO-DEP session.
+            return decodeBlock(&frame, requireCRC: false, answer: false)
+        }
+        _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
+        frame.tech = tech
+        pending = .other
+        return nil
+    }
+
+    mutating func anticollisionOrSelect(_ frame: inout Frame, level: UInt8, nvb: UInt8) -> FrameError? {
+        frame.tech = .nfcA
+        if level == 1 { startActivation(.nfcA) }
+        tech = .nfcA
+        if nvb == 0x70 {
+            let p = split(&frame, .nfcA)
+            if let part = p.slice(2, 5), p.count == 7 {
+                let ok = NFCA.bccOK(part)
+                frame.info = .select(level: level, uidPart: part.prefix(4), bccOK: ok)
+                selectedPart = part.u32be(0) ?? 0
+                selectedLevel = level
+                pending = .select(level)
+                if !ok, let bcc = part.byte(4) {
+                    return FrameError(.bccMismatch, Int(bcc), Int(xor4(part)))
+                }
+                return nil
+            }
+            pending = .other
+            return FrameError(.malformed, min(p.count, 7))
+        }
+        // Anticollision frames carry no CRC; NVB says how many UID bits follow.
+        frame.crc = .none
+        if nvb < 0x70 {
+            frame.info = .anticollision(level: level, nvb: nvb)
+            pending = .anticollision(level)
+            return nil
+        }
+        pending = .other
+        return FrameError(.malformed, 1)
+    }
+
+    // MARK: Card frames
+
+    mutating func decodeCard(_ frame: inout Frame) -> FrameError? {
+        let answered = pending
+        // Consecutive card frames (lost reader frames) keep answering blocks in an
+        // ISO-DEP session and nothing otherwise.
+        pending = isoDEP ? .block : .none
+        let bytes = frame.bytes
+        switch answered {
+        case .reqa where bytes.count == 2:
+            frame.tech = .nfcA
+            frame.info = .atqa(UInt16(bytes.byte(0) ?? 0) | UInt16(bytes.byte(1) ?? 0) << 8)
+            return nil
+        case .anticollision(let level) where bytes.count == 5:
+            frame.tech = .nfcA
+            let ok = NFCA.bccOK(bytes)
+            frame.info = .anticollisionAnswer(level: level, uidPart: bytes.prefix(4), bccOK: ok)
+            if !ok, let bcc = bytes.byte(4) {
+                return FrameError(.bccMismatch, Int(bcc), Int(xor4(bytes)))
+            }
+            return nil
+        case .select(let level):
+            let p = split(&frame, .nfcA)
+            if p.count == 1, let sak = p.byte(0) {
+                frame.tech = .nfcA
+                frame.info = sakInfo(sak, level: level)
+                return nil
+            }
+        case .rats:
+            let p = split(&frame, .nfcA)
+            if p.count >= 1 {
+                frame.tech = .nfcA
+                let (ats, error) = NFCA.ats(p)
+                frame.info = .ats(ats)
+                isoDEP = true
+                pending = .block
+                return error
+            }
+        case .pps:
+            let p = split(&frame, .nfcA)
+            if p.count == 1, let ppss = p.byte(0), ppss & 0xF0 == 0xD0 {
+                frame.tech = .nfcA
+                frame.info = .ppsAnswer(cid: ppss & 0x0F)
+                isoDEP = true
+                pending = .block
+                return nil
+            }
+        case .reqb:
+            let p = split(&frame, .nfcB)
+            if let atqb = NFCB.atqb(p) {
+                frame.tech = .nfcB
+                frame.info = .atqb(atqb)
+                return nil
+            }
+        case .attrib:
+            let p = split(&frame, .nfcB)
+            if let info = NFCB.attribAnswer(p) {
+                frame.tech = .nfcB
+                frame.info = info
+                isoDEP = true
+                pending = .block
+                return nil
+            }
+        case .hltb:
+            let p = split(&frame, .nfcB)
+            if p.count == 1, p.byte(0) == 0x00 {
+                frame.tech = .nfcB
+                frame.info = .hltbAnswer
+                endSession(keep: .nfcB)
+                return nil
+            }
+        case .auth where bytes.count == 4:
+            // The MIFARE Classic tag nonce has no CRC.
+            frame.tech = .nfcA
+            frame.crc = .none
+            return nil
+        case .block:
+            return decodeBlock(&frame, requireCRC: false, answer: true)
+        default:
+            break
+        }
+        frame.crc = .none
+        if !proprietaryCard, !isoDEP, answered == .none || answered == .other,
+           let b0 = bytes.byte(0), ISODEPBlockParser.kind(ofPCB: b0) != nil {
+            var probe = frame
+            if decodeBlock(&probe, requireCRC: true, answer: true) == nil, case .block = probe.info {
+                frame = probe
+                isoDEP = true
+                pending = .block
+                return nil
+            }
+        }
+        // Answers to unknown or proprietary commands are not errors; their CRC still
+        // says whether the bytes arrived intact.
+        _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
+        frame.tech = tech
+        return nil
+    }
+
+    // MARK: Blocks
+
+    /// Decodes an ISO-DEP block. With `requireCRC` (probing without activation) a
+    /// frame whose CRC does not verify is left as `.unknown` without error.
+    mutating func decodeBlock(_ frame: inout Frame, requireCRC: Bool, answer: Bool) -> FrameError? {
+        let bytes = frame.bytes
+        guard let pcb = bytes.byte(0) else { frame.tech = tech; return nil }
+        var payload = bytes
+        var crcTech: Tech?
+        frame.crc = .none
+        // A frame exactly as long as the block needs without CRC lost its CRC (seen
+        // in Proxmark3 sniffs as `F2 01` and `BA 00`): verdict `.none`, not `.bad`.
+        if frame.crcIncluded, bytes.count >= ISODEPBlockParser.minimumLength(ofPCB: pcb) + 2 {
+            (payload, crcTech) = splitEither(&frame)
+        }
+        if requireCRC && frame.crc != .ok { frame.crc = .none; return nil }
+        if let crcTech { tech = crcTech }
+        frame.tech = tech
+        if !answer { pending = .block }
+        let (block, error) = ISODEPBlockParser.parse(payload)
+        if let block {
+            frame.info = .block(block)
+            // S(DESELECT) answered by the card ends the session.
+            if answer, block.kind == .s, block.sType == .deselect {
+                isoDEP = false
+                pending = .none
+            }
+        } else {
+            frame.info = .unknown
+        }
+        return error
+    }
+
+    // MARK: Session state
+
+    mutating func startActivation(_ newTech: Tech) {
+        tech = newTech
+        isoDEP = false
+        proprietaryCard = false
+        uid.removeAll()
+        uidLevels = 0
+        selectedLevel = 0
+    }
+
+    mutating func endSession(keep: Tech) {
+        isoDEP = false
+        proprietaryCard = false
+        tech = keep
+    }
+
+    mutating func sakInfo(_ sak: UInt8, level: UInt8) -> LinkInfo {
+        let complete = sak & 0x04 == 0
+        let isoDEPCompliant = sak & 0x20 != 0
+        // Levels must arrive in order for the assembled UID to mean anything.
+        if level == uidLevels + 1, selectedLevel == level {
+            let part = selectedPart
+            let ct = UInt8(truncatingIfNeeded: part >> 24) == NFCA.cascadeTag
+            if !complete && ct {
+                uid.append(UInt8(truncatingIfNeeded: part >> 16))
+                uid.append(UInt8(truncatingIfNeeded: part >> 8))
+                uid.append(UInt8(truncatingIfNeeded: part))
+            } else {
+                for shift in stride(from: 24, through: 0, by: -8) {
+                    uid.append(UInt8(truncatingIfNeeded: part >> UInt32(shift)))
+                }
+            }
+            uidLevels = level
+        }
+        var fullUID: UIDBytes?
+        if complete {
+            proprietaryCard = !isoDEPCompliant
+            if uidLevels == level, uid.count == 4 || uid.count == 7 || uid.count == 10 {
+                fullUID = uid
+            }
+        }
+        return .sak(value: sak, level: level, uidComplete: complete, isoDEP: isoDEPCompliant, uid: fullUID)
+    }
+}
+
+@inline(__always)
+fileprivate func xor4(_ v: ByteView) -> UInt8 {
+    (v.byte(0) ?? 0) ^ (v.byte(1) ?? 0) ^ (v.byte(2) ?? 0) ^ (v.byte(3) ?? 0)
+}

@@ -1,0 +1,276 @@
+// Writes one command/response exchange as JSON members and as text lines.
+// Either side may be missing (the sniffer lost it), and the command may be
+// malformed; all three cases still produce complete, valid output.
+
+// MARK: - Hook for payload decoders (EMV / BER-TLV, a later layer)
+
+/// The parsed pieces of an exchange as a payload decoder sees them.
+public struct APDUDecodedExchange: Sendable {
+    public var command: APDUCommand?
+    public var response: APDUResponse?
+    /// AID of the application the session last selected by name, when known
+    /// (for a SELECT by name it is the command's own data).
+    public var selectedAID: ByteView?
+}
+
+/// HOOK for the next layer: decoders of command data / response data (EMV
+/// BER-TLV, DESFire, ...). None is implemented yet; with an empty registry the
+/// renderer writes only the APDU-level members below.
+///
+/// JSON contract: `writeJSONMembers` writes zero or more members, each starting
+/// with `,`; they are appended after `sw_text`, so their keys must not collide
+/// with the APDU keys. Text contract: `writeTextLines` writes whole lines, each
+/// starting with `indent` spaces and ending with a newline.
+public protocol APDUPayloadDecoder: Sendable {
+    func writeJSONMembers(_ exchange: APDUDecodedExchange, to out: OutputBuffer)
+    func writeTextLines(_ exchange: APDUDecodedExchange, to out: OutputBuffer, indent: Int)
+}
+
+/// Where payload decoders are registered: by exact CLA INS, or by AID prefix of
+/// the selected application. A CLA INS entry wins over an AID entry.
+public struct APDUPayloadDecoders: Sendable {
+    private var byInstruction: [UInt16: any APDUPayloadDecoder] = [:]
+    private var byAIDPrefix: [(prefix: [UInt8], decoder: any APDUPayloadDecoder)] = []
+
+    public init() {}
+
+    public static let none = APDUPayloadDecoders()
+
+    public var isEmpty: Bool { byInstruction.isEmpty && byAIDPrefix.isEmpty }
+
+    public mutating func register(_ decoder: any APDUPayloadDecoder, cla: UInt8, ins: UInt8) {
+        byInstruction[UInt16(cla) << 8 | UInt16(ins)] = decoder
+    }
+
+    public mutating func register(_ decoder: any APDUPayloadDecoder, aidPrefix: [UInt8]) {
+        byAIDPrefix.append((aidPrefix, decoder))
+    }
+
+    public func decoder(for command: APDUCommand?, selectedAID: ByteView?) -> (any APDUPayloadDecoder)? {
+        if isEmpty { return nil }
+        if let command, let d = byInstruction[UInt16(command.cla) << 8 | UInt16(command.ins)] { return d }
+        guard let aid = selectedAID else { return nil }
+        for entry in byAIDPrefix where entry.prefix.count <= aid.count {
+            var match = true
+            for (i, b) in entry.prefix.enumerated() where aid.byte(i) != b { match = false; break }
+            if match { return entry.decoder }
+        }
+        return nil
+    }
+}
+
+// MARK: - Exchange rendering
+
+/// One APDU exchange: the command bytes (nil when lost) and the response bytes
+/// including SW1 SW2 (nil when lost), both after ISO-DEP reassembly.
+public struct APDUExchangeView: Sendable {
+    public var command: ByteView?
+    public var response: ByteView?
+    /// AID selected earlier in the session, for payload decoder lookup only.
+    public var selectedAID: ByteView?
+
+    public init(command: ByteView?, response: ByteView?, selectedAID: ByteView? = nil) {
+        self.command = command
+        self.response = response
+        self.selectedAID = selectedAID
+    }
+
+    private func parse() -> (APDUCommand?, APDUError?) {
+        guard let command else { return (nil, nil) }
+        do {
+            return (try APDUCommand(parsing: command), nil)
+        } catch {
+            return (nil, error)
+        }
+    }
+
+    /// Writes the JSON members of the exchange, each preceded by `,` (the caller
+    /// writes the opening `{...` and the closing `}`).
+    ///
+    /// Key order is fixed; a key is either always present or present under the
+    /// stated condition:
+    ///
+    ///  1. `cla`, `ins`, `p1`, `p2` (two-digit uppercase hex), `name`:
+    ///     when the command has at least 4 bytes, even if it is malformed
+    ///  2. `case` (1...4), `extended` (bool), `lc` (int or null), `data`
+    ///     (lowercase hex, "" when none), `le` (Ne as int, or null): when the
+    ///     command parsed
+    ///  3. `aid` (uppercase hex): parsed SELECT by DF name with a non-empty name
+    ///  4. `select` (meaning of P1 P2): parsed SELECT
+    ///  5. `record` (meaning of P1 P2): parsed READ RECORD(S)
+    ///  6. `command`: raw command as lowercase hex when it is malformed, or
+    ///     null when the command was not captured
+    ///  7. `error` (message), `error_offset` (int): when the command is malformed
+    ///  8. `response`: response data without SW as lowercase hex, null when
+    ///     there is no response (always present)
+    ///  9. `sw` (four-digit uppercase hex), `sw_text`: null when there is no
+    ///     status word (always present)
+    /// 10. members of a registered `APDUPayloadDecoder`, if any
+    public func writeJSONMembers(_ out: OutputBuffer, decoders: APDUPayloadDecoders = .none) {
+        let (parsed, error) = parse()
+
+        if let command, command.count >= 4,
+           let cla = command.byte(0), let ins = command.byte(1),
+           let p1 = command.byte(2), let p2 = command.byte(3) {
+            out.ascii(",\"cla\":\""); out.hexByte(cla, uppercase: true)
+            out.ascii("\",\"ins\":\""); out.hexByte(ins, uppercase: true)
+            out.ascii("\",\"p1\":\""); out.hexByte(p1, uppercase: true)
+            out.ascii("\",\"p2\":\""); out.hexByte(p2, uppercase: true)
+            out.ascii("\",\"name\":\""); out.ascii(instructionName(cla: cla, ins: ins, p1: p1, p2: p2))
+            out.byte(0x22)
+        }
+
+        if let c = parsed {
+            out.ascii(",\"case\":"); out.int(Int(c.apduCase))
+            out.ascii(c.extended ? ",\"extended\":true" : ",\"extended\":false")
+            out.ascii(",\"lc\":"); writeOptionalInt(c.lc, out)
+            out.ascii(",\"data\":\""); out.hex(c.data); out.byte(0x22)
+            out.ascii(",\"le\":"); writeOptionalInt(c.le, out)
+            if c.isSelect {
+                if c.p1 == 0x04 && !c.data.isEmpty {
+                    out.ascii(",\"aid\":\""); out.hex(c.data, uppercase: true); out.byte(0x22)
+                }
+                out.ascii(",\"select\":\""); writeSelectDescription(p1: c.p1, p2: c.p2, to: out); out.byte(0x22)
+            }
+            if c.isReadRecord {
+                out.ascii(",\"record\":\""); writeReadRecordDescription(p1: c.p1, p2: c.p2, to: out); out.byte(0x22)
+            }
+        }
+
+        if command == nil {
+            out.ascii(",\"command\":null")
+        } else if let error, let command {
+            out.ascii(",\"command\":\""); out.hex(command); out.byte(0x22)
+            out.ascii(",\"error\":\""); out.ascii(error.message); out.byte(0x22)
+            out.ascii(",\"error_offset\":"); out.int(error.offset)
+        }
+
+        let resp = response.map { APDUResponse(parsing: $0) }
+        if let resp {
+            out.ascii(",\"response\":\""); out.hex(resp.data); out.byte(0x22)
+        } else {
+            out.ascii(",\"response\":null")
+        }
+        if let sw = resp?.sw {
+            out.ascii(",\"sw\":\""); out.hex16(sw, uppercase: true)
+            out.ascii("\",\"sw_text\":\""); writeStatusWordText(sw, to: out); out.byte(0x22)
+        } else {
+            out.ascii(",\"sw\":null,\"sw_text\":null")
+        }
+
+        if !decoders.isEmpty {
+            let aid = parsed.flatMap { $0.selectedName } ?? selectedAID
+            if let d = decoders.decoder(for: parsed, selectedAID: aid) {
+                d.writeJSONMembers(APDUDecodedExchange(command: parsed, response: resp, selectedAID: aid), to: out)
+            }
+        }
+    }
+
+    /// Writes the exchange as text: a command line and a response line, each
+    /// starting with `indent` spaces and ending with a newline, e.g.
+    ///
+    ///     APDU SELECT by name AID A0000000031010 Lc 7 Le 256
+    ///          -> 9000 Normal processing (42 bytes)
+    ///
+    /// Payload decoder lines, if any, follow.
+    public func writeText(_ out: OutputBuffer, indent: Int, decoders: APDUPayloadDecoders = .none) {
+        let (parsed, error) = parse()
+        writeIndent(indent, out)
+        out.ascii("APDU")
+        if let c = parsed {
+            out.byte(0x20)
+            let name = knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2)
+            out.ascii(name ?? "UNKNOWN")
+            var dataShown = false
+            if c.isSelect {
+                if c.p1 == 0x04 {
+                    out.ascii(" by name AID ")
+                } else {
+                    out.byte(0x20); out.ascii(selectP1Short(c.p1)); out.byte(0x20)
+                }
+                out.hex(c.data, uppercase: true)
+                dataShown = true
+            } else if c.isReadRecord {
+                out.byte(0x20)
+                writeReadRecordDescription(p1: c.p1, p2: c.p2, to: out)
+            } else {
+                if name == nil {
+                    out.ascii(" CLA "); out.hexByte(c.cla, uppercase: true)
+                    out.ascii(" INS "); out.hexByte(c.ins, uppercase: true)
+                }
+                out.ascii(" P1 "); out.hexByte(c.p1, uppercase: true)
+                out.ascii(" P2 "); out.hexByte(c.p2, uppercase: true)
+            }
+            if let lc = c.lc {
+                out.ascii(" Lc "); out.int(lc)
+                if !dataShown { out.ascii(" data "); out.hex(c.data, uppercase: true) }
+            }
+            if let le = c.le { out.ascii(" Le "); out.int(le) }
+            if c.extended { out.ascii(" (extended)") }
+        } else if let command, let error {
+            if command.count >= 4, let cla = command.byte(0), let ins = command.byte(1),
+               let p1 = command.byte(2), let p2 = command.byte(3) {
+                out.byte(0x20); out.ascii(instructionName(cla: cla, ins: ins, p1: p1, p2: p2))
+            }
+            out.ascii(" malformed: "); out.ascii(error.message)
+            out.ascii(" at offset "); out.int(error.offset)
+            out.ascii(": "); out.hex(command, uppercase: true)
+        } else {
+            out.ascii(" command not captured")
+        }
+        out.byte(0x0A)
+
+        writeIndent(indent, out)
+        out.ascii("     -> ")
+        let resp = response.map { APDUResponse(parsing: $0) }
+        if let resp {
+            if let sw = resp.sw {
+                out.hex16(sw, uppercase: true); out.byte(0x20)
+                writeStatusWordText(sw, to: out)
+                if !resp.data.isEmpty {
+                    out.ascii(" ("); writeByteCount(resp.data.count, out); out.byte(0x29)
+                }
+            } else {
+                writeByteCount(resp.data.count, out)
+                out.ascii(", no status word")
+            }
+        } else {
+            out.ascii("no response")
+        }
+        out.byte(0x0A)
+
+        if !decoders.isEmpty {
+            let aid = parsed.flatMap { $0.selectedName } ?? selectedAID
+            if let d = decoders.decoder(for: parsed, selectedAID: aid) {
+                d.writeTextLines(APDUDecodedExchange(command: parsed, response: resp, selectedAID: aid),
+                                 to: out, indent: indent)
+            }
+        }
+    }
+}
+
+extension APDUCommand {
+    /// SELECT in an interindustry class (proprietary classes may reuse A4 for something else).
+    var isSelect: Bool { ins == 0xA4 && cla & 0x80 == 0 }
+
+    var isReadRecord: Bool { (ins == 0xB2 || ins == 0xB3) && cla & 0x80 == 0 }
+
+    /// The DF name of a SELECT by name, nil for any other command.
+    public var selectedName: ByteView? {
+        isSelect && p1 == 0x04 && !data.isEmpty ? data : nil
+    }
+}
+
+private func writeOptionalInt(_ v: Int?, _ out: OutputBuffer) {
+    if let v { out.int(v) } else { out.ascii("null") }
+}
+
+private func writeIndent(_ n: Int, _ out: OutputBuffer) {
+    var i = 0
+    while i < n { out.byte(0x20); i += 1 }
+}
+
+private func writeByteCount(_ n: Int, _ out: OutputBuffer) {
+    out.int(n)
+    out.ascii(n == 1 ? " byte" : " bytes")
+}

@@ -1,0 +1,355 @@
+// Text and JSON rendering of LinkInfo. Both write straight into the output
+// buffer from StaticStrings and numbers, so rendering a frame allocates nothing.
+// The text annotation is plain ASCII without quotes or backslashes, which lets
+// the JSON writer embed it as "info" without escaping.
+
+extension LinkInfo {
+    /// Short human annotation (text column and JSON "info"). Writes nothing for
+    /// `.unknown` and `.event` (the frame writer names field events itself).
+    public func writeInfo(_ out: OutputBuffer) {
+        switch self {
+        case .unknown, .event:
+            break
+        case .reqa:
+            out.ascii("REQA")
+        case .wupa:
+            out.ascii("WUPA")
+        case .atqa(let v):
+            out.ascii("ATQA ")
+            out.hex16(v, uppercase: true)
+            out.ascii(" (uid ")
+            out.ascii(atqaUIDSizeName(v))
+            if v & 0x1F != 0 { out.ascii(", bitframe anticoll") }
+            out.byte(0x29)
+        case .anticollision(let level, let nvb):
+            out.ascii("ANTICOLL CL")
+            out.int(Int(level))
+            if nvb != 0x20 {
+                out.ascii(" NVB ")
+                out.hexByte(nvb, uppercase: true)
+            }
+        case .anticollisionAnswer(let level, let part, let bccOK):
+            out.ascii("UID CL")
+            out.int(Int(level))
+            out.byte(0x20)
+            out.hex(part)
+            out.ascii(bccOK ? " BCC ok" : " BCC bad")
+        case .select(let level, let part, let bccOK):
+            out.ascii("SELECT CL")
+            out.int(Int(level))
+            out.byte(0x20)
+            out.hex(part)
+            if !bccOK { out.ascii(" BCC bad") }
+        case .sak(let value, _, let complete, let isoDEP, let uid):
+            out.ascii("SAK ")
+            out.hexByte(value, uppercase: true)
+            out.ascii(" (")
+            if isoDEP { out.ascii("ISO-DEP, ") }
+            out.ascii(complete ? "uid complete)" : "uid not complete)")
+            if let uid {
+                out.ascii(" UID ")
+                writeUID(uid, out)
+            }
+        case .hlta:
+            out.ascii("HLTA")
+        case .rats(_, let fsd, let cid):
+            out.ascii("RATS FSD ")
+            out.int(fsd)
+            out.ascii(" CID ")
+            out.int(Int(cid))
+        case .ats(let a):
+            out.ascii("ATS FSC ")
+            out.int(a.fsc)
+            out.ascii(" FWI ")
+            out.int(Int(a.fwi))
+            out.ascii(" SFGI ")
+            out.int(Int(a.sfgi))
+            if let ta = a.ta {
+                out.ascii(" TA ")
+                out.hexByte(ta, uppercase: true)
+            }
+            if a.cidSupported { out.ascii(" CID") }
+            if a.nadSupported { out.ascii(" NAD") }
+            if !a.historical.isEmpty {
+                out.ascii(" hist ")
+                out.hex(a.historical)
+            }
+        case .pps(let cid, _, let pps1):
+            out.ascii("PPS CID ")
+            out.int(Int(cid))
+            if let pps1 {
+                out.ascii(" DSI ")
+                out.int(Int((pps1 >> 2) & 3))
+                out.ascii(" DRI ")
+                out.int(Int(pps1 & 3))
+            }
+        case .ppsAnswer(let cid):
+            out.ascii("PPS response CID ")
+            out.int(Int(cid))
+        case .reqb(let wakeup, let afi, _, let slots):
+            out.ascii(wakeup ? "WUPB AFI " : "REQB AFI ")
+            out.hexByte(afi, uppercase: true)
+            out.ascii(" slots ")
+            if slots > 0 { out.int(slots) } else { out.ascii("RFU") }
+        case .atqb(let q):
+            out.ascii("ATQB PUPI ")
+            out.hex(q.pupi)
+            out.ascii(" FSC ")
+            out.int(q.maxFrameSize)
+            out.ascii(" FWI ")
+            out.int(Int(q.fwi))
+            if q.isoDEP { out.ascii(" ISO-DEP") }
+            if q.cidSupported { out.ascii(" CID") }
+            if q.nadSupported { out.ascii(" NAD") }
+        case .attrib(let pupi, _, let p2, _, let p4, let hl):
+            out.ascii("ATTRIB PUPI ")
+            out.hex(pupi)
+            out.ascii(" FSD ")
+            out.int(NFCA.frameSize(p2 & 0x0F))
+            out.ascii(" CID ")
+            out.int(Int(p4 & 0x0F))
+            if !hl.isEmpty {
+                out.ascii(" INF ")
+                out.int(hl.count)
+                out.ascii(" bytes")
+            }
+        case .attribAnswer(let mbli, let cid, let hl):
+            out.ascii("ATTRIB answer MBLI ")
+            out.int(Int(mbli))
+            out.ascii(" CID ")
+            out.int(Int(cid))
+            if !hl.isEmpty {
+                out.ascii(" INF ")
+                out.int(hl.count)
+                out.ascii(" bytes")
+            }
+        case .hltb(let pupi):
+            out.ascii("HLTB PUPI ")
+            out.hex(pupi)
+        case .hltbAnswer:
+            out.ascii("HLTB answer")
+        case .block(let b):
+            writeBlockInfo(b, out)
+        case .proprietary(let cmd, let address):
+            out.ascii(cmd.name)
+            if let address {
+                out.byte(0x20)
+                out.int(Int(address))
+            }
+        }
+    }
+
+    /// Extra JSON members, each written as `,"key":value`, in a fixed order per case.
+    public func writeJSONMembers(_ out: OutputBuffer) {
+        switch self {
+        case .unknown, .event, .reqa, .wupa, .hlta, .hltbAnswer:
+            break
+        case .atqa(let v):
+            out.ascii(",\"atqa\":\"")
+            out.hex16(v, uppercase: true)
+            out.byte(0x22)
+            let size = atqaUIDSize(v)
+            if size > 0 { intMember(",\"uid_size\":", size, out) }
+            boolMember(",\"bitframe_anticoll\":", v & 0x1F != 0, out)
+        case .anticollision(let level, let nvb):
+            intMember(",\"level\":", Int(level), out)
+            codeMember(",\"nvb\":\"", nvb, out)
+        case .anticollisionAnswer(let level, let part, let bccOK):
+            intMember(",\"level\":", Int(level), out)
+            hexMember(",\"uid_part\":\"", part, out)
+            out.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
+        case .select(let level, let part, let bccOK):
+            intMember(",\"level\":", Int(level), out)
+            hexMember(",\"uid_part\":\"", part, out)
+            out.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
+        case .sak(let value, let level, let complete, let isoDEP, let uid):
+            codeMember(",\"sak\":\"", value, out)
+            intMember(",\"level\":", Int(level), out)
+            boolMember(",\"uid_complete\":", complete, out)
+            boolMember(",\"iso_dep\":", isoDEP, out)
+            if let uid {
+                out.ascii(",\"uid\":\"")
+                writeUID(uid, out)
+                out.byte(0x22)
+            }
+        case .rats(let fsdi, let fsd, let cid):
+            intMember(",\"fsdi\":", Int(fsdi), out)
+            intMember(",\"fsd\":", fsd, out)
+            intMember(",\"cid\":", Int(cid), out)
+        case .ats(let a):
+            intMember(",\"tl\":", Int(a.tl), out)
+            if let t0 = a.t0 { codeMember(",\"t0\":\"", t0, out) }
+            intMember(",\"fsci\":", Int(a.fsci), out)
+            intMember(",\"fsc\":", a.fsc, out)
+            if let ta = a.ta { codeMember(",\"ta\":\"", ta, out) }
+            if let tb = a.tb { codeMember(",\"tb\":\"", tb, out) }
+            if let tc = a.tc { codeMember(",\"tc\":\"", tc, out) }
+            intMember(",\"fwi\":", Int(a.fwi), out)
+            intMember(",\"sfgi\":", Int(a.sfgi), out)
+            boolMember(",\"cid_supported\":", a.cidSupported, out)
+            boolMember(",\"nad_supported\":", a.nadSupported, out)
+            hexMember(",\"historical\":\"", a.historical, out)
+        case .pps(let cid, let pps0, let pps1):
+            intMember(",\"cid\":", Int(cid), out)
+            if let pps0 { codeMember(",\"pps0\":\"", pps0, out) }
+            if let pps1 {
+                codeMember(",\"pps1\":\"", pps1, out)
+                intMember(",\"dsi\":", Int((pps1 >> 2) & 3), out)
+                intMember(",\"dri\":", Int(pps1 & 3), out)
+            }
+        case .ppsAnswer(let cid):
+            intMember(",\"cid\":", Int(cid), out)
+        case .reqb(let wakeup, let afi, let param, let slots):
+            boolMember(",\"wakeup\":", wakeup, out)
+            codeMember(",\"afi\":\"", afi, out)
+            codeMember(",\"param\":\"", param, out)
+            intMember(",\"slots\":", slots, out)
+        case .atqb(let q):
+            hexMember(",\"pupi\":\"", q.pupi, out)
+            hexMember(",\"app_data\":\"", q.applicationData, out)
+            hexMember(",\"protocol_info\":\"", q.protocolInfo, out)
+            intMember(",\"fsc\":", q.maxFrameSize, out)
+            boolMember(",\"iso_dep\":", q.isoDEP, out)
+            intMember(",\"fwi\":", Int(q.fwi), out)
+            if let sfgi = q.sfgi { intMember(",\"sfgi\":", Int(sfgi), out) }
+            boolMember(",\"cid_supported\":", q.cidSupported, out)
+            boolMember(",\"nad_supported\":", q.nadSupported, out)
+        case .attrib(let pupi, let p1, let p2, let p3, let p4, let hl):
+            hexMember(",\"pupi\":\"", pupi, out)
+            codeMember(",\"param1\":\"", p1, out)
+            codeMember(",\"param2\":\"", p2, out)
+            codeMember(",\"param3\":\"", p3, out)
+            codeMember(",\"param4\":\"", p4, out)
+            intMember(",\"fsd\":", NFCA.frameSize(p2 & 0x0F), out)
+            intMember(",\"cid\":", Int(p4 & 0x0F), out)
+            hexMember(",\"higher_layer\":\"", hl, out)
+        case .attribAnswer(let mbli, let cid, let hl):
+            intMember(",\"mbli\":", Int(mbli), out)
+            intMember(",\"cid\":", Int(cid), out)
+            hexMember(",\"higher_layer\":\"", hl, out)
+        case .hltb(let pupi):
+            hexMember(",\"pupi\":\"", pupi, out)
+        case .block(let b):
+            out.ascii(",\"block\":\"")
+            out.ascii(b.kind == .i ? "i\"" : b.kind == .r ? "r\"" : "s\"")
+            codeMember(",\"pcb\":\"", b.pcb, out)
+            switch b.kind {
+            case .i:
+                intMember(",\"block_number\":", Int(b.blockNumber), out)
+                boolMember(",\"chaining\":", b.chaining, out)
+            case .r:
+                intMember(",\"block_number\":", Int(b.blockNumber), out)
+                boolMember(",\"nak\":", b.nak, out)
+            case .s:
+                out.ascii(",\"s_type\":\"")
+                out.ascii(sBlockName(b.sType))
+                out.byte(0x22)
+                if let wtxm = b.wtxm { intMember(",\"wtxm\":", Int(wtxm), out) }
+            }
+            if let cid = b.cid { intMember(",\"cid\":", Int(cid), out) }
+            if let nad = b.nad { codeMember(",\"nad\":\"", nad, out) }
+            intMember(",\"inf_len\":", b.inf.count, out)
+        case .proprietary(let cmd, let address):
+            out.ascii(",\"command\":\"")
+            out.ascii(cmd.jsonName)
+            out.byte(0x22)
+            if let address { intMember(",\"address\":", Int(address), out) }
+        }
+    }
+}
+
+// MARK: Helpers
+
+/// UID size from ATQA bits 8-7: 4, 7 or 10 bytes; 0 for the RFU value.
+@inline(__always)
+fileprivate func atqaUIDSize(_ v: UInt16) -> Int {
+    switch (v >> 6) & 3 {
+    case 0: 4
+    case 1: 7
+    case 2: 10
+    default: 0
+    }
+}
+
+@inline(__always)
+fileprivate func atqaUIDSizeName(_ v: UInt16) -> StaticString {
+    switch (v >> 6) & 3 {
+    case 0: "single"
+    case 1: "double"
+    case 2: "triple"
+    default: "RFU"
+    }
+}
+
+fileprivate func sBlockName(_ t: SBlockType) -> StaticString {
+    switch t {
+    case .deselect: "deselect"
+    case .wtx: "wtx"
+    case .parameters: "parameters"
+    case .other: "rfu"
+    }
+}
+
+fileprivate func writeUID(_ uid: UIDBytes, _ out: OutputBuffer) {
+    for i in 0..<uid.count { out.hexByte(uid[i]) }
+}
+
+fileprivate func writeBlockInfo(_ b: ISODEPBlock, _ out: OutputBuffer) {
+    switch b.kind {
+    case .i:
+        out.ascii("I(")
+        out.int(Int(b.blockNumber))
+        out.byte(0x29)
+        if b.chaining { out.ascii(" chaining") }
+    case .r:
+        out.ascii(b.nak ? "R(NAK " : "R(ACK ")
+        out.int(Int(b.blockNumber))
+        out.byte(0x29)
+    case .s:
+        switch b.sType {
+        case .deselect: out.ascii("S(DESELECT)")
+        case .wtx:
+            out.ascii("S(WTX ")
+            out.int(Int(b.wtxm ?? 0))
+            out.byte(0x29)
+        case .parameters: out.ascii("S(PARAMETERS)")
+        case .other: out.ascii("S(RFU)")
+        }
+    }
+    if let cid = b.cid {
+        out.ascii(" CID ")
+        out.int(Int(cid))
+    }
+    if let nad = b.nad {
+        out.ascii(" NAD ")
+        out.hexByte(nad, uppercase: true)
+    }
+}
+
+@inline(__always)
+fileprivate func intMember(_ key: StaticString, _ v: Int, _ out: OutputBuffer) {
+    out.ascii(key)
+    out.int(v)
+}
+
+@inline(__always)
+fileprivate func boolMember(_ key: StaticString, _ v: Bool, _ out: OutputBuffer) {
+    out.ascii(key)
+    out.ascii(v ? "true" : "false")
+}
+
+/// A single-byte code value: two uppercase hex digits, like APDU cla/ins.
+@inline(__always)
+fileprivate func codeMember(_ key: StaticString, _ v: UInt8, _ out: OutputBuffer) {
+    out.ascii(key)
+    out.hexByte(v, uppercase: true)
+    out.byte(0x22)
+}
+
+/// A byte string: lowercase hex.
+@inline(__always)
+fileprivate func hexMember(_ key: StaticString, _ v: ByteView, _ out: OutputBuffer) {
+    out.ascii(key)
+    out.hex(v)
+    out.byte(0x22)
+}
