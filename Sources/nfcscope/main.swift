@@ -40,11 +40,32 @@ func run() -> Int32 {
     case .version:
         out.string(Arguments.version + "\n")
         return 0
-    case .decode, .stats:
+    case .pluginsCheck:
+        var mistakes = 0
+        for directory in options.files {
+            for diagnostic in PluginChecker.check(directory: directory) {
+                writeError(diagnostic.description)
+                mistakes += 1
+            }
+        }
+        return mistakes == 0 ? 0 : 1
+    case .decode, .stats, .pluginsList:
         break
     }
+    // Plugin mistakes never stop decoding: the valid entries are used and the status says so.
+    var environment: [String: String] = [:]
+    if let value = getenv(PluginLoader.environmentVariable) {
+        environment[PluginLoader.environmentVariable] = String(cString: value)
+    }
+    let (registry, pluginProblems) = Registry.load(pluginDirectories: options.pluginDirectories, environment: environment)
+    for diagnostic in pluginProblems { writeError(diagnostic.description) }
+    let pluginStatus: Int32 = pluginProblems.isEmpty ? 0 : 1
+    if options.subcommand == .pluginsList {
+        registry.writeList(kind: options.pluginKind, to: out)
+        return pluginStatus
+    }
     let format = options.format ?? (isatty(1) != 0 ? .text : .jsonl)
-    var status: Int32 = 0
+    var status: Int32 = pluginStatus
     func account(_ outcome: DecodeOutcome) {
         if outcome.unreadable { status = max(status, 2) } else if outcome.hadErrors { status = max(status, 1) }
     }

@@ -292,3 +292,31 @@ func pluginFolder(_ files: [String: String]) -> String {
         #expect(prefix.count == 3)
     }
 }
+
+@Suite struct RegistryArgumentsTests {
+    @Test func pluginsCommands() throws {
+        let list = try Arguments.parse(["plugins", "list", "--kind", "tag", "--plugins", "a", "--plugins=b"])
+        #expect(list.subcommand == .pluginsList)
+        #expect(list.pluginKind == .tag)
+        #expect(list.pluginDirectories == ["a", "b"])
+        #expect(try Arguments.parse(["plugins", "list"]).pluginKind == nil)
+        let check = try Arguments.parse(["plugins", "check", "x", "y"])
+        #expect(check.subcommand == .pluginsCheck)
+        #expect(check.files == ["x", "y"])
+        let decode = try Arguments.parse(["decode", "--plugins", "p", "a.pcap"])
+        #expect(decode.pluginDirectories == ["p"])
+        #expect(decode.files == ["a.pcap"])
+    }
+
+    @Test func pluginsUsageErrors() {
+        #expect(throws: UsageError.missingValue(option: "plugins")) { try Arguments.parse(["plugins"]) }
+        #expect(throws: UsageError.invalidValue(option: "plugins", value: "frob")) { try Arguments.parse(["plugins", "frob"]) }
+        #expect(throws: UsageError.invalidValue(option: "--kind", value: "x")) {
+            try Arguments.parse(["plugins", "list", "--kind", "x"])
+        }
+        #expect(throws: UsageError.unknownOption("--kind")) { try Arguments.parse(["decode", "--kind", "aid", "a"]) }
+        #expect(throws: UsageError.missingValue(option: "--plugins")) { try Arguments.parse(["decode", "--plugins"]) }
+        #expect(throws: UsageError.noPluginFolder) { try Arguments.parse(["plugins", "check"]) }
+        #expect(throws: UsageError.unexpectedArgument("z")) { try Arguments.parse(["plugins", "list", "z"]) }
+    }
+}
