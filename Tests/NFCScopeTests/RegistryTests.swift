@@ -76,6 +76,8 @@ func pluginFolder(_ files: [String: String]) -> String {
         #expect(registry.tag(0x9F5D, aid: mastercard)?.name == "Application Capabilities Information")
         #expect(registry.tag(0x9F5D, aid: visa)?.renderer == "amount")
         #expect(registry.tagEntries(0x9F66).count == 3)
+        let ttq: TagEntry? = ByteView.with(visa) { registry.tag(0x9F66, length: 4, aid: $0) }
+        #expect(ttq?.renderer == "bits:ttq")
     }
 
     @Test func tables() throws {
@@ -92,6 +94,9 @@ func pluginFolder(_ files: [String: String]) -> String {
         #expect(registry.currency(48)?.exponent == 3)
         #expect(registry.currency(959)?.exponent == nil)
         #expect(registry.code("currency", 840) == "USD")
+        #expect(registry.codeTable("currency")?.entries[978] == "EUR 2 Euro")
+        #expect(registry.codeTable("currency")?.entries[959]?.hasPrefix("XAU - ") == true)
+        #expect(registry.codeTable("country")?.entries[250] == "France")
         #expect(registry.country(250) == Country(numeric: 250, name: "France", alpha2: "FR"))
         #expect(registry.code("country", 826) == "United Kingdom")
         #expect(registry.code("transaction-type", 0) == "Goods and services")

@@ -32,6 +32,8 @@ public final class Registry: Sendable {
     private let tagIndex: [UInt32: [TagEntry]]
     private let serviceIndex: [UInt32: FeliCaServiceEntry]
     private let currencies: [Int: Currency]
+    /// The currency table as the EMV layer reads it (see `codeTable`).
+    private let currencyTableForRenderers: CodeTable?
     private let countries: [Int: Country]
 
     init(_ b: RegistryBuilder) {
@@ -70,6 +72,13 @@ public final class Registry: Sendable {
             }
         }
         self.currencies = currencies
+        currencyTableForRenderers = b.codeTables["currency"].map { table in
+            var joined = table
+            for (code, currency) in currencies {
+                joined.entries[code] = "\(currency.alpha) \(currency.exponent.map(String.init) ?? "-") \(currency.name)"
+            }
+            return joined
+        }
         var countries: [Int: Country] = [:]
         if let table = b.codeTables["country"] {
             for (code, name) in table.entries {
@@ -112,6 +121,11 @@ public final class Registry: Sendable {
         return nil
     }
 
+    /// The same lookup with a known value length (the EMV layer's `EMVDictionary` requirement).
+    public func tag(_ tag: UInt32, length: Int, aid: ByteView?) -> TagEntry? {
+        self.tag(tag, length: Optional(length), aid: aid)
+    }
+
     public func tag(_ tag: UInt32, length: Int? = nil, aid: [UInt8]) -> TagEntry? {
         ByteView.with(aid) { self.tag(tag, length: length, aid: $0) }
     }
@@ -121,7 +135,12 @@ public final class Registry: Sendable {
 
     public func bitTable(_ name: String) -> BitTable? { bitTables[name] }
 
-    public func codeTable(_ name: String) -> CodeTable? { codeTables[name] }
+    /// A code table for value renderers. The "currency" table's entries read
+    /// "ALPHA EXPONENT NAME" ("EUR 2 Euro", "XAU - Gold"), the form the EMV layer parses;
+    /// `codeTables` and `currency(_:)` keep the columns apart.
+    public func codeTable(_ name: String) -> CodeTable? {
+        name == "currency" ? currencyTableForRenderers : codeTables[name]
+    }
 
     /// The name of `code` in the code table `table`.
     public func code(_ table: String, _ code: Int) -> String? { codeTables[table]?.entries[code] }
