@@ -11,8 +11,13 @@ func writeError(_ line: String) {
 
 signal(SIGPIPE, SIG_IGN)
 let out = OutputBuffer(fd: 1)
+var environment: [String: String] = [:]
+if let plugins = getenv(PluginLoader.environmentVariable) {
+    environment[PluginLoader.environmentVariable] = String(cString: plugins)
+}
 var status = CommandLineTool.run(CommandLine.arguments.dropFirst(), out: out,
-                                 outputIsTerminal: isatty(1) != 0, errorLine: writeError)
+                                 outputIsTerminal: isatty(1) != 0, environment: environment,
+                                 errorLine: writeError)
 out.flush()
 if out.writeFailed && errno != EPIPE {
     writeError("write error on standard output")

@@ -10,12 +10,20 @@ public enum Subcommand: Equatable, Sendable {
     case stats
     case help
     case version
+    /// `plugins list`: the loaded registry entries and where they come from.
+    case pluginsList
+    /// `plugins check DIR...`: the mistakes in plugin folders (given in `files`).
+    case pluginsCheck
 }
 
 public struct Options: Equatable, Sendable {
     public var subcommand: Subcommand = .help
     public var format: OutputFormat?
     public var files: [String] = []
+    /// `--plugins DIR` options in command-line order (loaded after NFCSCOPE_PLUGINS).
+    public var pluginDirectories: [String] = []
+    /// `plugins list --kind`: only entries of this kind.
+    public var pluginKind: PluginKind?
 
     public init() {}
 }
@@ -26,6 +34,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case missingValue(option: String)
     case invalidValue(option: String, value: String)
     case noInput
+    case noPluginFolder
+    case unexpectedArgument(String)
 
     public var description: String {
         switch self {
@@ -34,6 +44,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .missingValue(let o): "option '\(o)' needs a value"
         case .invalidValue(let o, let v): "invalid value '\(v)' for '\(o)'"
         case .noInput: "no input file given (use '-' for standard input)"
+        case .noPluginFolder: "no plugin folder given to check"
+        case .unexpectedArgument(let s): "unexpected argument '\(s)'"
         }
     }
 }
@@ -45,8 +57,10 @@ public enum Arguments {
     nfcscope: decode NFC sniffer captures into annotated text and JSON Lines
 
     USAGE
-      nfcscope decode [--format text|jsonl] FILE...
-      nfcscope stats [--format text|jsonl] FILE...
+      nfcscope decode [--format text|jsonl] [--plugins DIR]... FILE...
+      nfcscope stats [--format text|jsonl] [--plugins DIR]... FILE...
+      nfcscope plugins list [--kind aid|tag|bits|codes|system|service] [--plugins DIR]...
+      nfcscope plugins check DIR...
       nfcscope help | --help | --version
 
     COMMANDS
@@ -54,11 +68,24 @@ public enum Arguments {
                fields, ISO-DEP blocks) and each reassembled APDU with its meaning.
       stats    Frame counts per technology and direction, CRC failures, APDUs,
                duration. Skips APDU decoding.
+      plugins list   The registry entries in use (AIDs, EMV tags, bit and code
+               tables, FeliCa systems and services), each with the file and line
+               that defined it.
+      plugins check  Validates the plugin files of folders and reports each mistake
+               as FILE:LINE: reason. Exit status 1 when there are mistakes.
 
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
                             The JSON Lines schema is in docs/jsonl-schema.md.
+      --plugins DIR         Also load the *.plugin files of DIR (repeatable). Entries
+                            override built-in ones and those of NFCSCOPE_PLUGINS
+                            entry by entry. Format: docs/plugins.md. Mistakes are
+                            reported on stderr, the valid entries are used and the
+                            exit status is at least 1.
       -                     Read the capture from standard input.
+
+    ENVIRONMENT
+      NFCSCOPE_PLUGINS      Plugin folders separated by ':', loaded before --plugins.
 
     INPUTS
       pcap (both byte orders, microsecond and nanosecond) and pcapng, detected from
@@ -79,6 +106,14 @@ public enum Arguments {
         case "stats": options.subcommand = .stats
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
+        case "plugins":
+            guard let action = args.popFirst() else { throw .missingValue(option: "plugins") }
+            switch action {
+            case "list": options.subcommand = .pluginsList
+            case "check": options.subcommand = .pluginsCheck
+            case "-h", "--help": options.subcommand = .help; return options
+            default: throw .invalidValue(option: "plugins", value: action)
+            }
         default: throw .unknownSubcommand(first)
         }
         var endOfOptions = false
@@ -105,11 +140,27 @@ public enum Arguments {
                     throw .invalidValue(option: name, value: value)
                 }
                 options.format = format
+            case "--plugins":
+                guard options.subcommand != .pluginsCheck else { throw .unknownOption(arg) }
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                options.pluginDirectories.append(value)
+            case "--kind":
+                guard options.subcommand == .pluginsList else { throw .unknownOption(arg) }
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                guard let kind = PluginKind(rawValue: value) else { throw .invalidValue(option: name, value: value) }
+                options.pluginKind = kind
             default:
                 throw .unknownOption(arg)
             }
         }
-        if options.files.isEmpty { throw .noInput }
+        switch options.subcommand {
+        case .pluginsList:
+            if let extra = options.files.first { throw .unexpectedArgument(extra) }
+        case .pluginsCheck:
+            if options.files.isEmpty { throw .noPluginFolder }
+        default:
+            if options.files.isEmpty { throw .noInput }
+        }
         return options
     }
 }

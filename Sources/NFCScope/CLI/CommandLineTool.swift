@@ -35,6 +35,7 @@ public enum CommandLineTool {
     /// Runs one command. `out` receives standard output; `errorLine` one line of stderr
     /// each (without the program name or newline).
     public static func run(_ arguments: ArraySlice<String>, out: OutputBuffer, outputIsTerminal: Bool,
+                           environment: [String: String] = [:],
                            errorLine: @escaping (String) -> Void) -> Int32 {
         let options: Options
         do {
@@ -50,11 +51,30 @@ public enum CommandLineTool {
         case .version:
             out.string(Arguments.version + "\n")
             return exitOK
-        case .decode, .stats:
+        case .pluginsCheck:
+            var mistakes = 0
+            for directory in options.files {
+                for diagnostic in PluginChecker.check(directory: directory) {
+                    errorLine(diagnostic.description)
+                    mistakes += 1
+                }
+            }
+            return mistakes == 0 ? exitOK : exitInputErrors
+        case .decode, .stats, .pluginsList:
             break
         }
+        // A plugin mistake never stops decoding: the valid entries are used and the
+        // exit status says something was wrong.
+        let (registry, pluginProblems) = Registry.load(pluginDirectories: options.pluginDirectories,
+                                                      environment: environment)
+        for diagnostic in pluginProblems { errorLine(diagnostic.description) }
+        var status = pluginProblems.isEmpty ? exitOK : exitInputErrors
+        if options.subcommand == .pluginsList {
+            registry.writeList(kind: options.pluginKind, to: out)
+            out.flush()
+            return status
+        }
         let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
-        var status = exitOK
         func account(_ outcome: DecodeOutcome) {
             if outcome.unreadable {
                 status = max(status, exitUnreadable)

@@ -80,10 +80,14 @@ public struct BitTable: Sendable {
         public var byte: Int
         public var bit: Int
         public var meaning: String
+        /// Where this bit was defined, when a later plugin redefined it (nil: the table's source).
+        public var source: EntrySource? = nil
     }
     public var name: String
     public var bits: [Bit]
     public var source: EntrySource
+    /// The value length in bytes the table describes, when the plugin declares it.
+    public var byteCount: Int? = nil
 }
 
 /// A table of code → name (currencies, countries, transaction types).
@@ -91,6 +95,11 @@ public struct CodeTable: Sendable {
     public var name: String
     public var entries: [Int: String]
     public var source: EntrySource
+    /// Further columns of a row after the name (currency: exponent and currency name;
+    /// country: alpha-2 code). Rows without extra columns are absent.
+    public var columns: [Int: [String]] = [:]
+    /// Where each row was defined (rows are overridden one by one).
+    public var rowSources: [Int: EntrySource] = [:]
 }
 
 public struct FeliCaSystemEntry: Sendable {

@@ -1,0 +1,299 @@
+// The registry: every name the decoders show (AIDs, EMV tags, bit and code tables,
+// FeliCa systems and services), merged from the built-in plugin files and the user's
+// plugin folders. It is built once before decoding and read-only afterwards; lookups
+// on the hot path neither allocate nor copy the bytes they are given.
+
+/// A currency as the EMV layer needs it to show an amount.
+public struct Currency: Sendable, Equatable {
+    public var numeric: Int
+    public var alpha: String
+    /// Digits after the decimal point; nil for units without minor units (gold, SDR...).
+    public var exponent: Int?
+    public var name: String
+}
+
+public struct Country: Sendable, Equatable {
+    public var numeric: Int
+    public var name: String
+    public var alpha2: String
+}
+
+public final class Registry: Sendable {
+    /// All AIDs, in the order of their first definition.
+    public let aids: [AIDEntry]
+    public let tags: [TagEntry]
+    public let bitTables: [String: BitTable]
+    public let codeTables: [String: CodeTable]
+    public let systems: [UInt16: FeliCaSystemEntry]
+    public let services: [FeliCaServiceEntry]
+
+    private let aidIndex: PrefixDissectorTable<AIDEntry>
+    /// Per tag: the entries in order of decreasing specificity.
+    private let tagIndex: [UInt32: [TagEntry]]
+    private let serviceIndex: [UInt32: FeliCaServiceEntry]
+    private let currencies: [Int: Currency]
+    /// The currency table as the EMV layer reads it (see `codeTable`).
+    private let currencyTableForRenderers: CodeTable?
+    private let countries: [Int: Country]
+
+    init(_ b: RegistryBuilder) {
+        aids = b.aidOrder.compactMap { b.aids[$0] }
+        tags = b.tagOrder.compactMap { b.tags[$0] }
+        bitTables = b.bitTables
+        codeTables = b.codeTables
+        systems = b.systems
+        services = b.serviceOrder.compactMap { b.services[$0] }
+
+        var aidIndex = PrefixDissectorTable<AIDEntry>()
+        for entry in aids { aidIndex.register(prefix: entry.aid, entry) }
+        self.aidIndex = aidIndex
+
+        var tagIndex: [UInt32: [TagEntry]] = [:]
+        for entry in tags { tagIndex[entry.tag, default: []].append(entry) }
+        for (tag, list) in tagIndex where list.count > 1 {
+            tagIndex[tag] = list.enumerated().sorted {
+                let (a, b) = (Registry.specificity($0.element), Registry.specificity($1.element))
+                return a != b ? a > b : $0.offset < $1.offset
+            }.map(\.element)
+        }
+        self.tagIndex = tagIndex
+
+        var serviceIndex: [UInt32: FeliCaServiceEntry] = [:]
+        for entry in services { serviceIndex[Registry.serviceKey(entry.system, entry.code)] = entry }
+        self.serviceIndex = serviceIndex
+
+        var currencies: [Int: Currency] = [:]
+        if let table = b.codeTables["currency"] {
+            for (code, alpha) in table.entries {
+                let more = table.columns[code] ?? []
+                currencies[code] = Currency(numeric: code, alpha: alpha,
+                                            exponent: more.first.flatMap { Int($0) },
+                                            name: more.count > 1 ? more[1] : alpha)
+            }
+        }
+        self.currencies = currencies
+        currencyTableForRenderers = b.codeTables["currency"].map { table in
+            var joined = table
+            for (code, currency) in currencies {
+                joined.entries[code] = "\(currency.alpha) \(currency.exponent.map(String.init) ?? "-") \(currency.name)"
+            }
+            return joined
+        }
+        var countries: [Int: Country] = [:]
+        if let table = b.codeTables["country"] {
+            for (code, name) in table.entries {
+                countries[code] = Country(numeric: code, name: name, alpha2: table.columns[code]?.first ?? "")
+            }
+        }
+        self.countries = countries
+    }
+
+    private static func specificity(_ e: TagEntry) -> Int {
+        (e.aidPrefixes.isEmpty ? 0 : 2) + (e.lengths.isEmpty ? 0 : 1)
+    }
+
+    private static func serviceKey(_ system: UInt16?, _ code: UInt16) -> UInt32 {
+        // Any-system services use a key no real system code (16 bits) can produce.
+        (system.map { UInt32($0) } ?? 0x1_0000) << 16 | UInt32(code)
+    }
+
+    // MARK: - Lookups
+
+    /// The entry whose AID is the longest prefix of `aid`.
+    public func aid(_ aid: ByteView) -> AIDEntry? { aidIndex.lookup(aid)?.value }
+
+    public func aid(_ aid: [UInt8]) -> AIDEntry? { aidIndex.lookup(aid)?.value }
+
+    /// The entry describing `tag`. Entries restricted to value lengths or AID prefixes
+    /// win when the context matches them (an unknown context, nil, matches no
+    /// restriction); otherwise the unrestricted entry answers.
+    public func tag(_ tag: UInt32, length: Int? = nil, aid: ByteView? = nil) -> TagEntry? {
+        guard let candidates = tagIndex[tag] else { return nil }
+        for entry in candidates {
+            if !entry.lengths.isEmpty {
+                guard let length, entry.lengths.contains(length) else { continue }
+            }
+            if !entry.aidPrefixes.isEmpty {
+                guard let aid, entry.aidPrefixes.contains(where: { aid.starts(with: $0) }) else { continue }
+            }
+            return entry
+        }
+        return nil
+    }
+
+    /// The same lookup with a known value length (the EMV layer's `EMVDictionary` requirement).
+    public func tag(_ tag: UInt32, length: Int, aid: ByteView?) -> TagEntry? {
+        self.tag(tag, length: Optional(length), aid: aid)
+    }
+
+    public func tag(_ tag: UInt32, length: Int? = nil, aid: [UInt8]) -> TagEntry? {
+        ByteView.with(aid) { self.tag(tag, length: length, aid: $0) }
+    }
+
+    /// Every entry for `tag`, most specific first (for listings and tests).
+    public func tagEntries(_ tag: UInt32) -> [TagEntry] { tagIndex[tag] ?? [] }
+
+    public func bitTable(_ name: String) -> BitTable? { bitTables[name] }
+
+    /// A code table for value renderers. The "currency" table's entries read
+    /// "ALPHA EXPONENT NAME" ("EUR 2 Euro", "XAU - Gold"), the form the EMV layer parses;
+    /// `codeTables` and `currency(_:)` keep the columns apart.
+    public func codeTable(_ name: String) -> CodeTable? {
+        name == "currency" ? currencyTableForRenderers : codeTables[name]
+    }
+
+    /// The name of `code` in the code table `table`.
+    public func code(_ table: String, _ code: Int) -> String? { codeTables[table]?.entries[code] }
+
+    /// An ISO 4217 currency by numeric code.
+    public func currency(_ numeric: Int) -> Currency? { currencies[numeric] }
+
+    /// An ISO 3166-1 country by numeric code.
+    public func country(_ numeric: Int) -> Country? { countries[numeric] }
+
+    public func feliCaSystem(_ code: UInt16) -> FeliCaSystemEntry? { systems[code] }
+
+    /// A FeliCa service: the entry for this system, else the one declared for any system.
+    public func feliCaService(system: UInt16, code: UInt16) -> FeliCaServiceEntry? {
+        serviceIndex[Registry.serviceKey(system, code)] ?? serviceIndex[Registry.serviceKey(nil, code)]
+    }
+}
+
+/// Collects plugin files in load order; a later definition replaces an earlier one with
+/// the same key (AID bytes; tag with its restrictions; bit of a table; row of a code
+/// table; system code; system and service code).
+struct RegistryBuilder {
+    struct TagKey: Hashable {
+        var tag: UInt32
+        var lengths: [Int]
+        var aidPrefixes: [[UInt8]]
+    }
+    struct ServiceKey: Hashable {
+        var system: UInt16?
+        var code: UInt16
+    }
+
+    var aids: [[UInt8]: AIDEntry] = [:]
+    var aidOrder: [[UInt8]] = []
+    var tags: [TagKey: TagEntry] = [:]
+    var tagOrder: [TagKey] = []
+    var bitTables: [String: BitTable] = [:]
+    var codeTables: [String: CodeTable] = [:]
+    var systems: [UInt16: FeliCaSystemEntry] = [:]
+    var services: [ServiceKey: FeliCaServiceEntry] = [:]
+    var serviceOrder: [ServiceKey] = []
+
+    mutating func add(_ contents: PluginFileContents) {
+        for entry in contents.aids {
+            if aids.updateValue(entry, forKey: entry.aid) == nil { aidOrder.append(entry.aid) }
+        }
+        for entry in contents.tags {
+            let key = TagKey(tag: entry.tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes)
+            if tags.updateValue(entry, forKey: key) == nil { tagOrder.append(key) }
+        }
+        for table in contents.bitTables {
+            guard var merged = bitTables[table.name] else {
+                bitTables[table.name] = table
+                continue
+            }
+            for bit in table.bits {
+                var bit = bit
+                bit.source = table.source
+                if let i = merged.bits.firstIndex(where: { $0.byte == bit.byte && $0.bit == bit.bit }) {
+                    merged.bits[i] = bit
+                } else {
+                    merged.bits.append(bit)
+                }
+            }
+            if let n = table.byteCount { merged.byteCount = max(n, merged.byteCount ?? 0) }
+            merged.bits.sort { ($0.byte, 8 - $0.bit) < ($1.byte, 8 - $1.bit) }
+            bitTables[table.name] = merged
+        }
+        for table in contents.codeTables {
+            guard var merged = codeTables[table.name] else {
+                codeTables[table.name] = table
+                continue
+            }
+            for (code, name) in table.entries {
+                merged.entries[code] = name
+                merged.columns[code] = table.columns[code]
+                merged.rowSources[code] = table.rowSources[code]
+            }
+            codeTables[table.name] = merged
+        }
+        for entry in contents.systems { systems[entry.code] = entry }
+        for entry in contents.services {
+            let key = ServiceKey(system: entry.system, code: entry.code)
+            if services.updateValue(entry, forKey: key) == nil { serviceOrder.append(key) }
+        }
+    }
+
+    /// References between files can only be checked once everything is loaded: a tag's
+    /// `bits:`/`enum:` renderer and an enum field must name a table that exists.
+    func crossReferenceDiagnostics() -> [PluginDiagnostic] {
+        var out: [PluginDiagnostic] = []
+        for key in tagOrder {
+            guard let entry = tags[key], let renderer = entry.renderer else { continue }
+            if renderer.hasPrefix("bits:"), bitTables[String(renderer.dropFirst(5))] == nil {
+                out.append(PluginDiagnostic(file: entry.source.file, line: entry.source.line,
+                                            reason: "renderer '\(renderer)': no bit table of that name is loaded"))
+            }
+            if renderer.hasPrefix("enum:"), codeTables[String(renderer.dropFirst(5))] == nil {
+                out.append(PluginDiagnostic(file: entry.source.file, line: entry.source.line,
+                                            reason: "renderer '\(renderer)': no code table of that name is loaded"))
+            }
+        }
+        for key in serviceOrder {
+            guard let entry = services[key] else { continue }
+            for field in entry.fields where field.type == .enumeration {
+                if let table = field.table, codeTables[table] == nil {
+                    out.append(PluginDiagnostic(file: entry.source.file, line: entry.source.line,
+                                                reason: "field '\(field.name)': no code table '\(table)' is loaded"))
+                }
+            }
+        }
+        return out
+    }
+}
+
+extension Registry {
+    /// The registry of the plugin files built into the binary (parsed on first use).
+    public static let builtin: Registry = builtinWithDiagnostics.0
+
+    /// The built-in registry and the mistakes found in the built-in files (a test keeps these empty).
+    static let builtinWithDiagnostics: (Registry, [PluginDiagnostic]) = {
+        var builder = RegistryBuilder()
+        var diagnostics = addBuiltin(to: &builder)
+        diagnostics += builder.crossReferenceDiagnostics()
+        return (Registry(builder), diagnostics)
+    }()
+
+    static func addBuiltin(to builder: inout RegistryBuilder) -> [PluginDiagnostic] {
+        var diagnostics: [PluginDiagnostic] = []
+        for file in BuiltinPlugins.files {
+            let (contents, found) = PluginParser.parse(file.text, file: file.name, builtin: true)
+            builder.add(contents)
+            diagnostics += found
+        }
+        return diagnostics
+    }
+
+    /// Builds a registry from the built-in files followed by plugin file texts (path, text)
+    /// in order; used by the folder loader and by tests.
+    static func build(adding files: [(path: String, text: String)]) -> (Registry, [PluginDiagnostic]) {
+        var builder = RegistryBuilder()
+        var diagnostics: [PluginDiagnostic] = []
+        _ = addBuiltin(to: &builder)
+        for file in files {
+            let (contents, found) = PluginParser.parse(file.text, file: file.path, builtin: false)
+            builder.add(contents)
+            diagnostics += found
+        }
+        diagnostics += builder.crossReferenceDiagnostics().filter { !isBuiltinFile($0.file) }
+        return (Registry(builder), diagnostics)
+    }
+
+    private static func isBuiltinFile(_ name: String) -> Bool {
+        BuiltinPlugins.files.contains { $0.name == name }
+    }
+}
