@@ -91,7 +91,9 @@ public struct TLVNode: Sendable {
     /// Index (in the node array) one past the last node of this node's subtree.
     public var subtreeEnd: Int
 
-    public var tagHexDigits: Int { Swift.max(tagLength, 1) * 2 }
+    /// Whether the node's value was parsed into children (possibly none): a
+    /// constructed object with a complete header that was not cut off by the depth cap.
+    public var hasChildren: Bool { constructed && headerLength > 0 && error?.kind != .depthExceeded }
 }
 
 /// A parsed BER-TLV buffer.

@@ -13,7 +13,8 @@
 //  - `indefinite`: true, only for indefinite-length objects.
 //  - `error`: message, only on error nodes; `children_error`: true when some
 //    node below is an error node.
-//  - `children`: array, only for constructed nodes.
+//  - `children`: array, for constructed nodes with a complete header (not for
+//    one cut off by the depth cap, whose value stays unparsed in `hex`).
 //
 // Text: one node per line, children indented two more spaces:
 //   9F02 Amount, Authorised (Numeric) (6) 000000001500 = 15.00 EUR
@@ -76,7 +77,7 @@ public struct TLVWriter {
             out.ascii(",\"error\":\""); e.write(to: out, declaredLength: node.declaredLength); out.byte(0x22)
         }
         if node.childError { out.ascii(",\"children_error\":true") }
-        if node.constructed && node.error?.kind != .depthExceeded {
+        if node.hasChildren {
             out.ascii(",\"children\":")
             writeJSONArray(tlv, tlv.children(of: index), aid: aid, out)
         }
@@ -116,7 +117,7 @@ public struct TLVWriter {
                 out.ascii(" !! "); e.write(to: out, declaredLength: node.declaredLength)
             }
             out.byte(0x0A)
-            if node.constructed && node.error?.kind != .depthExceeded {
+            if node.hasChildren {
                 writeTextLevel(tlv, tlv.children(of: index), indent: indent + 2, aid: aid, out)
             }
         }
