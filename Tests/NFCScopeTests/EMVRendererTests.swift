@@ -157,4 +157,16 @@ struct EMVRendererTests {
         #expect(visa.withSelectedAID { d.tag(0x9F6E, length: 4, aid: $0)?.name } == "Form Factor Indicator")
         #expect(mc.withSelectedAID { d.tag(0x9F6E, length: 4, aid: $0)?.name } == "Third Party Data")
     }
+
+    /// lumag/emv-tools data/maestro.emu: GPO response and track 2 of the emulated Maestro card.
+    @Test func maestroEmulatedCard() {
+        let r = renderTLV(emvHex("770E820238009408080105001001020157126761960002940034 14D16112260018707967"))
+        #expect(r.text == """
+            77 Response Message Template Format 2 (14)
+              82 Application Interchange Profile (2) 3800 = DDA supported; Cardholder verification is supported; Terminal risk management is to be performed
+              94 Application File Locator (AFL) (8) 0801050010010201 = SFI 1 records 1-5, SFI 2 records 1-2 (1 for ODA)
+            57 Track 2 Equivalent Data (18) 676196000294003414D16112260018707967 = PAN 676196000294003414, expiry 2016-11, service code 226 (international, IC where feasible; online authorisation by issuer; no restrictions, PIN if PED present), discretionary 0018707967
+
+            """)
+    }
 }
