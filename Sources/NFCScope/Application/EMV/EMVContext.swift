@@ -1,0 +1,66 @@
+// What a card session has revealed so far that later values need: the currency
+// an amount is in, the application whose tag meanings apply, and the DOLs that
+// say how to split the terminal's command data.
+//
+// DOLs and the AID are copied: responses reassembled from chained blocks live
+// in a reused buffer, so a view into them would not survive the next exchange.
+
+public struct EMVContext: Sendable {
+    /// Transaction Currency Code (5F2A), ISO 4217 numeric.
+    public var transactionCurrency: Int?
+    /// Application Currency Code (9F42), ISO 4217 numeric.
+    public var applicationCurrency: Int?
+    /// DF name of the selected application (84 in its FCI, or 4F outside a directory entry).
+    public var selectedAID: [UInt8]?
+    /// PDOL (9F38) from the selected application's FCI.
+    public var pdol: [UInt8]?
+    /// CDOL1 (8C) and CDOL2 (8D) from the records.
+    public var cdol1: [UInt8]?
+    public var cdol2: [UInt8]?
+
+    public init() {}
+
+    /// The currency amounts are in: the transaction's, else the application's.
+    public var currency: Int? { transactionCurrency ?? applicationCurrency }
+
+    /// Records what the tree reveals. Call it before rendering the same tree so
+    /// an amount can use a currency sent in the same message.
+    public mutating func learn(from tlv: BERTLV) {
+        var directoryEnd = 0
+        for (i, node) in tlv.nodes.enumerated() {
+            if node.tag == 0x61 { directoryEnd = Swift.max(directoryEnd, node.subtreeEnd) }
+            guard node.error == nil, !node.constructed else { continue }
+            // 4F inside a directory entry (61) names a candidate, not the selected application.
+            if node.tag == 0x4F && i < directoryEnd { continue }
+            learn(tag: node.tag, value: node.value)
+        }
+    }
+
+    /// Records the terminal's values from DOL-split command data (5F2A in GPO data).
+    public mutating func learn(from split: DOLSplit) {
+        for v in split.values where v.isComplete { learn(tag: v.tag, value: v.value) }
+    }
+
+    public mutating func learn(tag: UInt32, value: ByteView) {
+        switch tag {
+        case 0x5F2A: if let c = emvBCDNumber(value) { transactionCurrency = c }
+        case 0x9F42: if let c = emvBCDNumber(value) { applicationCurrency = c }
+        case 0x9F38: pdol = value.array
+        case 0x8C: cdol1 = value.array
+        case 0x8D: cdol2 = value.array
+        case 0x84, 0x4F:
+            guard !value.isEmpty else { return }
+            if let current = selectedAID, ByteView.with(current, { $0.elementsEqual(value) }) { return }
+            // A different application: what the previous one said no longer applies.
+            self = EMVContext()
+            selectedAID = value.array
+        default: break
+        }
+    }
+
+    /// Runs `body` with the selected AID as a view (for dictionary lookups).
+    public func withSelectedAID<R>(_ body: (ByteView?) -> R) -> R {
+        guard let aid = selectedAID else { return body(nil) }
+        return ByteView.with(aid) { body($0) }
+    }
+}

@@ -1,0 +1,28 @@
+// What the EMV layer needs to know about tags, bit tables and code tables. The
+// registry (plugin files) conforms to this; keeping it a protocol lets the EMV
+// layer and its tests work without loading any plugin.
+//
+// Code table text conventions this layer relies on:
+//  - "currency": entry for the ISO 4217 numeric code is "<ALPHA> <exponent> <name>",
+//    e.g. 978 -> "EUR 2 Euro", 392 -> "JPY 0 Yen". A missing or non-numeric
+//    exponent means "unknown": amounts are then shown in minor units.
+//  - "country": entry for the ISO 3166 numeric code is the name ("France"), optionally
+//    preceded by the alpha-3 code ("FRA France"); the alpha code is not shown.
+//  - "enum:<table>" tables are keyed by the BCD value for format n (9C 20 -> 20) and
+//    by the big-endian binary value otherwise.
+
+public protocol EMVDictionary: Sendable {
+    /// The entry for `tag` whose length and AID constraints fit this value and
+    /// the selected application; nil when unknown.
+    func tag(_ tag: UInt32, length: Int, aid: ByteView?) -> TagEntry?
+    func bitTable(_ name: String) -> BitTable?
+    func codeTable(_ name: String) -> CodeTable?
+}
+
+/// A dictionary that knows nothing: every value renders by format alone.
+public struct EmptyEMVDictionary: EMVDictionary {
+    public init() {}
+    public func tag(_ tag: UInt32, length: Int, aid: ByteView?) -> TagEntry? { nil }
+    public func bitTable(_ name: String) -> BitTable? { nil }
+    public func codeTable(_ name: String) -> CodeTable? { nil }
+}

@@ -1,0 +1,93 @@
+// Track 2 Equivalent Data (57, 9F6B): PAN, separator D, expiry YYMM, service
+// code, discretionary data, F padding to a whole byte. Rendered as one line:
+// "PAN 4761340000000050, expiry 2017-12, service code 201 (...), discretionary 12523451".
+
+func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
+    var nibbles = v.count * 2
+    // Trailing F nibbles pad the field to whole bytes.
+    while nibbles > 0, nibble(v, nibbles - 1) == 0x0F { nibbles -= 1 }
+    var sep = -1
+    for i in 0..<nibbles where nibble(v, i) == 0x0D { sep = i; break }
+    out.ascii("PAN ")
+    let panEnd = sep >= 0 ? sep : nibbles
+    for i in 0..<panEnd { emvNibble(nibble(v, i), out) }
+    guard sep >= 0 else {
+        out.ascii(" (no field separator)")
+        return
+    }
+    var i = sep + 1
+    guard i + 4 <= nibbles else {
+        out.ascii(", truncated after the separator")
+        return
+    }
+    let yy = Int(nibble(v, i)) * 10 + Int(nibble(v, i + 1))
+    let mm = Int(nibble(v, i + 2)) * 10 + Int(nibble(v, i + 3))
+    out.ascii(", expiry ")
+    if (i..<i + 4).allSatisfy({ nibble(v, $0) <= 9 }) && (1...12).contains(mm) {
+        emvTwoDigits(yy < 50 ? 20 : 19, out); emvTwoDigits(yy, out); out.byte(0x2D); emvTwoDigits(mm, out)
+    } else {
+        for k in i..<i + 4 { emvNibble(nibble(v, k), out) }
+        out.ascii(" (invalid)")
+    }
+    i += 4
+    guard i + 3 <= nibbles else {
+        out.ascii(", no service code")
+        return
+    }
+    out.ascii(", service code ")
+    let d1 = nibble(v, i), d2 = nibble(v, i + 1), d3 = nibble(v, i + 2)
+    emvNibble(d1, out); emvNibble(d2, out); emvNibble(d3, out)
+    out.ascii(" (")
+    out.ascii(serviceCodeInterchange(d1)); out.ascii("; ")
+    out.ascii(serviceCodeAuthorisation(d2)); out.ascii("; ")
+    out.ascii(serviceCodeServices(d3)); out.byte(0x29)
+    i += 3
+    if i < nibbles {
+        out.ascii(", discretionary ")
+        for k in i..<nibbles { emvNibble(nibble(v, k), out) }
+    }
+}
+
+@inline(__always)
+private func nibble(_ v: ByteView, _ i: Int) -> UInt8 {
+    let b = v[i / 2]
+    return i % 2 == 0 ? b >> 4 : b & 0x0F
+}
+
+/// Service code digit 1: interchange and technology.
+func serviceCodeInterchange(_ d: UInt8) -> StaticString {
+    switch d {
+    case 1: "international"
+    case 2: "international, IC where feasible"
+    case 5: "national only"
+    case 6: "national only, IC where feasible"
+    case 7: "private, bilateral agreement only"
+    case 9: "test"
+    default: "RFU"
+    }
+}
+
+/// Service code digit 2: authorisation processing.
+func serviceCodeAuthorisation(_ d: UInt8) -> StaticString {
+    switch d {
+    case 0: "normal authorisation"
+    case 2: "online authorisation by issuer"
+    case 4: "online authorisation by issuer unless bilateral agreement"
+    default: "RFU"
+    }
+}
+
+/// Service code digit 3: allowed services and PIN requirements.
+func serviceCodeServices(_ d: UInt8) -> StaticString {
+    switch d {
+    case 0: "no restrictions, PIN required"
+    case 1: "no restrictions"
+    case 2: "goods and services only"
+    case 3: "ATM only, PIN required"
+    case 4: "cash only"
+    case 5: "goods and services only, PIN required"
+    case 6: "no restrictions, PIN if PED present"
+    case 7: "goods and services only, PIN if PED present"
+    default: "RFU"
+    }
+}

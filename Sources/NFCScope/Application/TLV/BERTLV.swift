@@ -1,0 +1,347 @@
+// BER-TLV as EMV uses it (EMV Book 3 Annex B, a subset of X.690), parsed once
+// into a flat pre-order node array. Values are sub-views of the input, so a
+// parse allocates exactly one array and copies no value bytes; children are
+// reached by walking index ranges of that array.
+//
+// Decisions worth knowing:
+//  - Padding bytes 00 and FF between objects are skipped (EMV allows both).
+//  - Indefinite length (80) is accepted for constructed objects only, and only
+//    when an end-of-contents marker 00 00 closes them; the node is flagged.
+//    Inside such an object a 00 00 pair at an object boundary is the marker, a
+//    single 00 is still padding. Indefinite length on a primitive object, or a
+//    missing marker, makes the node an error node.
+//  - A malformed object becomes an error node and ends parsing of its level:
+//    without a trustworthy length there is no way to find the next sibling.
+//    Earlier siblings stay intact, and the enclosing object (whose own length
+//    was fine) is only flagged, so parsing continues after it.
+//  - An object whose length runs past the end keeps the bytes that are there as
+//    its value; a constructed one still gets those bytes parsed as children,
+//    which is what a truncated sniff most needs.
+
+/// Why a node is malformed.
+public enum TLVErrorKind: UInt8, Sendable {
+    /// The input ends inside a multi-byte tag.
+    case truncatedTag
+    /// A tag longer than 4 bytes.
+    case tagTooLong
+    /// The input ends inside the length field.
+    case truncatedLength
+    /// A length form this parser does not accept (85...FF: more than 4 length bytes, or reserved).
+    case badLengthForm
+    /// The length runs past the end of the enclosing value.
+    case lengthExceedsRemaining
+    /// Indefinite length on a primitive object.
+    case indefinitePrimitive
+    /// Indefinite length without an end-of-contents marker.
+    case unterminatedIndefinite
+    /// A constructed object nested deeper than the cap; its value is kept unparsed.
+    case depthExceeded
+}
+
+public struct TLVError: Sendable, Equatable {
+    public var kind: TLVErrorKind
+    /// Offset (from the start of the parsed bytes) where the problem was found:
+    /// the object's first tag byte for everything but `truncatedTag`/`truncatedLength`,
+    /// where it is the offset at which more bytes were expected.
+    public var offset: Int
+    /// For `lengthExceedsRemaining`: the bytes left after the header.
+    public var remaining: Int
+
+    /// Writes a plain ASCII message (no quotes or backslashes, safe inside JSON).
+    public func write(to out: OutputBuffer, declaredLength: Int?) {
+        switch kind {
+        case .truncatedTag: out.ascii("input ends inside the tag")
+        case .tagTooLong: out.ascii("tag longer than 4 bytes")
+        case .truncatedLength: out.ascii("input ends inside the length field")
+        case .badLengthForm: out.ascii("unsupported length form")
+        case .lengthExceedsRemaining:
+            out.ascii("length "); out.int(declaredLength ?? 0)
+            out.ascii(" exceeds remaining "); out.int(remaining)
+        case .indefinitePrimitive: out.ascii("indefinite length on a primitive object")
+        case .unterminatedIndefinite: out.ascii("indefinite length without end-of-contents")
+        case .depthExceeded: out.ascii("nesting deeper than the cap, value not parsed")
+        }
+        out.ascii(" at offset "); out.int(offset)
+    }
+}
+
+/// One object of a parsed BER-TLV buffer.
+public struct TLVNode: Sendable {
+    /// The tag bytes as a big-endian number (0x9F02, 0xBF0C, 0xDF8101); for an
+    /// error node, the tag bytes that were read (possibly partial).
+    public var tag: UInt32
+    /// Number of tag bytes (0 when not even one was read).
+    public var tagLength: Int
+    /// 0 for top-level objects.
+    public var depth: Int
+    /// Offset of the first tag byte from the start of the parsed bytes.
+    public var offset: Int
+    /// Tag plus length bytes (0 when the header is incomplete).
+    public var headerLength: Int
+    /// The length the header announced; nil for indefinite length or an incomplete header.
+    public var declaredLength: Int?
+    /// The value bytes that are present (for a truncated object: what is there;
+    /// for an indefinite one: the content without the end-of-contents marker).
+    public var value: ByteView
+    public var constructed: Bool
+    public var indefinite: Bool
+    public var error: TLVError?
+    /// Some node below this one is an error node.
+    public var childError: Bool
+    /// Index (in the node array) one past the last node of this node's subtree.
+    public var subtreeEnd: Int
+
+    /// Whether the node's value was parsed into children (possibly none): a
+    /// constructed object with a complete header that was not cut off by the depth cap.
+    public var hasChildren: Bool { constructed && headerLength > 0 && error?.kind != .depthExceeded }
+}
+
+/// A parsed BER-TLV buffer.
+public struct BERTLV: Sendable {
+    public static let defaultMaxDepth = 16
+
+    public let bytes: ByteView
+    public private(set) var nodes: [TLVNode]
+
+    public init(parsing bytes: ByteView, maxDepth: Int = BERTLV.defaultMaxDepth) {
+        self.bytes = bytes
+        var parser = Parser(root: bytes, maxDepth: Swift.max(0, maxDepth))
+        // A node needs at least two bytes; a third of the input is a fair first guess.
+        parser.nodes.reserveCapacity(Swift.min(bytes.count / 3 + 1, 256))
+        _ = parser.parseLevel(start: 0, end: bytes.count, depth: 0, indefinite: false)
+        self.nodes = parser.nodes
+    }
+
+    /// The top-level objects.
+    public var topLevel: TLVChildren { TLVChildren(nodes: nodes, start: 0, end: nodes.count) }
+
+    /// The children of `nodes[index]` (empty for primitive nodes).
+    public func children(of index: Int) -> TLVChildren {
+        guard index >= 0, index < nodes.count else { return TLVChildren(nodes: nodes, start: 0, end: 0) }
+        return TLVChildren(nodes: nodes, start: index + 1, end: nodes[index].subtreeEnd)
+    }
+
+    /// Any node is an error node.
+    public var hasErrors: Bool { nodes.contains { $0.error != nil } }
+
+    /// The first node (pre-order) with this tag, anywhere in the tree.
+    public func first(_ tag: UInt32) -> TLVNode? { nodes.first { $0.tag == tag && $0.error == nil } }
+
+    /// Whether `bytes` are one or more well-formed BER-TLV objects and nothing
+    /// else (padding aside), including the content of constructed objects.
+    /// Allocates nothing; used to decide whether command data is TLV.
+    public static func looksLikeTLV(_ bytes: ByteView, maxDepth: Int = BERTLV.defaultMaxDepth) -> Bool {
+        var sawObject = false
+        return validate(bytes, start: 0, end: bytes.count, depth: 0, maxDepth: maxDepth, sawObject: &sawObject) && sawObject
+    }
+
+    private static func validate(_ b: ByteView, start: Int, end: Int, depth: Int, maxDepth: Int, sawObject: inout Bool) -> Bool {
+        var pos = start
+        while pos < end {
+            guard let first = b.byte(pos) else { return false }
+            if first == 0x00 || first == 0xFF { pos += 1; continue }
+            switch readHeader(b, at: pos, end: end) {
+            case .failure: return false
+            case .success(let h):
+                guard let len = h.length else { return false }  // no indefinite forms in command data
+                let valueStart = pos + h.headerLength
+                guard len <= end - valueStart else { return false }
+                sawObject = true
+                if h.constructed {
+                    guard depth < maxDepth else { return false }
+                    var inner = false
+                    guard validate(b, start: valueStart, end: valueStart + len, depth: depth + 1, maxDepth: maxDepth, sawObject: &inner) else { return false }
+                }
+                pos = valueStart + len
+            }
+        }
+        return true
+    }
+
+    // MARK: Header decoding
+
+    struct Header {
+        var tag: UInt32
+        var tagLength: Int
+        var headerLength: Int
+        /// nil: indefinite.
+        var length: Int?
+        var constructed: Bool
+    }
+
+    struct HeaderFailure: Error {
+        var kind: TLVErrorKind
+        var offset: Int
+        var tag: UInt32
+        var tagLength: Int
+    }
+
+    /// Reads tag and length at `pos`, not looking at bytes at or past `end`.
+    static func readHeader(_ b: ByteView, at pos: Int, end: Int) -> Result<Header, HeaderFailure> {
+        guard pos < end, let first = b.byte(pos) else {
+            return .failure(HeaderFailure(kind: .truncatedTag, offset: pos, tag: 0, tagLength: 0))
+        }
+        var tag = UInt32(first)
+        var p = pos + 1
+        if first & 0x1F == 0x1F {
+            while true {
+                guard p < end, let next = b.byte(p) else {
+                    return .failure(HeaderFailure(kind: .truncatedTag, offset: p, tag: tag, tagLength: p - pos))
+                }
+                guard p - pos < 4 else {
+                    return .failure(HeaderFailure(kind: .tagTooLong, offset: pos, tag: tag, tagLength: p - pos))
+                }
+                tag = tag << 8 | UInt32(next)
+                p += 1
+                if next & 0x80 == 0 { break }
+            }
+        }
+        let tagLength = p - pos
+        guard p < end, let lb = b.byte(p) else {
+            return .failure(HeaderFailure(kind: .truncatedLength, offset: p, tag: tag, tagLength: tagLength))
+        }
+        p += 1
+        var length: Int? = Int(lb)
+        if lb == 0x80 {
+            length = nil
+        } else if lb > 0x80 {
+            let n = Int(lb & 0x7F)
+            guard n <= 4 else {
+                return .failure(HeaderFailure(kind: .badLengthForm, offset: p - 1, tag: tag, tagLength: tagLength))
+            }
+            var v = 0
+            for _ in 0..<n {
+                guard p < end, let x = b.byte(p) else {
+                    return .failure(HeaderFailure(kind: .truncatedLength, offset: p, tag: tag, tagLength: tagLength))
+                }
+                v = v << 8 | Int(x)
+                p += 1
+            }
+            length = v
+        }
+        return .success(Header(tag: tag, tagLength: tagLength, headerLength: p - pos, length: length,
+                               constructed: first & 0x20 != 0))
+    }
+
+    // MARK: Parser
+
+    private struct Parser {
+        let root: ByteView
+        let maxDepth: Int
+        var nodes: [TLVNode] = []
+
+        /// Outcome of one level: where it stopped, whether an end-of-contents
+        /// marker ended it (only looked for when `indefinite`), and whether an
+        /// error node was produced in it or below.
+        struct LevelResult {
+            var stop: Int
+            var terminated: Bool
+            var error: Bool
+        }
+
+        mutating func parseLevel(start: Int, end: Int, depth: Int, indefinite: Bool) -> LevelResult {
+            var pos = start
+            var sawError = false
+            while pos < end {
+                guard let first = root.byte(pos) else { break }
+                if first == 0x00 || first == 0xFF {
+                    if indefinite, first == 0x00, pos + 1 < end, root.byte(pos + 1) == 0x00 {
+                        return LevelResult(stop: pos, terminated: true, error: sawError)
+                    }
+                    pos += 1
+                    continue
+                }
+                switch BERTLV.readHeader(root, at: pos, end: end) {
+                case .failure(let f):
+                    appendError(TLVError(kind: f.kind, offset: f.offset, remaining: end - pos),
+                                tag: f.tag, tagLength: f.tagLength, at: pos, end: end, depth: depth, constructed: first & 0x20 != 0)
+                    return LevelResult(stop: end, terminated: false, error: true)
+                case .success(let h):
+                    let valueStart = pos + h.headerLength
+                    let remaining = end - valueStart
+                    let index = nodes.count
+                    nodes.append(TLVNode(tag: h.tag, tagLength: h.tagLength, depth: depth, offset: pos,
+                                         headerLength: h.headerLength, declaredLength: h.length,
+                                         value: root.slice(valueStart, Swift.max(0, Swift.min(h.length ?? remaining, remaining))) ?? ByteView(),
+                                         constructed: h.constructed, indefinite: h.length == nil,
+                                         error: nil, childError: false, subtreeEnd: index + 1))
+                    guard let length = h.length else {
+                        // Indefinite length.
+                        guard h.constructed else {
+                            nodes[index].error = TLVError(kind: .indefinitePrimitive, offset: pos, remaining: remaining)
+                            return LevelResult(stop: end, terminated: false, error: true)
+                        }
+                        guard depth < maxDepth else {
+                            nodes[index].error = TLVError(kind: .depthExceeded, offset: pos, remaining: remaining)
+                            return LevelResult(stop: end, terminated: false, error: true)
+                        }
+                        let inner = parseLevel(start: valueStart, end: end, depth: depth + 1, indefinite: true)
+                        nodes[index].subtreeEnd = nodes.count
+                        nodes[index].childError = inner.error
+                        if inner.terminated {
+                            nodes[index].value = root.slice(valueStart, inner.stop - valueStart) ?? ByteView()
+                            sawError = sawError || inner.error
+                            pos = inner.stop + 2
+                            continue
+                        }
+                        nodes[index].error = TLVError(kind: .unterminatedIndefinite, offset: pos, remaining: remaining)
+                        return LevelResult(stop: end, terminated: false, error: true)
+                    }
+                    let overrun = length > remaining
+                    if overrun {
+                        nodes[index].error = TLVError(kind: .lengthExceedsRemaining, offset: pos, remaining: remaining)
+                    }
+                    if h.constructed {
+                        if depth < maxDepth {
+                            let present = nodes[index].value.count
+                            let inner = parseLevel(start: valueStart, end: valueStart + present, depth: depth + 1, indefinite: false)
+                            nodes[index].subtreeEnd = nodes.count
+                            nodes[index].childError = inner.error
+                            sawError = sawError || inner.error
+                        } else if !overrun {
+                            nodes[index].error = TLVError(kind: .depthExceeded, offset: pos, remaining: remaining)
+                            sawError = true
+                        }
+                    }
+                    if overrun { return LevelResult(stop: end, terminated: false, error: true) }
+                    pos = valueStart + length
+                }
+            }
+            return LevelResult(stop: pos, terminated: false, error: sawError)
+        }
+
+        private mutating func appendError(_ error: TLVError, tag: UInt32, tagLength: Int, at pos: Int, end: Int,
+                                          depth: Int, constructed: Bool) {
+            nodes.append(TLVNode(tag: tag, tagLength: tagLength, depth: depth, offset: pos, headerLength: 0,
+                                 declaredLength: nil, value: root.slice(pos, end - pos) ?? ByteView(),
+                                 constructed: constructed, indefinite: false, error: error, childError: false,
+                                 subtreeEnd: nodes.count + 1))
+        }
+    }
+}
+
+/// A lazily walked run of sibling nodes.
+public struct TLVChildren: Sequence, Sendable {
+    let nodes: [TLVNode]
+    let start: Int
+    let end: Int
+
+    public var isEmpty: Bool { start >= end }
+
+    public struct Iterator: IteratorProtocol {
+        let nodes: [TLVNode]
+        var index: Int
+        let end: Int
+
+        /// Yields (index in the node array, node).
+        public mutating func next() -> (index: Int, node: TLVNode)? {
+            guard index < end, index < nodes.count else { return nil }
+            let i = index
+            let node = nodes[i]
+            index = Swift.max(node.subtreeEnd, i + 1)
+            return (i, node)
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(nodes: nodes, index: start, end: end) }
+}

@@ -1,0 +1,80 @@
+// Data object lists (EMV Book 3, 5.4): a DOL names tags and lengths but carries
+// no values; the terminal sends the values concatenated, without tags, in the
+// order of the list (GPO's 83 template content, GENERATE AC data, ...). Splitting
+// such data needs the DOL the card announced earlier, which EMVContext keeps.
+
+/// One tag + length pair of a DOL.
+public struct DOLItem: Sendable, Equatable {
+    public var tag: UInt32
+    public var length: Int
+}
+
+/// A DOL parsed into its items; `errorOffset` is set when the list ends inside
+/// an item (the items before it are kept).
+public struct DataObjectList: Sendable {
+    public var items: [DOLItem]
+    public var errorOffset: Int?
+
+    public init(parsing bytes: ByteView) {
+        items = []
+        items.reserveCapacity(bytes.count / 2)
+        errorOffset = nil
+        var pos = 0
+        while pos < bytes.count {
+            // DOL items reuse BER tag and length coding; a constructed bit or
+            // indefinite length means nothing here, and neither is used in practice.
+            switch BERTLV.readHeader(bytes, at: pos, end: bytes.count) {
+            case .failure:
+                errorOffset = pos
+                return
+            case .success(let h):
+                guard let length = h.length else { errorOffset = pos; return }
+                items.append(DOLItem(tag: h.tag, length: length))
+                pos += h.headerLength
+            }
+        }
+    }
+
+    /// Total value bytes the list asks for.
+    public var totalLength: Int { items.reduce(0) { $0 &+ $1.length } }
+
+    /// Splits command data according to this list.
+    public func split(_ data: ByteView) -> DOLSplit {
+        var values: [DOLValue] = []
+        values.reserveCapacity(items.count)
+        var pos = 0
+        var missing = 0
+        for item in items {
+            let available = Swift.max(0, data.count - pos)
+            let take = Swift.min(item.length, available)
+            let value = data.slice(pos, take) ?? ByteView()
+            values.append(DOLValue(tag: item.tag, length: item.length, value: value))
+            missing += item.length - take
+            pos += take
+        }
+        let extra = data.suffix(from: pos)
+        return DOLSplit(values: values, missingBytes: missing, extra: pos < data.count ? extra : ByteView())
+    }
+}
+
+/// One value cut out of command data.
+public struct DOLValue: Sendable {
+    public var tag: UInt32
+    /// The length the DOL asked for.
+    public var length: Int
+    /// The bytes present (shorter than `length` when the data ran out).
+    public var value: ByteView
+
+    public var isComplete: Bool { value.count == length }
+}
+
+/// Command data split by a DOL.
+public struct DOLSplit: Sendable {
+    public var values: [DOLValue]
+    /// Bytes the DOL asked for that the data did not have.
+    public var missingBytes: Int
+    /// Bytes after the last DOL item (empty when the data matched).
+    public var extra: ByteView
+
+    public var matches: Bool { missingBytes == 0 && extra.isEmpty }
+}

@@ -1,0 +1,200 @@
+// Writes parsed TLV trees and DOL-split command data as JSON and as text lines,
+// straight into the output buffer.
+//
+// JSON node: {"tag":"9F02","len":6,"hex":"000000001500","name":"Amount, Authorised (Numeric)","text":"15.00 EUR"}
+//  - `tag`: uppercase hex of the tag bytes (for an error node, those that were read).
+//  - `len`: the length the header announced; null when the header is incomplete
+//    or the length is indefinite.
+//  - `hex`: lowercase hex of the value bytes present. Omitted for a constructed
+//    node whose children parsed cleanly (they carry the same bytes), present
+//    when its content is not clean TLV, so the raw bytes are never lost.
+//  - `name`: always present; null when the dictionary does not know the tag.
+//  - `text`: only when the value has a rendering beyond its hex and the node is intact.
+//  - `indefinite`: true, only for indefinite-length objects.
+//  - `error`: message, only on error nodes; `children_error`: true when some
+//    node below is an error node.
+//  - `children`: array, for constructed nodes with a complete header (not for
+//    one cut off by the depth cap, whose value stays unparsed in `hex`).
+//
+// Text: one node per line, children indented two more spaces:
+//   9F02 Amount, Authorised (Numeric) (6) 000000001500 = 15.00 EUR
+//
+// Callers should run `EMVContext.learn` on the same tree (or split) first, so a
+// currency in the same message applies to its amounts.
+
+public struct TLVWriter {
+    public var dictionary: any EMVDictionary
+    public var context: EMVContext
+
+    public init(dictionary: any EMVDictionary, context: EMVContext) {
+        self.dictionary = dictionary
+        self.context = context
+    }
+
+    // MARK: JSON
+
+    /// Writes the top-level nodes as a JSON array.
+    public func writeJSON(_ tlv: BERTLV, to out: OutputBuffer) {
+        context.withSelectedAID { aid in
+            writeJSONArray(tlv, tlv.topLevel, aid: aid, out)
+        }
+    }
+
+    private func writeJSONArray(_ tlv: BERTLV, _ nodes: TLVChildren, aid: ByteView?, _ out: OutputBuffer) {
+        out.byte(0x5B)
+        var first = true
+        for (index, node) in nodes {
+            if !first { out.byte(0x2C) }
+            first = false
+            writeJSONNode(tlv, index, node, aid: aid, out)
+        }
+        out.byte(0x5D)
+    }
+
+    private func writeJSONNode(_ tlv: BERTLV, _ index: Int, _ node: TLVNode, aid: ByteView?, _ out: OutputBuffer) {
+        out.ascii("{\"tag\":\"")
+        tlvNodeTag(node, out)
+        out.ascii("\",\"len\":")
+        if let l = node.declaredLength { out.int(l) } else { out.ascii("null") }
+        let clean = node.error == nil && !node.childError
+        if !node.constructed || !clean {
+            out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
+        }
+        let entry = dictionary.tag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+        if let entry {
+            out.ascii(",\"name\":\""); out.jsonEscaped(entry.name); out.byte(0x22)
+        } else {
+            out.ascii(",\"name\":null")
+        }
+        if node.error == nil, !node.constructed, let entry,
+           let r = EMVValueRenderer.resolve(entry, dictionary: dictionary) {
+            out.ascii(",\"text\":\"")
+            r.render(node.value, context: context, dictionary: dictionary, to: out, target: .json)
+            out.byte(0x22)
+        }
+        if node.indefinite { out.ascii(",\"indefinite\":true") }
+        if let e = node.error {
+            out.ascii(",\"error\":\""); e.write(to: out, declaredLength: node.declaredLength); out.byte(0x22)
+        }
+        if node.childError { out.ascii(",\"children_error\":true") }
+        if node.hasChildren {
+            out.ascii(",\"children\":")
+            writeJSONArray(tlv, tlv.children(of: index), aid: aid, out)
+        }
+        out.byte(0x7D)
+    }
+
+    // MARK: Text
+
+    /// Writes one line per node, the top level indented by `indent` spaces.
+    public func writeText(_ tlv: BERTLV, indent: Int, to out: OutputBuffer) {
+        context.withSelectedAID { aid in
+            writeTextLevel(tlv, tlv.topLevel, indent: indent, aid: aid, out)
+        }
+    }
+
+    private func writeTextLevel(_ tlv: BERTLV, _ nodes: TLVChildren, indent: Int, aid: ByteView?, _ out: OutputBuffer) {
+        for (index, node) in nodes {
+            tlvIndent(indent, out)
+            tlvNodeTag(node, out)
+            let entry = dictionary.tag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+            if let entry {
+                out.byte(0x20); out.string(entry.name)
+            }
+            out.ascii(" (")
+            if let l = node.declaredLength { out.int(l) } else { out.ascii(node.indefinite ? "indefinite" : "?") }
+            out.byte(0x29)
+            let clean = node.error == nil && !node.childError
+            if !node.constructed || !clean, !node.value.isEmpty {
+                out.byte(0x20); out.hex(node.value, uppercase: true)
+            }
+            if node.error == nil, !node.constructed, let entry,
+               let r = EMVValueRenderer.resolve(entry, dictionary: dictionary) {
+                out.ascii(" = ")
+                r.render(node.value, context: context, dictionary: dictionary, to: out, target: .text)
+            }
+            if let e = node.error {
+                out.ascii(" !! "); e.write(to: out, declaredLength: node.declaredLength)
+            }
+            out.byte(0x0A)
+            if node.hasChildren {
+                writeTextLevel(tlv, tlv.children(of: index), indent: indent + 2, aid: aid, out)
+            }
+        }
+    }
+
+    // MARK: DOL-split data
+
+    /// Writes DOL-split command data as a JSON array of nodes shaped like TLV
+    /// nodes (`tag`, `len` = length the DOL asks for, `hex`, `name`, `text`), an
+    /// incomplete last value carrying `"error":"data ends N bytes short"`.
+    /// Extra bytes after the list are the caller's to report (`split.extra`).
+    public func writeJSON(_ split: DOLSplit, to out: OutputBuffer) {
+        context.withSelectedAID { aid in
+            out.byte(0x5B)
+            for (k, v) in split.values.enumerated() {
+                if k > 0 { out.byte(0x2C) }
+                out.ascii("{\"tag\":\""); emvTagHex(v.tag, out)
+                out.ascii("\",\"len\":"); out.int(v.length)
+                out.ascii(",\"hex\":\""); out.hex(v.value); out.byte(0x22)
+                let entry = dictionary.tag(v.tag, length: v.length, aid: aid)
+                if let entry {
+                    out.ascii(",\"name\":\""); out.jsonEscaped(entry.name); out.byte(0x22)
+                } else {
+                    out.ascii(",\"name\":null")
+                }
+                if v.isComplete, let entry, let r = EMVValueRenderer.resolve(entry, dictionary: dictionary) {
+                    out.ascii(",\"text\":\"")
+                    r.render(v.value, context: context, dictionary: dictionary, to: out, target: .json)
+                    out.byte(0x22)
+                }
+                if !v.isComplete {
+                    out.ascii(",\"error\":\"data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short\"")
+                }
+                out.byte(0x7D)
+            }
+            out.byte(0x5D)
+        }
+    }
+
+    /// Text lines for DOL-split data, plus a line for missing or extra bytes.
+    public func writeText(_ split: DOLSplit, indent: Int, to out: OutputBuffer) {
+        context.withSelectedAID { aid in
+            for v in split.values {
+                tlvIndent(indent, out)
+                emvTagHex(v.tag, out)
+                let entry = dictionary.tag(v.tag, length: v.length, aid: aid)
+                if let entry { out.byte(0x20); out.string(entry.name) }
+                out.ascii(" ("); out.int(v.length); out.byte(0x29)
+                if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }
+                if v.isComplete, let entry, let r = EMVValueRenderer.resolve(entry, dictionary: dictionary) {
+                    out.ascii(" = ")
+                    r.render(v.value, context: context, dictionary: dictionary, to: out, target: .text)
+                }
+                if !v.isComplete {
+                    out.ascii(" !! data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short")
+                }
+                out.byte(0x0A)
+            }
+            if !split.extra.isEmpty {
+                tlvIndent(indent, out)
+                out.ascii("!! "); out.int(split.extra.count); out.ascii(" bytes beyond the DOL: ")
+                out.hex(split.extra, uppercase: true)
+                out.byte(0x0A)
+            }
+        }
+    }
+}
+
+/// The tag bytes as read (tagLength of them), uppercase.
+func tlvNodeTag(_ node: TLVNode, _ out: OutputBuffer) {
+    let n = Swift.max(1, Swift.min(4, node.tagLength))
+    for k in stride(from: n - 1, through: 0, by: -1) {
+        out.hexByte(UInt8(truncatingIfNeeded: node.tag >> UInt32(k * 8)), uppercase: true)
+    }
+}
+
+@inline(__always)
+func tlvIndent(_ n: Int, _ out: OutputBuffer) {
+    for _ in 0..<Swift.max(0, n) { out.byte(0x20) }
+}
