@@ -37,7 +37,7 @@ private func run(_ args: [String], terminal: Bool = false) -> (status: Int32, ou
         let unreadable = run(["decode", notCapture])
         #expect(unreadable.status == 2)
         #expect(unreadable.errors.count == 1)
-        #expect(unreadable.errors[0].contains("not a pcap or pcapng file"))
+        #expect(unreadable.errors[0].contains("not a recognised capture (starts with 0x6A757374"))
         #expect(unreadable.errors[0].contains("formats tried: pcap, pcapng"))
 
         let missing = run(["decode", "/no/such/file.pcap"])

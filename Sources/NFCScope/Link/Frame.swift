@@ -41,11 +41,27 @@ public enum FieldEvent: UInt8, Sendable {
     public var jsonName: StaticString { self == .fieldOn ? "field-on" : "field-off" }
 }
 
+/// What an input format says about a frame beyond its bytes.
+public struct FrameFlags: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// The sniffer saw a parity error in at least one byte (Proxmark3, nfc-laboratory).
+    public static let parityError = FrameFlags(rawValue: 1 << 0)
+    /// Recovered from a reader chip's host protocol (PN53x): the chip checked and
+    /// removed the CRC, so there is none to verify here.
+    public static let recovered = FrameFlags(rawValue: 1 << 1)
+    /// The sniffer itself flagged the CRC as wrong (formats that drop CRC bytes).
+    public static let snifferCRCError = FrameFlags(rawValue: 1 << 2)
+}
+
 public struct Frame: Sendable {
     /// 1-based number of the frame in its input.
     public var n: Int
-    /// Byte offset of the capture record that carried the frame.
+    /// Byte offset of the capture record that carried the frame (binary formats).
     public var offset: Int
+    /// 1-based line of a text input that carried the frame; 0 for binary formats.
+    public var line: Int = 0
     /// Nanoseconds since the first record of the input.
     public var time: Int64
     public var dir: Direction?
@@ -56,6 +72,9 @@ public struct Frame: Sendable {
     public var crcIncluded: Bool
     public var crc: CRCStatus
     public var event: FieldEvent?
+    public var flags: FrameFlags = []
+    /// Valid bits of a short frame (REQA/WUPA are 7), 0 when the frame is whole bytes.
+    public var bits: UInt8 = 0
     /// What the link layer made of the frame.
     public var info: LinkInfo
     public var error: FrameError?

@@ -48,15 +48,30 @@ public final class JSONLinesWriter: DecodeSink {
         out.hex(frame.bytes)
         out.ascii("\",\"crc\":\"")
         out.ascii(frame.crc.jsonName)
-        out.ascii("\",\"info\":\"")
+        out.byte(0x22)
+        if frame.bits != 0 {
+            out.ascii(",\"bits\":")
+            out.int(Int(frame.bits))
+        }
+        if !frame.flags.isEmpty {
+            if frame.flags.contains(.parityError) { out.ascii(",\"parity_error\":true") }
+            if frame.flags.contains(.snifferCRCError) { out.ascii(",\"sniffer_crc_error\":true") }
+            if frame.flags.contains(.recovered) { out.ascii(",\"recovered\":true") }
+        }
+        out.ascii(",\"info\":\"")
         frame.info.writeInfo(out)
         out.byte(0x22)
         frame.info.writeJSONMembers(out)
         if let error = frame.error {
             out.ascii(",\"error\":\"")
             out.jsonEscaped(error.message)
-            out.ascii("\",\"offset\":")
-            out.int(frame.offset)
+            if frame.line > 0 {
+                out.ascii("\",\"line\":")
+                out.int(frame.line)
+            } else {
+                out.ascii("\",\"offset\":")
+                out.int(frame.offset)
+            }
         }
         out.ascii("}\n")
         out.recordDone()
@@ -87,8 +102,13 @@ public final class JSONLinesWriter: DecodeSink {
     public func problem(_ problem: InputProblem) {
         out.ascii("{\"type\":\"error\",\"file\":\"")
         out.jsonEscaped(problem.path)
-        out.ascii("\",\"offset\":")
-        if let offset = problem.offset { out.int(offset) } else { out.ascii("null") }
+        if let line = problem.lineNumber {
+            out.ascii("\",\"line\":")
+            out.int(line)
+        } else {
+            out.ascii("\",\"offset\":")
+            if let offset = problem.offset { out.int(offset) } else { out.ascii("null") }
+        }
         if let frame = problem.frame {
             out.ascii(",\"n\":")
             out.int(frame)

@@ -50,8 +50,14 @@ public final class TextWriter: DecodeSink {
             switch frame.crc {
             case .ok: out.ascii(" ok  ")
             case .bad: out.ascii(" !!  ")
-            case .none: out.ascii("     ")
+            case .none: out.ascii(frame.flags.contains(.recovered) ? " chk " : "     ")
             }
+            if frame.bits != 0 {
+                out.ascii("(")
+                out.int(Int(frame.bits))
+                out.ascii(" bits) ")
+            }
+            if frame.flags.contains(.parityError) { out.ascii("(parity!) ") }
             frame.info.writeInfo(out)
             var rest = bytes.suffix(from: Self.bytesPerLine)
             while !rest.isEmpty {
@@ -66,8 +72,13 @@ public final class TextWriter: DecodeSink {
             out.byte(0x0A)
             lineStart = out.position
             out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
-            out.ascii("!! error at offset ")
-            out.int(frame.offset)
+            if frame.line > 0 {
+                out.ascii("!! error at line ")
+                out.int(frame.line)
+            } else {
+                out.ascii("!! error at offset ")
+                out.int(frame.offset)
+            }
             out.ascii(": ")
             out.string(error.message)
         }

@@ -1,4 +1,4 @@
-// Drives one input through the layers: capture records → link frames → ISO-DEP
+// Drives one input through the layers: source frames → link layer → ISO-DEP
 // exchanges, handing each result to a sink as soon as it exists. Nothing is kept
 // per frame, so memory stays flat however long the capture is.
 
@@ -16,11 +16,8 @@ public struct DecodeOutcome: Sendable {
 }
 
 public enum CaptureDecoder {
-    /// The formats tried, in order, for the "matches nothing" message.
-    public static let formatsTried = "pcap, pcapng"
-
-    /// Decodes the file at `path` ("-" for stdin) into `sink`.
-    public static func decode(path: String, into sink: some DecodeSink) -> DecodeOutcome {
+    /// Decodes the file at `path` ("-" for stdin) into `sink`; `format` overrides detection.
+    public static func decode(path: String, as format: InputFormat? = nil, into sink: some DecodeSink) -> DecodeOutcome {
         let input: CaptureInput
         do {
             input = try CaptureInput(path: path)
@@ -30,77 +27,63 @@ public enum CaptureDecoder {
             sink.problem(InputProblem(path: error.path, offset: nil, message: error.reason))
             return outcome
         }
-        return decode(input: input, into: sink)
+        return decode(input: input, as: format, into: sink)
     }
 
-    public static func decode(input: CaptureInput, into sink: some DecodeSink) -> DecodeOutcome {
-        var outcome = DecodeOutcome()
-        let view = input.view
+    public static func decode(input: CaptureInput, as format: InputFormat? = nil, into sink: some DecodeSink) -> DecodeOutcome {
         let displayPath = input.path == "-" ? "<stdin>" : input.path
-        var reader: CaptureReader
-        do {
-            reader = try CaptureReader(view: view)
-        } catch {
+        switch OpenedSource.open(input.view, as: format) {
+        case .failure(let problem):
+            var outcome = DecodeOutcome()
             outcome.unreadable = true
-            sink.problem(InputProblem(
-                path: displayPath, offset: error.offset,
-                message: "\(error.reason) (formats tried: \(formatsTried))"))
+            sink.problem(InputProblem(path: displayPath, offset: problem.offset, line: problem.line,
+                                      message: problem.message))
             return outcome
+        case .success(.pcap(var source)):
+            return run(&source, input: input, path: displayPath, into: sink)
         }
-        let description = InputDescription(
-            path: displayPath,
-            format: reader.format == .pcap ? "pcap" : "pcapng",
-            timestampDigits: reader.timestampDigits)
-        sink.begin(description)
+    }
 
+    /// The per-frame loop, specialised for each source type.
+    static func run<Source: FrameSource, Sink: DecodeSink>(
+        _ source: inout Source, input: CaptureInput, path: String, into sink: Sink
+    ) -> DecodeOutcome {
+        var outcome = DecodeOutcome()
+        let description = InputDescription(path: path, format: source.formatName,
+                                           timestampDigits: source.timestampDigits)
+        sink.begin(description)
         var link = LinkDecoder()
         let isoDEP = ISODEPReassembler()
-        var firstTimestamp: Int64?
+        var firstTime: Int64?
         var nextRelease = 16 << 20
         var problemsReported = 0
 
-        while let record = reader.next() {
-            let base = firstTimestamp ?? record.timestamp
-            if firstTimestamp == nil { firstTimestamp = record.timestamp }
-            var frame = Frame(n: record.n, offset: record.offset, time: record.timestamp &- base,
-                              dir: nil, tech: .unknown, bytes: record.data)
-            if let error = record.error {
-                frame.error = error
-            } else if record.linkType == LinkType.iso14443 {
-                let header = ISO14443PseudoHeader.parse(record.data)
-                frame.dir = header.dir
-                frame.event = header.event
-                frame.crcIncluded = header.crcIncluded
-                frame.bytes = header.bytes
-                if let error = header.error {
-                    frame.error = error
-                }
-                link.decode(&frame)
-            } else {
-                frame.error = FrameError(.unsupportedLinkType, Int(record.linkType))
+        func reportProblems() {
+            while problemsReported < source.problemCount {
+                let p = source.problem(problemsReported)
+                sink.problem(InputProblem(path: path, offset: p.offset, line: p.line, message: p.message))
+                problemsReported += 1
             }
+        }
+
+        while var frame = source.next() {
+            let base = firstTime ?? frame.time
+            if firstTime == nil { firstTime = frame.time }
+            frame.time = frame.time &- base
+            link.decode(&frame)
             if frame.error != nil { outcome.frameErrors += 1 }
             outcome.frames += 1
             sink.frame(frame)
             isoDEP.feed(frame, to: sink)
-            // Report file-level problems as soon as they are known, in input order.
-            if problemsReported < reader.problemCount {
-                for p in reader.problems[problemsReported...] {
-                    sink.problem(InputProblem(path: displayPath, offset: p.offset, message: p.reason))
-                }
-                problemsReported = reader.problemCount
-            }
-            if record.offset >= nextRelease {
-                input.release(upTo: record.offset)
-                nextRelease = record.offset + (16 << 20)
+            if problemsReported < source.problemCount { reportProblems() }
+            let position = source.position
+            if position >= nextRelease {
+                input.release(upTo: position)
+                nextRelease = position + (16 << 20)
             }
         }
         isoDEP.flush(to: sink)
-        while problemsReported < reader.problems.count {
-            let p = reader.problems[problemsReported]
-            sink.problem(InputProblem(path: displayPath, offset: p.offset, message: p.reason))
-            problemsReported += 1
-        }
+        reportProblems()
         outcome.problems += problemsReported
         sink.end(description)
         return outcome

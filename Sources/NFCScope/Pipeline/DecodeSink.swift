@@ -14,21 +14,24 @@ public struct InputDescription: Sendable {
 public struct InputProblem: Sendable, Equatable {
     public var path: String
     public var offset: Int?
+    /// Line of a text input.
+    public var lineNumber: Int?
     public var frame: Int?
     public var message: String
 
-    public init(path: String, offset: Int?, frame: Int? = nil, message: String) {
+    public init(path: String, offset: Int?, line: Int? = nil, frame: Int? = nil, message: String) {
         self.path = path
         self.offset = offset
+        self.lineNumber = line
         self.frame = frame
         self.message = message
     }
 
-    /// One line for stderr: `file: offset N: message`.
+    /// One line for stderr: `file: line N: message` or `file: offset N: message`.
     public var line: String {
         var s = path
         if let frame { s += ": frame \(frame)" }
-        if let offset { s += ": offset \(offset)" }
+        if let lineNumber { s += ": line \(lineNumber)" } else if let offset { s += ": offset \(offset)" }
         return s + ": " + message
     }
 }
