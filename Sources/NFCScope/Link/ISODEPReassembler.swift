@@ -124,14 +124,11 @@ public final class ISODEPReassembler {
             flush(to: receiver)
             return
         }
-        guard case .block(let block) = frame.info, let dir = frame.dir else {
-            // A link-layer activation frame (REQA, RATS, ATTRIB, ...) ends a session.
-            switch frame.info {
-            case .reqa, .wupa, .rats, .hlta, .reqb, .attrib, .hltb: flush(to: receiver)
-            default: break
-            }
+        if frame.info.endsISODEPSession {
+            flush(to: receiver)
             return
         }
+        guard case .block(let block) = frame.info, let dir = frame.dir else { return }
         // Only a verified block is trusted. When the capture kept CRC bytes but this
         // frame has none it was cut short on the air, which is no better than a bad CRC.
         let good = frame.crc == .ok || (frame.crc == .none && !frame.crcIncluded)
@@ -145,10 +142,6 @@ public final class ISODEPReassembler {
             frames.append(frame.n)
             if !good { badCRC = true }
         case (.s, .card):
-            if block.sType == .deselect {
-                flush(to: receiver)
-                return
-            }
             if case .idle = phase {
                 // The card asks for more time for a command this capture missed:
                 // a response is on its way, so the frames belong to that exchange.
@@ -160,10 +153,6 @@ public final class ISODEPReassembler {
             if block.sType == .wtx { wtx += 1 }
             if !good { badCRC = true }
         case (.s, .reader):
-            if block.sType == .deselect {
-                flush(to: receiver)
-                return
-            }
             if case .idle = phase { return }
             frames.append(frame.n)
             if !good { badCRC = true }

@@ -223,3 +223,15 @@ public enum LinkInfo: Sendable {
     /// A recognised proprietary reader command; `address` is its block/page byte when it has one.
     case proprietary(ProprietaryCommand, address: UInt8?)
 }
+
+extension LinkInfo {
+    /// The frame ends an ISO-DEP session: a new activation, a halt, or DESELECT.
+    /// Whatever exchange was pending belongs to the session before it.
+    public var endsISODEPSession: Bool {
+        switch self {
+        case .reqa, .wupa, .hlta, .rats, .reqb, .attrib, .hltb: true
+        case .block(let b): b.kind == .s && b.sType == .deselect
+        default: false
+        }
+    }
+}

@@ -7,15 +7,19 @@ public final class JSONLinesWriter: DecodeSink {
     public static let schema: StaticString = "nfcscope.jsonl/1"
 
     private let out: OutputBuffer
+    private let registry: Registry
+    private var session: CardSession
     private var digits = 6
-    private var problems: [InputProblem] = []
 
-    public init(output: OutputBuffer) {
+    public init(output: OutputBuffer, registry: Registry = .builtin) {
         self.out = output
+        self.registry = registry
+        self.session = CardSession(registry: registry)
     }
 
     public func begin(_ input: InputDescription) {
         digits = input.timestampDigits
+        session = CardSession(registry: registry)
         out.ascii("{\"type\":\"input\",\"schema\":\"")
         out.ascii(Self.schema)
         out.ascii("\",\"file\":\"")
@@ -75,6 +79,12 @@ public final class JSONLinesWriter: DecodeSink {
         }
         out.ascii("}\n")
         out.recordDone()
+        if let summary = session.observe(frame) { writeTransaction(summary) }
+    }
+
+    private func writeTransaction(_ summary: TransactionSummary) {
+        ApplicationRendering.writeTransactionJSON(summary, registry: registry, to: out)
+        out.recordDone()
     }
 
     public func exchange(_ exchange: ISODEPExchange) {
@@ -88,6 +98,8 @@ public final class JSONLinesWriter: DecodeSink {
         }
         out.byte(0x5D)
         APDUExchangeView(command: exchange.command, response: exchange.response).writeJSONMembers(out)
+        let interpretation = session.interpret(exchange)
+        ApplicationRendering.writeJSONMembers(interpretation, registry: registry, to: out)
         out.ascii(",\"wtx\":")
         out.int(exchange.waitingTimeExtensions)
         out.ascii(",\"retransmissions\":")
@@ -119,7 +131,9 @@ public final class JSONLinesWriter: DecodeSink {
         out.recordDone()
     }
 
-    public func end(_ input: InputDescription) {}
+    public func end(_ input: InputDescription) {
+        if let summary = session.finish() { writeTransaction(summary) }
+    }
 
     private func writeTime(_ nanos: Int64) {
         if digits >= 9 {

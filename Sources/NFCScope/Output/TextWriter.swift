@@ -5,17 +5,24 @@
 
 public final class TextWriter: DecodeSink {
     private let out: OutputBuffer
+    private let registry: Registry
+    private var session: CardSession
+    private var transactions: [TransactionSummary] = []
     private var digits = 6
     private static let bytesPerLine = 16
     private static let dataColumn = 30
     private static let crcColumn = dataColumn + bytesPerLine * 3 + 1
 
-    public init(output: OutputBuffer) {
+    public init(output: OutputBuffer, registry: Registry = .builtin) {
         self.out = output
+        self.registry = registry
+        self.session = CardSession(registry: registry)
     }
 
     public func begin(_ input: InputDescription) {
         digits = input.timestampDigits
+        session = CardSession(registry: registry)
+        transactions.removeAll()
         out.ascii("# ")
         out.string(input.path)
         out.ascii(" (")
@@ -84,11 +91,14 @@ public final class TextWriter: DecodeSink {
         }
         out.byte(0x0A)
         out.recordDone()
+        if let summary = session.observe(frame) { transactions.append(summary) }
     }
 
     public func exchange(_ exchange: ISODEPExchange) {
         APDUExchangeView(command: exchange.command, response: exchange.response)
             .writeText(out, indent: Self.dataColumn - 4)
+        let interpretation = session.interpret(exchange)
+        ApplicationRendering.writeText(interpretation, registry: registry, indent: Self.dataColumn - 4, to: out)
         if exchange.incomplete || exchange.waitingTimeExtensions > 0 || exchange.retransmissions > 0
             || exchange.sawBadCRC {
             out.pad(toColumn: Self.dataColumn, lineStart: out.position)
@@ -124,6 +134,13 @@ public final class TextWriter: DecodeSink {
     }
 
     public func end(_ input: InputDescription) {
+        if let summary = session.finish() { transactions.append(summary) }
+        if !transactions.isEmpty {
+            out.ascii("\nTransactions\n")
+            for t in transactions {
+                ApplicationRendering.writeTransactionText(t, registry: registry, to: out)
+            }
+        }
         out.byte(0x0A)
         out.recordDone()
     }

@@ -73,6 +73,9 @@ public enum CaptureDecoder {
             link.decode(&frame)
             if frame.error != nil { outcome.frameErrors += 1 }
             outcome.frames += 1
+            // A frame that ends the session closes the pending exchange first, so the
+            // exchange is reported inside the session it belongs to.
+            if frame.event != nil || frame.info.endsISODEPSession { isoDEP.flush(to: sink) }
             sink.frame(frame)
             isoDEP.feed(frame, to: sink)
             if problemsReported < source.problemCount { reportProblems() }

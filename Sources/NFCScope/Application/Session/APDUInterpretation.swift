@@ -1,0 +1,35 @@
+// What the application layer made of one APDU exchange: the parsed command and
+// response, which application it concerns, and the TLV structures of its data.
+// Built once per exchange and rendered by whichever writer is in use.
+
+/// Which application decoder interpreted the exchange.
+public enum ApplicationHandlerKind: UInt8, Sendable {
+    /// No application-level decoding (nothing selected, or an application we only name).
+    case none
+    /// EMV payment applications and the PSE/PPSE directories.
+    case emv
+    /// Apple / Google value added services (loyalty passes).
+    case vas
+    /// Any other application whose data is BER-TLV.
+    case tlv
+}
+
+public struct APDUInterpretation {
+    public var exchange: ISODEPExchange
+    public var command: APDUCommand?
+    public var response: APDUResponse?
+    /// The application the exchange concerns: the one being selected, or the one selected before.
+    public var applicationAID: [UInt8]?
+    public var application: AIDEntry?
+    public var handler: ApplicationHandlerKind = .none
+    /// Command data split by the DOL the card asked for (GET PROCESSING OPTIONS, GENERATE AC).
+    public var commandDOL: DOLSplit?
+    /// Which DOL split the command data (PDOL, CDOL1, CDOL2).
+    public var commandDOLName: StaticString = ""
+    /// Command data that is itself BER-TLV (VAS, PUT DATA, ...).
+    public var commandTLV: BERTLV?
+    /// Response data parsed as BER-TLV.
+    public var responseTLV: BERTLV?
+    /// The session's knowledge when this exchange was decoded (currency, selected AID, DOLs).
+    public var context: EMVContext
+}

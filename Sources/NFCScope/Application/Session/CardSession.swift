@@ -1,0 +1,112 @@
+// The application layer's memory of one card session: which application is
+// selected, what the card and terminal revealed (currency, DOLs), and how the
+// transaction is going. Exchanges are interpreted here once, then rendered by
+// the writer in use; link-layer frames tell it where sessions begin and end.
+
+public final class CardSession {
+    public let registry: Registry
+    private let handlers: ApplicationHandlers
+    private var context = EMVContext()
+    /// The application selected by name and accepted by the card.
+    private var selectedAID: [UInt8]?
+    private var generateACCount = 0
+    private var tracker = TransactionTracker()
+
+    public init(registry: Registry) {
+        self.registry = registry
+        self.handlers = ApplicationHandlers(registry: registry)
+    }
+
+    /// Interprets one exchange and remembers what it revealed.
+    public func interpret(_ exchange: ISODEPExchange) -> APDUInterpretation {
+        let command = exchange.command.flatMap { try? APDUCommand(parsing: $0) }
+        let response = exchange.response.map { APDUResponse(parsing: $0) }
+        var x = APDUInterpretation(exchange: exchange, command: command, response: response, context: context)
+
+        let selecting = command?.selectedName
+        let accepted = response?.sw == 0x9000 || (response?.sw).map { $0 >> 8 == 0x61 } == true
+        x.applicationAID = selecting?.array ?? selectedAID
+        if let aid = x.applicationAID {
+            ByteView.with(aid) { view in
+                x.application = registry.aid(view)
+                x.handler = handlers.handler(for: view)
+            }
+        }
+        if let c = command, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE, x.handler != .vas {
+            // GPO and GENERATE AC are EMV whatever the capture showed of the selection.
+            x.handler = .emv
+        }
+
+        if x.handler != .none, let data = response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
+            x.responseTLV = BERTLV(parsing: data)
+        }
+        if let c = command, !c.data.isEmpty {
+            splitCommandData(c, into: &x)
+        }
+        if let dol = x.commandDOL { context.learn(from: dol) }
+        if let tlv = x.responseTLV { context.learn(from: tlv) }
+        if let name = selecting, accepted {
+            selectedAID = name.array
+            generateACCount = 0
+        }
+        x.context = context
+        tracker.observe(x, registry: registry)
+        return x
+    }
+
+    private func splitCommandData(_ c: APDUCommand, into x: inout APDUInterpretation) {
+        if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xA8 {
+            // GPO data is the PDOL values wrapped in tag 83.
+            let wrapper = BERTLV(parsing: c.data)
+            if let pdol = context.pdol, let node = wrapper.first(0x83) {
+                x.commandDOL = ByteView.with(pdol) { DataObjectList(parsing: $0) }.split(node.value)
+                x.commandDOLName = "PDOL"
+            } else {
+                x.commandTLV = wrapper
+            }
+            return
+        }
+        if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xAE {
+            generateACCount += 1
+            if let cdol = generateACCount == 1 ? context.cdol1 : (context.cdol2 ?? context.cdol1) {
+                x.commandDOL = ByteView.with(cdol) { DataObjectList(parsing: $0) }.split(c.data)
+                x.commandDOLName = generateACCount == 1 ? "CDOL1" : "CDOL2"
+            }
+            return
+        }
+        if x.handler != .none, c.ins != 0xA4, BERTLV.looksLikeTLV(c.data) {
+            x.commandTLV = BERTLV(parsing: c.data)
+        }
+    }
+
+    /// Watches link-layer frames for the end of a card session; returns its summary
+    /// when one that carried APDUs ends.
+    public func observe(_ frame: Frame) -> TransactionSummary? {
+        let ends: Bool
+        var fieldDropped = false
+        if let event = frame.event {
+            ends = event == .fieldOff
+            fieldDropped = ends
+        } else {
+            ends = frame.info.endsISODEPSession
+        }
+        guard ends else { return nil }
+        return endSession(fieldDropped: fieldDropped)
+    }
+
+    /// The end of the input ends the session in progress.
+    public func finish() -> TransactionSummary? {
+        endSession(fieldDropped: false)
+    }
+
+    private func endSession(fieldDropped: Bool) -> TransactionSummary? {
+        defer {
+            tracker = TransactionTracker()
+            context = EMVContext()
+            selectedAID = nil
+            generateACCount = 0
+        }
+        guard !tracker.isEmpty else { return nil }
+        return tracker.finish(fieldDropped: fieldDropped)
+    }
+}

@@ -1,0 +1,208 @@
+// One verdict per card session that a person can read at a glance and a program
+// can use: what was chosen, for how much, what the card decided, and where and
+// why the transaction stopped when it did not finish.
+
+public struct TransactionSummary: Sendable {
+    /// One application listed by the PSE/PPSE directory.
+    public struct DirectoryEntry: Sendable, Equatable {
+        public var aid: [UInt8]
+        public var label: String?
+        public var priority: Int?
+    }
+
+    public enum Cryptogram: String, Sendable {
+        case aac = "AAC", tc = "TC", arqc = "ARQC", rfu = "RFU"
+
+        public var meaning: String {
+            switch self {
+            case .aac: "declined by the card (AAC)"
+            case .tc: "approved offline (TC)"
+            case .arqc: "online authorisation requested (ARQC)"
+            case .rfu: "cryptogram type reserved (RFU)"
+            }
+        }
+    }
+
+    /// Frames of the session (first and last that carried an APDU).
+    public var firstFrame = 0
+    public var lastFrame = 0
+    public var apdus = 0
+    public var directory: [DirectoryEntry] = []
+    /// The application the reader selected last (and whether the card accepted it).
+    public var aid: [UInt8]?
+    public var label: String?
+    public var applicationName: String?
+    public var selectAccepted = false
+    /// Amount authorised (9F02) in minor units, and its currency (ISO 4217 numeric).
+    public var amountMinor: Int64?
+    public var currency: Int?
+    public var otherAmountMinor: Int64?
+    public var cryptogram: Cryptogram?
+    /// The command where the transaction stopped, and why (nil when it completed).
+    public var stoppedAt: String?
+    public var stopReason: String?
+    /// Value added services: whether a VAS exchange happened and a pass came back.
+    public var vasRequested = false
+    public var vasPassReturned = false
+    /// Whether any exchange went to a payment application or directory.
+    public var payment = false
+
+    /// The outcome in a few words.
+    public var outcome: String {
+        if let cryptogram { return cryptogram.meaning }
+        if stoppedAt != nil { return "stopped" }
+        if vasRequested && !payment { return vasPassReturned ? "pass returned" : "no pass returned" }
+        if !payment { return "no payment application" }
+        return "no cryptogram seen"
+    }
+}
+
+/// Follows the APDUs of one card session and builds its summary.
+struct TransactionTracker {
+    private(set) var summary = TransactionSummary()
+    private var lastCommandName: String?
+    private var lastSW: UInt16?
+    private var lastIncomplete = false
+    private var lastHadResponse = true
+
+    var isEmpty: Bool { summary.apdus == 0 }
+
+    mutating func observe(_ x: APDUInterpretation, registry: Registry) {
+        let frames = x.exchange.frames
+        if summary.apdus == 0 { summary.firstFrame = frames.first ?? 0 }
+        summary.lastFrame = frames.last ?? summary.lastFrame
+        summary.apdus += 1
+
+        let name: String
+        if let c = x.command {
+            name = String(describing: knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2) ?? "UNKNOWN")
+        } else {
+            name = "a command the capture does not have"
+        }
+        lastCommandName = name
+        lastSW = x.response?.sw
+        lastHadResponse = x.response != nil
+        lastIncomplete = x.exchange.incomplete
+
+        if x.handler == .emv { summary.payment = true }
+        guard let c = x.command else { return }
+        let ok = x.response?.sw == 0x9000
+        if c.ins == 0xA4, c.cla & 0x80 == 0, let name = c.selectedName {
+            if x.handler == .vas {
+                summary.vasRequested = true
+            } else if isDirectoryName(name) {
+                if ok, let tlv = x.responseTLV { summary.directory = directoryEntries(tlv) }
+            } else {
+                summary.aid = name.array
+                summary.applicationName = x.application?.name
+                summary.selectAccepted = ok
+                summary.label = x.responseTLV.flatMap { tlv in tlv.first(0x50).map { asciiText($0.value) } }
+                    ?? summary.directory.first { ByteView.with($0.aid) { $0.elementsEqual(name) } }?.label
+            }
+        }
+        if let dol = x.commandDOL {
+            for v in dol.values where v.isComplete {
+                switch v.tag {
+                case 0x9F02: summary.amountMinor = bcdValue(v.value)
+                case 0x9F03: summary.otherAmountMinor = bcdValue(v.value)
+                case 0x5F2A: summary.currency = bcdValue(v.value).map(Int.init)
+                default: break
+                }
+            }
+        }
+        if x.handler == .vas, c.cla == 0x80, c.ins == 0xCA {
+            summary.vasRequested = true
+            if ok, let tlv = x.responseTLV, tlv.first(0x9F27) != nil { summary.vasPassReturned = true }
+        }
+        // The card's decision: 9F27 in a GPO (qVSDC) or GENERATE AC answer, or the
+        // first byte of a format 1 (80) GENERATE AC answer.
+        if ok, let tlv = x.responseTLV, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE {
+            if let cid = tlv.first(0x9F27), let b = cid.value.byte(0) {
+                summary.cryptogram = cryptogramType(b)
+            } else if c.ins == 0xAE, let f1 = tlv.first(0x80), let b = f1.value.byte(0) {
+                summary.cryptogram = cryptogramType(b)
+            }
+        }
+    }
+
+    /// Closes the session: decides where it stopped when no cryptogram was produced.
+    mutating func finish(fieldDropped: Bool) -> TransactionSummary {
+        var s = summary
+        guard s.cryptogram == nil else { return s }
+        let last = lastCommandName ?? "the first command"
+        if !s.directory.isEmpty, let aid = s.aid, !s.selectAccepted,
+           !s.directory.contains(where: { $0.aid == aid }) {
+            s.stoppedAt = "SELECT"
+            s.stopReason = "no application in common: the reader chose " + hexUpper(aid)
+                + " but the card's directory lists " + s.directory.map { hexUpper($0.aid) }.joined(separator: ", ")
+        } else if let sw = lastSW, sw != 0x9000, sw >> 8 != 0x61, sw >> 8 != 0x91 || sw & 0xFF != 0x00 {
+            s.stoppedAt = last
+            s.stopReason = hexUpper([UInt8(sw >> 8), UInt8(sw & 0xFF)]) + " " + statusWordText(sw)
+        } else if !lastHadResponse || lastIncomplete {
+            s.stoppedAt = last
+            s.stopReason = lastHadResponse ? "the answer was cut short" : "no answer from the card"
+        } else if s.payment {
+            s.stoppedAt = last
+            s.stopReason = fieldDropped ? "the field dropped before a cryptogram" : "the session ended before a cryptogram"
+        }
+        return s
+    }
+}
+
+func cryptogramType(_ cid: UInt8) -> TransactionSummary.Cryptogram {
+    switch cid >> 6 {
+    case 0: .aac
+    case 1: .tc
+    case 2: .arqc
+    default: .rfu
+    }
+}
+
+/// 1PAY.SYS.DDF01 (contact PSE) and 2PAY.SYS.DDF01 (contactless PPSE).
+func isDirectoryName(_ name: ByteView) -> Bool {
+    let suffix: [UInt8] = Array("PAY.SYS.DDF01".utf8)
+    guard name.count == 14, let first = name.byte(0), first == 0x31 || first == 0x32 else { return false }
+    return ByteView.with(suffix) { name.suffix(from: 1).elementsEqual($0) }
+}
+
+/// The applications a PSE/PPSE answer lists (61 entries under BF0C or 70).
+func directoryEntries(_ tlv: BERTLV) -> [TransactionSummary.DirectoryEntry] {
+    var entries: [TransactionSummary.DirectoryEntry] = []
+    for (i, node) in tlv.nodes.enumerated() where node.tag == 0x61 && node.error == nil {
+        var entry = TransactionSummary.DirectoryEntry(aid: [], label: nil, priority: nil)
+        for (_, child) in tlv.children(of: i) where child.error == nil {
+            switch child.tag {
+            case 0x4F: entry.aid = child.value.array
+            case 0x50: entry.label = asciiText(child.value)
+            case 0x87: entry.priority = child.value.byte(0).map { Int($0 & 0x0F) }
+            default: break
+            }
+        }
+        if !entry.aid.isEmpty { entries.append(entry) }
+    }
+    return entries
+}
+
+/// A BCD number (n format), nil when a nibble is not a digit.
+func bcdValue(_ v: ByteView) -> Int64? {
+    var result: Int64 = 0
+    for b in v {
+        let hi = Int64(b >> 4), lo = Int64(b & 0x0F)
+        guard hi < 10, lo < 10 else { return nil }
+        let (m, o1) = result.multipliedReportingOverflow(by: 100)
+        guard !o1 else { return nil }
+        result = m + hi * 10 + lo
+    }
+    return result
+}
+
+/// Printable ASCII from card data; anything else as `.`.
+func asciiText(_ v: ByteView) -> String {
+    String(decoding: v.map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x2E }, as: UTF8.self)
+}
+
+func hexUpper(_ bytes: [UInt8]) -> String {
+    var s = ""
+    for b in bytes { s += hex2(Int(b)) }
+    return s
+}

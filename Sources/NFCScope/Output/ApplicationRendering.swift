@@ -1,0 +1,222 @@
+// Writes what the application layer made of an exchange (the application, the
+// TLV trees of command and response, DOL-split command data) and the summary of
+// each card session, as JSON members and as text lines.
+
+enum ApplicationRendering {
+    // MARK: JSON
+
+    /// Members after the APDU-level ones: `application`, `dol` + `command_fields`,
+    /// `command_tlv`, `tlv` (each only when there is something to show).
+    static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, to out: OutputBuffer) {
+        if let aid = x.applicationAID {
+            out.ascii(",\"application\":{\"aid\":\"")
+            ByteView.with(aid) { out.hex($0, uppercase: true) }
+            out.byte(0x22)
+            if let app = x.application {
+                out.ascii(",\"name\":\""); out.jsonEscaped(app.name)
+                out.ascii("\",\"vendor\":\""); out.jsonEscaped(app.vendor)
+                out.ascii("\",\"kind\":\""); out.ascii(app.kind.jsonName)
+                out.byte(0x22)
+            }
+            out.byte(0x7D)
+        }
+        let writer = TLVWriter(dictionary: registry, context: x.context)
+        if let dol = x.commandDOL {
+            out.ascii(",\"dol\":\""); out.ascii(x.commandDOLName)
+            out.ascii("\",\"command_fields\":")
+            writer.writeJSON(dol, to: out)
+            if dol.missingBytes > 0 {
+                out.ascii(",\"command_fields_error\":\"data ends ")
+                out.int(dol.missingBytes)
+                out.ascii(" bytes short of the DOL\"")
+            } else if !dol.extra.isEmpty {
+                out.ascii(",\"command_fields_error\":\"")
+                out.int(dol.extra.count)
+                out.ascii(" bytes beyond the DOL\"")
+            }
+        }
+        if let tlv = x.commandTLV {
+            out.ascii(",\"command_tlv\":")
+            writer.writeJSON(tlv, to: out)
+        }
+        if let tlv = x.responseTLV {
+            out.ascii(",\"tlv\":")
+            writer.writeJSON(tlv, to: out)
+        }
+    }
+
+    static func writeTransactionJSON(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        out.ascii("{\"type\":\"transaction\",\"frames\":[")
+        out.int(s.firstFrame); out.byte(0x2C); out.int(s.lastFrame)
+        out.ascii("],\"apdus\":"); out.int(s.apdus)
+        out.ascii(",\"aid\":")
+        writeOptionalHex(s.aid, out)
+        out.ascii(",\"label\":"); writeOptionalString(s.label, out)
+        out.ascii(",\"application\":"); writeOptionalString(s.applicationName, out)
+        out.ascii(",\"directory\":[")
+        for (i, e) in s.directory.enumerated() {
+            if i > 0 { out.byte(0x2C) }
+            out.ascii("{\"aid\":"); writeOptionalHex(e.aid, out)
+            out.ascii(",\"label\":"); writeOptionalString(e.label, out)
+            out.ascii(",\"priority\":")
+            if let p = e.priority { out.int(p) } else { out.ascii("null") }
+            out.byte(0x7D)
+        }
+        out.ascii("],\"amount\":")
+        if let text = amountText(s.amountMinor, currency: s.currency, registry: registry) {
+            out.byte(0x22); out.string(text); out.byte(0x22)
+        } else {
+            out.ascii("null")
+        }
+        out.ascii(",\"amount_minor\":")
+        if let a = s.amountMinor { out.int(Int(a)) } else { out.ascii("null") }
+        out.ascii(",\"currency\":")
+        writeOptionalString(s.currency.flatMap { registry.currency($0)?.alpha }, out)
+        out.ascii(",\"currency_code\":")
+        if let c = s.currency { out.int(c) } else { out.ascii("null") }
+        out.ascii(",\"cryptogram\":")
+        writeOptionalString(s.cryptogram?.rawValue, out)
+        out.ascii(",\"outcome\":\""); out.jsonEscaped(s.outcome)
+        out.ascii("\",\"stopped_at\":"); writeOptionalString(s.stoppedAt, out)
+        out.ascii(",\"reason\":"); writeOptionalString(s.stopReason, out)
+        out.ascii(",\"vas\":{\"requested\":")
+        out.ascii(s.vasRequested ? "true" : "false")
+        out.ascii(",\"pass_returned\":")
+        out.ascii(s.vasPassReturned ? "true" : "false")
+        out.ascii("}}\n")
+    }
+
+    // MARK: Text
+
+    static func writeText(_ x: APDUInterpretation, registry: Registry, indent: Int, to out: OutputBuffer) {
+        let writer = TLVWriter(dictionary: registry, context: x.context)
+        if let aid = x.applicationAID, let app = x.application, x.command?.selectedName != nil {
+            pad(indent, out)
+            out.ascii("application ")
+            out.string(app.name)
+            out.ascii(" (")
+            ByteView.with(aid) { out.hex($0, uppercase: true) }
+            out.ascii(", ")
+            out.ascii(app.kind.jsonName)
+            out.ascii(")\n")
+        }
+        if let dol = x.commandDOL {
+            pad(indent, out)
+            out.ascii("command data by ")
+            out.ascii(x.commandDOLName)
+            out.ascii(":\n")
+            writer.writeText(dol, indent: indent + 2, to: out)
+        }
+        if let tlv = x.commandTLV {
+            pad(indent, out)
+            out.ascii("command data:\n")
+            writer.writeText(tlv, indent: indent + 2, to: out)
+        }
+        if let tlv = x.responseTLV {
+            pad(indent, out)
+            out.ascii("response data:\n")
+            writer.writeText(tlv, indent: indent + 2, to: out)
+        }
+    }
+
+    /// One line (plus a reason line when it stopped) per transaction.
+    static func writeTransactionText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        out.ascii("  frames ")
+        out.int(s.firstFrame); out.byte(0x2D); out.int(s.lastFrame)
+        out.ascii(" (")
+        out.int(s.apdus)
+        out.ascii(s.apdus == 1 ? " APDU): " : " APDUs): ")
+        if let aid = s.aid {
+            out.string(s.applicationName ?? "application")
+            if let label = s.label { out.ascii(" \""); out.string(label); out.byte(0x22) }
+            out.byte(0x20)
+            out.string(hexUpper(aid))
+        } else if s.vasRequested {
+            out.ascii("value added services")
+        } else {
+            out.ascii("no application selected")
+        }
+        if let text = amountText(s.amountMinor, currency: s.currency, registry: registry) {
+            out.ascii(", ")
+            out.string(text)
+        }
+        out.ascii(": ")
+        out.string(s.outcome)
+        out.byte(0x0A)
+        if let at = s.stoppedAt {
+            out.ascii("    stopped at ")
+            out.string(at)
+            if let reason = s.stopReason {
+                out.ascii(": ")
+                out.string(reason)
+            }
+            out.byte(0x0A)
+        }
+        if !s.directory.isEmpty {
+            out.ascii("    directory: ")
+            for (i, e) in s.directory.enumerated() {
+                if i > 0 { out.ascii(", ") }
+                out.string(hexUpper(e.aid))
+                if let label = e.label { out.ascii(" \""); out.string(label); out.byte(0x22) }
+                if let p = e.priority { out.ascii(" priority "); out.int(p) }
+            }
+            out.byte(0x0A)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// "1.00 GBP" with the currency's exponent; minor units when the exponent is unknown.
+    static func amountText(_ minor: Int64?, currency: Int?, registry: Registry) -> String? {
+        guard let minor else { return nil }
+        guard let code = currency, let cur = registry.currency(code) else {
+            return "\(minor) (minor units)"
+        }
+        guard let exponent = cur.exponent, exponent > 0 else { return "\(minor) \(cur.alpha)" }
+        var scale: Int64 = 1
+        for _ in 0..<exponent { scale *= 10 }
+        var fraction = String(minor % scale)
+        while fraction.count < exponent { fraction = "0" + fraction }
+        return "\(minor / scale).\(fraction) \(cur.alpha)"
+    }
+
+    private static func writeOptionalString(_ s: String?, _ out: OutputBuffer) {
+        if let s {
+            out.byte(0x22); out.jsonEscaped(s); out.byte(0x22)
+        } else {
+            out.ascii("null")
+        }
+    }
+
+    private static func writeOptionalHex(_ bytes: [UInt8]?, _ out: OutputBuffer) {
+        if let bytes {
+            out.byte(0x22)
+            ByteView.with(bytes) { out.hex($0, uppercase: true) }
+            out.byte(0x22)
+        } else {
+            out.ascii("null")
+        }
+    }
+
+    private static func pad(_ n: Int, _ out: OutputBuffer) {
+        for _ in 0..<n { out.byte(0x20) }
+    }
+}
+
+extension AIDKind {
+    var jsonName: StaticString {
+        switch self {
+        case .emvPayment: "emv-payment"
+        case .transit: "transit"
+        case .access: "access"
+        case .ndef: "ndef"
+        case .emrtd: "emrtd"
+        case .piv: "piv"
+        case .globalPlatform: "globalplatform"
+        case .vas: "vas"
+        case .identity: "identity"
+        case .loyalty: "loyalty"
+        case .other: "other"
+        }
+    }
+}
