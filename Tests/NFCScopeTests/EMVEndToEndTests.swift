@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import NFCScope
+
+/// Whole EMV transactions through the pipeline: APDU logs with golden decodes
+/// (binaryfoo/emv-bertlv cases) wrapped in ISO-DEP frames, and the Apple Pay sniff.
+@Suite struct EMVEndToEndTests {
+    private func log(_ name: String) throws -> String {
+        try String(contentsOfFile: fixturePath(name), encoding: .utf8)
+    }
+
+    private func apdus(_ records: [[String: Any]]) -> [[String: Any]] {
+        records.filter { $0["type"] as? String == "apdu" }
+    }
+
+    @Test func contactlessMastercardWithGenerateAC() throws {
+        // A WTX pair before the GPO answer and chained READ RECORD answers.
+        let records = try jsonRecords(of: .fromAPDULog(try log("emv-bertlv-contactless-mastercard.txt"), wtxBefore: [1]))
+        let a = apdus(records)
+        #expect(a.count == 7)
+        let select = a[0]
+        let application = try #require(select["application"] as? [String: Any])
+        #expect(application["aid"] as? String == "A0000000041010")
+        #expect(application["kind"] as? String == "emv-payment")
+        #expect(findNode(select["tlv"], "50")?["text"] as? String == "PPC MCD 04  v20")
+
+        let gpo = a[1]
+        #expect(gpo["wtx"] as? Int == 2)
+        let aip = try #require(findNode(gpo["tlv"], "82"))
+        #expect(aip["hex"] as? String == "5980")
+        let aipText = try #require(aip["text"] as? String)
+        #expect(aipText.contains("SDA supported"))
+        #expect(aipText.contains("CDA supported"))
+        let afl = try #require(findNode(gpo["tlv"], "94")?["text"] as? String)
+        #expect(afl.contains("SFI 3 records 1-2"))
+
+        let record = a[2]
+        #expect(findNode(record["tlv"], "5F20")?["text"] as? String == "ETEC/PAYPASS")
+        #expect(findNode(record["tlv"], "5F24")?["text"] as? String == "2014-12-31")
+        #expect(findNode(record["tlv"], "5F28")?["text"] as? String == "Belgium (56)")
+        #expect(findNode(record["tlv"], "9F42")?["text"] as? String == "EUR (978)")
+        let cvm = try #require(findNode(record["tlv"], "8E")?["text"] as? String)
+        #expect(cvm.contains("Signature, if terminal supports the CVM, next rule if unsuccessful"))
+        #expect(cvm.contains("No CVM required"))
+        let track2 = try #require(findNode(record["tlv"], "57")?["text"] as? String)
+        #expect(track2.hasPrefix("PAN 5413330089600044, expiry 2014-12, service code 201"))
+
+        // GENERATE AC: its data split by the CDOL1 of the record, then the card's decision.
+        let generateAC = a[6]
+        #expect(generateAC["name"] as? String == "GENERATE AC")
+        #expect(generateAC["dol"] as? String == "CDOL1")
+        let fields = try #require(generateAC["command_fields"] as? [[String: Any]])
+        #expect(fields.count == 12)
+        #expect(fields[0]["tag"] as? String == "9F02")
+        #expect(fields[0]["text"] as? String == "100.01 AUD")
+        #expect(fields[5]["tag"] as? String == "9A")
+        #expect(fields[5]["text"] as? String == "2012-03-15")
+        #expect(findNode(generateAC["tlv"], "9F27")?["text"] as? String == "TC")
+
+        let transaction = try #require(records.first { $0["type"] as? String == "transaction" })
+        #expect(transaction["cryptogram"] as? String == "TC")
+        #expect(transaction["amount"] as? String == "100.01 AUD")
+        #expect(transaction["amount_minor"] as? Int == 10001)
+        #expect(transaction["currency"] as? String == "AUD")
+        #expect(transaction["aid"] as? String == "A0000000041010")
+        #expect(transaction["label"] as? String == "PPC MCD 04  v20")
+        #expect(transaction["outcome"] as? String == "approved offline (TC)")
+        #expect(transaction["stopped_at"] is NSNull)
+    }
+
+    @Test func secondGenerateACDeclines() throws {
+        let records = try jsonRecords(of: .fromAPDULog(try log("emv-bertlv-contact-mastercard.txt")))
+        let generateACs = apdus(records).filter { $0["name"] as? String == "GENERATE AC" }
+        try #require(generateACs.count == 2)
+        #expect(generateACs[0]["dol"] as? String == "CDOL1")
+        #expect(generateACs[1]["dol"] as? String == "CDOL2")
+        #expect(findNode(generateACs[0]["tlv"], "9F27")?["text"] as? String == "ARQC")
+        #expect(findNode(generateACs[1]["tlv"], "9F27")?["text"] as? String == "AAC")
+        let transaction = try #require(records.first { $0["type"] as? String == "transaction" })
+        #expect(transaction["cryptogram"] as? String == "AAC")
+        #expect(transaction["outcome"] as? String == "declined by the card (AAC)")
+    }
+
+    @Test func amexWithDirectory() throws {
+        let records = try jsonRecords(of: .fromAPDULog(try log("emv-bertlv-amex-cda.txt")))
+        let transaction = try #require(records.first { $0["type"] as? String == "transaction" })
+        let directory = try #require(transaction["directory"] as? [[String: Any]])
+        #expect(directory.first?["aid"] as? String == "A000000025010403")
+        #expect(transaction["aid"] as? String == "A000000025010403")
+        #expect(transaction["cryptogram"] as? String == "ARQC")
+        let app = try #require(apdus(records)[1]["application"] as? [String: Any])
+        #expect((app["name"] as? String)?.contains("American Express") == true)
+    }
+
+    @Test func applePayTransitSniff() throws {
+        let records = try jsonRecords(fixturePath("hf_visa_apple_transit_bypass.derived.pcap"))
+        let a = apdus(records)
+        let gpo = try #require(a.first { $0["name"] as? String == "GET PROCESSING OPTIONS" })
+        #expect(gpo["dol"] as? String == "PDOL")
+        let fields = try #require(gpo["command_fields"] as? [[String: Any]])
+        #expect(fields.map { $0["tag"] as? String } == ["9F66", "9F02", "9F03", "9F1A", "95", "5F2A", "9A", "9C", "9F37", "9F4E"])
+        #expect(fields[1]["text"] as? String == "1.00 GBP")
+        #expect(fields[3]["text"] as? String == "United Kingdom (826)")
+        #expect(fields[8]["hex"] as? String == "0eb0f616")
+        let track2 = try #require(findNode(gpo["tlv"], "57")?["text"] as? String)
+        #expect(track2.contains("PAN 4642352851503640"))
+        #expect(track2.contains("expiry 2023-12"))
+        #expect(findNode(gpo["tlv"], "9F27")?["text"] as? String == "ARQC")
+        let transaction = try #require(records.first { $0["type"] as? String == "transaction" })
+        #expect(transaction["frames"] as? [Int] == [29, 68])
+        #expect(transaction["application"] as? String == "Visa Credit/Debit")
+        #expect(transaction["cryptogram"] as? String == "ARQC")
+        #expect(transaction["amount"] as? String == "1.00 GBP")
+    }
+
+    @Test func noApplicationInCommon() throws {
+        var b = CaptureBuilder()
+        b.activate()
+        // The card's directory lists Visa; the reader insists on Mastercard.
+        b.apdu(bytes(fromHex: "00A404000E325041592E5359532E444446303100"),
+               bytes(fromHex: "6F23840E325041592E5359532E4444463031A511BF0C0E610C4F07A00000000310108701019000"))
+        b.apdu(bytes(fromHex: "00A4040007A000000004101000"), bytes(fromHex: "6A82"))
+        b.fieldOff()
+        let records = try jsonRecords(of: b)
+        let transaction = try #require(records.first { $0["type"] as? String == "transaction" })
+        #expect(transaction["stopped_at"] as? String == "SELECT")
+        #expect((transaction["reason"] as? String)?.hasPrefix("no application in common: the reader chose A0000000041010 but the card's directory lists A0000000031010") == true)
+        #expect(transaction["cryptogram"] is NSNull)
+    }
+
+    @Test func errorStatusAndMissingAnswerStopTheTransaction() throws {
+        var b = CaptureBuilder()
+        b.activate()
+        b.apdu(bytes(fromHex: "00A4040007A000000003101000"), bytes(fromHex: "6F098407A00000000310109000"))
+        b.apdu(bytes(fromHex: "80A8000002830000"), bytes(fromHex: "6985"))
+        b.fieldOff()
+        var records = try jsonRecords(of: b)
+        var transaction = try #require(records.first { $0["type"] as? String == "transaction" })
+        #expect(transaction["stopped_at"] as? String == "GET PROCESSING OPTIONS")
+        #expect(transaction["reason"] as? String == "6985 Conditions of use not satisfied")
+
+        var c = CaptureBuilder()
+        c.activate()
+        c.apdu(bytes(fromHex: "00A4040007A000000003101000"), bytes(fromHex: "6F098407A00000000310109000"))
+        c.reader([0x03] + bytes(fromHex: "80A8000002830000"))
+        c.fieldOff()
+        records = try jsonRecords(of: c)
+        transaction = try #require(records.first { $0["type"] as? String == "transaction" })
+        #expect(transaction["stopped_at"] as? String == "GET PROCESSING OPTIONS")
+        #expect(transaction["reason"] as? String == "no answer from the card")
+        // The transaction record follows the field-off frame that ended the session.
+        #expect(records.last?["type"] as? String == "transaction")
+        #expect(records[records.count - 2]["event"] as? String == "field-off")
+    }
+
+    @Test func userPluginRenamesAnAIDAndAddsATag() throws {
+        let dir = NSTemporaryDirectory() + "nfcscope-plugin-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try """
+        [aid]
+        A0000000041010 | emv-payment | Test Bank | Test Bank Debit
+        [tag]
+        DF4F | an | Test Bank Loyalty Number | renderer=text
+        """.write(toFile: dir + "/bank.plugin", atomically: true, encoding: .utf8)
+        let (registry, problems) = Registry.load(pluginDirectories: [dir], environment: [:])
+        #expect(problems.isEmpty)
+        let records = try jsonRecords(of: .fromAPDULog(try log("emv-bertlv-contactless-mastercard.txt")), registry: registry)
+        let app = try #require(apdus(records)[0]["application"] as? [String: Any])
+        #expect(app["name"] as? String == "Test Bank Debit")
+        #expect(app["vendor"] as? String == "Test Bank")
+        let node = try #require(findNode(apdus(records)[2]["tlv"], "DF4F"))
+        #expect(node["name"] as? String == "Test Bank Loyalty Number")
+        #expect(node["text"] as? String == "\\x124V")
+        // Entries the plugin does not mention keep their built-in meaning.
+        #expect(findNode(apdus(records)[2]["tlv"], "5F24")?["text"] as? String == "2014-12-31")
+    }
+}
