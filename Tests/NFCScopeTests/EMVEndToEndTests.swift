@@ -175,3 +175,51 @@ import Testing
         #expect(findNode(apdus(records)[2]["tlv"], "5F24")?["text"] as? String == "2014-12-31")
     }
 }
+
+/// Phones acting as the card: Apple's polling frames and value added services.
+@Suite struct PhoneTests {
+    @Test func appleECPFramesNameTheTerminal() throws {
+        let (sink, _) = decodeFixture("hf_visa_apple_transit_bypass.derived.pcap")
+        let ecp = sink.frames[6]
+        #expect(ecp.crc == .ok)
+        #expect(ecp.info == "ECP2 transit subtype 00 data 0300027900000000")
+        #expect(ecp.members.contains("\"ecp_version\":2,\"terminal_type_code\":\"01\",\"terminal_type\":\"transit\",\"terminal_subtype\":\"00\""))
+        ByteView.with([0x6A, 0x02, 0x81, 0x02, 0x01, 0x55]) { frame in
+            let info = AppleECPInfo(frame)
+            #expect(info?.terminalTypeName.map { String(describing: $0) } == "access")
+            #expect(info?.terminalSubtype == 0x01)
+            #expect(info?.data.array == [0x55])
+            #expect(info?.lengthOK == true)
+        }
+    }
+
+    @Test func valueAddedServicesPassRequest() throws {
+        var b = CaptureBuilder()
+        b.activate()
+        b.reader([0x6A, 0x01, 0x00, 0x00, 0x00])
+        // SELECT OSE.VAS.01: the phone answers with its VAS version, nonce and capabilities.
+        b.apdu(bytes(fromHex: "00A404000A4F53452E5641532E303100"),
+               bytes(fromHex: "6F1D500841706C6C65506179" + "9F21020100" + "9F240412345678" + "9F230400000002" + "9000"))
+        let merchant = String(repeating: "AB", count: 32)
+        b.apdu(bytes(fromHex: "80CA01012F" + "9F22020100" + "9F2520" + merchant + "9F260400000002" + "00"),
+               bytes(fromHex: "9F2710" + String(repeating: "C3", count: 16) + "9000"))
+        b.fieldOff()
+        let records = try jsonRecords(of: b)
+        let ecp = try #require(records.first { $0["n"] as? Int == 10 })
+        #expect(ecp["ecp_version"] as? Int == 1)
+        let apdus = records.filter { $0["type"] as? String == "apdu" }
+        let app = try #require(apdus[0]["application"] as? [String: Any])
+        #expect(app["kind"] as? String == "vas")
+        #expect(findNode(apdus[0]["tlv"], "9F24")?["name"] as? String == "VAS Mobile Nonce")
+        #expect(apdus[1]["name"] as? String == "GET VAS DATA")
+        let merchantNode = try #require(findNode(apdus[1]["command_tlv"], "9F25"))
+        #expect((merchantNode["name"] as? String)?.hasPrefix("VAS Merchant Identifier") == true)
+        #expect(merchantNode["hex"] as? String == String(repeating: "ab", count: 32))
+        #expect(findNode(apdus[1]["tlv"], "9F27")?["name"] as? String == "VAS Data (encrypted pass payload)")
+        let transaction = try #require(records.first { $0["type"] as? String == "transaction" })
+        let vas = try #require(transaction["vas"] as? [String: Any])
+        #expect(vas["requested"] as? Bool == true)
+        #expect(vas["pass_returned"] as? Bool == true)
+        #expect(transaction["outcome"] as? String == "pass returned")
+    }
+}

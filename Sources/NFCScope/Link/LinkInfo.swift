@@ -220,6 +220,9 @@ public enum LinkInfo: Sendable {
     // ISO 14443-4 (ISO-DEP)
     case block(ISODEPBlock)
 
+    /// Apple Enhanced Contactless Polling frame (reader → phone).
+    case appleECP(AppleECPInfo)
+
     /// A recognised proprietary reader command; `address` is its block/page byte when it has one.
     case proprietary(ProprietaryCommand, address: UInt8?)
 }

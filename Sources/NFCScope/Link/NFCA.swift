@@ -110,7 +110,7 @@ public enum NFCA {
         case (0x39, 2): return .proprietary(.readCounter, address: p.byte(1))
         case (0x3C, 2): return .proprietary(.readSignature, address: p.byte(1))
         case (0x1B, 5): return .proprietary(.passwordAuth, address: nil)
-        case (0x6A, _) where n >= 2: return .proprietary(.appleECP, address: nil)
+        case (0x6A, _) where n >= 2: return AppleECPInfo(p).map { .appleECP($0) }
         default: return nil
         }
     }

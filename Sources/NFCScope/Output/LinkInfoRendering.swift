@@ -136,6 +136,22 @@ extension LinkInfo {
                 out.byte(0x20)
                 out.int(Int(address))
             }
+        case .appleECP(let ecp):
+            out.ascii("ECP")
+            out.int(Int(ecp.version))
+            if let type = ecp.terminalType {
+                out.byte(0x20)
+                if let name = ecp.terminalTypeName { out.ascii(name) } else { out.ascii("type "); out.hexByte(type, uppercase: true) }
+                if let sub = ecp.terminalSubtype {
+                    out.ascii(" subtype ")
+                    out.hexByte(sub, uppercase: true)
+                }
+            }
+            if !ecp.data.isEmpty {
+                out.ascii(" data ")
+                out.hex(ecp.data)
+            }
+            if !ecp.lengthOK { out.ascii(" (length does not match its version)") }
         }
     }
 
@@ -254,6 +270,19 @@ extension LinkInfo {
             out.ascii(cmd.jsonName)
             out.byte(0x22)
             if let address { intMember(",\"address\":", Int(address), out) }
+        case .appleECP(let ecp):
+            out.ascii(",\"command\":\"apple_ecp\"")
+            intMember(",\"ecp_version\":", Int(ecp.version), out)
+            if let type = ecp.terminalType {
+                codeMember(",\"terminal_type_code\":\"", type, out)
+                out.ascii(",\"terminal_type\":")
+                if let name = ecp.terminalTypeName { out.byte(0x22); out.ascii(name); out.byte(0x22) } else { out.ascii("null") }
+            }
+            if let sub = ecp.terminalSubtype { codeMember(",\"terminal_subtype\":\"", sub, out) }
+            out.ascii(",\"ecp_data\":\"")
+            out.hex(ecp.data)
+            out.byte(0x22)
+            if !ecp.lengthOK { out.ascii(",\"ecp_length_ok\":false") }
         }
     }
 }

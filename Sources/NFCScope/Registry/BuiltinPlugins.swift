@@ -1342,5 +1342,23 @@ checksum | 14 | 2 | u-be
 0x85 | Deduction by another operator
 
 """#),
+        ("vas-tags.plugin", #"""
+# Value added services: loyalty and access passes read through the OSE.VAS.01
+# application (Apple VAS). The tags reuse EMV numbers with other meanings, so each
+# applies only while that application is selected.
+# Format: TAG | format | name | options
+
+[tag]
+9F21 | b | VAS Application Version | aid=4F53452E5641532E3031
+9F22 | b | VAS Protocol Version (terminal) | aid=4F53452E5641532E3031
+9F23 | b | VAS Mobile Capabilities | aid=4F53452E5641532E3031
+9F24 | b | VAS Mobile Nonce | aid=4F53452E5641532E3031
+9F25 | b | VAS Merchant Identifier (SHA-256 of the pass type identifier) | aid=4F53452E5641532E3031
+9F26 | b | VAS Terminal Capabilities | aid=4F53452E5641532E3031
+9F27 | b | VAS Data (encrypted pass payload) | aid=4F53452E5641532E3031
+9F28 | b | VAS Merchant Filter | aid=4F53452E5641532E3031
+9F29 | ans | VAS Merchant Signup URL | aid=4F53452E5641532E3031 renderer=text
+
+"""#),
     ]
 }

@@ -43,12 +43,14 @@ public final class CardSession {
         if let c = command, !c.data.isEmpty {
             splitCommandData(c, into: &x)
         }
-        if let dol = x.commandDOL { context.learn(from: dol) }
-        if let tlv = x.responseTLV { context.learn(from: tlv) }
         if let name = selecting, accepted {
+            // The application's own tag meanings apply to its answer (VAS reuses EMV tags).
             selectedAID = name.array
             generateACCount = 0
+            context.learn(tag: 0x84, value: name)
         }
+        if let dol = x.commandDOL { context.learn(from: dol) }
+        if let tlv = x.responseTLV { context.learn(from: tlv) }
         x.context = context
         tracker.observe(x, registry: registry)
         return x
