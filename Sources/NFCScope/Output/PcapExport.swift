@@ -96,9 +96,9 @@ public final class PcapExporter: DecodeSink {
             pcapDumper?.dump(record, timeNanos: time)
         case .pcapng:
             guard let writer = pcapngWriter else { return }
-            // Frames whose sniffer flags the pseudo-header cannot carry go out as
-            // exported PDUs too; Wireshark decodes those just as well.
-            if isFV || !frame.flags.isEmpty {
+            // Frames with sniffer flags or short-frame bits, which the pseudo-header
+            // cannot carry, go out as exported PDUs too; Wireshark decodes those just as well.
+            if isFV || !frame.flags.isEmpty || frame.bits != 0 {
                 Self.appendExportedPDU(frame, to: &record)
                 writer.packet(interface: writer.interface(for: LinkType.exportedPDU), timeNanos: time, record)
             } else {
