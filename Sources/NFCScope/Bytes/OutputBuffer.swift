@@ -108,6 +108,15 @@ public final class OutputBuffer: @unchecked Sendable {
         count += n
     }
 
+    /// Raw bytes, as they are (binary outputs such as pcapng).
+    public func bytes(_ b: [UInt8]) {
+        b.withUnsafeBufferPointer { u in
+            reserve(u.count)
+            if let base = u.baseAddress { (storage + count).update(from: base, count: u.count) }
+            count += u.count
+        }
+    }
+
     /// Any string (UTF-8 as is, no escaping).
     public func string(_ s: String) {
         var s = s

@@ -14,6 +14,8 @@ public enum Subcommand: Equatable, Sendable {
     case pluginsList
     /// `plugins check DIR...`: the mistakes in plugin folders (given in `files`).
     case pluginsCheck
+    /// `convert IN -o OUT`: the frames of IN written as a pcap or pcapng capture.
+    case convert
 }
 
 public struct Options: Equatable, Sendable {
@@ -24,6 +26,10 @@ public struct Options: Equatable, Sendable {
     public var pluginDirectories: [String] = []
     /// `plugins list --kind`: only entries of this kind.
     public var pluginKind: PluginKind?
+    /// `--input FORMAT`: the input format, instead of detecting it.
+    public var inputFormat: InputFormat?
+    /// `convert -o/--output FILE`.
+    public var outputPath: String?
 
     public init() {}
 }
@@ -36,6 +42,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case noInput
     case noPluginFolder
     case unexpectedArgument(String)
+    case noOutput
+    case unknownOutputExtension(String)
 
     public var description: String {
         switch self {
@@ -46,6 +54,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .noInput: "no input file given (use '-' for standard input)"
         case .noPluginFolder: "no plugin folder given to check"
         case .unexpectedArgument(let s): "unexpected argument '\(s)'"
+        case .noOutput: "convert needs an output file (-o FILE.pcap or FILE.pcapng)"
+        case .unknownOutputExtension(let s): "cannot tell the output format of '\(s)' (use .pcap or .pcapng)"
         }
     }
 }
@@ -61,6 +71,7 @@ public enum Arguments {
       nfcscope stats [--format text|jsonl] [--plugins DIR]... FILE...
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service] [--plugins DIR]...
       nfcscope plugins check DIR...
+      nfcscope convert [--input FORMAT] IN -o OUT.pcap|OUT.pcapng
       nfcscope help | --help | --version
 
     COMMANDS
@@ -74,6 +85,10 @@ public enum Arguments {
       plugins check  Validates the plugin files of folders and reports each mistake
                as FILE:LINE: reason. Exit status 1 when there are mistakes.
 
+      convert  Writes the frames of IN as a capture Wireshark opens and nfcscope
+               reads back: ISO 14443 link type 264, NFC-F/V as Wireshark exported
+               PDUs (link type 252). Details: docs/export.md.
+
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
                             The JSON Lines schema is in docs/jsonl-schema.md.
@@ -82,6 +97,8 @@ public enum Arguments {
                             entry by entry. Format: docs/plugins.md. Mistakes are
                             reported on stderr, the valid entries are used and the
                             exit status is at least 1.
+      --input FORMAT        Read the input as FORMAT instead of detecting it.
+      -o, --output FILE     convert: the file to write; .pcap or .pcapng.
       -                     Read the capture from standard input.
 
     ENVIRONMENT
@@ -104,6 +121,7 @@ public enum Arguments {
         switch first {
         case "decode": options.subcommand = .decode
         case "stats": options.subcommand = .stats
+        case "convert": options.subcommand = .convert
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
         case "plugins":
@@ -144,6 +162,14 @@ public enum Arguments {
                 guard options.subcommand != .pluginsCheck else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.pluginDirectories.append(value)
+            case "--input":
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                guard let format = InputFormat(rawValue: value) else { throw .invalidValue(option: name, value: value) }
+                options.inputFormat = format
+            case "-o", "--output":
+                guard options.subcommand == .convert else { throw .unknownOption(arg) }
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                options.outputPath = value
             case "--kind":
                 guard options.subcommand == .pluginsList else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
@@ -158,6 +184,11 @@ public enum Arguments {
             if let extra = options.files.first { throw .unexpectedArgument(extra) }
         case .pluginsCheck:
             if options.files.isEmpty { throw .noPluginFolder }
+        case .convert:
+            if options.files.isEmpty { throw .noInput }
+            if options.files.count > 1 { throw .unexpectedArgument(options.files[1]) }
+            guard let output = options.outputPath else { throw .noOutput }
+            if ExportContainer(path: output) == nil { throw .unknownOutputExtension(output) }
         default:
             if options.files.isEmpty { throw .noInput }
         }

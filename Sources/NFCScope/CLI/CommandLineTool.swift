@@ -60,6 +60,8 @@ public enum CommandLineTool {
                 }
             }
             return mistakes == 0 ? exitOK : exitInputErrors
+        case .convert:
+            return ConvertCommand.run(options, errorLine: errorLine)
         case .decode, .stats, .pluginsList:
             break
         }
@@ -85,14 +87,14 @@ public enum CommandLineTool {
         if options.subcommand == .stats {
             let stats = StatsCollector()
             let sink = ProblemEcho(stats, report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, into: sink)) }
             stats.write(to: out, json: format == .jsonl)
         } else if format == .jsonl {
             let sink = ProblemEcho(JSONLinesWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, into: sink)) }
         } else {
             let sink = ProblemEcho(TextWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, into: sink)) }
         }
         out.flush()
         return status

@@ -35,4 +35,6 @@ public enum LinkType {
     public static let iso14443: UInt32 = 264
     public static let nfcLLCP: UInt32 = 245
     public static let ethernet: UInt32 = 1
+    /// LINKTYPE_WIRESHARK_UPPER_PDU: Wireshark's exported PDUs (see `ExportedPDU`).
+    public static let exportedPDU: UInt32 = 252
 }

@@ -116,6 +116,10 @@ public struct FrameError: Error, Sendable, Equatable {
         case badBlock               // a: PCB
         case eventWithData          // a: bytes present
         case undefinedInterface     // a: interface id, b: interfaces defined in the section
+        case exportedPDUTag         // a: offset of the TLV inside the record
+        case exportedPDUProtocol    // (the dissector name is not one nfcscope reads)
+        case frameTagInvalid        // a: first byte of the nfcscope tag that is missing or wrong
+        case frameTagVersion        // a: version
     }
     public var kind: Kind
     public var a: Int
@@ -141,6 +145,10 @@ public struct FrameError: Error, Sendable, Equatable {
         case .badBlock: "invalid ISO-DEP block (PCB 0x\(hex2(a)))"
         case .eventWithData: "field event carries \(a) data bytes"
         case .undefinedInterface: "packet refers to interface \(a), but the section defines \(b)"
+        case .exportedPDUTag: "exported-PDU tag at byte \(a) of the record runs past its end"
+        case .exportedPDUProtocol: "exported PDU for a protocol other than iso14443, felica or nfcscope's own"
+        case .frameTagInvalid: "nfcscope frame tag: byte \(a) is missing or invalid"
+        case .frameTagVersion: "nfcscope frame tag version \(a) is not understood"
         }
     }
 }

@@ -9,6 +9,8 @@ public struct DecodeOutcome: Sendable {
     public var problems = 0
     /// True when the input could not be opened or recognised at all.
     public var unreadable = false
+    /// The first frame's time on the input's own clock (frames carry times relative to it).
+    public var startTime: Int64?
 
     public init() {}
 
@@ -86,6 +88,7 @@ public enum CaptureDecoder {
             }
         }
         isoDEP.flush(to: sink)
+        outcome.startTime = firstTime
         reportProblems()
         outcome.problems += problemsReported
         sink.end(description)

@@ -1,0 +1,83 @@
+// `nfcscope convert IN -o OUT`: IN's frames through the link layer into a capture
+// file. Two passes over the (mapped or buffered) input: the first learns whether
+// NFC-F/V frames occur and when the capture starts, which a classic pcap must know
+// before its file header is written; the second writes.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Learns what the export needs to know before writing anything.
+final class ExportPrescan: DecodeSink {
+    var hasFelicaOrVicinity = false
+    var problems: [InputProblem] = []
+
+    func begin(_ input: InputDescription) {}
+    func frame(_ frame: Frame) {
+        if frame.tech == .nfcF || frame.tech == .nfcV { hasFelicaOrVicinity = true }
+    }
+    func exchange(_ exchange: ISODEPExchange) {}
+    func problem(_ problem: InputProblem) {
+        if problems.count < 100 { problems.append(problem) }
+    }
+    func end(_ input: InputDescription) {}
+}
+
+enum ConvertCommand {
+    static func run(_ options: Options, errorLine: @escaping (String) -> Void) -> Int32 {
+        guard let inputPath = options.files.first, let outputPath = options.outputPath,
+              let container = ExportContainer(path: outputPath) else {
+            errorLine(UsageError.noOutput.description)
+            return CommandLineTool.exitUsage
+        }
+        if inputPath != "-" && sameFile(inputPath, outputPath) {
+            errorLine("\(outputPath): is the input file; refusing to overwrite it")
+            return CommandLineTool.exitUsage
+        }
+        let input: CaptureInput
+        do {
+            input = try CaptureInput(path: inputPath)
+        } catch {
+            errorLine("\(error.path): \(error.reason)")
+            return CommandLineTool.exitUnreadable
+        }
+        let prescan = ExportPrescan()
+        let first = CaptureDecoder.decode(input: input, as: options.inputFormat, into: prescan)
+        if first.unreadable {
+            for problem in prescan.problems { errorLine(problem.line) }
+            return CommandLineTool.exitUnreadable
+        }
+        let exporter: PcapExporter
+        do {
+            exporter = try PcapExporter(path: outputPath, container: container,
+                                        needsExportedPDU: prescan.hasFelicaOrVicinity,
+                                        timeOrigin: first.startTime ?? 0)
+        } catch {
+            errorLine(error.message)
+            return CommandLineTool.exitUnreadable
+        }
+        let outcome = CaptureDecoder.decode(input: input, as: options.inputFormat,
+                                            into: ProblemEcho(exporter, report: errorLine))
+        do {
+            try exporter.finish()
+        } catch {
+            errorLine("\(outputPath): \(error.message)")
+            return CommandLineTool.exitUnreadable
+        }
+        let shownPath = inputPath == "-" ? "<stdin>" : inputPath
+        for skipped in exporter.skipped {
+            errorLine("\(shownPath): frame \(skipped.n): not exported: \(skipped.reason)")
+        }
+        if exporter.skippedCount > exporter.skipped.count {
+            errorLine("\(shownPath): \(exporter.skippedCount - exporter.skipped.count) more frames not exported")
+        }
+        return outcome.hadErrors || exporter.skippedCount > 0 ? CommandLineTool.exitInputErrors : CommandLineTool.exitOK
+    }
+
+    /// True when both paths name the same existing file (links and `./` included).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat()
+        var sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}

@@ -1,0 +1,124 @@
+// A minimal pcapng writer: one section, interfaces with nanosecond timestamps
+// (if_tsresol = 9), Enhanced Packet Blocks. Our own because libpcap 1.10 has no
+// pcapng dump API (pcap_dump_open writes classic pcap only), and a capture with
+// both NFC-A/B and NFC-F/V frames needs two link types in one file.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class PcapngWriter {
+    private let out: OutputBuffer
+    private let fd: Int32
+    private var closed = false
+    /// Link types of the interfaces described so far, in interface-id order.
+    public private(set) var interfaces: [UInt32] = []
+    private var block: [UInt8] = []
+
+    /// Creates (or truncates) `path` and writes the section header.
+    public init(path: String, application: String) throws(LibpcapError) {
+        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard opened >= 0 else {
+            throw LibpcapError(message: "\(path): \(String(cString: strerror(errno)))")
+        }
+        fd = opened
+        out = OutputBuffer(fd: opened)
+        writeSectionHeader(application: application)
+    }
+
+    deinit {
+        if !closed {
+            out.flush()
+            _ = Glibc.close(fd)
+        }
+    }
+
+    /// The id of the interface of `linkType`, describing it first if needed.
+    public func interface(for linkType: UInt32) -> UInt32 {
+        if let i = interfaces.firstIndex(of: linkType) { return UInt32(i) }
+        block.removeAll(keepingCapacity: true)
+        u16(UInt16(truncatingIfNeeded: linkType))
+        u16(0)
+        u32(0)  // no snap length limit
+        option(code: 9, [9])  // if_tsresol: 10^-9 s
+        option(code: 0, [])
+        emit(type: 1)
+        interfaces.append(linkType)
+        return UInt32(interfaces.count - 1)
+    }
+
+    /// One Enhanced Packet Block; `timeNanos` since the epoch, not negative.
+    public func packet(interface: UInt32, timeNanos: Int64, _ data: [UInt8]) {
+        let time = UInt64(max(0, timeNanos))
+        block.removeAll(keepingCapacity: true)
+        u32(interface)
+        u32(UInt32(truncatingIfNeeded: time >> 32))
+        u32(UInt32(truncatingIfNeeded: time))
+        u32(UInt32(truncatingIfNeeded: data.count))
+        u32(UInt32(truncatingIfNeeded: data.count))
+        block.append(contentsOf: data)
+        pad()
+        emit(type: 6)
+    }
+
+    /// Flushes and closes; throws when anything could not be written.
+    public func close() throws(LibpcapError) {
+        guard !closed else { return }
+        closed = true
+        out.flush()
+        let failedWrite = out.writeFailed
+        let failedClose = Glibc.close(fd) != 0
+        if failedWrite || failedClose {
+            throw LibpcapError(message: "write error while saving the pcapng file: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private func writeSectionHeader(application: String) {
+        block.removeAll(keepingCapacity: true)
+        u32(0x1A2B_3C4D)  // byte-order magic, written in our (little-endian) order
+        u16(1)
+        u16(0)
+        u32(0xFFFF_FFFF)  // section length not given
+        u32(0xFFFF_FFFF)
+        option(code: 4, Array(application.utf8))  // shb_userappl
+        option(code: 0, [])
+        emit(type: 0x0A0D_0D0A)
+    }
+
+    /// Block type, total length, body, total length again.
+    private func emit(type: UInt32) {
+        let total = UInt32(truncatingIfNeeded: block.count + 12)
+        outU32(type)
+        outU32(total)
+        out.bytes(block)
+        outU32(total)
+        out.recordDone()
+    }
+
+    private func outU32(_ v: UInt32) {
+        out.byte(UInt8(truncatingIfNeeded: v))
+        out.byte(UInt8(truncatingIfNeeded: v >> 8))
+        out.byte(UInt8(truncatingIfNeeded: v >> 16))
+        out.byte(UInt8(truncatingIfNeeded: v >> 24))
+    }
+
+    private func option(code: UInt16, _ value: [UInt8]) {
+        u16(code)
+        u16(UInt16(truncatingIfNeeded: value.count))
+        block.append(contentsOf: value)
+        pad()
+    }
+
+    private func pad() {
+        while block.count % 4 != 0 { block.append(0) }
+    }
+
+    private func u16(_ v: UInt16) {
+        block.append(UInt8(truncatingIfNeeded: v))
+        block.append(UInt8(truncatingIfNeeded: v >> 8))
+    }
+
+    private func u32(_ v: UInt32) {
+        u16(UInt16(truncatingIfNeeded: v))
+        u16(UInt16(truncatingIfNeeded: v >> 16))
+    }
+}
