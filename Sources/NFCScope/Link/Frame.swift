@@ -116,6 +116,10 @@ public struct FrameError: Error, Sendable, Equatable {
         case badBlock               // a: PCB
         case eventWithData          // a: bytes present
         case undefinedInterface     // a: interface id, b: interfaces defined in the section
+        case felicaTooShort         // a: bytes present
+        case felicaLength           // a: FeliCa LEN byte, b: bytes present from LEN on (CRC excluded)
+        case felicaTruncated        // a: byte offset in the FeliCa packet where a field is cut off
+        case felicaServiceIndex     // a: block list element (0-based), b: services in the list
     }
     public var kind: Kind
     public var a: Int
@@ -141,6 +145,10 @@ public struct FrameError: Error, Sendable, Equatable {
         case .badBlock: "invalid ISO-DEP block (PCB 0x\(hex2(a)))"
         case .eventWithData: "field event carries \(a) data bytes"
         case .undefinedInterface: "packet refers to interface \(a), but the section defines \(b)"
+        case .felicaTooShort: "FeliCa frame of \(a) byte(s) is too short for a length byte and a command code"
+        case .felicaLength: "FeliCa length byte says \(a) bytes, \(b) present"
+        case .felicaTruncated: "FeliCa packet ends inside a field at byte \(a)"
+        case .felicaServiceIndex: "FeliCa block list element \(a) refers to a service beyond the \(b) in the service list"
         }
     }
 }

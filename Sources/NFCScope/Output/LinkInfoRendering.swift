@@ -136,6 +136,8 @@ extension LinkInfo {
                 out.byte(0x20)
                 out.int(Int(address))
             }
+        case .felica(let f):
+            f.writeInfo(out)
         }
     }
 
@@ -254,6 +256,8 @@ extension LinkInfo {
             out.ascii(cmd.jsonName)
             out.byte(0x22)
             if let address { intMember(",\"address\":", Int(address), out) }
+        case .felica(let f):
+            f.writeJSONMembers(out)
         }
     }
 }
