@@ -18,6 +18,7 @@ final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     func begin(_ input: InputDescription) { inner.begin(input) }
     func frame(_ frame: Frame) { inner.frame(frame) }
     func exchange(_ exchange: ISODEPExchange) { inner.exchange(exchange) }
+    func felica(_ exchange: FeliCaExchange) { inner.felica(exchange) }
     func problem(_ problem: InputProblem) {
         report(problem.line)
         inner.problem(problem)
@@ -87,14 +88,14 @@ public enum CommandLineTool {
         if options.subcommand == .stats {
             let stats = StatsCollector()
             let sink = ProblemEcho(stats, report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, registry: registry, into: sink)) }
             stats.write(to: out, json: format == .jsonl)
         } else if format == .jsonl {
             let sink = ProblemEcho(JSONLinesWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, registry: registry, into: sink)) }
         } else {
             let sink = ProblemEcho(TextWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, registry: registry, into: sink)) }
         }
         out.flush()
         return status

@@ -120,6 +120,10 @@ public struct FrameError: Error, Sendable, Equatable {
         case exportedPDUProtocol    // (the dissector name is not one nfcscope reads)
         case frameTagInvalid        // a: first byte of the nfcscope tag that is missing or wrong
         case frameTagVersion        // a: version
+        case felicaTooShort         // a: bytes present
+        case felicaLength           // a: FeliCa LEN byte, b: bytes present from LEN on (CRC excluded)
+        case felicaTruncated        // a: byte offset in the FeliCa packet where a field is cut off
+        case felicaServiceIndex     // a: block list element (0-based), b: services in the list
     }
     public var kind: Kind
     public var a: Int
@@ -149,6 +153,10 @@ public struct FrameError: Error, Sendable, Equatable {
         case .exportedPDUProtocol: "exported PDU for a protocol other than iso14443, felica or nfcscope's own"
         case .frameTagInvalid: "nfcscope frame tag: byte \(a) is missing or invalid"
         case .frameTagVersion: "nfcscope frame tag version \(a) is not understood"
+        case .felicaTooShort: "FeliCa frame of \(a) byte(s) is too short for a length byte and a command code"
+        case .felicaLength: "FeliCa length byte says \(a) bytes, \(b) present"
+        case .felicaTruncated: "FeliCa packet ends inside a field at byte \(a)"
+        case .felicaServiceIndex: "FeliCa block list element \(a) refers to a service beyond the \(b) in the service list"
         }
     }
 }

@@ -41,6 +41,10 @@ public struct LinkDecoder: Sendable {
             self = LinkDecoder()
             return
         }
+        if frame.tech == .nfcF {
+            FeliCaFrameDecoder.decode(&frame)
+            return
+        }
         var error: FrameError?
         switch frame.dir {
         case .reader?: error = decodeReader(&frame)

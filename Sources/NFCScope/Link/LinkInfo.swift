@@ -225,6 +225,9 @@ public enum LinkInfo: Sendable {
 
     /// A recognised proprietary reader command; `address` is its block/page byte when it has one.
     case proprietary(ProprietaryCommand, address: UInt8?)
+
+    // NFC-F (JIS X 6319-4)
+    case felica(FeliCaFrameInfo)
 }
 
 extension LinkInfo {

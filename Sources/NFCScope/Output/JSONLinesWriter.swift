@@ -111,6 +111,21 @@ public final class JSONLinesWriter: DecodeSink {
         out.recordDone()
     }
 
+    public func felica(_ exchange: FeliCaExchange) {
+        let out = self.out
+        out.ascii("{\"type\":\"felica\",\"frames\":[")
+        var first = true
+        for n in exchange.frames {
+            if !first { out.byte(0x2C) }
+            out.int(n)
+            first = false
+        }
+        out.byte(0x5D)
+        exchange.writeJSONMembers(out)
+        out.ascii("}\n")
+        out.recordDone()
+    }
+
     public func problem(_ problem: InputProblem) {
         out.ascii("{\"type\":\"error\",\"file\":\"")
         out.jsonEscaped(problem.path)

@@ -152,6 +152,8 @@ extension LinkInfo {
                 out.hex(ecp.data)
             }
             if !ecp.lengthOK { out.ascii(" (length does not match its version)") }
+        case .felica(let f):
+            f.writeInfo(out)
         }
     }
 
@@ -283,6 +285,8 @@ extension LinkInfo {
             out.hex(ecp.data)
             out.byte(0x22)
             if !ecp.lengthOK { out.ascii(",\"ecp_length_ok\":false") }
+        case .felica(let f):
+            f.writeJSONMembers(out)
         }
     }
 }

@@ -126,6 +126,10 @@ public final class TextWriter: DecodeSink {
         out.recordDone()
     }
 
+    public func felica(_ exchange: FeliCaExchange) {
+        exchange.writeText(out, indent: Self.dataColumn - 4)
+    }
+
     public func problem(_ problem: InputProblem) {
         out.ascii("!! ")
         out.string(problem.line)

@@ -19,7 +19,8 @@ public struct DecodeOutcome: Sendable {
 
 public enum CaptureDecoder {
     /// Decodes the file at `path` ("-" for stdin) into `sink`; `format` overrides detection.
-    public static func decode(path: String, as format: InputFormat? = nil, into sink: some DecodeSink) -> DecodeOutcome {
+    public static func decode(path: String, as format: InputFormat? = nil, registry: Registry = .builtin,
+                              into sink: some DecodeSink) -> DecodeOutcome {
         let input: CaptureInput
         do {
             input = try CaptureInput(path: path)
@@ -29,10 +30,11 @@ public enum CaptureDecoder {
             sink.problem(InputProblem(path: error.path, offset: nil, message: error.reason))
             return outcome
         }
-        return decode(input: input, as: format, into: sink)
+        return decode(input: input, as: format, registry: registry, into: sink)
     }
 
-    public static func decode(input: CaptureInput, as format: InputFormat? = nil, into sink: some DecodeSink) -> DecodeOutcome {
+    public static func decode(input: CaptureInput, as format: InputFormat? = nil, registry: Registry = .builtin,
+                              into sink: some DecodeSink) -> DecodeOutcome {
         let displayPath = input.path == "-" ? "<stdin>" : input.path
         switch OpenedSource.open(input.view, as: format) {
         case .failure(let problem):
@@ -42,13 +44,15 @@ public enum CaptureDecoder {
                                       message: problem.message))
             return outcome
         case .success(.pcap(var source)):
-            return run(&source, input: input, path: displayPath, into: sink)
+            return run(&source, input: input, path: displayPath, registry: registry, into: sink)
+        case .success(.flipperNFC(let dump)):
+            return dump.decode(path: displayPath, registry: registry, into: sink)
         }
     }
 
     /// The per-frame loop, specialised for each source type.
     static func run<Source: FrameSource, Sink: DecodeSink>(
-        _ source: inout Source, input: CaptureInput, path: String, into sink: Sink
+        _ source: inout Source, input: CaptureInput, path: String, registry: Registry = .builtin, into sink: Sink
     ) -> DecodeOutcome {
         var outcome = DecodeOutcome()
         let description = InputDescription(path: path, format: source.formatName,
@@ -56,6 +60,7 @@ public enum CaptureDecoder {
         sink.begin(description)
         var link = LinkDecoder()
         let isoDEP = ISODEPReassembler()
+        let feliCa = FeliCaSession(registry: registry)
         var firstTime: Int64?
         var nextRelease = 16 << 20
         var problemsReported = 0
@@ -80,6 +85,7 @@ public enum CaptureDecoder {
             if frame.event != nil || frame.info.endsISODEPSession { isoDEP.flush(to: sink) }
             sink.frame(frame)
             isoDEP.feed(frame, to: sink)
+            if frame.tech == .nfcF || frame.event != nil { feliCa.feed(frame, to: sink) }
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
             if position >= nextRelease {
@@ -89,6 +95,7 @@ public enum CaptureDecoder {
         }
         isoDEP.flush(to: sink)
         outcome.startTime = firstTime
+        feliCa.flush(to: sink)
         reportProblems()
         outcome.problems += problemsReported
         sink.end(description)

@@ -41,4 +41,10 @@ public protocol DecodeSink: ExchangeReceiver {
     func frame(_ frame: Frame)
     func problem(_ problem: InputProblem)
     func end(_ input: InputDescription)
+    /// A FeliCa command/answer pair (or a dump's service), after the frame that completed it.
+    func felica(_ exchange: FeliCaExchange)
+}
+
+extension DecodeSink {
+    public func felica(_ exchange: FeliCaExchange) {}
 }

@@ -4,6 +4,7 @@
 public enum InputFormat: String, Sendable, CaseIterable {
     case pcap
     case pcapng
+    case flipperNFC = "flipper-nfc"
 
     /// The formats in the order they are tried, for "matches nothing" messages.
     public static var triedList: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -13,8 +14,10 @@ public enum InputFormat: String, Sendable, CaseIterable {
         switch CaptureReader.detect(view) {
         case .pcap?: return .pcap
         case .pcapng?: return .pcapng
-        case nil: return nil
+        case nil: break
         }
+        if FlipperNFCDump.detect(view) { return .flipperNFC }
+        return nil
     }
 }
 
@@ -22,6 +25,8 @@ public enum InputFormat: String, Sendable, CaseIterable {
 /// the decoder is specialised for each format's `next()`.
 public enum OpenedSource {
     case pcap(PcapFrameSource)
+    /// A card dump rather than a frame stream: decoded into FeliCa records, not frames.
+    case flipperNFC(FlipperNFCDump)
 
     /// Opens `view` as `format` (or as whatever it is detected to be).
     public static func open(_ view: ByteView, as format: InputFormat? = nil) -> Result<OpenedSource, SourceProblem> {
@@ -39,6 +44,8 @@ public enum OpenedSource {
             } catch {
                 return .failure(SourceProblem(offset: error.offset, message: "\(error.reason) (formats tried: \(InputFormat.triedList))"))
             }
+        case .flipperNFC:
+            return .success(.flipperNFC(FlipperNFCDump(view: view)))
         }
     }
 }

@@ -1222,11 +1222,15 @@ FF8106 | template | Discretionary Data
 #
 # [system] lines: SYSTEM (4 hex digits) | name
 # [service SYSTEM SERVICE | name] starts a service ('*' as SYSTEM: any system);
-# its lines describe fields of each block: FIELD | OFFSET | SIZE | TYPE [| TABLE]
-#   TYPE  u-le, u-be (unsigned integers), bcd, hex, ascii,
+# [service SYSTEM SERVICE block N | name] describes only block N of the service.
+# Its lines describe fields of each block: FIELD | OFFSET | SIZE | TYPE [| TABLE]
+#   TYPE  u-le, u-be, s-le, s-be (integers), bcd, hex, ascii,
 #         date (16 bits: year-2000 in 7 bits, month in 4, day in 5),
-#         enum (a number named by the code table TABLE)
-# Offsets count from 0; every field must fit the 16-byte block.
+#         enum (a number named by the code table TABLE),
+#         bits (FIELD | OFFSET | SIZE | bits | HIGH-LOW [| TABLE]), station (line, station),
+#         bcd-time (hhmm), time-hm (5-bit hour, 6-bit minute), days-seconds,
+#         delta-le, delta-be (next block's value minus this one's), sum-be (checksum)
+# Offsets count from 0; every field must fit the 16-byte block (docs/plugins.md).
 
 [system]
 0003 | CJRC (Suica, ICOCA, PASMO and the other Japanese transit IC cards)
@@ -1248,50 +1252,161 @@ FFFF | Wildcard / unfused system
 90B7 | KMT (Jakarta commuter)
 957A | FeliCa Secure ID
 
+# More system codes (names from kormax/felica-tool nodes.json, Apache-2.0).
+040F | NicePass
+04A6 | LuLuCa
+8003 | Yamanashi Kotsu
+8016 | Nagasaki Smart Card
+801E | AMPM
+8029 | Saitama Railway
+802B | Setamaru
+804C | Kitami Bus
+80DE | IruCa
+80E0 | Shikoku
+80EF | ICa
+8102 | MIWA FKL
+811D | Karuwaza Club
+8157 | CICA
+8182 | ANA
+8194 | Kagoshima
+81A1 | Tebra-F ID
+81CA | Honda C Card
+825E | MIWA IEL
+8287 | NicoPa
+832C | Toyama
+83CC | HareCa
+83EE | ayuca
+84A1 | hanica
+8592 | PASPY
+862C | itappy
+869B | Tsukica
+8B43 | Fukushima
+8B5D | RYUTO
+8B98 | RANDEN
+8C0B | San In Shinpan
+8CC1 | Speedpass
+8D3F | Kururu
+8E35 | Skyrail Pass
+8E58 | odeca
+8F18 | Nankai
+8FC1 | OKICA
+9027 | Kumamon IC
+9099 | emica
+90AB | Ibappi
+90E3 | Dhaka Mass Transit
+9105 | Starbucks Touch
+9373 | Kartu Multi Trip Jelajah
+9450 | HCMC
+9506 | kinoca
+
 # CJRC: the card attribute block; the purse balance is in it.
 [service 0003 008B | Card attributes and balance]
 balance | 11 | 2 | u-le
 transaction-number | 14 | 2 | u-be
 
-# CJRC: one block per transaction, newest first (up to 20).
+# CJRC: one block per transaction, newest first (up to 20). Line and station codes
+# are shown as numbers: the station name tables are not public-domain data. For
+# shop and bus entries bytes 6-9 hold other things (time, bus line and stop).
 [service 0003 090F | Transaction history]
 terminal | 0 | 1 | enum | cjrc-terminal
 process | 1 | 1 | enum | cjrc-process
 date | 4 | 2 | date
-entry-line | 6 | 1 | hex
-entry-station | 7 | 1 | hex
-exit-line | 8 | 1 | hex
-exit-station | 9 | 1 | hex
+entry | 6 | 2 | station
+exit | 8 | 2 | station
 balance | 10 | 2 | u-le
+fare | 10 | 2 | delta-le
 transaction-number | 12 | 3 | u-be
 region | 15 | 1 | hex
 
 # CJRC: ticket gate entries and exits (up to 3 blocks).
 [service 0003 108F | Gate entry/exit log]
-kind | 0 | 1 | hex
-line | 2 | 1 | hex
-station | 3 | 1 | hex
+direction | 0 | 1 | bits | 7-7 | cjrc-gate-direction
+station | 2 | 2 | station
 gate | 4 | 2 | hex
 date | 6 | 2 | date
-time | 8 | 2 | bcd
+time | 8 | 2 | bcd-time
 amount | 10 | 2 | u-le
 
-# NFC Forum Type 3 Tag: block 0 of the NDEF service is the attribute information block.
+[service 0003 10CB | Season ticket / SF entry record]
+station | 0 | 2 | station
+
+# Rakuten Edy (common area FE00).
+[service FE00 110B | Edy card number]
+card-number | 2 | 8 | hex
+
+[service FE00 1317 | Edy balance]
+balance | 0 | 4 | u-le
+
+[service FE00 170F | Edy transaction history]
+type | 0 | 1 | enum | edy-transaction
+sequence | 1 | 3 | u-be
+time | 4 | 4 | days-seconds
+amount | 8 | 4 | u-be
+balance | 12 | 4 | u-be
+
+# nanaco and WAON (common area FE00): the services are known, their block layouts
+# are not public in the references used here, so their blocks are shown as bytes.
+[service FE00 5597 | nanaco balance]
+[service FE00 558B | nanaco card number]
+[service FE00 560B | nanaco points]
+[service FE00 564F | nanaco transaction history]
+[service FE00 6817 | WAON balance]
+[service FE00 684F | WAON card number]
+[service FE00 684B | WAON points]
+[service FE00 680B | WAON transaction history]
+
+# Octopus: the stored value is this number minus an offset (350 before 2017-10-01,
+# 500 after) in tenths of a Hong Kong dollar; the offset depends on the card's
+# issue era, so the raw value is shown.
+[service 8008 0117 | Octopus balance]
+value-raw | 0 | 4 | u-be
+
+# NFC Forum Type 3 Tag: block 0 of the NDEF service is the attribute information
+# block; the other blocks hold the NDEF message.
 [service 12FC 000B | NDEF data (read)]
+
+[service 12FC 000B block 0 | NDEF attribute information block]
 version | 0 | 1 | hex
 max-blocks-per-read | 1 | 1 | u-be
 max-blocks-per-write | 2 | 1 | u-be
 max-ndef-blocks | 3 | 2 | u-be
-write-flag | 9 | 1 | hex
-rw-flag | 10 | 1 | hex
+write-flag | 9 | 1 | enum | t3t-write-flag
+rw-flag | 10 | 1 | enum | t3t-rw-flag
 ndef-length | 11 | 3 | u-be
-checksum | 14 | 2 | u-be
+checksum | 14 | 2 | sum-be
 
 [service 12FC 0009 | NDEF data (write)]
+
+[service 12FC 0009 block 0 | NDEF attribute information block]
+version | 0 | 1 | hex
+max-blocks-per-read | 1 | 1 | u-be
+max-blocks-per-write | 2 | 1 | u-be
+max-ndef-blocks | 3 | 2 | u-be
+write-flag | 9 | 1 | enum | t3t-write-flag
+rw-flag | 10 | 1 | enum | t3t-rw-flag
+ndef-length | 11 | 3 | u-be
+checksum | 14 | 2 | sum-be
 
 [service 88B4 000B | Lite-S user blocks (read-only access)]
 
 [service 88B4 0009 | Lite-S user blocks (read/write access)]
+
+[codes cjrc-gate-direction]
+0 | Exit
+1 | Entry
+
+[codes edy-transaction]
+0x02 | Charge
+0x04 | Gift
+0x20 | Payment
+
+[codes t3t-write-flag]
+0x00 | Write finished
+0x0F | Write in progress
+
+[codes t3t-rw-flag]
+0x00 | Read-only
+0x01 | Read/write
 
 [codes cjrc-terminal]
 0x03 | Fare adjustment machine
@@ -1340,6 +1455,92 @@ checksum | 14 | 2 | u-be
 0xCB | Shop purchase with cash at entry
 0x84 | Charge by another operator
 0x85 | Deduction by another operator
+
+# PMm byte 1: IC type (names from kormax/felica-tool chips.json, Apache-2.0).
+[codes felica-ic]
+0x00 | RC-S914
+0x01 | RC-S915
+0x02 | RC-S919
+0x06 | Mobile FeliCa 1.0
+0x07 | Mobile FeliCa 1.1
+0x08 | RC-S952
+0x09 | RC-S953
+0x0B | Unknown RC-S95X
+0x0C | Unknown RC-S95X
+0x0D | RC-S960
+0x10 | Mobile FeliCa 2.0
+0x11 | Mobile FeliCa 2.0
+0x12 | Mobile FeliCa 2.0
+0x13 | Mobile FeliCa 2.0
+0x14 | Mobile FeliCa 3.0
+0x15 | Mobile FeliCa 3.0
+0x16 | Mobile FeliCa 4.0 for Apple Wallet
+0x17 | Mobile FeliCa 4.0
+0x18 | Mobile FeliCa 4.1
+0x19 | Mobile FeliCa 4.1
+0x1A | Mobile FeliCa 4.1
+0x1B | Mobile FeliCa 4.1
+0x1C | Mobile FeliCa 4.1
+0x1D | Mobile FeliCa 4.1
+0x1E | Mobile FeliCa 4.1
+0x1F | Mobile FeliCa 4.1
+0x20 | RC-S962
+0x24 | Unknown China/Hong Kong version
+0x31 | Unknown RC-SA SD1
+0x32 | RC-SA00/1
+0x33 | RC-SA00/2
+0x34 | RC-SA01/1
+0x35 | RC-SA01/2
+0x36 | RC-SA04/1
+0x38 | Unknown SD2
+0x3B | Unknown SD2
+0x3E | RC-SA08
+0x43 | RC-SA24
+0x44 | RC-SA20/1
+0x45 | RC-SA20/2
+0x46 | RC-SA21/2
+0x47 | RC-SA24
+0x48 | RC-SA21/2x1
+0x4B | RC-SA28/1x
+0x50 | Unknown RC-SA SD3
+0x51 | RC-SA40/2P
+0x52 | RC-SA41/2C
+0xE0 | RC-S926 FeliCa Plug
+0xE1 | RC-S967 in Plug Mode
+0xF0 | RC-S965 FeliCa Lite
+0xF1 | RC-S966 FeliCa Lite-S
+0xF2 | FeliCa Lite-S Host Through Mode
+0xFF | NFC-DEP Mode
+
+# PMm bytes 1 and 0 together (IC type << 8 | ROM type), where the ROM type tells chips apart.
+[codes felica-ic-rom]
+0x0002 | RC-S914
+0x0003 | RC-S914 for export markets
+0x0103 | RC-S915
+0x0104 | RC-S915
+0x0B10 | Unknown RC-S95X
+0x1601 | Mobile FeliCa 4.0 for Apple Wallet
+0x1801 | Mobile FeliCa 4.1
+0x2001 | RC-S962
+0x2402 | Unknown China/Hong Kong version
+0x3105 | Unknown RC-SA SD1
+0x3106 | Unknown RC-SA SD1 for regional collaboration
+0x3203 | RC-SA00/1
+0x3303 | RC-SA00/2
+0x3403 | RC-SA01/1
+0x3503 | RC-SA01/2
+0x3601 | RC-SA04/1
+0x3802 | Unknown SD2
+0x3B04 | Unknown SD2
+0x3E03 | RC-SA08
+0x4301 | RC-SA24
+0x4401 | RC-SA20/1
+0x4501 | RC-SA20/2
+0x4601 | RC-SA21/2
+0x4701 | RC-SA24
+0x4801 | RC-SA21/2x1
+0x4B02 | RC-SA28/1x
+0xF100 | RC-S966 FeliCa Lite-S
 
 """#),
         ("vas-tags.plugin", #"""

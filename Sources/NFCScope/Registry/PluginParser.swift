@@ -45,6 +45,7 @@ enum PluginParser {
     private struct ServiceKey: Hashable {
         var system: UInt16?
         var code: UInt16
+        var block: Int?
     }
 
     static func parse(_ text: String, file: String, builtin: Bool) -> (PluginFileContents, [PluginDiagnostic]) {
@@ -137,8 +138,17 @@ enum PluginParser {
                     contents.codeTables.append(CodeTable(name: words[1], entries: [:], source: source))
                     section = .codes(contents.codeTables.count - 1)
                 case "service":
-                    guard words.count == 3, let title, !title.isEmpty else {
-                        report("expected [service SYSTEM CODE | NAME] (SYSTEM may be '*')")
+                    var block: Int?
+                    if words.count == 5, words[3] == "block" {
+                        guard let b = Int(words[4]), (0...0xFFFF).contains(b) else {
+                            report("block number '\(words[4])' is not a decimal number from 0 to 65535")
+                            section = .skipped
+                            continue
+                        }
+                        block = b
+                    }
+                    guard words.count == 3 || block != nil, let title, !title.isEmpty else {
+                        report("expected [service SYSTEM CODE | NAME] or [service SYSTEM CODE block N | NAME] (SYSTEM may be '*')")
                         section = .skipped
                         continue
                     }
@@ -157,13 +167,14 @@ enum PluginParser {
                         section = .skipped
                         continue
                     }
-                    let key = ServiceKey(system: system, code: code)
-                    if duplicate("service \(words[1]) \(words[2])", seenServices[key]) {
+                    let key = ServiceKey(system: system, code: code, block: block)
+                    if duplicate("service \(words[1]) \(words[2])" + (block.map { " block \($0)" } ?? ""), seenServices[key]) {
                         section = .skipped
                         continue
                     }
                     seenServices[key] = lineNumber
-                    contents.services.append(FeliCaServiceEntry(system: system, code: code, name: title, fields: [], source: source))
+                    contents.services.append(FeliCaServiceEntry(system: system, code: code, name: title, fields: [],
+                                                                source: source, block: block))
                     section = .service(contents.services.count - 1)
                 default:
                     report("unknown section kind '\(kind)' (expected aid, tag, bits, codes, system or service)")
@@ -270,8 +281,8 @@ enum PluginParser {
                 seenSystems[code] = lineNumber
                 contents.systems.append(FeliCaSystemEntry(code: code, name: columns[1], source: source))
             case .service(let index):
-                guard columns.count == 4 || columns.count == 5 else {
-                    report("expected FIELD | OFFSET | SIZE | TYPE [| TABLE], found \(columns.count) column(s)"); continue
+                guard (4...6).contains(columns.count) else {
+                    report("expected FIELD | OFFSET | SIZE | TYPE [| TABLE] or FIELD | OFFSET | SIZE | bits | HIGH-LOW [| TABLE], found \(columns.count) column(s)"); continue
                 }
                 guard !columns[0].isEmpty else { report("missing name"); continue }
                 guard let offset = Int(columns[1]), let size = Int(columns[2]), offset >= 0, size >= 1,
@@ -280,20 +291,38 @@ enum PluginParser {
                     continue
                 }
                 guard let type = BlockField.FieldType(rawValue: columns[3]) else {
-                    report("unknown field type '\(columns[3])' (expected u-le, u-be, bcd, date, hex, enum, ascii)")
+                    report("unknown field type '\(columns[3])' (expected \(BlockField.FieldType.allCases.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
-                let table = columns.count == 5 ? columns[4] : nil
+                var bitHigh = 0, bitLow = 0
+                var table = columns.count == 5 ? columns[4] : nil
+                if type == .bits {
+                    let range = columns.count >= 5 ? columns[4].split(separator: "-", omittingEmptySubsequences: false) : []
+                    guard size <= 8, range.count == 2, let high = Int(range[0]), let low = Int(range[1]),
+                          low >= 0, high >= low, high < 8 * size else {
+                        report("field '\(columns[0])' of type bits needs HIGH-LOW bit numbers within its \(size) byte(s) (at most 8)")
+                        continue
+                    }
+                    bitHigh = high
+                    bitLow = low
+                    table = columns.count == 6 ? columns[5] : nil
+                } else if columns.count == 6 {
+                    report("only bits fields take six columns"); continue
+                }
                 if type == .enumeration, table == nil || table == "" {
                     report("field '\(columns[0])' of type enum needs a code table name"); continue
                 }
-                if type != .enumeration, table != nil {
-                    report("only enum fields take a code table"); continue
+                if type != .enumeration, type != .bits, table != nil {
+                    report("only enum and bits fields take a code table"); continue
+                }
+                if let needed = BlockField.requiredSize(type), size != needed {
+                    report("field '\(columns[0])' of type \(type.rawValue) must be \(needed) bytes"); continue
                 }
                 if duplicate("field '\(columns[0])'", seenFields[columns[0]]) { continue }
                 seenFields[columns[0]] = lineNumber
                 contents.services[index].fields.append(
-                    BlockField(name: columns[0], offset: offset, size: size, type: type, table: table))
+                    BlockField(name: columns[0], offset: offset, size: size, type: type, table: table,
+                               bitHigh: bitHigh, bitLow: bitLow))
             }
         }
         return (contents, diagnostics)

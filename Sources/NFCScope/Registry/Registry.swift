@@ -30,7 +30,7 @@ public final class Registry: Sendable {
     private let aidIndex: PrefixDissectorTable<AIDEntry>
     /// Per tag: the entries in order of decreasing specificity.
     private let tagIndex: [UInt32: [TagEntry]]
-    private let serviceIndex: [UInt32: FeliCaServiceEntry]
+    private let serviceIndex: [ServiceLookupKey: FeliCaServiceEntry]
     private let currencies: [Int: Currency]
     /// The currency table as the EMV layer reads it (see `codeTable`).
     private let currencyTableForRenderers: CodeTable?
@@ -58,8 +58,10 @@ public final class Registry: Sendable {
         }
         self.tagIndex = tagIndex
 
-        var serviceIndex: [UInt32: FeliCaServiceEntry] = [:]
-        for entry in services { serviceIndex[Registry.serviceKey(entry.system, entry.code)] = entry }
+        var serviceIndex: [ServiceLookupKey: FeliCaServiceEntry] = [:]
+        for entry in services {
+            serviceIndex[ServiceLookupKey(system: entry.system, code: entry.code, block: entry.block)] = entry
+        }
         self.serviceIndex = serviceIndex
 
         var currencies: [Int: Currency] = [:]
@@ -92,9 +94,10 @@ public final class Registry: Sendable {
         (e.aidPrefixes.isEmpty ? 0 : 2) + (e.lengths.isEmpty ? 0 : 1)
     }
 
-    private static func serviceKey(_ system: UInt16?, _ code: UInt16) -> UInt32 {
-        // Any-system services use a key no real system code (16 bits) can produce.
-        (system.map { UInt32($0) } ?? 0x1_0000) << 16 | UInt32(code)
+    private struct ServiceLookupKey: Hashable {
+        var system: UInt16?
+        var code: UInt16
+        var block: Int?
     }
 
     // MARK: - Lookups
@@ -155,7 +158,20 @@ public final class Registry: Sendable {
 
     /// A FeliCa service: the entry for this system, else the one declared for any system.
     public func feliCaService(system: UInt16, code: UInt16) -> FeliCaServiceEntry? {
-        serviceIndex[Registry.serviceKey(system, code)] ?? serviceIndex[Registry.serviceKey(nil, code)]
+        serviceIndex[ServiceLookupKey(system: system, code: code)] ?? serviceIndex[ServiceLookupKey(system: nil, code: code)]
+    }
+
+    /// The layout of one block: an entry for this block number wins over the service's
+    /// (same system first, then any system). An unknown system matches only any-system entries.
+    public func feliCaService(system: UInt16?, code: UInt16, block: Int) -> FeliCaServiceEntry? {
+        if let system {
+            if let e = serviceIndex[ServiceLookupKey(system: system, code: code, block: block)] { return e }
+        }
+        if let e = serviceIndex[ServiceLookupKey(system: nil, code: code, block: block)] { return e }
+        if let system {
+            if let e = serviceIndex[ServiceLookupKey(system: system, code: code)] { return e }
+        }
+        return serviceIndex[ServiceLookupKey(system: nil, code: code)]
     }
 }
 
@@ -171,6 +187,7 @@ struct RegistryBuilder {
     struct ServiceKey: Hashable {
         var system: UInt16?
         var code: UInt16
+        var block: Int?
     }
 
     var aids: [[UInt8]: AIDEntry] = [:]
@@ -223,7 +240,7 @@ struct RegistryBuilder {
         }
         for entry in contents.systems { systems[entry.code] = entry }
         for entry in contents.services {
-            let key = ServiceKey(system: entry.system, code: entry.code)
+            let key = ServiceKey(system: entry.system, code: entry.code, block: entry.block)
             if services.updateValue(entry, forKey: key) == nil { serviceOrder.append(key) }
         }
     }

@@ -110,15 +110,35 @@ public struct FeliCaSystemEntry: Sendable {
 
 /// A field of a FeliCa block layout.
 public struct BlockField: Sendable {
-    public enum FieldType: String, Sendable {
+    public enum FieldType: String, Sendable, CaseIterable {
         case uintLE = "u-le", uintBE = "u-be", bcd, date, hex, enumeration = "enum", ascii
+        /// Two's complement integers.
+        case sintLE = "s-le", sintBE = "s-be"
+        /// Bits HIGH-LOW of the big-endian integer the field's bytes form (see `bits`).
+        case bits
+        /// Two bytes: line code, station code.
+        case station
+        /// Four BCD digits hhmm.
+        case bcdTime = "bcd-time"
+        /// 16 bits: hour in the top 5, minute in the next 6.
+        case packedTime = "time-hm"
+        /// 32 bits big-endian: days since 2000-01-01 in the top 15, seconds of the day in the low 17.
+        case daySeconds = "days-seconds"
+        /// The same bytes of the next block minus this block's (little/big-endian), e.g. a
+        /// fare from the balances of consecutive history entries; none for the last block.
+        case deltaLE = "delta-le", deltaBE = "delta-be"
+        /// Big-endian sum of all block bytes before the field, checked against the field.
+        case checksum = "sum-be"
     }
     public var name: String
     public var offset: Int
     public var size: Int
     public var type: FieldType
-    /// For `enum`: the name of a code table.
+    /// For `enum` (and optionally `bits`): the name of a code table.
     public var table: String?
+    /// For `bits`: the highest and lowest bit taken (0 = least significant).
+    public var bitHigh: Int = 0
+    public var bitLow: Int = 0
 }
 
 public struct FeliCaServiceEntry: Sendable {
@@ -128,6 +148,8 @@ public struct FeliCaServiceEntry: Sendable {
     public var name: String
     public var fields: [BlockField]
     public var source: EntrySource
+    /// Only this block number of the service (nil: every block).
+    public var block: Int? = nil
 }
 
 /// A mistake in a plugin file.
@@ -143,4 +165,15 @@ public struct PluginDiagnostic: Error, Sendable, Equatable, CustomStringConverti
     }
 
     public var description: String { "\(file):\(line): \(reason)" }
+}
+
+extension BlockField {
+    /// Field types that only make sense at one size.
+    static func requiredSize(_ type: FieldType) -> Int? {
+        switch type {
+        case .date, .station, .bcdTime, .packedTime, .checksum: 2
+        case .daySeconds: 4
+        default: nil
+        }
+    }
 }

@@ -1,0 +1,193 @@
+// Applies a plugin-declared block layout (docs/plugins.md) to a 16-byte block:
+// each field becomes a value, written as a JSON object member or as `name=value`
+// text. A field that does not fit the bytes at hand is left out rather than guessed.
+
+enum FeliCaFieldValue {
+    case int(Int)
+    case hex(ByteView)
+    case text(ByteView)
+    case date(year: Int, month: Int, day: Int)
+    case time(hour: Int, minute: Int)
+    case dateTime(year: Int, month: Int, day: Int, seconds: Int)
+    case station(line: Int, station: Int)
+    case named(Int, String?)
+    case checksum(Int, ok: Bool)
+    /// A value that needs a block the layout cannot see (the last block's delta).
+    case none
+}
+
+enum FeliCaBlockLayout {
+    static func value(_ field: BlockField, block: ByteView, next: ByteView?, registry: Registry) -> FeliCaFieldValue? {
+        guard let bytes = block.slice(field.offset, field.size) else { return nil }
+        switch field.type {
+        case .uintLE: return field.size <= 7 ? .int(unsigned(bytes, littleEndian: true)) : .hex(bytes)
+        case .uintBE: return field.size <= 7 ? .int(unsigned(bytes, littleEndian: false)) : .hex(bytes)
+        case .sintLE, .sintBE:
+            guard field.size <= 7 else { return .hex(bytes) }
+            let u = unsigned(bytes, littleEndian: field.type == .sintLE)
+            let bits = 8 * field.size
+            return .int(u >= 1 << (bits - 1) ? u - (1 << bits) : u)
+        case .bcd:
+            var v = 0
+            for b in bytes {
+                guard b >> 4 <= 9, b & 0x0F <= 9, v < Int.max / 100 else { return .hex(bytes) }
+                v = v * 100 + Int(b >> 4) * 10 + Int(b & 0x0F)
+            }
+            return .int(v)
+        case .hex: return .hex(bytes)
+        case .ascii: return .text(bytes)
+        case .enumeration:
+            let code = unsigned(bytes.prefix(7), littleEndian: false)
+            return .named(code, field.table.flatMap { registry.code($0, code) })
+        case .bits:
+            let whole = unsigned(bytes, littleEndian: false)
+            let width = field.bitHigh - field.bitLow + 1
+            let v = (whole >> field.bitLow) & ((1 << width) - 1)
+            if let table = field.table { return .named(v, registry.code(table, v)) }
+            return .int(v)
+        case .date:
+            let v = unsigned(bytes, littleEndian: false)
+            return .date(year: 2000 + (v >> 9), month: (v >> 5) & 0x0F, day: v & 0x1F)
+        case .station:
+            return .station(line: Int(bytes.byte(0) ?? 0), station: Int(bytes.byte(1) ?? 0))
+        case .bcdTime:
+            let h = Int(bytes.byte(0) ?? 0), m = Int(bytes.byte(1) ?? 0)
+            guard h >> 4 <= 9, h & 15 <= 9, m >> 4 <= 9, m & 15 <= 9 else { return .hex(bytes) }
+            return .time(hour: (h >> 4) * 10 + h & 15, minute: (m >> 4) * 10 + m & 15)
+        case .packedTime:
+            let v = unsigned(bytes, littleEndian: false)
+            return .time(hour: v >> 11, minute: (v >> 5) & 0x3F)
+        case .daySeconds:
+            let v = unsigned(bytes, littleEndian: false)
+            let (y, m, d) = civilDate(daysSince2000: v >> 17)
+            return .dateTime(year: y, month: m, day: d, seconds: v & 0x1FFFF)
+        case .deltaLE, .deltaBE:
+            guard field.size <= 7, let other = next?.slice(field.offset, field.size) else { return FeliCaFieldValue.none }
+            let le = field.type == .deltaLE
+            return .int(unsigned(other, littleEndian: le) - unsigned(bytes, littleEndian: le))
+        case .checksum:
+            var sum = 0
+            for b in block.prefix(field.offset) { sum += Int(b) }
+            let stored = unsigned(bytes, littleEndian: false)
+            return .checksum(stored, ok: sum & 0xFFFF == stored)
+        }
+    }
+
+    /// `"fields":{...}` members, each field once, in layout order.
+    static func writeJSON(_ entry: FeliCaServiceEntry, block: ByteView, next: ByteView?, registry: Registry,
+                          to out: OutputBuffer) {
+        out.byte(0x7B)
+        var first = true
+        for field in entry.fields {
+            guard let v = value(field, block: block, next: next, registry: registry) else { continue }
+            if !first { out.byte(0x2C) }
+            first = false
+            out.byte(0x22)
+            out.jsonEscaped(field.name)
+            out.ascii("\":")
+            writeJSONValue(v, out)
+        }
+        out.byte(0x7D)
+    }
+
+    static func writeText(_ entry: FeliCaServiceEntry, block: ByteView, next: ByteView?, registry: Registry,
+                          to out: OutputBuffer) {
+        var first = true
+        for field in entry.fields {
+            guard let v = value(field, block: block, next: next, registry: registry) else { continue }
+            if case .none = v { continue }
+            if !first { out.byte(0x20) }
+            first = false
+            out.string(field.name)
+            out.byte(0x3D)
+            writeTextValue(v, out)
+        }
+    }
+
+    static func writeJSONValue(_ v: FeliCaFieldValue, _ out: OutputBuffer) {
+        switch v {
+        case .int(let i): out.int(i)
+        case .hex(let b):
+            out.byte(0x22); out.hex(b); out.byte(0x22)
+        case .text(let b):
+            out.byte(0x22); writePrintable(b, out); out.byte(0x22)
+        case .date, .time, .dateTime:
+            out.byte(0x22); writeTextValue(v, out); out.byte(0x22)
+        case .station(let line, let station):
+            out.ascii("{\"line\":"); out.int(line)
+            out.ascii(",\"station\":"); out.int(station); out.byte(0x7D)
+        case .named(let code, let name):
+            out.ascii("{\"code\":"); out.int(code)
+            out.ascii(",\"name\":")
+            if let name { out.byte(0x22); out.jsonEscaped(name); out.byte(0x22) } else { out.ascii("null") }
+            out.byte(0x7D)
+        case .checksum(let value, let ok):
+            out.ascii("{\"value\":"); out.int(value)
+            out.ascii(ok ? ",\"ok\":true}" : ",\"ok\":false}")
+        case .none: out.ascii("null")
+        }
+    }
+
+    static func writeTextValue(_ v: FeliCaFieldValue, _ out: OutputBuffer) {
+        switch v {
+        case .int(let i): out.int(i)
+        case .hex(let b): out.hex(b)
+        case .text(let b): writePrintable(b, out)
+        case .date(let y, let m, let d): writeDate(y, m, d, out)
+        case .time(let h, let m):
+            two(h, out); out.byte(0x3A); two(m, out)
+        case .dateTime(let y, let m, let d, let s):
+            writeDate(y, m, d, out)
+            out.byte(0x54)
+            two(s / 3600, out); out.byte(0x3A); two(s / 60 % 60, out); out.byte(0x3A); two(s % 60, out)
+        case .station(let line, let station):
+            out.hexByte(UInt8(truncatingIfNeeded: line), uppercase: true)
+            out.byte(0x2D)
+            out.hexByte(UInt8(truncatingIfNeeded: station), uppercase: true)
+        case .named(let code, let name):
+            if let name { out.string(name) } else { out.ascii("code "); out.int(code) }
+        case .checksum(let value, let ok):
+            out.int(value)
+            out.ascii(ok ? " (ok)" : " (wrong)")
+        case .none: out.ascii("-")
+        }
+    }
+
+    // MARK: Helpers
+
+    static func unsigned(_ bytes: ByteView, littleEndian: Bool) -> Int {
+        var v = 0
+        if littleEndian {
+            for b in bytes.reversed() { v = v << 8 | Int(b) }
+        } else {
+            for b in bytes { v = v << 8 | Int(b) }
+        }
+        return v
+    }
+
+    private static func writeDate(_ y: Int, _ m: Int, _ d: Int, _ out: OutputBuffer) {
+        out.int(y); out.byte(0x2D); two(m, out); out.byte(0x2D); two(d, out)
+    }
+
+    private static func two(_ v: Int, _ out: OutputBuffer) {
+        if v < 10 { out.byte(0x30) }
+        out.int(v)
+    }
+
+    private static func writePrintable(_ b: ByteView, _ out: OutputBuffer) {
+        for c in b { out.byte(c >= 0x20 && c < 0x7F && c != 0x22 && c != 0x5C ? c : 0x2E) }
+    }
+
+    /// Gregorian date of a day count from 2000-01-01 (days-from-civil inverted).
+    static func civilDate(daysSince2000 days: Int) -> (Int, Int, Int) {
+        let z = days + 730_425          // days from 0000-03-01 to 2000-01-01
+        let era = z / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}

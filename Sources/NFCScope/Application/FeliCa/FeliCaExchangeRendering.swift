@@ -1,0 +1,339 @@
+// Writes a FeliCa exchange as the members of a `felica` JSON record and as text
+// lines under the frame that completed it. The packets are parsed again here, as
+// they are written, so an exchange costs no storage beyond the request's copy.
+
+extension FeliCaExchange {
+    // MARK: JSON
+
+    /// Members after `"type":"felica","frames":[...]`, each starting with a comma.
+    public func writeJSONMembers(_ out: OutputBuffer) {
+        out.ascii(fromDump ? ",\"source\":\"dump\"" : ",\"source\":\"capture\"")
+        out.ascii(",\"command\":")
+        if let kind { out.byte(0x22); out.ascii(kind.jsonName); out.byte(0x22) } else { out.ascii("null") }
+        out.ascii(",\"code\":")
+        if let c = command?.code { code8(c, out) } else { out.ascii("null") }
+        out.ascii(",\"response_code\":")
+        if let c = response?.code { code8(c, out) } else { out.ascii("null") }
+        out.ascii(",\"idm\":")
+        if let idm { quotedHex(idm, out) } else { out.ascii("null") }
+        out.ascii(",\"system\":")
+        if let system {
+            code16(system, out)
+            out.ascii(",\"system_name\":")
+            if let name = registry.feliCaSystem(system)?.name { quoted(name, out) } else { out.ascii("null") }
+        } else {
+            out.ascii("null")
+        }
+        switch kind {
+        case .polling?: writePollingJSON(out)
+        case .readWithoutEncryption?, .writeWithoutEncryption?: writeBlocksJSON(out)
+        case .requestService?: writeRequestServiceJSON(out)
+        case .requestSystemCode?: writeSystemCodesJSON(out)
+        case .searchServiceCode?: writeSearchJSON(out)
+        case .requestResponse?:
+            if let mode = response?.packet.byte(9) { out.ascii(",\"mode\":"); out.int(Int(mode)) }
+        default: writeOpaqueJSON(out)
+        }
+        out.ascii(sawBadCRC ? ",\"crc\":\"bad\"" : ",\"crc\":\"ok\"")
+        out.ascii(",\"complete\":")
+        out.ascii(command != nil && response != nil ? "true" : "false")
+    }
+
+    private func writePollingJSON(_ out: OutputBuffer) {
+        if let request = command.flatMap({ FeliCaPollingRequest($0.packet) }) {
+            out.ascii(",\"system_code\":"); code16(request.systemCode, out)
+            out.ascii(",\"request_code\":"); out.int(Int(request.requestCode))
+            out.ascii(",\"time_slots\":"); out.int(request.slotCount)
+        }
+        guard let answer = response.flatMap({ FeliCaPollingResponse($0.packet) }) else { return }
+        if let idm = FeliCaIDm(answer.idm) {
+            out.ascii(",\"manufacturer_code\":"); code16(idm.manufacturerCode, out)
+            out.ascii(",\"card_id\":"); quotedHex(idm.cardIdentification, out)
+            out.ascii(",\"system_number\":"); out.int(idm.systemNumber)
+        }
+        out.ascii(",\"pmm\":"); quotedHex(answer.pmm, out)
+        if let pmm = FeliCaPMm(answer.pmm) {
+            out.ascii(",\"ic_type\":"); code8(pmm.icType, out)
+            out.ascii(",\"rom_type\":"); code8(pmm.romType, out)
+            out.ascii(",\"chip\":")
+            if let name = registry.feliCaChipName(pmm) { quoted(name, out) } else { out.ascii("null") }
+            out.ascii(",\"timeouts_us\":{")
+            for c in FeliCaPMm.CommandClass.allCases {
+                if c != .requestService { out.byte(0x2C) }
+                let t = pmm.timeout(c)
+                out.byte(0x22); out.ascii(c.jsonName); out.ascii("\":{\"base\":")
+                out.int((t.baseNanos + 500) / 1000)
+                out.ascii(",\"per_unit\":")
+                out.int((t.perUnitNanos + 500) / 1000)
+                out.byte(0x7D)
+            }
+            out.byte(0x7D)
+        }
+        if let rd = answer.requestData {
+            out.ascii(",\"request_data\":"); code16(rd, out)
+        }
+    }
+
+    private func writeBlocksJSON(_ out: OutputBuffer) {
+        let write = kind == .writeWithoutEncryption
+        let request: FeliCaBlockRequest? = command.flatMap {
+            if case .success(let r) = FeliCaBlockRequest.parse($0.packet, write: write) { return r }
+            return nil
+        }
+        let answer: FeliCaBlockResponse? = response.flatMap {
+            if case .success(let r) = FeliCaBlockResponse.parse($0.packet, read: !write) { return r }
+            return nil
+        }
+        if let request {
+            out.ascii(",\"services\":[")
+            for i in 0..<request.serviceCount {
+                guard let code = request.serviceCode(i) else { break }
+                if i > 0 { out.byte(0x2C) }
+                out.ascii("{\"code\":"); code16(code, out)
+                out.ascii(",\"name\":")
+                if let name = registry.feliCaService(system: system, code: code, block: -1)?.name {
+                    quoted(name, out)
+                } else {
+                    out.ascii("null")
+                }
+                out.ascii(",\"attribute\":\""); out.ascii(FeliCaServiceAttribute.kind(code))
+                out.ascii(FeliCaServiceAttribute.needsKey(code) ? "\",\"key\":true}" : "\",\"key\":false}")
+            }
+            out.byte(0x5D)
+        }
+        out.ascii(",\"blocks\":[")
+        var first = true
+        func block(_ i: Int, _ element: FeliCaBlockListElement?, _ data: ByteView?, _ next: ByteView?) {
+            if !first { out.byte(0x2C) }
+            first = false
+            let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
+            out.ascii("{\"service\":")
+            if let code { code16(code, out) } else { out.ascii("null") }
+            out.ascii(",\"block\":")
+            if let element { out.int(element.block) } else { out.int(i) }
+            if let element {
+                out.ascii(",\"access_mode\":"); out.int(Int(element.accessMode))
+            }
+            out.ascii(",\"hex\":")
+            if let data { quotedHex(data, out) } else { out.ascii("null") }
+            if let data, let code,
+               let entry = registry.feliCaService(system: system, code: code, block: element?.block ?? i),
+               !entry.fields.isEmpty {
+                out.ascii(",\"layout\":"); quoted(entry.name, out)
+                out.ascii(",\"fields\":")
+                FeliCaBlockLayout.writeJSON(entry, block: data, next: next, registry: registry, to: out)
+            }
+            out.byte(0x7D)
+        }
+        forEachBlock(request: request, answer: answer, write: write, block)
+        out.byte(0x5D)
+        if let answer {
+            out.ascii(",\"status\":["); out.int(Int(answer.status1)); out.byte(0x2C); out.int(Int(answer.status2))
+            out.ascii("],\"status_text\":[\"")
+            out.ascii(FeliCaStatusFlags.status1Meaning(answer.status1))
+            out.ascii("\",\"")
+            out.ascii(FeliCaStatusFlags.status2Meaning(answer.status2))
+            out.ascii("\"]")
+        }
+    }
+
+    /// Pairs the request's block list with the blocks of the answer (read) or of the
+    /// request itself (write); the `next` block is the same service's following one.
+    private func forEachBlock(request: FeliCaBlockRequest?, answer: FeliCaBlockResponse?, write: Bool,
+                              _ body: (Int, FeliCaBlockListElement?, ByteView?, ByteView?) -> Void) {
+        func data(_ i: Int) -> ByteView? {
+            write ? request?.data.slice(16 * i, 16) : answer?.block(i)
+        }
+        if let request {
+            var elements: (FeliCaBlockListElement?, FeliCaBlockListElement?) = (nil, nil)
+            var index = -1
+            // One element of look-ahead, so a block can be paired with its successor.
+            request.blocks.forEach { i, e in
+                if let current = elements.1 {
+                    let next = current.serviceIndex == e.serviceIndex ? data(i) : nil
+                    body(index, current, data(index), next)
+                }
+                elements.1 = e
+                index = i
+            }
+            if let current = elements.1 { body(index, current, data(index), nil) }
+            if let answer, answer.blockCount > request.blocks.count {
+                for i in request.blocks.count..<answer.blockCount { body(i, nil, data(i), nil) }
+            }
+        } else if let answer {
+            for i in 0..<answer.blockCount { body(i, nil, data(i), nil) }
+        }
+    }
+
+    private func writeRequestServiceJSON(_ out: OutputBuffer) {
+        guard let request = command?.packet, let n = request.byte(9) else { return }
+        let versions = response?.packet
+        out.ascii(",\"nodes\":[")
+        for i in 0..<Int(n) {
+            guard let code = request.u16le(10 + 2 * i) else { break }
+            if i > 0 { out.byte(0x2C) }
+            out.ascii("{\"code\":"); code16(code, out)
+            out.ascii(",\"key_version\":")
+            if let v = versions?.u16le(10 + 2 * i), v != 0xFFFF { code16(v, out) } else { out.ascii("null") }
+            out.byte(0x7D)
+        }
+        out.byte(0x5D)
+    }
+
+    private func writeSystemCodesJSON(_ out: OutputBuffer) {
+        guard let answer = response?.packet, let n = answer.byte(9) else { return }
+        out.ascii(",\"systems\":[")
+        for i in 0..<Int(n) {
+            guard let code = answer.u16be(10 + 2 * i) else { break }
+            if i > 0 { out.byte(0x2C) }
+            out.ascii("{\"code\":"); code16(code, out)
+            out.ascii(",\"name\":")
+            if let name = registry.feliCaSystem(code)?.name { quoted(name, out) } else { out.ascii("null") }
+            out.byte(0x7D)
+        }
+        out.byte(0x5D)
+    }
+
+    private func writeSearchJSON(_ out: OutputBuffer) {
+        if let index = command?.packet.u16le(9) { out.ascii(",\"index\":"); out.int(Int(index)) }
+        guard let answer = response?.packet, let code = answer.u16le(9) else { return }
+        if code == 0xFFFF {
+            out.ascii(",\"end\":true")
+        } else if let end = answer.u16le(11), answer.count >= 13 {
+            out.ascii(",\"area\":"); code16(code, out)
+            out.ascii(",\"area_end\":"); code16(end, out)
+        } else {
+            out.ascii(",\"service\":"); code16(code, out)
+            out.ascii(",\"attribute\":\""); out.ascii(FeliCaServiceAttribute.kind(code)); out.byte(0x22)
+        }
+    }
+
+    /// Commands whose payload the decoder does not take apart: their bytes after the
+    /// IDm, and whether they are protected by a session key.
+    private func writeOpaqueJSON(_ out: OutputBuffer) {
+        if kind?.isProtected == true { out.ascii(",\"protected\":true") }
+        out.ascii(",\"data\":")
+        if let command { quotedHex(Self.body(command), out) } else { out.ascii("null") }
+        out.ascii(",\"response_data\":")
+        if let response { quotedHex(Self.body(response), out) } else { out.ascii("null") }
+    }
+
+    static func body(_ info: FeliCaFrameInfo) -> ByteView {
+        var skip = 1
+        if info.code == 0xF0 { skip = 2 }
+        if info.idm != nil { skip = 9 }
+        return info.packet.suffix(from: min(skip, info.packet.count))
+    }
+
+    // MARK: Text
+
+    /// Lines under the frame that completed the exchange, each starting with `indent` spaces.
+    public func writeText(_ out: OutputBuffer, indent: Int) {
+        func line() { for _ in 0..<indent { out.byte(0x20) } }
+        line()
+        out.ascii("FeliCa ")
+        if let kind { out.ascii(kind.name) } else { out.ascii("code "); out.hexByte(command?.code ?? response?.code ?? 0, uppercase: true) }
+        if let idm { out.ascii(" IDm "); out.hex(idm) }
+        if let system {
+            out.ascii(" system "); out.hex16(system, uppercase: true)
+            if let name = registry.feliCaSystem(system)?.name { out.ascii(" ("); out.string(name); out.byte(0x29) }
+        }
+        if response == nil { out.ascii(" (no answer)") }
+        if command == nil { out.ascii(" (answer only)") }
+        if sawBadCRC { out.ascii(" (bad CRC)") }
+        out.byte(0x0A)
+        switch kind {
+        case .polling?:
+            guard let answer = response.flatMap({ FeliCaPollingResponse($0.packet) }),
+                  let pmm = FeliCaPMm(answer.pmm) else { break }
+            line()
+            out.ascii("  PMm "); out.hex(answer.pmm)
+            out.ascii(" IC "); out.hexByte(pmm.icType, uppercase: true)
+            out.ascii(" ROM "); out.hexByte(pmm.romType, uppercase: true)
+            if let name = registry.feliCaChipName(pmm) { out.byte(0x20); out.string(name) }
+            let read = pmm.timeout(.read)
+            out.ascii(" read timeout "); out.int((read.baseNanos + 500) / 1000)
+            out.ascii("+"); out.int((read.perUnitNanos + 500) / 1000); out.ascii("n us")
+            if let rd = answer.requestData { out.ascii(" RD "); out.hex16(rd, uppercase: true) }
+            out.byte(0x0A)
+        case .readWithoutEncryption?, .writeWithoutEncryption?:
+            writeBlocksText(out, line)
+        default:
+            break
+        }
+        out.recordDone()
+    }
+
+    private func writeBlocksText(_ out: OutputBuffer, _ line: () -> Void) {
+        let write = kind == .writeWithoutEncryption
+        let request: FeliCaBlockRequest? = command.flatMap {
+            if case .success(let r) = FeliCaBlockRequest.parse($0.packet, write: write) { return r }
+            return nil
+        }
+        let answer: FeliCaBlockResponse? = response.flatMap {
+            if case .success(let r) = FeliCaBlockResponse.parse($0.packet, read: !write) { return r }
+            return nil
+        }
+        if let request {
+            for i in 0..<request.serviceCount {
+                guard let code = request.serviceCode(i) else { break }
+                line()
+                out.ascii("  service "); out.hex16(code, uppercase: true)
+                if let name = registry.feliCaService(system: system, code: code, block: -1)?.name {
+                    out.byte(0x20); out.string(name)
+                }
+                out.ascii(" ("); out.ascii(FeliCaServiceAttribute.kind(code))
+                out.ascii(FeliCaServiceAttribute.needsKey(code) ? ", key)\n" : ", no key)\n")
+            }
+        }
+        forEachBlock(request: request, answer: answer, write: write) { i, element, data, next in
+            line()
+            out.ascii("  block ")
+            let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
+            if let code { out.hex16(code, uppercase: true); out.byte(0x3A) }
+            out.int(element?.block ?? i)
+            if let data {
+                out.ascii("  "); out.hex(data)
+                if let code, let entry = registry.feliCaService(system: system, code: code, block: element?.block ?? i),
+                   !entry.fields.isEmpty {
+                    out.byte(0x0A)
+                    line()
+                    out.ascii("    ")
+                    FeliCaBlockLayout.writeText(entry, block: data, next: next, registry: registry, to: out)
+                }
+            }
+            out.byte(0x0A)
+        }
+        if let answer {
+            line()
+            out.ascii("  status "); out.hexByte(answer.status1, uppercase: true); out.byte(0x20)
+            out.hexByte(answer.status2, uppercase: true); out.ascii(" ")
+            out.ascii(answer.status1 == 0 ? FeliCaStatusFlags.status2Meaning(answer.status2)
+                                          : FeliCaStatusFlags.status1Meaning(answer.status1))
+            if answer.status1 != 0 { out.ascii(": "); out.ascii(FeliCaStatusFlags.status2Meaning(answer.status2)) }
+            out.byte(0x0A)
+        }
+    }
+}
+
+// MARK: Helpers
+
+@inline(__always)
+fileprivate func code8(_ v: UInt8, _ out: OutputBuffer) {
+    out.byte(0x22); out.hexByte(v, uppercase: true); out.byte(0x22)
+}
+
+@inline(__always)
+fileprivate func code16(_ v: UInt16, _ out: OutputBuffer) {
+    out.byte(0x22); out.hex16(v, uppercase: true); out.byte(0x22)
+}
+
+@inline(__always)
+fileprivate func quotedHex(_ v: ByteView, _ out: OutputBuffer) {
+    out.byte(0x22); out.hex(v); out.byte(0x22)
+}
+
+@inline(__always)
+fileprivate func quoted(_ s: String, _ out: OutputBuffer) {
+    out.byte(0x22); out.jsonEscaped(s); out.byte(0x22)
+}
