@@ -85,14 +85,14 @@ public enum CommandLineTool {
         if options.subcommand == .stats {
             let stats = StatsCollector()
             let sink = ProblemEcho(stats, report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, tech: options.tech, into: sink)) }
             stats.write(to: out, json: format == .jsonl)
         } else if format == .jsonl {
             let sink = ProblemEcho(JSONLinesWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, tech: options.tech, into: sink)) }
         } else {
             let sink = ProblemEcho(TextWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, tech: options.tech, into: sink)) }
         }
         out.flush()
         return status

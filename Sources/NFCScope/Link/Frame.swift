@@ -116,6 +116,11 @@ public struct FrameError: Error, Sendable, Equatable {
         case badBlock               // a: PCB
         case eventWithData          // a: bytes present
         case undefinedInterface     // a: interface id, b: interfaces defined in the section
+        case badHexData             // a: offset of the bad character from the frame object's start
+        case missingJSONField       // a: 0 frame data, 1 frame type
+        case jsonFieldType          // a: offset of the value from the frame object's start
+        case unsupportedFrameType   // a: nfc-laboratory frameType
+        case snifferFlagged         // a: nfc-laboratory flags (0x08 truncated, 0x40 sync error)
     }
     public var kind: Kind
     public var a: Int
@@ -141,6 +146,12 @@ public struct FrameError: Error, Sendable, Equatable {
         case .badBlock: "invalid ISO-DEP block (PCB 0x\(hex2(a)))"
         case .eventWithData: "field event carries \(a) data bytes"
         case .undefinedInterface: "packet refers to interface \(a), but the section defines \(b)"
+        case .badHexData: "frame data is not hex bytes (character at +\(a) in the frame object)"
+        case .missingJSONField: a == 0 ? "frame object has no frame data" : "frame object has no frame type"
+        case .jsonFieldType: "frame object member has the wrong type (value at +\(a))"
+        case .unsupportedFrameType: "unsupported nfc-laboratory frame type 0x\(String(a, radix: 16))"
+        case .snifferFlagged:
+            a & 0x08 != 0 ? "the sniffer marked the frame truncated" : "the sniffer lost bit synchronisation in the frame"
         }
     }
 }

@@ -222,4 +222,7 @@ public enum LinkInfo: Sendable {
 
     /// A recognised proprietary reader command; `address` is its block/page byte when it has one.
     case proprietary(ProprietaryCommand, address: UInt8?)
+
+    // NFC-V (ISO 15693)
+    case nfcv(NFCVInfo)
 }

@@ -17,7 +17,8 @@ public struct DecodeOutcome: Sendable {
 
 public enum CaptureDecoder {
     /// Decodes the file at `path` ("-" for stdin) into `sink`; `format` overrides detection.
-    public static func decode(path: String, as format: InputFormat? = nil, into sink: some DecodeSink) -> DecodeOutcome {
+    public static func decode(path: String, as format: InputFormat? = nil, tech: Tech? = nil,
+                              into sink: some DecodeSink) -> DecodeOutcome {
         let input: CaptureInput
         do {
             input = try CaptureInput(path: path)
@@ -27,12 +28,13 @@ public enum CaptureDecoder {
             sink.problem(InputProblem(path: error.path, offset: nil, message: error.reason))
             return outcome
         }
-        return decode(input: input, as: format, into: sink)
+        return decode(input: input, as: format, tech: tech, into: sink)
     }
 
-    public static func decode(input: CaptureInput, as format: InputFormat? = nil, into sink: some DecodeSink) -> DecodeOutcome {
+    public static func decode(input: CaptureInput, as format: InputFormat? = nil, tech: Tech? = nil,
+                              into sink: some DecodeSink) -> DecodeOutcome {
         let displayPath = input.path == "-" ? "<stdin>" : input.path
-        switch OpenedSource.open(input.view, as: format) {
+        switch OpenedSource.open(input.view, as: format, tech: tech) {
         case .failure(let problem):
             var outcome = DecodeOutcome()
             outcome.unreadable = true
@@ -40,6 +42,10 @@ public enum CaptureDecoder {
                                       message: problem.message))
             return outcome
         case .success(.pcap(var source)):
+            return run(&source, input: input, path: displayPath, into: sink)
+        case .success(.proxmark3(var source)):
+            return run(&source, input: input, path: displayPath, into: sink)
+        case .success(.nfcLabJSON(var source)):
             return run(&source, input: input, path: displayPath, into: sink)
         }
     }

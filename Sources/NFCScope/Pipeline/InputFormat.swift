@@ -4,6 +4,9 @@
 public enum InputFormat: String, Sendable, CaseIterable {
     case pcap
     case pcapng
+    case nfcLabJSON = "nfc-laboratory"
+    /// Last: with no magic number, it is recognised only by its records tiling the file.
+    case proxmark3
 
     /// The formats in the order they are tried, for "matches nothing" messages.
     public static var triedList: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -13,8 +16,11 @@ public enum InputFormat: String, Sendable, CaseIterable {
         switch CaptureReader.detect(view) {
         case .pcap?: return .pcap
         case .pcapng?: return .pcapng
-        case nil: return nil
+        case nil: break
         }
+        if NFCLabJSONSource.layout(of: view) != nil { return .nfcLabJSON }
+        if Proxmark3TraceSource.looksLikeTrace(view) { return .proxmark3 }
+        return nil
     }
 }
 
@@ -22,9 +28,12 @@ public enum InputFormat: String, Sendable, CaseIterable {
 /// the decoder is specialised for each format's `next()`.
 public enum OpenedSource {
     case pcap(PcapFrameSource)
+    case proxmark3(Proxmark3TraceSource)
+    case nfcLabJSON(NFCLabJSONSource)
 
-    /// Opens `view` as `format` (or as whatever it is detected to be).
-    public static func open(_ view: ByteView, as format: InputFormat? = nil) -> Result<OpenedSource, SourceProblem> {
+    /// Opens `view` as `format` (or as whatever it is detected to be). `tech` is the
+    /// technology for formats that do not record it (`--tech`).
+    public static func open(_ view: ByteView, as format: InputFormat? = nil, tech: Tech? = nil) -> Result<OpenedSource, SourceProblem> {
         guard let format = format ?? InputFormat.detect(view) else {
             var magic = ""
             for b in view.prefix(4) { magic += hex2(Int(b)) }
@@ -38,6 +47,14 @@ public enum OpenedSource {
                 return .success(.pcap(try PcapFrameSource(view: view)))
             } catch {
                 return .failure(SourceProblem(offset: error.offset, message: "\(error.reason) (formats tried: \(InputFormat.triedList))"))
+            }
+        case .proxmark3:
+            return .success(.proxmark3(Proxmark3TraceSource(view: view, tech: tech)))
+        case .nfcLabJSON:
+            do {
+                return .success(.nfcLabJSON(try NFCLabJSONSource(view: view)))
+            } catch {
+                return .failure(error)
             }
         }
     }
