@@ -311,8 +311,9 @@ public struct NFCLabJSONSource: FrameSource {
         while i < r.upperBound {
             guard let c = view.byte(i) else { break }
             if c == 0x3A || c == 0x20 { i += 1; continue }
-            guard let hi = hexValue(c), i + 1 < r.upperBound, let c2 = view.byte(i + 1), let lo = hexValue(c2) else {
-                bad = i
+            guard let hi = hexValue(c) else { bad = i; break }
+            guard i + 1 < r.upperBound, let c2 = view.byte(i + 1), let lo = hexValue(c2) else {
+                bad = i + 1
                 break
             }
             // The buffer was reserved for half the input; never let it move.

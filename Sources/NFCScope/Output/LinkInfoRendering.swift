@@ -350,8 +350,14 @@ fileprivate func writeNFCVInfo(_ v: NFCVInfo, _ out: OutputBuffer) {
     }
     if v.isRequest, v.optionFlag { out.ascii(" option") }
     if !v.data.isEmpty, !(v.isRequest && v.inventory) {
+        // A whole-memory read would swamp the line; JSON keeps all of it.
         out.ascii(" data ")
-        out.hex(v.data)
+        out.hex(v.data.prefix(16))
+        if v.data.count > 16 {
+            out.ascii("... (")
+            out.int(v.data.count)
+            out.ascii(" bytes)")
+        }
     }
 }
 
