@@ -22,6 +22,7 @@ public struct Proxmark3TraceSource: FrameSource {
     public let view: ByteView
     /// The technology every frame is given; `.unknown` leaves it to the link layer.
     public let tech: Tech
+    private let paddingStart: Int
     private var offset = 0
     private var n = 0
     private var ended = false
@@ -30,6 +31,7 @@ public struct Proxmark3TraceSource: FrameSource {
     public init(view: ByteView, tech: Tech? = nil) {
         self.view = view
         self.tech = tech ?? Self.guessTech(view)
+        paddingStart = Self.paddingStart(view)
     }
 
     public var formatName: StaticString { "proxmark3" }
@@ -61,14 +63,12 @@ public struct Proxmark3TraceSource: FrameSource {
                             isResponse: lengthWord & 0x8000 != 0)
     }
 
-    /// True when `view` from `offset` on is all zero bytes (padding after the log).
-    static func isZeroPadding(_ view: ByteView, from offset: Int) -> Bool {
-        var i = offset
-        while i < view.count {
-            if view.byte(i) != 0 { return false }
-            i += 1
-        }
-        return true
+    /// Where the trailing run of zero bytes (padding after the log) starts; found once
+    /// from the end so that checking for it per record costs nothing.
+    static func paddingStart(_ view: ByteView) -> Int {
+        var i = view.count
+        while i > 0, view.byte(i - 1) == 0 { i -= 1 }
+        return i
     }
 
     // MARK: Detection
@@ -79,9 +79,10 @@ public struct Proxmark3TraceSource: FrameSource {
     public static func looksLikeTrace(_ view: ByteView, recordLimit: Int = 1000, byteLimit: Int = 64 << 10) -> Bool {
         var offset = 0
         var records = 0
+        let padding = paddingStart(view)
         while offset < view.count {
             if records >= recordLimit || offset >= byteLimit { return records > 0 }
-            if records > 0, isZeroPadding(view, from: offset) { return true }
+            if records > 0, offset >= padding { return true }
             guard let h = header(view, at: offset), h.dataLength <= maximumDataLength else { return false }
             // A record of all zeros at the start is padding, not a log.
             if records == 0, h.timestamp == 0, h.duration == 0, h.dataLength == 0 { return false }
@@ -131,7 +132,7 @@ public struct Proxmark3TraceSource: FrameSource {
     public mutating func next() -> Frame? {
         guard !ended, offset < view.count else { return nil }
         let start = offset
-        if n > 0, Self.isZeroPadding(view, from: start) {
+        if n > 0, start >= paddingStart {
             ended = true
             return nil
         }
