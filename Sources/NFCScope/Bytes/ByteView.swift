@@ -214,6 +214,12 @@ public final class GrowableBytes: @unchecked Sendable {
         count += view.count
     }
 
+    public func append(_ byte: UInt8) {
+        if count == capacity { grow(to: count + 1) }
+        (storage! + count).storeBytes(of: byte, as: UInt8.self)
+        count += 1
+    }
+
     public func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in append(ByteView(base: raw.baseAddress, count: raw.count)) }
     }

@@ -30,6 +30,8 @@ public struct Options: Equatable, Sendable {
     public var inputFormat: InputFormat?
     /// `convert -o/--output FILE`.
     public var outputPath: String?
+    /// `--tech`: the technology of inputs that do not record it (Proxmark3 traces).
+    public var tech: Tech?
 
     public init() {}
 }
@@ -67,8 +69,8 @@ public enum Arguments {
     nfcscope: decode NFC sniffer captures into annotated text and JSON Lines
 
     USAGE
-      nfcscope decode [--format text|jsonl] [--plugins DIR]... FILE...
-      nfcscope stats [--format text|jsonl] [--plugins DIR]... FILE...
+      nfcscope decode [--format text|jsonl] [--tech 14a|14b|15|felica] [--plugins DIR]... FILE...
+      nfcscope stats [--format text|jsonl] [--tech 14a|14b|15|felica] [--plugins DIR]... FILE...
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service] [--plugins DIR]...
       nfcscope plugins check DIR...
       nfcscope convert [--input FORMAT] IN -o OUT.pcap|OUT.pcapng
@@ -92,6 +94,10 @@ public enum Arguments {
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
                             The JSON Lines schema is in docs/jsonl-schema.md.
+      --tech 14a|14b|15|felica|auto
+                            Technology of inputs that do not record it (Proxmark3
+                            traces); without it, it is guessed from the first
+                            reader frames.
       --plugins DIR         Also load the *.plugin files of DIR (repeatable). Entries
                             override built-in ones and those of NFCSCOPE_PLUGINS
                             entry by entry. Format: docs/plugins.md. Mistakes are
@@ -107,12 +113,25 @@ public enum Arguments {
     INPUTS
       pcap (both byte orders, microsecond and nanosecond) and pcapng, detected from
       the content. Link type 264 (ISO 14443) is decoded; other link types are
-      listed frame by frame with an error.
+      listed frame by frame with an error. Proxmark3 .trace files (trace save)
+      and nfc-laboratory JSON (frame.json of a TRZ file, nfc-lab -j output).
+      Formats are described in docs/input-formats.md.
 
     EXIT STATUS
       0 all input decoded, 1 some frames or records were malformed (decoding went
       on), 2 an input could not be read or recognised, 64 usage error.
     """
+
+    /// `--tech` values, in Proxmark3's protocol names and ours.
+    static func tech(named name: String) -> Tech? {
+        switch name {
+        case "14a", "nfc-a", "a": .nfcA
+        case "14b", "nfc-b", "b": .nfcB
+        case "15", "15693", "nfc-v", "v": .nfcV
+        case "felica", "nfc-f", "f": .nfcF
+        default: nil
+        }
+    }
 
     public static func parse(_ args: ArraySlice<String>) throws(UsageError) -> Options {
         var options = Options()
@@ -170,6 +189,14 @@ public enum Arguments {
                 guard options.subcommand == .convert else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.outputPath = value
+            case "--tech":
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                if value == "auto" {
+                    options.tech = nil
+                } else {
+                    guard let tech = Arguments.tech(named: value) else { throw .invalidValue(option: name, value: value) }
+                    options.tech = tech
+                }
             case "--kind":
                 guard options.subcommand == .pluginsList else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }

@@ -88,14 +88,14 @@ public enum CommandLineTool {
         if options.subcommand == .stats {
             let stats = StatsCollector()
             let sink = ProblemEcho(stats, report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, registry: registry, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech, registry: registry, into: sink)) }
             stats.write(to: out, json: format == .jsonl)
         } else if format == .jsonl {
             let sink = ProblemEcho(JSONLinesWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, registry: registry, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech, registry: registry, into: sink)) }
         } else {
             let sink = ProblemEcho(TextWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, registry: registry, into: sink)) }
+            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech, registry: registry, into: sink)) }
         }
         out.flush()
         return status

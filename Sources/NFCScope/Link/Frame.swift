@@ -124,6 +124,11 @@ public struct FrameError: Error, Sendable, Equatable {
         case felicaLength           // a: FeliCa LEN byte, b: bytes present from LEN on (CRC excluded)
         case felicaTruncated        // a: byte offset in the FeliCa packet where a field is cut off
         case felicaServiceIndex     // a: block list element (0-based), b: services in the list
+        case badHexData             // a: offset of the bad character from the frame object's start
+        case missingJSONField       // a: 0 frame data, 1 frame type
+        case jsonFieldType          // a: offset of the value from the frame object's start
+        case unsupportedFrameType   // a: nfc-laboratory frameType
+        case snifferFlagged         // a: nfc-laboratory flags (0x08 truncated, 0x40 sync error)
     }
     public var kind: Kind
     public var a: Int
@@ -157,6 +162,12 @@ public struct FrameError: Error, Sendable, Equatable {
         case .felicaLength: "FeliCa length byte says \(a) bytes, \(b) present"
         case .felicaTruncated: "FeliCa packet ends inside a field at byte \(a)"
         case .felicaServiceIndex: "FeliCa block list element \(a) refers to a service beyond the \(b) in the service list"
+        case .badHexData: "frame data is not hex bytes (character at +\(a) in the frame object)"
+        case .missingJSONField: a == 0 ? "frame object has no frame data" : "frame object has no frame type"
+        case .jsonFieldType: "frame object member has the wrong type (value at +\(a))"
+        case .unsupportedFrameType: "unsupported nfc-laboratory frame type 0x\(String(a, radix: 16))"
+        case .snifferFlagged:
+            a & 0x08 != 0 ? "the sniffer marked the frame truncated" : "the sniffer lost bit synchronisation in the frame"
         }
     }
 }

@@ -23,6 +23,8 @@ public struct LinkDecoder: Sendable {
     /// The UID CLn of the last SELECT (4 bytes, big-endian in the frame's order).
     var selectedPart: UInt32 = 0
     var selectedLevel: UInt8 = 0
+    /// The last ISO 15693 request, which the next NFC-V card frame answers.
+    var nfcvPending: NFCV.Pending?
 
     public init() {}
 
@@ -41,16 +43,29 @@ public struct LinkDecoder: Sendable {
             self = LinkDecoder()
             return
         }
-        if frame.tech == .nfcF {
+        // A source that knows the technology (nfc-laboratory, Proxmark3 with a
+        // known protocol) presets it; NFC-V and NFC-F are not ISO 14443 at all.
+        let preset = frame.tech
+        var error: FrameError?
+        switch preset {
+        case .nfcV:
+            error = NFCV.decode(&frame, pending: &nfcvPending)
+            if frame.error == nil { frame.error = error }
+            return
+        case .nfcF:
             FeliCaFrameDecoder.decode(&frame)
             return
+        case .nfcA, .nfcB:
+            if tech == .unknown { tech = preset }
+        case .unknown:
+            break
         }
-        var error: FrameError?
         switch frame.dir {
         case .reader?: error = decodeReader(&frame)
         case .card?: error = decodeCard(&frame)
         case nil: frame.tech = tech
         }
+        if frame.tech == .unknown { frame.tech = preset }
         if frame.error == nil { frame.error = error }
     }
 

@@ -228,6 +228,9 @@ public enum LinkInfo: Sendable {
 
     // NFC-F (JIS X 6319-4)
     case felica(FeliCaFrameInfo)
+
+    // NFC-V (ISO 15693)
+    case nfcv(NFCVInfo)
 }
 
 extension LinkInfo {

@@ -154,6 +154,8 @@ extension LinkInfo {
             if !ecp.lengthOK { out.ascii(" (length does not match its version)") }
         case .felica(let f):
             f.writeInfo(out)
+        case .nfcv(let v):
+            writeNFCVInfo(v, out)
         }
     }
 
@@ -287,8 +289,158 @@ extension LinkInfo {
             if !ecp.lengthOK { out.ascii(",\"ecp_length_ok\":false") }
         case .felica(let f):
             f.writeJSONMembers(out)
+        case .nfcv(let v):
+            writeNFCVMembers(v, out)
         }
     }
+}
+
+// MARK: NFC-V
+
+/// A UID as people write it: most significant byte (e0) first, the reverse of the air order.
+fileprivate func writeNFCVUID(_ uid: ByteView, _ out: OutputBuffer) {
+    var i = uid.count - 1
+    while i >= 0 {
+        if let b = uid.byte(i) { out.hexByte(b) }
+        i -= 1
+    }
+}
+
+fileprivate func writeNFCVInfo(_ v: NFCVInfo, _ out: OutputBuffer) {
+    if let code = v.errorCode {
+        if let c = v.command {
+            out.ascii(NFCV.commandName(c))
+            out.ascii(" answer ")
+        }
+        out.ascii("error ")
+        out.hexByte(code, uppercase: true)
+        out.byte(0x20)
+        out.ascii(NFCV.errorName(code))
+        return
+    }
+    guard let c = v.command else {
+        out.ascii(v.isRequest ? "ISO 15693 request" : "ISO 15693 answer")
+        return
+    }
+    out.ascii(NFCV.commandName(c))
+    if NFCV.isCustom(c) {
+        out.byte(0x20)
+        out.hexByte(c, uppercase: true)
+        if let m = v.manufacturer {
+            out.ascii(" mfg ")
+            out.hexByte(m, uppercase: true)
+            if let name = NFCV.manufacturerName(m) {
+                out.byte(0x20)
+                out.ascii(name)
+            }
+        }
+    }
+    if !v.isRequest { out.ascii(" answer") }
+    if let block = v.block {
+        out.ascii(" block ")
+        out.int(block)
+        if let count = v.blockCount, count > 1 || c == NFCV.readMultipleBlocks || c == NFCV.writeMultipleBlocks {
+            out.ascii(" count ")
+            out.int(count)
+        }
+    }
+    if v.isRequest, v.inventory {
+        out.ascii(v.slots == 1 ? " 1 slot" : " 16 slots")
+        if let afi = v.afi {
+            out.ascii(" AFI ")
+            out.hexByte(afi, uppercase: true)
+        }
+        if let m = v.maskLength {
+            out.ascii(" mask ")
+            out.int(Int(m))
+            if m > 0 {
+                out.byte(0x20)
+                out.hex(v.data)
+            }
+        }
+    } else if let afi = v.afi {
+        out.ascii(" AFI ")
+        out.hexByte(afi, uppercase: true)
+    }
+    if let dsfid = v.dsfid {
+        out.ascii(" DSFID ")
+        out.hexByte(dsfid, uppercase: true)
+    }
+    if !v.uid.isEmpty {
+        out.ascii(" UID ")
+        writeNFCVUID(v.uid, out)
+    }
+    if let blocks = v.memoryBlocks, let size = v.blockSize, v.infoFlags != nil {
+        out.ascii(" memory ")
+        out.int(blocks)
+        out.ascii(" x ")
+        out.int(size)
+        out.ascii(" bytes")
+    }
+    if let ic = v.icReference {
+        out.ascii(" IC ")
+        out.hexByte(ic, uppercase: true)
+    }
+    if v.isRequest, v.optionFlag { out.ascii(" option") }
+    if !v.data.isEmpty, !(v.isRequest && v.inventory) {
+        // A whole-memory read would swamp the line; JSON keeps all of it.
+        out.ascii(" data ")
+        out.hex(v.data.prefix(16))
+        if v.data.count > 16 {
+            out.ascii("... (")
+            out.int(v.data.count)
+            out.ascii(" bytes)")
+        }
+    }
+}
+
+fileprivate func writeNFCVMembers(_ v: NFCVInfo, _ out: OutputBuffer) {
+    codeMember(",\"flags\":\"", v.flags, out)
+    if v.isRequest {
+        out.ascii(v.dualSubcarrier ? ",\"subcarrier\":\"dual\"" : ",\"subcarrier\":\"single\"")
+        out.ascii(v.highDataRate ? ",\"data_rate\":\"high\"" : ",\"data_rate\":\"low\"")
+        boolMember(",\"inventory\":", v.inventory, out)
+        boolMember(",\"protocol_extension\":", v.protocolExtension, out)
+        if v.inventory {
+            boolMember(",\"afi_flag\":", v.afiFlag, out)
+            intMember(",\"slots\":", v.slots, out)
+        } else {
+            boolMember(",\"select_flag\":", v.selectFlag, out)
+            boolMember(",\"address_flag\":", v.addressFlag, out)
+        }
+        boolMember(",\"option_flag\":", v.optionFlag, out)
+    } else {
+        boolMember(",\"error_flag\":", v.errorFlag, out)
+    }
+    if let c = v.command {
+        out.ascii(",\"command\":\"")
+        out.ascii(NFCV.commandJSONName(c))
+        out.byte(0x22)
+        codeMember(",\"command_code\":\"", c, out)
+    }
+    if let m = v.manufacturer { codeMember(",\"manufacturer\":\"", m, out) }
+    if let code = v.errorCode {
+        codeMember(",\"error_code\":\"", code, out)
+        out.ascii(",\"error\":\"")
+        out.ascii(NFCV.errorName(code))
+        out.byte(0x22)
+    }
+    if !v.uid.isEmpty {
+        out.ascii(",\"uid\":\"")
+        writeNFCVUID(v.uid, out)
+        out.byte(0x22)
+    }
+    if let afi = v.afi { codeMember(",\"afi\":\"", afi, out) }
+    if let dsfid = v.dsfid { codeMember(",\"dsfid\":\"", dsfid, out) }
+    if let m = v.maskLength { intMember(",\"mask_length\":", Int(m), out) }
+    if let b = v.block { intMember(",\"block\":", b, out) }
+    if let c = v.blockCount { intMember(",\"block_count\":", c, out) }
+    if let f = v.infoFlags { codeMember(",\"info_flags\":\"", f, out) }
+    if let m = v.memoryBlocks { intMember(",\"memory_blocks\":", m, out) }
+    if let s = v.blockSize { intMember(",\"block_size\":", s, out) }
+    if let ic = v.icReference { codeMember(",\"ic_reference\":\"", ic, out) }
+    if v.securityStatus { boolMember(",\"security_status\":", true, out) }
+    hexMember(",\"data\":\"", v.data, out)
 }
 
 // MARK: Helpers

@@ -19,7 +19,7 @@ public struct DecodeOutcome: Sendable {
 
 public enum CaptureDecoder {
     /// Decodes the file at `path` ("-" for stdin) into `sink`; `format` overrides detection.
-    public static func decode(path: String, as format: InputFormat? = nil, registry: Registry = .builtin,
+    public static func decode(path: String, as format: InputFormat? = nil, tech: Tech? = nil, registry: Registry = .builtin,
                               into sink: some DecodeSink) -> DecodeOutcome {
         let input: CaptureInput
         do {
@@ -30,13 +30,13 @@ public enum CaptureDecoder {
             sink.problem(InputProblem(path: error.path, offset: nil, message: error.reason))
             return outcome
         }
-        return decode(input: input, as: format, registry: registry, into: sink)
+        return decode(input: input, as: format, tech: tech, registry: registry, into: sink)
     }
 
-    public static func decode(input: CaptureInput, as format: InputFormat? = nil, registry: Registry = .builtin,
+    public static func decode(input: CaptureInput, as format: InputFormat? = nil, tech: Tech? = nil, registry: Registry = .builtin,
                               into sink: some DecodeSink) -> DecodeOutcome {
         let displayPath = input.path == "-" ? "<stdin>" : input.path
-        switch OpenedSource.open(input.view, as: format) {
+        switch OpenedSource.open(input.view, as: format, tech: tech) {
         case .failure(let problem):
             var outcome = DecodeOutcome()
             outcome.unreadable = true
@@ -47,6 +47,10 @@ public enum CaptureDecoder {
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         case .success(.flipperNFC(let dump)):
             return dump.decode(path: displayPath, registry: registry, into: sink)
+        case .success(.proxmark3(var source)):
+            return run(&source, input: input, path: displayPath, registry: registry, into: sink)
+        case .success(.nfcLabJSON(var source)):
+            return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         }
     }
 

@@ -5,6 +5,9 @@ public enum InputFormat: String, Sendable, CaseIterable {
     case pcap
     case pcapng
     case flipperNFC = "flipper-nfc"
+    case nfcLabJSON = "nfc-laboratory"
+    /// Last: with no magic number, it is recognised only by its records tiling the file.
+    case proxmark3
 
     /// The formats in the order they are tried, for "matches nothing" messages.
     public static var triedList: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -17,6 +20,8 @@ public enum InputFormat: String, Sendable, CaseIterable {
         case nil: break
         }
         if FlipperNFCDump.detect(view) { return .flipperNFC }
+        if NFCLabJSONSource.layout(of: view) != nil { return .nfcLabJSON }
+        if Proxmark3TraceSource.looksLikeTrace(view) { return .proxmark3 }
         return nil
     }
 }
@@ -27,9 +32,12 @@ public enum OpenedSource {
     case pcap(PcapFrameSource)
     /// A card dump rather than a frame stream: decoded into FeliCa records, not frames.
     case flipperNFC(FlipperNFCDump)
+    case proxmark3(Proxmark3TraceSource)
+    case nfcLabJSON(NFCLabJSONSource)
 
-    /// Opens `view` as `format` (or as whatever it is detected to be).
-    public static func open(_ view: ByteView, as format: InputFormat? = nil) -> Result<OpenedSource, SourceProblem> {
+    /// Opens `view` as `format` (or as whatever it is detected to be). `tech` is the
+    /// technology for formats that do not record it (`--tech`).
+    public static func open(_ view: ByteView, as format: InputFormat? = nil, tech: Tech? = nil) -> Result<OpenedSource, SourceProblem> {
         guard let format = format ?? InputFormat.detect(view) else {
             var magic = ""
             for b in view.prefix(4) { magic += hex2(Int(b)) }
@@ -46,6 +54,14 @@ public enum OpenedSource {
             }
         case .flipperNFC:
             return .success(.flipperNFC(FlipperNFCDump(view: view)))
+        case .proxmark3:
+            return .success(.proxmark3(Proxmark3TraceSource(view: view, tech: tech)))
+        case .nfcLabJSON:
+            do {
+                return .success(.nfcLabJSON(try NFCLabJSONSource(view: view)))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 }

@@ -1,0 +1,204 @@
+// Proxmark3 `.trace` files (`trace save`): the device's tracelog written out as
+// is, with no file header. Each record is a packed little-endian header
+// (u32 start time, u16 duration, u16 data length with the direction in bit 15),
+// the frame bytes, then the parity bits of those bytes, eight to a byte, MSB
+// first. The parity area is `(len - 1) / 8 + 1` bytes in C integer arithmetic,
+// so a zero-length record (iCLASS/ISO 15693 SOF and EOF markers) still has one.
+//
+// With no magic number, a file is recognised by its records tiling it exactly.
+// Nothing in a record names the protocol either: it comes from `--tech` or from
+// the first reader frames that only one protocol would send.
+
+public struct Proxmark3TraceSource: FrameSource {
+    /// Header bytes before a record's data.
+    static let headerLength = 8
+    /// Longer than any frame the Proxmark3 logs (its whole trace buffer is ~40 KiB),
+    /// so anything above is taken as a broken record, not a frame.
+    static let maximumDataLength = 4096
+    /// A 14443-A frame shorter than this many carrier periods is under 8 bits
+    /// (nine bit periods of 128 carrier cycles each, plus a margin).
+    static let shortFrameDuration = 1088
+
+    public let view: ByteView
+    /// The technology every frame is given; `.unknown` leaves it to the link layer.
+    public let tech: Tech
+    private let paddingStart: Int
+    private var offset = 0
+    private var n = 0
+    private var ended = false
+    private var problems: [SourceProblem] = []
+
+    public init(view: ByteView, tech: Tech? = nil) {
+        self.view = view
+        self.tech = tech ?? Self.guessTech(view)
+        paddingStart = Self.paddingStart(view)
+    }
+
+    public var formatName: StaticString { "proxmark3" }
+    public var timestampDigits: Int { 9 }
+    public var position: Int { offset }
+    public var problemCount: Int { problems.count }
+    public func problem(_ index: Int) -> SourceProblem { problems[index] }
+
+    // MARK: Record layout
+
+    struct RecordHeader {
+        var timestamp: UInt32
+        var duration: UInt16
+        var dataLength: Int
+        var isResponse: Bool
+
+        /// Data plus parity bytes following the header.
+        var bodyLength: Int { dataLength + Proxmark3TraceSource.parityLength(dataLength) }
+    }
+
+    @inline(__always)
+    static func parityLength(_ dataLength: Int) -> Int { dataLength == 0 ? 1 : (dataLength - 1) / 8 + 1 }
+
+    @inline(__always)
+    static func header(_ view: ByteView, at offset: Int) -> RecordHeader? {
+        guard let ts = view.u32le(offset), let duration = view.u16le(offset + 4),
+              let lengthWord = view.u16le(offset + 6) else { return nil }
+        return RecordHeader(timestamp: ts, duration: duration, dataLength: Int(lengthWord & 0x7FFF),
+                            isResponse: lengthWord & 0x8000 != 0)
+    }
+
+    /// Where the trailing run of zero bytes (padding after the log) starts; found once
+    /// from the end so that checking for it per record costs nothing.
+    static func paddingStart(_ view: ByteView) -> Int {
+        var i = view.count
+        while i > 0, view.byte(i - 1) == 0 { i -= 1 }
+        return i
+    }
+
+    // MARK: Detection
+
+    /// Whether `view` reads as a tracelog: records of plausible length that end
+    /// exactly at the end of the input (or where zero padding starts). Only the
+    /// first `recordLimit` records or `byteLimit` bytes are walked.
+    public static func looksLikeTrace(_ view: ByteView, recordLimit: Int = 1000, byteLimit: Int = 64 << 10) -> Bool {
+        var offset = 0
+        var records = 0
+        let padding = paddingStart(view)
+        while offset < view.count {
+            if records >= recordLimit || offset >= byteLimit { return records > 0 }
+            if records > 0, offset >= padding { return true }
+            guard let h = header(view, at: offset), h.dataLength <= maximumDataLength else { return false }
+            // A record of all zeros at the start is padding, not a log.
+            if records == 0, h.timestamp == 0, h.duration == 0, h.dataLength == 0 { return false }
+            let next = offset + headerLength + h.bodyLength
+            guard next <= view.count else { return false }
+            offset = next
+            records += 1
+        }
+        return records > 0
+    }
+
+    // MARK: Technology
+
+    /// The protocol of the first reader frame (of the first 64 records) that is
+    /// characteristic of one: ISO 14443-A short frames and anticollision, REQB/WUPB,
+    /// an ISO 15693 request with a good CRC, the FeliCa sync. Unknown otherwise.
+    static func guessTech(_ view: ByteView) -> Tech {
+        var offset = 0
+        var records = 0
+        while records < 64, let h = header(view, at: offset) {
+            let dataStart = offset + headerLength
+            guard h.dataLength <= maximumDataLength,
+                  let data = view.slice(dataStart, h.dataLength) else { return .unknown }
+            if !h.isResponse, let tech = techOfReaderFrame(data, duration: h.duration) { return tech }
+            offset = dataStart + h.bodyLength
+            records += 1
+        }
+        return .unknown
+    }
+
+    static func techOfReaderFrame(_ data: ByteView, duration: UInt16) -> Tech? {
+        guard let b0 = data.byte(0) else { return nil }
+        if data.count == 1, b0 == 0x26 || b0 == 0x52, Int(duration) < shortFrameDuration { return .nfcA }
+        if data.count >= 2, b0 == 0x93 || b0 == 0x95 || b0 == 0x97, data.byte(1) == 0x20 { return .nfcA }
+        if data.count >= 2, b0 == 0xB2, data.byte(1) == 0x4D { return .nfcF }
+        let crcB = CRC14443.verify(data, .nfcB)
+        if data.count == 5, b0 == 0x05, crcB { return .nfcB }
+        // ISO 15693 shares CRC_B; its command code is the second byte, after flags
+        // whose RFU bit (0x80) is clear.
+        if crcB, data.count >= 4, b0 & 0x80 == 0, let cmd = data.byte(1), NFCV.isKnownCommand(cmd) { return .nfcV }
+        if data.count >= 3, CRC14443.verify(data, .nfcA) { return .nfcA }
+        return nil
+    }
+
+    // MARK: Frames
+
+    public mutating func next() -> Frame? {
+        guard !ended, offset < view.count else { return nil }
+        let start = offset
+        if n > 0, start >= paddingStart {
+            ended = true
+            return nil
+        }
+        n += 1
+        guard let h = Self.header(view, at: start) else {
+            ended = true
+            let present = view.count - start
+            return Frame(n: n, offset: start, time: 0, dir: nil, tech: tech, bytes: view.suffix(from: start),
+                         error: FrameError(.truncatedRecord, Self.headerLength, present))
+        }
+        let time = Int64(h.timestamp) * 100_000 / 1356
+        let dir: Direction = h.isResponse ? .card : .reader
+        let dataStart = start + Self.headerLength
+        let available = view.count - dataStart
+        guard h.dataLength <= Self.maximumDataLength else {
+            // Nothing after a length this wrong can be trusted to start a record.
+            ended = true
+            offset = view.count
+            problems.append(SourceProblem(offset: start, message: "record length \(h.dataLength) is not plausible; the rest of the file is skipped"))
+            return Frame(n: n, offset: start, time: time, dir: dir, tech: tech, bytes: ByteView(),
+                         error: FrameError(.oversizedRecord, h.dataLength, Self.maximumDataLength))
+        }
+        guard h.bodyLength <= available else {
+            ended = true
+            offset = view.count
+            return Frame(n: n, offset: start, time: time, dir: dir, tech: tech,
+                         bytes: view.suffix(from: dataStart).prefix(h.dataLength),
+                         error: FrameError(.truncatedRecord, h.bodyLength, available))
+        }
+        let data = view.slice(dataStart, h.dataLength) ?? ByteView()
+        let parity = view.slice(dataStart + h.dataLength, Self.parityLength(h.dataLength)) ?? ByteView()
+        offset = dataStart + h.bodyLength
+        // Without a known protocol (iCLASS, LF Hitag) there is no CRC we could
+        // check: ISO 14443 verdicts on them would only be noise.
+        var frame = Frame(n: n, offset: start, time: time, dir: dir, tech: tech, bytes: data,
+                          crcIncluded: tech != .unknown)
+        if tech == .nfcA {
+            if data.count == 1, Int(h.duration) < Self.shortFrameDuration {
+                frame.bits = Self.shortFrameBits(h.duration)
+            } else if !Self.parityOK(data, parity) {
+                frame.flags.insert(.parityError)
+            }
+        }
+        return frame
+    }
+
+    /// Valid bits of a sub-byte frame from its duration, the way `trace list` marks them.
+    static func shortFrameBits(_ duration: UInt16) -> UInt8 {
+        var limit = shortFrameDuration
+        var bits: UInt8 = 7
+        while bits > 0 {
+            limit -= 128
+            if Int(duration) > limit { break }
+            bits -= 1
+        }
+        return bits
+    }
+
+    /// ISO 14443-A odd parity: each byte's parity bit makes its count of ones odd.
+    static func parityOK(_ data: ByteView, _ parity: ByteView) -> Bool {
+        for j in 0..<data.count {
+            guard let b = data.byte(j), let p = parity.byte(j >> 3) else { return false }
+            let recorded = (p >> UInt8(7 - (j & 7))) & 1
+            let expected: UInt8 = b.nonzeroBitCount & 1 == 0 ? 1 : 0
+            if recorded != expected { return false }
+        }
+        return true
+    }
+}
