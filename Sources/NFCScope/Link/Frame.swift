@@ -116,6 +116,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case badBlock               // a: PCB
         case eventWithData          // a: bytes present
         case undefinedInterface     // a: interface id, b: interfaces defined in the section
+        case chipStatus             // a: PN53x status error code, b: PN53x command code
     }
     public var kind: Kind
     public var a: Int
@@ -141,6 +142,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case .badBlock: "invalid ISO-DEP block (PCB 0x\(hex2(a)))"
         case .eventWithData: "field event carries \(a) data bytes"
         case .undefinedInterface: "packet refers to interface \(a), but the section defines \(b)"
+        case .chipStatus: "PN53x \(PN53xCommand.name(UInt8(truncatingIfNeeded: b))) failed: status 0x\(hex2(a)) (\(PN53xStatus.name(a)))"
         }
     }
 }

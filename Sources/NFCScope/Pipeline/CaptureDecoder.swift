@@ -41,6 +41,8 @@ public enum CaptureDecoder {
             return outcome
         case .success(.pcap(var source)):
             return run(&source, input: input, path: displayPath, into: sink)
+        case .success(.libnfc(var source)):
+            return run(&source, input: input, path: displayPath, into: sink)
         }
     }
 

@@ -4,6 +4,8 @@
 public enum InputFormat: String, Sendable, CaseIterable {
     case pcap
     case pcapng
+    /// libnfc debug log (LIBNFC_LOG_LEVEL=3) or example-program output (nfc-anticol, ...).
+    case libnfc
 
     /// The formats in the order they are tried, for "matches nothing" messages.
     public static var triedList: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -13,8 +15,10 @@ public enum InputFormat: String, Sendable, CaseIterable {
         switch CaptureReader.detect(view) {
         case .pcap?: return .pcap
         case .pcapng?: return .pcapng
-        case nil: return nil
+        case nil: break
         }
+        if LibnfcLineSyntax.looksLikeLibnfc(view) { return .libnfc }
+        return nil
     }
 }
 
@@ -22,6 +26,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
 /// the decoder is specialised for each format's `next()`.
 public enum OpenedSource {
     case pcap(PcapFrameSource)
+    case libnfc(LibnfcFrameSource)
 
     /// Opens `view` as `format` (or as whatever it is detected to be).
     public static func open(_ view: ByteView, as format: InputFormat? = nil) -> Result<OpenedSource, SourceProblem> {
@@ -39,6 +44,8 @@ public enum OpenedSource {
             } catch {
                 return .failure(SourceProblem(offset: error.offset, message: "\(error.reason) (formats tried: \(InputFormat.triedList))"))
             }
+        case .libnfc:
+            return .success(.libnfc(LibnfcFrameSource(view: view)))
         }
     }
 }
