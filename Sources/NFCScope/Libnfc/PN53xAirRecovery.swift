@@ -237,6 +237,13 @@ struct PN53xAirRecovery {
         }
         newActivation()
         targetISODEP = false
+        // The chip sets its CIU framing for the polled type; raw frames that follow use it.
+        switch brty {
+        case 0x00, 0x04: thruTech = .nfcA
+        case 0x01, 0x02: thruTech = .nfcF
+        case 0x03: thruTech = .nfcB
+        default: break
+        }
         var i = 1
         for target in 0..<min(Int(count), 2) {
             guard answer.byte(i) != nil else { return truncated(out) }
