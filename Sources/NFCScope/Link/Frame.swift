@@ -129,6 +129,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case jsonFieldType          // a: offset of the value from the frame object's start
         case unsupportedFrameType   // a: nfc-laboratory frameType
         case snifferFlagged         // a: nfc-laboratory flags (0x08 truncated, 0x40 sync error)
+        case chipStatus             // a: PN53x status error code, b: PN53x command code
     }
     public var kind: Kind
     public var a: Int
@@ -168,6 +169,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case .unsupportedFrameType: "unsupported nfc-laboratory frame type 0x\(String(a, radix: 16))"
         case .snifferFlagged:
             a & 0x08 != 0 ? "the sniffer marked the frame truncated" : "the sniffer lost bit synchronisation in the frame"
+        case .chipStatus: "PN53x \(PN53xCommand.name(UInt8(truncatingIfNeeded: b))) failed: status 0x\(hex2(a)) (\(PN53xStatus.name(a)))"
         }
     }
 }

@@ -33,6 +33,10 @@ public struct LinkDecoder: Sendable {
     /// Fills tech, crc, info and error of a frame whose n/offset/time/dir/bytes/crcIncluded/event are set.
     /// An error already on the frame (from the capture or pseudo-header) is kept.
     public mutating func decode(_ frame: inout Frame) {
+        if frame.flags.contains(.recovered), frame.event == nil, Self.keepsSourceDecode(frame) {
+            frame.crc = .none
+            return
+        }
         frame.crc = .none
         frame.info = .unknown
         if frame.event != nil {
@@ -67,6 +71,15 @@ public struct LinkDecoder: Sendable {
         }
         if frame.tech == .unknown { frame.tech = preset }
         if frame.error == nil { frame.error = error }
+    }
+
+    /// A frame recovered from a reader chip's host protocol that its source already
+    /// decoded (activation answers the chip reported, ISO-DEP INF without its PCB), or of
+    /// a technology this decoder does not parse: this decoder must not redo it.
+    static func keepsSourceDecode(_ frame: Frame) -> Bool {
+        if frame.tech == .nfcF || frame.tech == .nfcV { return true }
+        if case .unknown = frame.info { return false }
+        return true
     }
 
     // MARK: CRC

@@ -51,6 +51,8 @@ public enum CaptureDecoder {
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         case .success(.nfcLabJSON(var source)):
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
+        case .success(.libnfc(var source)):
+            return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         }
     }
 

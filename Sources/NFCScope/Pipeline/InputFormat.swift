@@ -6,6 +6,8 @@ public enum InputFormat: String, Sendable, CaseIterable {
     case pcapng
     case flipperNFC = "flipper-nfc"
     case nfcLabJSON = "nfc-laboratory"
+    /// libnfc debug log (LIBNFC_LOG_LEVEL=3) or example-program output (nfc-anticol, ...).
+    case libnfc
     /// Last: with no magic number, it is recognised only by its records tiling the file.
     case proxmark3
 
@@ -21,6 +23,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
         }
         if FlipperNFCDump.detect(view) { return .flipperNFC }
         if NFCLabJSONSource.layout(of: view) != nil { return .nfcLabJSON }
+        if LibnfcLineSyntax.looksLikeLibnfc(view) { return .libnfc }
         if Proxmark3TraceSource.looksLikeTrace(view) { return .proxmark3 }
         return nil
     }
@@ -34,6 +37,7 @@ public enum OpenedSource {
     case flipperNFC(FlipperNFCDump)
     case proxmark3(Proxmark3TraceSource)
     case nfcLabJSON(NFCLabJSONSource)
+    case libnfc(LibnfcFrameSource)
 
     /// Opens `view` as `format` (or as whatever it is detected to be). `tech` is the
     /// technology for formats that do not record it (`--tech`).
@@ -62,6 +66,8 @@ public enum OpenedSource {
             } catch {
                 return .failure(error)
             }
+        case .libnfc:
+            return .success(.libnfc(LibnfcFrameSource(view: view)))
         }
     }
 }

@@ -1,0 +1,107 @@
+// Where the libnfc reader puts what it finds: frames waiting to be handed out (one host
+// exchange can yield several air frames), problems, and the one owned byte store that
+// every frame's bytes live in.
+//
+// The store is allocated once, sized from the input (hex text needs at least two
+// characters per byte), and never grows: views into it stay valid for the whole decode,
+// which the ISO-DEP reassembler relies on across frames.
+
+final class LibnfcFrameQueue {
+    private var frames: [Frame] = []
+    private var head = 0
+    private(set) var problems: [SourceProblem] = []
+    let store: GrowableBytes
+    let capacity: Int
+    /// Bytes of the line being decoded, before they are kept in the store.
+    var scratch: [UInt8] = []
+    /// Line (1-based) and byte offset that new frames and problems are attributed to.
+    var line = 0
+    var lineOffset = 0
+    /// Time of new frames: 0 for debug logs (they have no clock), the trace's time otherwise.
+    var time: Int64 = 0
+    private var storeFullReported = false
+
+    init(inputSize: Int) {
+        // Hex text takes at least two characters per byte; the slack covers the few
+        // bytes synthesised per host exchange (an ATQA in air order, a FeliCa length).
+        let (half, overflow) = (inputSize / 2).addingReportingOverflow(256)
+        capacity = overflow ? Int.max / 2 : half
+        store = GrowableBytes(capacity: min(capacity, 1 << 30))
+        frames.reserveCapacity(16)
+        scratch.reserveCapacity(512)
+    }
+
+    func push(_ frame: Frame) { frames.append(frame) }
+
+    func pop() -> Frame? {
+        guard head < frames.count else { return nil }
+        let frame = frames[head]
+        head += 1
+        if head == frames.count {
+            frames.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return frame
+    }
+
+    func problem(_ message: String, line: Int? = nil) {
+        problems.append(SourceProblem(line: line ?? self.line, message: message))
+    }
+
+    /// A frame attributed to the current line. A frame whose CRC the chip checked and removed
+    /// is marked recovered; one the chip passed through with CRC handling off is not.
+    func frame(_ dir: Direction?, _ tech: Tech, _ bytes: ByteView, crcIncluded: Bool = false,
+               info: LinkInfo = .unknown, recovered: Bool = true) -> Frame {
+        var frame = Frame(n: 0, offset: lineOffset, time: time, dir: dir, tech: tech, bytes: bytes,
+                          crcIncluded: crcIncluded, info: info)
+        frame.line = line
+        if recovered && !crcIncluded { frame.flags.insert(.recovered) }
+        return frame
+    }
+
+    // MARK: Store
+
+    /// Room for `n` more bytes without the store moving; reports once when there is none.
+    private func reserve(_ n: Int) -> Bool {
+        if store.count <= min(capacity, 1 << 30) - n { return true }
+        if !storeFullReported {
+            storeFullReported = true
+            problem("more decoded bytes than the input can hold; the rest of the log is not decoded")
+        }
+        return false
+    }
+
+    /// Keeps `scratch` in the store and returns the view of it.
+    func keepScratch() -> ByteView? {
+        guard reserve(scratch.count) else { return nil }
+        let start = store.count
+        store.append(scratch)
+        return store.view.slice(start, scratch.count)
+    }
+
+    /// Keeps a copy of `view` (bytes already in the store, moved to its end).
+    func keepCopy(_ view: ByteView) -> ByteView? {
+        guard reserve(view.count) else { return nil }
+        let start = store.count
+        store.append(view)
+        return store.view.slice(start, view.count)
+    }
+
+    /// Keeps `first` followed by `rest`: a FeliCa frame's length byte before its body.
+    func keep(_ first: UInt8, _ rest: ByteView) -> ByteView? {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(first)
+        for b in rest { scratch.append(b) }
+        return keepScratch()
+    }
+
+    /// Keeps two bytes swapped: the chip reports SENS_RES most significant byte first,
+    /// the air carries it least significant first.
+    func keepSwapped(_ pair: ByteView) -> ByteView? {
+        guard let a = pair.byte(0), let b = pair.byte(1) else { return nil }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(b)
+        scratch.append(a)
+        return keepScratch()
+    }
+}

@@ -1,0 +1,277 @@
+// libnfc's text output as frames: debug logs (LIBNFC_LOG_LEVEL=3) whose TX/RX lines are
+// PN53x host frames, from which the air traffic is recovered (PN53xAirRecovery), and the
+// hex lines of libnfc's example programs, which are air frames or APDUs already.
+//
+// Lines are read one at a time; a bad line is reported with its number and the next one
+// is read. The log has no timestamps, so every frame has time 0 (order is the line order;
+// a made-up clock would look like a measurement).
+
+public struct LibnfcFrameSource: FrameSource {
+    private let input: ByteView
+    private var cursor = 0
+    private var lineNumber = 0
+    private let out: LibnfcFrameQueue
+    private var recovery = PN53xAirRecovery()
+    private var nextN = 1
+    private var finished = false
+    /// Once the log has host frames, the program's own hex lines (stdout mixed in) repeat
+    /// what they already showed and are not decoded again.
+    private var sawHostTraffic = false
+
+    // A chip reply spread over several RX lines (UART: ACK, header, TFI + code, data,
+    // DCS) is collected in the store from `rxStart` to `rxEnd`; `rxLines` says where
+    // each line's bytes begin, so frames can name the line that carried their data.
+    private var rxStart: Int?
+    private var lastRawTime: Int64?
+    private var clockShift: Int64 = 0
+    private var rxEnd = 0
+    private var rxLines: [(offset: Int, line: Int)] = []
+
+    public init(view: ByteView) {
+        input = view
+        out = LibnfcFrameQueue(inputSize: view.count)
+        rxLines.reserveCapacity(8)
+    }
+
+    public var formatName: StaticString { "libnfc" }
+    public var timestampDigits: Int { 6 }
+    public var position: Int { min(cursor, input.count) }
+    public var problemCount: Int { out.problems.count }
+    public func problem(_ index: Int) -> SourceProblem { out.problems[index] }
+
+    public mutating func next() -> Frame? {
+        while true {
+            if var frame = out.pop() {
+                frame.n = nextN
+                nextN += 1
+                return frame
+            }
+            if cursor >= input.count {
+                if finished { return nil }
+                finished = true
+                if rxStart != nil { abandonReply(reason: "at the end of the log") }
+                continue
+            }
+            readLine()
+        }
+    }
+
+    // MARK: Lines
+
+    /// The emulator's trace restarts its clock with each run: keep time from going back.
+    private mutating func advanceClock(to raw: Int64) {
+        if let last = lastRawTime, raw < last { clockShift = clockShift &+ (last - raw) }
+        lastRawTime = raw
+        out.time = raw &+ clockShift
+    }
+
+    private mutating func readLine() {
+        let start = cursor
+        var end = start
+        while let b = input.byte(end), b != 0x0A { end += 1 }
+        cursor = end + 1
+        lineNumber += 1
+        guard let line = input.slice(start, end - start) else { return }
+        out.line = lineNumber
+        out.lineOffset = start
+        switch LibnfcLineSyntax.classify(line) {
+        case .blank, .debugText:
+            break
+        case .text:
+            if !LibnfcLineSyntax.isBanner(line) && LibnfcLineSyntax.looksLikeHex(line) {
+                out.problem("hex bytes without a known prefix")
+            }
+        case .host(let tx, let hexStart, let hexEnd, let time):
+            sawHostTraffic = true
+            if let time { advanceClock(to: time) }
+            let hex = line.prefix(hexEnd)
+            if tx {
+                if rxStart != nil { abandonReply(reason: "before the next TX") }
+                hostTX(hex, hexStart)
+            } else {
+                hostRX(hex, hexStart)
+            }
+        case .tool(let kind, let hexStart):
+            if !sawHostTraffic { toolLine(kind, line, hexStart) }
+        }
+    }
+
+    /// Decodes the hex of `line` into the store; nil (reported) when a token is not hex.
+    private func keepHex(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool) -> (ByteView, LibnfcHexLine)? {
+        out.scratch.removeAll(keepingCapacity: true)
+        let hex = LibnfcLineSyntax.decodeHex(line, from: hexStart, into: &out.scratch, toolSyntax: toolSyntax)
+        if let column = hex.errorColumn {
+            var token = ""
+            var i = column
+            while let b = line.byte(i), b > 0x20, b < 0x7F, i < column + 12 {
+                token.unicodeScalars.append(Unicode.Scalar(b))
+                i += 1
+            }
+            out.problem("not a hex byte at column \(column + 1): \"\(token)\"")
+            return nil
+        }
+        guard let view = out.keepScratch() else { return nil }
+        return (view, hex)
+    }
+
+    // MARK: Host frames
+
+    private mutating func hostTX(_ line: ByteView, _ hexStart: Int) {
+        guard let (bytes, _) = keepHex(line, hexStart, toolSyntax: false) else { return }
+        // pn532_uart wakes the chip with 55 55 00 00 ... before the first command.
+        var skip = 0
+        while bytes.byte(skip) == 0x55 { skip += 1 }
+        let frameBytes = bytes.suffix(from: skip)
+        if skip > 0, !frameBytes.contains(where: { $0 != 0x00 }) { return }
+        guard let first = frameBytes.byte(0) else { return }
+        let parsed = first == 0x00 ? PN53xHostFrame.parseFramed(frameBytes) : PN53xHostFrame.parseUnframed(frameBytes)
+        switch parsed {
+        case .needMore:
+            out.problem("TX frame ends after \(frameBytes.count) bytes")
+        case .frame(let tfi, let packet, let consumed):
+            handle(tfi, packet)
+            if consumed < frameBytes.count {
+                out.problem("\(frameBytes.count - consumed) bytes after the TX frame")
+            }
+        default:
+            report(parsed, what: "TX")
+        }
+    }
+
+    private mutating func hostRX(_ line: ByteView, _ hexStart: Int) {
+        guard let (bytes, _) = keepHex(line, hexStart, toolSyntax: false) else {
+            if rxStart != nil { abandonReply(reason: "at a line that is not hex") }
+            return
+        }
+        guard !bytes.isEmpty else { return }
+        let offset = out.store.count - bytes.count
+        if rxStart == nil {
+            // USB readers without start code log one whole frame (or envelope) per line.
+            if bytes.byte(0) != 0x00 {
+                let parsed = PN53xHostFrame.parseUnframed(bytes)
+                if case .frame(let tfi, let packet, _) = parsed {
+                    handle(tfi, packet)
+                } else {
+                    report(parsed, what: "RX")
+                }
+                return
+            }
+            rxStart = offset
+            rxLines.removeAll(keepingCapacity: true)
+        } else if offset != rxEnd {
+            // Nothing is kept between the lines of one reply; if it were, the reply
+            // would no longer be contiguous.
+            abandonReply(reason: "by other bytes")
+            return
+        }
+        rxLines.append((offset: offset, line: lineNumber))
+        rxEnd = out.store.count
+        drainReply()
+    }
+
+    /// Takes every complete frame from the collected reply bytes.
+    private mutating func drainReply() {
+        while let start = rxStart {
+            guard start < rxEnd, let pending = out.store.view.slice(start, rxEnd - start) else {
+                rxStart = nil
+                return
+            }
+            let parsed = PN53xHostFrame.parseFramed(pending)
+            var consumed = 0
+            switch parsed {
+            case .needMore:
+                return
+            case .ack(let c), .nack(let c):
+                consumed = c
+            case .errorFrame(let c):
+                consumed = c
+                out.problem("the chip answered with an error frame: it rejected the command", line: lineOf(start))
+            case .frame(let tfi, let packet, let c):
+                consumed = c
+                let dataOffset = start + (packet.offset(in: pending) ?? 0)
+                let saved = out.line
+                out.line = lineOf(dataOffset)
+                handle(tfi, packet)
+                out.line = saved
+            default:
+                out.line = lineOf(start)
+                report(parsed, what: "RX")
+                out.line = lineNumber
+                rxStart = nil
+                return
+            }
+            let next = start + consumed
+            if next >= rxEnd {
+                rxStart = nil
+                return
+            }
+            rxStart = next
+            if out.store.count != rxEnd {
+                // Frames taken from this reply kept bytes after it: move the rest up.
+                guard let rest = out.store.view.slice(next, rxEnd - next), let moved = out.keepCopy(rest),
+                      let movedStart = moved.offset(in: out.store.view) else { rxStart = nil; return }
+                let shift = movedStart - next
+                for k in rxLines.indices { rxLines[k].offset += shift }
+                rxStart = movedStart
+                rxEnd = out.store.count
+            }
+        }
+    }
+
+    private func lineOf(_ offset: Int) -> Int {
+        var line = rxLines.first?.line ?? lineNumber
+        for entry in rxLines where entry.offset <= offset { line = entry.line }
+        return line
+    }
+
+    private mutating func abandonReply(reason: String) {
+        guard let start = rxStart else { return }
+        let count = rxEnd - start
+        out.problem("chip reply truncated \(reason): \(count) byte\(count == 1 ? "" : "s") of an incomplete frame",
+                    line: lineOf(start))
+        rxStart = nil
+    }
+
+    private mutating func handle(_ tfi: UInt8, _ packet: ByteView) {
+        guard let code = packet.byte(0) else { return }
+        if tfi == PN53xHostFrame.hostToChip {
+            recovery.command(code, packet.suffix(from: 1), out: out)
+        } else {
+            recovery.answer(code, packet.suffix(from: 1), out: out)
+        }
+    }
+
+    private func report(_ parsed: PN53xHostParse, what: StaticString) {
+        switch parsed {
+        case .bad(let message): out.problem("\(what): \(message)")
+        case .notAFrame: out.problem("\(what) bytes are not a PN53x host frame")
+        case .errorFrame: out.problem("the chip answered with an error frame: it rejected the command")
+        case .envelopeOnly(let sw?) where sw != 0x9000 && sw & 0xFF00 != 0x6100:
+            out.problem("\(what): the reader answered status word \(hex2(Int(sw >> 8)))\(hex2(Int(sw & 0xFF)))")
+        default: break
+        }
+    }
+
+    // MARK: Example programs
+
+    private mutating func toolLine(_ kind: LibnfcToolLine, _ line: ByteView, _ hexStart: Int) {
+        guard let (bytes, hex) = keepHex(line, hexStart, toolSyntax: true), !bytes.isEmpty else { return }
+        switch kind {
+        case .sentBits, .relayReader, .receivedBits, .relayTag:
+            // Raw frames with the CRC the program appended (its chip's CRC handling is off).
+            let dir: Direction = kind == .sentBits || kind == .relayReader ? .reader : .card
+            var frame = out.frame(dir, .unknown, bytes, crcIncluded: true, recovered: false)
+            frame.bits = hex.bits
+            if hex.parityError { frame.flags.insert(.parityError) }
+            out.push(frame)
+        case .hostCommand:
+            if let code = bytes.byte(0) { recovery.command(code, bytes.suffix(from: 1), out: out) }
+        case .hostAnswer:
+            recovery.answerToPending(bytes, out: out)
+        case .commandAPDU:
+            recovery.apdu(.reader, bytes, out: out)
+        case .responseAPDU:
+            recovery.apdu(.card, bytes, out: out)
+        }
+    }
+}

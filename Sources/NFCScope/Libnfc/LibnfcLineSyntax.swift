@@ -1,0 +1,280 @@
+// The shapes of lines libnfc writes: debug log lines (`priority<TAB>category<TAB>message`,
+// with `TX: `/`RX: ` hex dumps of the host frames) and the hex lines its example programs
+// print (nfc-utils.c print_hex / print_hex_bits / print_hex_par after a fixed prefix).
+// Lines are classified one by one, so a debug log with the program's stdout mixed in
+// (2>&1) reads like either.
+
+/// What a line of libnfc output is.
+enum LibnfcLineKind: Equatable {
+    case blank
+    /// A host frame dump, host → chip (`tx`) or chip → host, with its hex in
+    /// `hexStart..<hexEnd`: a debug log's `TX:`/`RX:` line, or a line of the PN532
+    /// emulator's trace (`  0.925343 H>P 00 00 ff ... ; comment`), which has a time.
+    case host(tx: Bool, hexStart: Int, hexEnd: Int, time: Int64?)
+    /// Any other debug log line (command names, timeouts, "PN53x ACKed", ...).
+    case debugText
+    /// An example program's hex line.
+    case tool(LibnfcToolLine, hexStart: Int)
+    /// Something else: banners, descriptions, messages on stderr.
+    case text
+}
+
+/// Prefixes of the example programs' hex lines and what their bytes are.
+enum LibnfcToolLine: Equatable {
+    /// nfc-anticol, nfc-mfclassic, nfc-mfsetuid: raw frames as sent/received (CRC included
+    /// where the program appended it), print_hex_bits.
+    case sentBits, receivedBits
+    /// nfc-relay: the reader's frame (`R:`) and the tag's (`T:`), print_hex_par.
+    case relayReader, relayTag
+    /// pn53x-tamashell: PN53x command (code + data) and the answer data after the code.
+    case hostCommand, hostAnswer
+    /// nfc-emulate-forum-tag4 (`In:`/`Out:`), apdu programs (`C-APDU:`/`R-APDU:`): APDUs.
+    case commandAPDU, responseAPDU
+}
+
+/// The result of reading the hex tokens of a line.
+struct LibnfcHexLine {
+    var count = 0
+    /// Valid bits of the last byte when the line ends in `X (N bits)`; 0 for whole bytes.
+    var bits: UInt8 = 0
+    /// A byte was marked `!` (print_hex_par: its parity bit was wrong).
+    var parityError = false
+    /// 0-based column of the first token that is not hex, when there is one.
+    var errorColumn: Int?
+}
+
+enum LibnfcLineSyntax {
+    static let priorities: [StaticString] = ["debug", "info", "error", "warning", "none"]
+
+    static let toolPrefixes: [(StaticString, LibnfcToolLine)] = [
+        ("Sent bits:", .sentBits), ("Received bits:", .receivedBits),
+        ("R:", .relayReader), ("T:", .relayTag),
+        ("Tx:", .hostCommand), ("Rx:", .hostAnswer),
+        ("In:", .commandAPDU), ("Out:", .responseAPDU),
+        ("C-APDU:", .commandAPDU), ("R-APDU:", .responseAPDU),
+    ]
+
+    /// Banners the example programs print around their hex lines.
+    static let bannerFragments: [StaticString] = [
+        "uses libnfc", "NFC reader:", "NFC device:", "NFC emulator device:", "NFC reader device:",
+    ]
+
+    static func classify(_ line: ByteView) -> LibnfcLineKind {
+        var first = 0
+        while let b = line.byte(first), b == 0x20 || b == 0x09 || b == 0x0D { first += 1 }
+        if first >= line.count { return .blank }
+        if let messageStart = debugMessageStart(line) {
+            for (prefix, tx) in [("TX:" as StaticString, true), ("RX:", false)] where hasPrefix(line, at: messageStart, prefix) {
+                if line.count == messageStart + 3 || line.byte(messageStart + 3) == 0x20 {
+                    return .host(tx: tx, hexStart: messageStart + 3, hexEnd: line.count, time: nil)
+                }
+            }
+            return .debugText
+        }
+        if let trace = emulatorTraceLine(line, from: first) { return trace }
+        for (prefix, kind) in toolPrefixes where hasPrefix(line, at: first, prefix) {
+            let start = first + prefix.utf8CodeUnitCount
+            // "R:"/"T:" are short; require the hex to follow so prose is not taken for frames.
+            if kind == .relayReader || kind == .relayTag {
+                guard let next = line.byte(start + 1), line.byte(start) == 0x20, isHexDigit(next) else { continue }
+            }
+            return .tool(kind, hexStart: start)
+        }
+        return .text
+    }
+
+    /// A line of the PN532 emulator's trace: seconds, `H>P` or `P>H`, hex, `; comment`.
+    static func emulatorTraceLine(_ line: ByteView, from first: Int) -> LibnfcLineKind? {
+        var i = first
+        var seconds: Int64 = 0
+        while let b = line.byte(i), b >= 0x30, b <= 0x39, i - first < 12 {
+            seconds = seconds * 10 + Int64(b - 0x30)
+            i += 1
+        }
+        guard i > first, line.byte(i) == 0x2E else { return nil }
+        i += 1
+        var fraction: Int64 = 0
+        var digits = 0
+        while let b = line.byte(i), b >= 0x30, b <= 0x39 {
+            if digits < 9 { fraction = fraction * 10 + Int64(b - 0x30); digits += 1 }
+            i += 1
+        }
+        guard digits > 0, line.byte(i) == 0x20 else { return nil }
+        for _ in digits..<9 { fraction *= 10 }
+        let tx: Bool
+        if hasPrefix(line, at: i + 1, "H>P ") {
+            tx = true
+        } else if hasPrefix(line, at: i + 1, "P>H ") {
+            tx = false
+        } else {
+            return nil
+        }
+        let hexStart = i + 4
+        let hexEnd = index(of: 0x3B /* ; */, in: line, from: hexStart) ?? line.count
+        return .host(tx: tx, hexStart: hexStart, hexEnd: hexEnd, time: seconds * 1_000_000_000 + fraction)
+    }
+
+    /// Index of the message of a debug log line (after the second TAB), or nil.
+    static func debugMessageStart(_ line: ByteView) -> Int? {
+        var matched = false
+        for p in priorities where hasPrefix(line, at: 0, p) && line.byte(p.utf8CodeUnitCount) == 0x09 {
+            matched = true
+            break
+        }
+        guard matched else { return nil }
+        guard let firstTab = index(of: 0x09, in: line, from: 0),
+              let secondTab = index(of: 0x09, in: line, from: firstTab + 1) else { return nil }
+        // The category is a dotted lowercase name such as libnfc.bus.uart.
+        guard secondTab > firstTab + 1 else { return nil }
+        return secondTab + 1
+    }
+
+    static func isBanner(_ line: ByteView) -> Bool {
+        for fragment in bannerFragments where contains(line, fragment) { return true }
+        return false
+    }
+
+    /// True when every token of the line is a 2-digit hex byte: a dump whose prefix is unknown.
+    static func looksLikeHex(_ line: ByteView) -> Bool {
+        var tokens = 0
+        var i = 0
+        while i < line.count {
+            guard let b = line.byte(i) else { break }
+            if b == 0x20 || b == 0x09 || b == 0x0D { i += 1; continue }
+            var j = i
+            while let c = line.byte(j), c != 0x20, c != 0x09, c != 0x0D { j += 1 }
+            guard j - i == 2, isHexDigit(b), let c = line.byte(i + 1), isHexDigit(c) else { return false }
+            tokens += 1
+            i = j
+        }
+        return tokens > 0
+    }
+
+    /// Reads the hex tokens of `line` from `start` into `out` (appending). Tokens are two hex
+    /// digits separated by blanks; with `toolSyntax`, a token may carry a `!` parity mark and
+    /// the line may end in `X (N bits)` with a one- or two-digit last byte.
+    static func decodeHex(_ line: ByteView, from start: Int, into out: inout [UInt8], toolSyntax: Bool) -> LibnfcHexLine {
+        var result = LibnfcHexLine()
+        var i = start
+        var pendingShort: Int?   // column of a one-digit token, valid only before "(N bits)"
+        var sawBits = false
+        while i < line.count {
+            guard let b = line.byte(i) else { break }
+            if b == 0x20 || b == 0x09 || b == 0x0D { i += 1; continue }
+            let tokenStart = i
+            var j = i
+            while let c = line.byte(j), c != 0x20, c != 0x09, c != 0x0D { j += 1 }
+            i = j
+            let length = j - tokenStart
+            if sawBits {
+                // Only the word "bits)" may follow "(N".
+                if length == 5, hasPrefix(line, at: tokenStart, "bits)") { continue }
+                result.errorColumn = tokenStart
+                return result
+            }
+            if toolSyntax, b == 0x28 /* ( */ {
+                guard result.count > 0, let d = line.byte(tokenStart + 1), d >= 0x31, d <= 0x37, length == 2 else {
+                    result.errorColumn = tokenStart
+                    return result
+                }
+                result.bits = d - 0x30
+                pendingShort = nil
+                sawBits = true
+                continue
+            }
+            if let column = pendingShort {
+                result.errorColumn = column
+                return result
+            }
+            guard let h = hexValue(b) else { result.errorColumn = tokenStart; return result }
+            if length == 1 && toolSyntax {
+                out.append(h)
+                result.count += 1
+                pendingShort = tokenStart
+                continue
+            }
+            guard length >= 2, let c = line.byte(tokenStart + 1), let l = hexValue(c) else {
+                result.errorColumn = tokenStart
+                return result
+            }
+            if length == 3, toolSyntax, line.byte(tokenStart + 2) == 0x21 /* ! */ {
+                result.parityError = true
+            } else if length != 2 {
+                result.errorColumn = tokenStart
+                return result
+            }
+            out.append(h << 4 | l)
+            result.count += 1
+        }
+        if let column = pendingShort { result.errorColumn = column }
+        return result
+    }
+
+    // MARK: Helpers
+
+    static func hasPrefix(_ line: ByteView, at start: Int, _ prefix: StaticString) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard start >= 0, start <= line.count - n else { return false }
+        return prefix.withUTF8Buffer { p in
+            for k in 0..<n where line.byte(start + k) != p[k] { return false }
+            return true
+        }
+    }
+
+    static func contains(_ line: ByteView, _ fragment: StaticString) -> Bool {
+        let n = fragment.utf8CodeUnitCount
+        guard n > 0, line.count >= n else { return false }
+        for start in 0...(line.count - n) where hasPrefix(line, at: start, fragment) { return true }
+        return false
+    }
+
+    static func index(of byte: UInt8, in line: ByteView, from start: Int) -> Int? {
+        var i = start
+        while let b = line.byte(i) {
+            if b == byte { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    @inline(__always)
+    static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+
+    @inline(__always)
+    static func isHexDigit(_ c: UInt8) -> Bool { hexValue(c) != nil }
+
+    /// Content check for `InputFormat.detect`: one of the first lines is a libnfc debug
+    /// log line, an example program's hex line or its banner.
+    static func looksLikeLibnfc(_ view: ByteView) -> Bool {
+        var start = 0
+        var lines = 0
+        let limit = min(view.count, 64 << 10)
+        while start < limit, lines < 32 {
+            var end = start
+            while let b = view.byte(end), b != 0x0A, end < limit { end += 1 }
+            let line = view.slice(start, end - start) ?? ByteView()
+            start = end + 1
+            // Binary data is not a text log.
+            for b in line where b < 0x09 || (b > 0x0D && b < 0x20) { return false }
+            switch classify(line) {
+            case .blank: continue
+            case .host, .debugText: return true
+            case .tool(_, let hexStart):
+                var bytes: [UInt8] = []
+                let hex = decodeHex(line, from: hexStart, into: &bytes, toolSyntax: true)
+                if hex.errorColumn == nil, hex.count > 0 { return true }
+            case .text:
+                if isBanner(line) { return true }
+            }
+            lines += 1
+        }
+        return false
+    }
+}
