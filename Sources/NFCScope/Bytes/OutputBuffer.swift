@@ -49,6 +49,14 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     private func growOrFlush(_ n: Int) {
+        if holdsFlush {
+            let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: (count + n) * 2)
+            fresh.update(from: storage, count: count)
+            storage.deallocate()
+            storage = fresh
+            capacity = (count + n) * 2
+            return
+        }
         flush()
         if n > capacity {
             storage.deallocate()
@@ -60,7 +68,7 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Call after each record: writes out once the buffer is big enough.
     @inline(__always)
     public func recordDone() {
-        if count >= flushThreshold { flush() }
+        if count >= flushThreshold && !holdsFlush { flush() }
     }
 
     public func flush() {
@@ -178,6 +186,41 @@ public final class OutputBuffer: @unchecked Sendable {
         }
         count = o
     }
+
+    /// Like `hex`, but nibbles whose `mask` entry is true are written as `*`. `mask`
+    /// covers a longer byte string; `maskOffset` is where `v` starts in it (bytes).
+    public func hex(_ v: ByteView, mask: [Bool], maskOffset: Int, uppercase: Bool = false, separator: UInt8? = nil) {
+        let n = v.count
+        guard n > 0 else { return }
+        reserve(n * 3)
+        let table = uppercase ? hexUpperDigits : hexLowerDigits
+        for i in 0..<n {
+            if i > 0, let separator { storage[count] = separator; count += 1 }
+            let b = v[i]
+            let nibble = 2 * (maskOffset + i)
+            storage[count] = nibble < mask.count && mask[nibble] ? 0x2A : table[Int(b >> 4)]
+            storage[count + 1] = nibble + 1 < mask.count && mask[nibble + 1] ? 0x2A : table[Int(b & 15)]
+            count += 2
+        }
+    }
+
+    /// Lets `body` rewrite, in place, what was written since `start` (a `position`),
+    /// for redaction. Returns false when part of it was already flushed.
+    @discardableResult
+    public func rewrite(since start: Int, _ body: (inout [UInt8]) -> Void) -> Bool {
+        let begin = start - flushedTotal
+        guard begin >= 0, begin <= count else { return false }
+        var bytes = Array(UnsafeBufferPointer(start: storage + begin, count: count - begin))
+        let before = bytes.count
+        body(&bytes)
+        guard bytes.count == before else { return false }
+        (storage + begin).update(from: bytes, count: bytes.count)
+        return true
+    }
+
+    /// While held, appends grow the buffer instead of flushing it, so a record can be
+    /// rewritten after it was written (see `rewrite`).
+    public var holdsFlush = false
 
     @inline(__always)
     public func hexByte(_ b: UInt8, uppercase: Bool = false) {

@@ -32,6 +32,8 @@ public struct Options: Equatable, Sendable {
     public var outputPath: String?
     /// `--tech`: the technology of inputs that do not record it (Proxmark3 traces).
     public var tech: Tech?
+    /// `--redact`: mask PANs, track 2 and cardholder names in the output.
+    public var redact = false
 
     public init() {}
 }
@@ -94,6 +96,9 @@ public enum Arguments {
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
                             The JSON Lines schema is in docs/jsonl-schema.md.
+      --redact              (decode) Mask card numbers (first 6 and last 4 digits kept),
+                            track 2 and cardholder names everywhere in the output, frame
+                            bytes included, so a decode can be shared. Off by default.
       --tech 14a|14b|15|felica|auto
                             Technology of inputs that do not record it (Proxmark3
                             traces); without it, it is guessed from the first
@@ -189,6 +194,9 @@ public enum Arguments {
                 guard options.subcommand == .convert else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.outputPath = value
+            case "--redact":
+                guard options.subcommand == .decode else { throw .unknownOption(arg) }
+                options.redact = true
             case "--tech":
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 if value == "auto" {

@@ -85,17 +85,23 @@ public enum CommandLineTool {
                 status = max(status, exitInputErrors)
             }
         }
+        func decodeAll<Sink: DecodeSink>(into sink: Sink) {
+            let echo = ProblemEcho(sink, report: errorLine)
+            for file in options.files {
+                account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech,
+                                              registry: registry, into: echo))
+            }
+        }
         if options.subcommand == .stats {
             let stats = StatsCollector()
-            let sink = ProblemEcho(stats, report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech, registry: registry, into: sink)) }
+            decodeAll(into: stats)
             stats.write(to: out, json: format == .jsonl)
         } else if format == .jsonl {
-            let sink = ProblemEcho(JSONLinesWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech, registry: registry, into: sink)) }
+            let writer = JSONLinesWriter(output: out, registry: registry)
+            if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         } else {
-            let sink = ProblemEcho(TextWriter(output: out), report: errorLine)
-            for file in options.files { account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech, registry: registry, into: sink)) }
+            let writer = TextWriter(output: out, registry: registry)
+            if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         }
         out.flush()
         return status

@@ -2,11 +2,13 @@
 // versioned by `JSONLinesWriter.schema`; keys are written in a fixed order and
 // never twice. Everything is written by hand into one reused buffer.
 
-public final class JSONLinesWriter: DecodeSink {
+public final class JSONLinesWriter: MaskableFrameWriter {
     /// Bumped on any incompatible change to the records below.
     public static let schema: StaticString = "nfcscope.jsonl/1"
 
     private let out: OutputBuffer
+    public var output: OutputBuffer { out }
+    public var nextFrameMask: [Bool]?
     private let registry: Registry
     private var session: CardSession
     private var digits = 6
@@ -49,7 +51,11 @@ public final class JSONLinesWriter: DecodeSink {
             out.ascii(event.jsonName)
         }
         out.ascii("\",\"hex\":\"")
-        out.hex(frame.bytes)
+        if let mask = nextFrameMask {
+            out.hex(frame.bytes, mask: mask, maskOffset: 0)
+        } else {
+            out.hex(frame.bytes)
+        }
         out.ascii("\",\"crc\":\"")
         out.ascii(frame.crc.jsonName)
         out.byte(0x22)

@@ -3,8 +3,10 @@
 // wrapped under their first line, and each APDU printed under the frame that
 // completed it.
 
-public final class TextWriter: DecodeSink {
+public final class TextWriter: MaskableFrameWriter {
     private let out: OutputBuffer
+    public var output: OutputBuffer { out }
+    public var nextFrameMask: [Bool]?
     private let registry: Registry
     private var session: CardSession
     private var transactions: [TransactionSummary] = []
@@ -52,7 +54,7 @@ public final class TextWriter: DecodeSink {
         } else {
             let bytes = frame.bytes
             let firstLine = bytes.prefix(Self.bytesPerLine)
-            out.hex(firstLine, separator: 0x20)
+            writeBytes(firstLine, at: 0)
             out.pad(toColumn: Self.crcColumn, lineStart: lineStart)
             switch frame.crc {
             case .ok: out.ascii(" ok  ")
@@ -71,7 +73,7 @@ public final class TextWriter: DecodeSink {
                 out.byte(0x0A)
                 lineStart = out.position
                 out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
-                out.hex(rest.prefix(Self.bytesPerLine), separator: 0x20)
+                writeBytes(rest.prefix(Self.bytesPerLine), at: bytes.count - rest.count)
                 rest = rest.suffix(from: Self.bytesPerLine)
             }
         }
@@ -147,6 +149,15 @@ public final class TextWriter: DecodeSink {
         }
         out.byte(0x0A)
         out.recordDone()
+    }
+
+    /// Frame bytes from byte `offset` of the frame on, masked when redacting.
+    private func writeBytes(_ v: ByteView, at offset: Int) {
+        if let mask = nextFrameMask {
+            out.hex(v, mask: mask, maskOffset: offset, separator: 0x20)
+        } else {
+            out.hex(v, separator: 0x20)
+        }
     }
 
     private func writeTime(_ nanos: Int64, width: Int) {

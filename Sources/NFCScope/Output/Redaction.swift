@@ -1,0 +1,287 @@
+// `--redact`: card numbers, track 2 and cardholder names masked in every output,
+// so a capture's decode can be shared. A PAN keeps its first 6 and last 4 digits
+// (what receipts show); the rest of track 2 and the whole name become `*`.
+//
+// The secrets are only known once a response that carries them has been decoded,
+// but the frames that carried them come first. So with redaction on, frames are
+// held back while an ISO-DEP exchange is open and released, masked, once the
+// exchange is decoded. Frames are masked at the byte level (a PAN split over two
+// chained blocks is found in the blocks' joined payload); records written from
+// decoded data (APDU, TLV trees) are masked in their text before they leave the
+// output buffer.
+
+/// What to hide, learnt from card responses.
+final class Redactor {
+    /// A digit string (PAN, track 2) as nibbles, with what stays visible.
+    struct DigitSecret: Equatable {
+        var nibbles: [UInt8]
+        /// Nibble positions to mask.
+        var masked: [Bool]
+    }
+
+    private(set) var digitSecrets: [DigitSecret] = []
+    /// Cardholder names (ASCII bytes), hidden entirely.
+    private(set) var nameSecrets: [[UInt8]] = []
+
+    var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty }
+
+    /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1, 5F20/9F0B names).
+    func learn(fromResponse data: ByteView) {
+        guard !data.isEmpty, BERTLV.looksLikeTLV(data) else { return }
+        let tlv = BERTLV(parsing: data)
+        for node in tlv.nodes where node.error == nil && !node.constructed {
+            switch node.tag {
+            case 0x5A: addPAN(nibbles(node.value).prefix { $0 < 10 })
+            case 0x57, 0x9F6B: addTrack2(nibbles(node.value))
+            case 0x56: addTrack1(node.value.array)
+            case 0x5F20, 0x9F0B: addName(node.value.array)
+            default: break
+            }
+        }
+    }
+
+    private func nibbles(_ v: ByteView) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(v.count * 2)
+        for b in v { out.append(b >> 4); out.append(b & 0x0F) }
+        return out
+    }
+
+    private func panMask(_ count: Int) -> [Bool] {
+        (0..<count).map { $0 >= 6 && $0 < count - 4 }
+    }
+
+    private func add(_ secret: DigitSecret) {
+        guard secret.nibbles.count >= 6, !digitSecrets.contains(secret) else { return }
+        digitSecrets.append(secret)
+    }
+
+    private func addPAN(_ digits: some Collection<UInt8>) {
+        let d = Array(digits)
+        add(DigitSecret(nibbles: d, masked: panMask(d.count)))
+    }
+
+    /// Track 2: PAN, separator D, then expiry, service code, discretionary data, F padding.
+    private func addTrack2(_ n: [UInt8]) {
+        guard let separator = n.firstIndex(of: 0x0D) else { return addPAN(n.prefix { $0 < 10 }) }
+        var masked = panMask(separator)
+        masked.append(false)
+        for i in (separator + 1)..<n.count { masked.append(n[i] != 0x0F) }
+        add(DigitSecret(nibbles: n, masked: masked))
+        addPAN(n[..<separator])
+        // Rendered track 2 shows the discretionary data on its own (after the 4-digit
+        // expiry and 3-digit service code).
+        let discretionary = n[(separator + 1)...].dropFirst(7).prefix { $0 < 10 }
+        if discretionary.count >= 6 {
+            add(DigitSecret(nibbles: Array(discretionary), masked: [Bool](repeating: true, count: discretionary.count)))
+        }
+    }
+
+    /// Track 1 (ASCII): B, PAN, ^, name, ^, the rest.
+    private func addTrack1(_ bytes: [UInt8]) {
+        let parts = bytes.split(separator: 0x5E, maxSplits: 2, omittingEmptySubsequences: false)
+        if parts.count >= 2 {
+            let pan = parts[0].drop { $0 < 0x30 || $0 > 0x39 }
+            addPAN(pan.map { $0 - 0x30 })
+            addName(Array(parts[1]))
+        }
+        addName(bytes)
+    }
+
+    private func addName(_ bytes: [UInt8]) {
+        let trimmed = Array(bytes.reversed().drop { $0 == 0x20 }.reversed())
+        guard trimmed.count >= 2, !nameSecrets.contains(trimmed) else { return }
+        nameSecrets.append(trimmed)
+    }
+
+    // MARK: Frames
+
+    /// Nibble masks for frames (nil where nothing is masked), searching each frame and
+    /// the joined payload of the ISO-DEP blocks among them.
+    func masks(for frames: [Frame]) -> [[Bool]?] {
+        var result = [[Bool]?](repeating: nil, count: frames.count)
+        guard !isEmpty else { return result }
+        func mark(_ frame: Int, _ nibble: Int) {
+            if result[frame] == nil { result[frame] = [Bool](repeating: false, count: frames[frame].bytes.count * 2) }
+            if nibble < result[frame]!.count { result[frame]![nibble] = true }
+        }
+        // Each frame on its own, then the payloads joined per direction.
+        for (i, f) in frames.enumerated() {
+            search(f.bytes.array) { byte, nibbleInByte in mark(i, byte * 2 + nibbleInByte) }
+        }
+        for dir in [Direction.reader, .card] {
+            var joined: [UInt8] = []
+            var origin: [(frame: Int, byte: Int)] = []
+            for (i, f) in frames.enumerated() where f.dir == dir {
+                guard case .block(let b) = f.info, b.kind == .i, let start = b.inf.offset(in: f.bytes) else { continue }
+                for (k, byte) in b.inf.enumerated() {
+                    joined.append(byte)
+                    origin.append((i, start + k))
+                }
+            }
+            guard !joined.isEmpty else { continue }
+            search(joined) { byte, nibbleInByte in
+                let o = origin[byte]
+                mark(o.frame, o.byte * 2 + nibbleInByte)
+            }
+        }
+        return result
+    }
+
+    /// Calls `hit(byteIndex, nibbleInByte)` for every nibble of `bytes` that a secret masks.
+    private func search(_ bytes: [UInt8], hit: (Int, Int) -> Void) {
+        let nibs = bytes.flatMap { [$0 >> 4, $0 & 0x0F] }
+        for secret in digitSecrets {
+            let s = secret.nibbles
+            guard s.count <= nibs.count else { continue }
+            var start = 0
+            while start + s.count <= nibs.count {
+                if nibs[start..<(start + s.count)].elementsEqual(s) {
+                    for k in 0..<s.count where secret.masked[k] { hit((start + k) / 2, (start + k) % 2) }
+                    start += s.count
+                } else {
+                    start += 1
+                }
+            }
+        }
+        for name in nameSecrets where name.count <= bytes.count {
+            var start = 0
+            while start + name.count <= bytes.count {
+                if bytes[start..<(start + name.count)].elementsEqual(name) {
+                    for k in 0..<name.count { hit(start + k, 0); hit(start + k, 1) }
+                    start += name.count
+                } else {
+                    start += 1
+                }
+            }
+        }
+    }
+
+    // MARK: Text
+
+    /// Masks the secrets in written text: digit strings as hex or decimal digits (either
+    /// case), names as text and as hex.
+    func maskText(_ text: inout [UInt8]) {
+        for secret in digitSecrets {
+            let pattern = secret.nibbles.map { hexChar($0) }
+            maskOccurrences(of: pattern, in: &text) { k in secret.masked[k] }
+        }
+        for name in nameSecrets {
+            maskOccurrences(of: name, in: &text) { _ in true }
+            let hex = name.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }
+            maskOccurrences(of: hex, in: &text) { _ in true }
+        }
+    }
+
+    private func hexChar(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 + n : 0x41 + n - 10 }
+
+    private func maskOccurrences(of pattern: [UInt8], in text: inout [UInt8], masked: (Int) -> Bool) {
+        guard !pattern.isEmpty, pattern.count <= text.count else { return }
+        func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
+        let p = pattern.map(lower)
+        var i = 0
+        while i + p.count <= text.count {
+            var match = true
+            for k in 0..<p.count where lower(text[i + k]) != p[k] { match = false; break }
+            if match {
+                for k in 0..<p.count where masked(k) { text[i + k] = 0x2A }
+                i += p.count
+            } else {
+                i += 1
+            }
+        }
+    }
+}
+
+/// Writers that can mask the bytes of the frame they write next.
+public protocol MaskableFrameWriter: DecodeSink {
+    /// Nibble mask for the next `frame` call (cleared by the writer after use).
+    var nextFrameMask: [Bool]? { get set }
+    var output: OutputBuffer { get }
+}
+
+/// Holds frames back until the secrets they might carry are known, then hands them
+/// on masked; masks the text of every record written after.
+public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
+    private let inner: Inner
+    private let redactor = Redactor()
+    private var held: [Frame] = []
+    /// More frames than this are released even mid-exchange, so memory stays bounded.
+    private let holdLimit = 4096
+
+    public init(_ inner: Inner) {
+        self.inner = inner
+    }
+
+    public func begin(_ input: InputDescription) {
+        inner.begin(input)
+    }
+
+    public func frame(_ frame: Frame) {
+        let isBlock: Bool
+        if case .block = frame.info { isBlock = true } else { isBlock = false }
+        if held.isEmpty && !isBlock {
+            write(frame, mask: maskFor(frame))
+            return
+        }
+        held.append(frame)
+        if held.count >= holdLimit || frame.event != nil || frame.info.endsISODEPSession { release() }
+    }
+
+    public func exchange(_ exchange: ISODEPExchange) {
+        if let response = exchange.response { redactor.learn(fromResponse: response) }
+        release()
+        let out = inner.output
+        let start = out.position
+        out.holdsFlush = true
+        inner.exchange(exchange)
+        out.rewrite(since: start) { redactor.maskText(&$0) }
+        out.holdsFlush = false
+        out.recordDone()
+    }
+
+    public func felica(_ exchange: FeliCaExchange) {
+        release()
+        inner.felica(exchange)
+    }
+
+    public func problem(_ problem: InputProblem) {
+        inner.problem(problem)
+    }
+
+    public func end(_ input: InputDescription) {
+        release()
+        let out = inner.output
+        let start = out.position
+        out.holdsFlush = true
+        inner.end(input)
+        out.rewrite(since: start) { redactor.maskText(&$0) }
+        out.holdsFlush = false
+        out.recordDone()
+    }
+
+    private func maskFor(_ frame: Frame) -> [Bool]? {
+        redactor.isEmpty ? nil : redactor.masks(for: [frame])[0]
+    }
+
+    private func release() {
+        guard !held.isEmpty else { return }
+        let masks = redactor.masks(for: held)
+        let frames = held
+        held.removeAll(keepingCapacity: true)
+        for (frame, mask) in zip(frames, masks) { write(frame, mask: mask) }
+    }
+
+    private func write(_ frame: Frame, mask: [Bool]?) {
+        let out = inner.output
+        let start = out.position
+        out.holdsFlush = true
+        inner.nextFrameMask = mask
+        inner.frame(frame)
+        inner.nextFrameMask = nil
+        // Transaction records written at session ends carry decoded text too.
+        out.rewrite(since: start) { redactor.maskText(&$0) }
+        out.holdsFlush = false
+        out.recordDone()
+    }
+}
