@@ -21,8 +21,18 @@ public struct NFCVInfo: Sendable {
     /// INVENTORY mask length in bits; the mask value is `data`.
     public var maskLength: UInt8?
     /// First block number and number of blocks of a block command.
-    public var block: Int?
-    public var blockCount: Int?
+    // Stored narrow: this struct sits inside every Frame's LinkInfo.
+    private var _block: UInt32?
+    public var block: Int? {
+        get { _block.map { Int($0) } }
+        set { _block = newValue.map { UInt32(truncatingIfNeeded: $0) } }
+    }
+    // Stored narrow: this struct sits inside every Frame's LinkInfo.
+    private var _blockCount: UInt32?
+    public var blockCount: Int? {
+        get { _blockCount.map { Int($0) } }
+        set { _blockCount = newValue.map { UInt32(truncatingIfNeeded: $0) } }
+    }
     /// Block data (read answers, write requests), the mask, security statuses, or
     /// the parameters of a command not decoded further.
     public var data: ByteView
@@ -32,8 +42,18 @@ public struct NFCVInfo: Sendable {
     public var errorCode: UInt8?
     /// GET SYSTEM INFORMATION answer.
     public var infoFlags: UInt8?
-    public var memoryBlocks: Int?
-    public var blockSize: Int?
+    // Stored narrow: this struct sits inside every Frame's LinkInfo.
+    private var _memoryBlocks: UInt32?
+    public var memoryBlocks: Int? {
+        get { _memoryBlocks.map { Int($0) } }
+        set { _memoryBlocks = newValue.map { UInt32(truncatingIfNeeded: $0) } }
+    }
+    // Stored narrow: this struct sits inside every Frame's LinkInfo.
+    private var _blockSize: UInt32?
+    public var blockSize: Int? {
+        get { _blockSize.map { Int($0) } }
+        set { _blockSize = newValue.map { UInt32(truncatingIfNeeded: $0) } }
+    }
     public var icReference: UInt8?
 
     public init(isRequest: Bool, flags: UInt8, command: UInt8? = nil) {
