@@ -95,14 +95,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     public func exchange(_ exchange: ISODEPExchange) {
         let out = self.out
-        out.ascii("{\"type\":\"apdu\",\"frames\":[")
-        var first = true
-        for n in exchange.frames {
-            if !first { out.byte(0x2C) }
-            out.int(n)
-            first = false
-        }
-        out.byte(0x5D)
+        out.ascii("{\"type\":\"apdu\",\"frames\":")
+        writeNumbers(exchange.frames)
         APDUExchangeView(command: exchange.command, response: exchange.response).writeJSONMembers(out)
         let interpretation = session.interpret(exchange)
         ApplicationRendering.writeJSONMembers(interpretation, registry: registry, to: out)
@@ -119,17 +113,23 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     public func felica(_ exchange: FeliCaExchange) {
         let out = self.out
-        out.ascii("{\"type\":\"felica\",\"frames\":[")
+        out.ascii("{\"type\":\"felica\",\"frames\":")
+        writeNumbers(exchange.frames)
+        exchange.writeJSONMembers(out)
+        out.ascii("}\n")
+        out.recordDone()
+    }
+
+    /// A JSON array of frame numbers.
+    private func writeNumbers(_ numbers: some Sequence<Int>) {
+        out.byte(0x5B)
         var first = true
-        for n in exchange.frames {
+        for n in numbers {
             if !first { out.byte(0x2C) }
             out.int(n)
             first = false
         }
         out.byte(0x5D)
-        exchange.writeJSONMembers(out)
-        out.ascii("}\n")
-        out.recordDone()
     }
 
     public func problem(_ problem: InputProblem) {
