@@ -430,14 +430,17 @@ public struct LinkDecoder: Sendable {
     }
 
     /// Whether a card frame may be the first activation answer a reader chip reports: it
-    /// has no CRC and answers no reader frame; or it is marked recovered and is no block
-    /// of the session before (the chip starts a new activation without a field reset).
+    /// has no CRC and answers no reader frame, or fits no block of the ISO-DEP session
+    /// before (the chip activates a card anew without a field reset), or is marked
+    /// recovered and follows a reader frame that got no answer of its own.
     func startsReportedActivation(_ frame: Frame, answering answered: Pending) -> Bool {
         guard !frame.crcIncluded else { return false }
-        if answered == .none { return true }
-        guard frame.flags.contains(.recovered) else { return false }
-        if answered == .block, let b0 = frame.bytes.byte(0), ISODEPBlockParser.kind(ofPCB: b0) != nil { return false }
-        return answered == .block || answered == .other
+        switch answered {
+        case .none: return true
+        case .block: return frame.bytes.byte(0).map { ISODEPBlockParser.kind(ofPCB: $0) == nil } ?? false
+        case .other: return frame.flags.contains(.recovered)
+        default: return false
+        }
     }
 
     /// A CRC-less card frame no reader frame asked for, as a reader chip reports the
