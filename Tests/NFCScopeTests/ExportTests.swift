@@ -36,10 +36,13 @@ private final class ValuesSink: DecodeSink {
     var exportable: [Bool] = []
     var apdus: [String] = []
     var exchangeFrames: [[Int]] = []
+    /// As `convert` decides, from the decoded frames.
+    var needsExportedPDU = false
 
     func begin(_ input: InputDescription) {}
     func frame(_ frame: Frame) {
         frames.append(ExportedFrameValues(frame))
+        if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
         exportable.append(frame.dir != nil || frame.event != nil)
     }
     func exchange(_ exchange: ISODEPExchange) {
@@ -69,8 +72,8 @@ private func roundTrip(_ path: String, _ container: ExportContainer) throws -> (
     let original = ValuesSink()
     let outcome = CaptureDecoder.decode(path: path, into: original)
     let out = temporaryPath(container.rawValue)
-    let needsPDU = original.frames.contains { $0.tech == .nfcF || $0.tech == .nfcV }
-    let exporter = try PcapExporter(path: out, container: container, needsExportedPDU: needsPDU,
+    // As `convert` decides, from the decoded frames.
+    let exporter = try PcapExporter(path: out, container: container, needsExportedPDU: original.needsExportedPDU,
                                     timeOrigin: outcome.startTime ?? 0)
     _ = CaptureDecoder.decode(path: path, into: exporter)
     try exporter.finish()
@@ -151,7 +154,7 @@ private func handBuiltFrames(_ v: ByteView) -> [Frame] {
                     var expected = a
                     expected.time -= base
                     // 264 has no room for sniffer flags or short-frame bits.
-                    if container == .pcap && !again.frames.contains(where: { $0.tech == .nfcF || $0.tech == .nfcV }) {
+                    if container == .pcap && !exporter.allExportedPDU {
                         expected.flags = 0
                         expected.bits = 0
                     }
@@ -358,5 +361,30 @@ private extension ByteView {
         var records: [CaptureRecord] = []
         while let r = reader.next() { records.append(r) }
         return body(records)
+    }
+}
+
+@Suite struct RecoveredFrameExportTests {
+    @Test func libnfcExchangesKeepTheirAPDUsThroughLinkType264() throws {
+        let (original, again, exporter, out) = try roundTrip(fixturePath("libnfc-apdu-demo-debug.log"), .pcap)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // The activation says ISO-DEP, so the 264 pseudo-header's "CRC not included" is enough.
+        #expect(!exporter.allExportedPDU)
+        #expect(try LibpcapReader(path: out).linkType == 264)
+        #expect(again.frames[5].hex == "0200a404000e325041592e5359532e444446303100")
+        #expect(again.frames[5].crcIncluded == false && again.frames[5].tech == .nfcA)
+        #expect(again.frames[2].tech == .nfcA && again.frames[2].hex == "0400")
+        #expect(again.apdus.count == 4)
+        #expect(again.apdus == original.apdus)
+    }
+
+    @Test func programOutputAPDUsNeedTheRecoveredMark() throws {
+        let (original, again, exporter, out) = try roundTrip(fixturePath("libnfc-apdu-demo-stdout.txt"), .pcap)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        #expect(exporter.allExportedPDU)
+        #expect(try LibpcapReader(path: out).linkType == 252)
+        #expect(again.frames.allSatisfy { $0.flags == FrameFlags.recovered.rawValue && $0.tech == .unknown })
+        #expect(again.apdus.count == 4)
+        #expect(again.apdus == original.apdus)
     }
 }

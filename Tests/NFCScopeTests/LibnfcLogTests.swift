@@ -72,6 +72,13 @@ struct LibnfcLogCaptureTests {
         #expect(apdus[3]["response"] as? String
                 == "70365712541333008902001 1d25122010000000000005a0854133300890200115f24032512315f200f544553542f434152444 84f4c444552".replacingOccurrences(of: " ", with: ""))
         #expect(apdus.allSatisfy { $0["complete"] as? Bool == true })
+        // The link layer reads the recovered ATQA/ATS and the blocks (PCB included) itself.
+        let run = try runLibnfcFixture("libnfc-apdu-demo-debug.log")
+        #expect(run.airFrames.map { String($0.info.prefix(4)) } == ["ATQA", "SAK ", "ATS ", "I(0)", "I(0)", "I(1)", "I(1)",
+                                                         "I(0)", "I(0)", "I(1)", "I(1)"])
+        #expect(run.airFrames[3].hex == "0200a404000e325041592e5359532e444446303100")
+        #expect(run.airFrames.allSatisfy { $0.tech == .nfcA && $0.flags.contains(.recovered) })
+        #expect(run.frames.filter { $0.event != nil }.count == 3)
 
         // The stdout of the same run gives the same APDUs.
         let fromStdout = try jsonRecords(fixturePath("libnfc-apdu-demo-stdout.txt")).filter { $0["type"] as? String == "apdu" }
@@ -123,8 +130,11 @@ struct LibnfcLogCaptureTests {
         #expect(air[0].dir == .card && air[0].hex == "0400")
         #expect(air[1].members.contains("\"uid\":\"0800b00b\""))
         #expect(air[2].dir == .reader && air[2].hex == "e080" && air[2].info.hasPrefix("RATS"))
-        #expect(air[3].dir == .reader && air[3].hex == "00a4040007d276000085010100")
-        #expect(air[4].dir == .card && air[4].hex == "9000")
+        // I-blocks as on the air without CRC: the reconstructed PCB, then the APDU.
+        #expect(air[3].dir == .reader && air[3].hex == "0200a4040007d276000085010100")
+        #expect(air[4].dir == .card && air[4].hex == "029000")
+        #expect(air[3].info == "I(0)" && air[4].info == "I(0)" && air[5].info == "I(1)")
+        #expect(air[3...].allSatisfy { $0.tech == .nfcA && $0.crc == .none && $0.error == nil })
         #expect(run.exchanges.count == 6)
         #expect(run.exchanges.map(\.command) == ["00a4040007d276000085010100", "00a4000c02e103", "00b000000f",
                                                  "00a4000c02e104", "00b0000002", "00b0000221"])

@@ -8,12 +8,12 @@ import Glibc
 
 /// Learns what the export needs to know before writing anything.
 final class ExportPrescan: DecodeSink {
-    var hasFelicaOrVicinity = false
+    var needsExportedPDU = false
     var problems: [InputProblem] = []
 
     func begin(_ input: InputDescription) {}
     func frame(_ frame: Frame) {
-        if frame.tech == .nfcF || frame.tech == .nfcV { hasFelicaOrVicinity = true }
+        if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
     }
     func exchange(_ exchange: ISODEPExchange) {}
     func problem(_ problem: InputProblem) {
@@ -49,7 +49,7 @@ enum ConvertCommand {
         let exporter: PcapExporter
         do {
             exporter = try PcapExporter(path: outputPath, container: container,
-                                        needsExportedPDU: prescan.hasFelicaOrVicinity,
+                                        needsExportedPDU: prescan.needsExportedPDU,
                                         timeOrigin: first.startTime ?? 0)
         } catch {
             errorLine(error.message)

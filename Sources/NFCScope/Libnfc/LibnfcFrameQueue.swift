@@ -22,10 +22,12 @@ final class LibnfcFrameQueue {
     private var storeFullReported = false
 
     init(inputSize: Int) {
-        // Hex text takes at least two characters per byte; the slack covers the few
-        // bytes synthesised per host exchange (an ATQA in air order, a FeliCa length).
-        let (half, overflow) = (inputSize / 2).addingReportingOverflow(256)
-        capacity = overflow ? Int.max / 2 : half
+        // Hex text takes at least two characters per byte, and each decoded byte is kept
+        // at most twice: as the line's bytes, and copied into an air frame with what is
+        // synthesised around it (an I-block's PCB, a FeliCa length, an ATQA in air order).
+        // A line holds more characters than it synthesises bytes; the slack covers the rest.
+        let (size, overflow) = inputSize.addingReportingOverflow(256)
+        capacity = overflow ? Int.max / 2 : size
         store = GrowableBytes(capacity: min(capacity, 1 << 30))
         frames.reserveCapacity(16)
         scratch.reserveCapacity(512)

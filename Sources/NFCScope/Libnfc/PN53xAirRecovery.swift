@@ -8,9 +8,9 @@
 //                        log and are not invented; the FeliCa polling request is, as the
 //                        command's initiator data.
 //   InDataExchange       the chip does the ISO-DEP block framing, so with an ISO-DEP target
-//                        the data is an I-block's INF: the frames carry it as a block whose
-//                        PCB and block number are reconstructed (alternating, MI → chaining).
-//                        Otherwise (MIFARE, Type 2 Tag) the data is the raw frame.
+//                        the data is an I-block's INF: the frame is the I-block as on the air
+//                        (without CRC), with a reconstructed PCB (block number alternating,
+//                        MI → chaining). Otherwise (MIFARE, Type 2 Tag) the data is the raw frame.
 //   InCommunicateThru    raw frames; whether they carry their CRC follows the CRC enable bits
 //                        of CIU_TxMode/RxMode as written (or read back) by the host, and the
 //                        valid bits of a short frame follow CIU_BitFraming.
@@ -58,7 +58,8 @@ struct PN53xAirRecovery {
         case PN53xCommand.rfConfiguration:
             // CfgItem 01 (RF field): bit 0 is the field, bit 1 automatic RF collision avoidance.
             if data.byte(0) == 0x01, let value = data.byte(1) {
-                var event = out.frame(nil, .unknown, ByteView(), recovered: false)
+                // An event has no bytes, so no CRC to leave out: the frame default (included) holds.
+                var event = out.frame(nil, .unknown, ByteView(), crcIncluded: true, recovered: false)
                 event.event = value & 0x01 != 0 ? .fieldOn : .fieldOff
                 out.push(event)
             }
@@ -191,8 +192,17 @@ struct PN53xAirRecovery {
             cardChaining = chaining
         }
         let pcb: UInt8 = 0x02 | blockNumber | (chaining ? 0x10 : 0)
-        let block = ISODEPBlock(kind: .i, pcb: pcb, blockNumber: blockNumber, chaining: chaining, inf: bytes)
-        out.push(out.frame(dir, tech, bytes, info: .block(block)))
+        // The frame is the block as on the air, minus the CRC the chip handled.
+        guard let air = out.keep(pcb, bytes) else { return }
+        // After an activation the link layer reads the block from its bytes; program output
+        // that prints APDUs alone shows no activation, so the block is said here.
+        guard tech == .unknown else {
+            out.push(out.frame(dir, tech, air))
+            return
+        }
+        let block = ISODEPBlock(kind: .i, pcb: pcb, blockNumber: blockNumber, chaining: chaining,
+                                inf: air.suffix(from: 1))
+        out.push(out.frame(dir, tech, air, info: .block(block)))
     }
 
     /// The chip reported an error instead of the other side's frame.
@@ -251,9 +261,9 @@ struct PN53xAirRecovery {
             switch brty {
             case 0x00, 0x04:
                 // 106 kbps type A: SENS_RES (2), SEL_RES, NFCIDLength, NFCID1, ATS. Jewel: SENS_RES, JEWELID (4).
-                guard let sensRes = answer.slice(i, 2), let hi = sensRes.byte(0), let lo = sensRes.byte(1) else { return truncated(out) }
+                guard let sensRes = answer.slice(i, 2) else { return truncated(out) }
                 if let bytes = out.keepSwapped(sensRes) {
-                    out.push(out.frame(.card, .nfcA, bytes, info: .atqa(UInt16(hi) << 8 | UInt16(lo))))
+                    out.push(out.frame(.card, .nfcA, bytes))
                 }
                 targetTech = .nfcA
                 if brty == 0x04 {
@@ -272,10 +282,7 @@ struct PN53xAirRecovery {
                 if sak & 0x20 != 0, let tl = answer.byte(i), tl >= 1 {
                     guard let ats = answer.slice(i, Int(tl)) else { return truncated(out) }
                     i += Int(tl)
-                    let (info, error) = NFCA.ats(ats)
-                    var frame = out.frame(.card, .nfcA, ats, info: .ats(info))
-                    frame.error = error
-                    out.push(frame)
+                    out.push(out.frame(.card, .nfcA, ats))
                     if target == 0 { targetISODEP = true }
                 }
             case 0x01, 0x02:
@@ -290,13 +297,13 @@ struct PN53xAirRecovery {
                 // 106 kbps type B: ATQB (12), ATTRIB_RES length, ATTRIB_RES.
                 guard let atqb = answer.slice(i, 12) else { return truncated(out) }
                 i += 12
-                out.push(out.frame(.card, .nfcB, atqb, info: NFCB.atqb(atqb).map { .atqb($0) } ?? .unknown))
+                out.push(out.frame(.card, .nfcB, atqb))
                 targetTech = .nfcB
                 if let length = answer.byte(i) {
                     guard let attribAnswer = answer.slice(i + 1, Int(length)) else { return truncated(out) }
                     i += 1 + Int(length)
-                    if let info = NFCB.attribAnswer(attribAnswer) {
-                        out.push(out.frame(.card, .nfcB, attribAnswer, info: info))
+                    if !attribAnswer.isEmpty {
+                        out.push(out.frame(.card, .nfcB, attribAnswer))
                         if target == 0 { targetISODEP = true }
                     }
                 }
@@ -328,9 +335,9 @@ struct PN53xAirRecovery {
             emulatedTech = .nfcA
             emulatedISODEP = mode & 0x08 != 0
             if let sensRes = command.slice(1, 2), let nfcid = command.slice(3, 3), let sakByte = command.slice(6, 1),
-               let sak = sakByte.byte(0), let lo = sensRes.byte(0), let hi = sensRes.byte(1) {
+               let sak = sakByte.byte(0) {
                 // Here SENS_RES is already in air order. The PN53x fixes the first UID byte to 08.
-                out.push(out.frame(.card, .nfcA, sensRes, info: .atqa(UInt16(hi) << 8 | UInt16(lo))))
+                out.push(out.frame(.card, .nfcA, sensRes))
                 var uid = UIDBytes()
                 uid.append(0x08)
                 for b in nfcid { uid.append(b) }

@@ -8,6 +8,10 @@ public struct LinkDecoder: Sendable {
     enum Pending: Equatable, Sendable {
         case none, reqa, anticollision(UInt8), select(UInt8), rats, pps, reqb, attrib, hltb
         case auth, block, other
+        /// A reader chip reported activation answers without the reader frames it sent
+        /// itself (PN53x InListPassiveTarget): after an ATQA comes the final SAK, after
+        /// a SAK with ISO-DEP support the ATS.
+        case reportedSAK, reportedATS
     }
 
     var tech: Tech = .unknown
@@ -17,6 +21,9 @@ public struct LinkDecoder: Sendable {
     /// The SAK said the card does not speak ISO 14443-4 (MIFARE Classic, Ultralight):
     /// block patterns are not looked for until the next activation.
     var proprietaryCard = false
+    /// The SAK said ISO 14443-4, or a RATS was seen: a block whose CRC a reader chip
+    /// checked and removed (so there is none to verify) is taken as a block.
+    var isoDEPCapable = false
     /// UID bytes collected from completed cascade levels, and how many levels.
     var uid = UIDBytes()
     var uidLevels: UInt8 = 0
@@ -35,6 +42,7 @@ public struct LinkDecoder: Sendable {
     public mutating func decode(_ frame: inout Frame) {
         if frame.flags.contains(.recovered), frame.event == nil, Self.keepsSourceDecode(frame) {
             frame.crc = .none
+            learn(fromKept: frame)
             return
         }
         frame.crc = .none
@@ -80,6 +88,35 @@ public struct LinkDecoder: Sendable {
         if frame.tech == .nfcF || frame.tech == .nfcV { return true }
         if case .unknown = frame.info { return false }
         return true
+    }
+
+    /// Session state from a frame its source decoded, so the frames after it are read
+    /// in the same session as if this decoder had decoded it.
+    mutating func learn(fromKept frame: Frame) {
+        switch frame.info {
+        case .sak(_, _, let complete, let compliant, _):
+            if tech == .unknown { tech = .nfcA }
+            if complete {
+                proprietaryCard = !compliant
+                isoDEPCapable = compliant
+            }
+            pending = complete && compliant ? .reportedATS : .none
+        case .block:
+            isoDEP = true
+            if frame.tech == .nfcA || frame.tech == .nfcB { tech = frame.tech }
+            pending = frame.dir == .reader ? .block : (isoDEP ? .block : .none)
+        default:
+            break
+        }
+    }
+
+    /// A frame without CRC whose CRC a reader chip checked and removed, in a session whose
+    /// activation said ISO-DEP (link type 264 has no room for a recovered mark); or marked
+    /// recovered by its source when no activation was seen at all (program output that
+    /// prints APDUs alone).
+    @inline(__always)
+    func chipChecked(_ frame: Frame) -> Bool {
+        !frame.crcIncluded && (isoDEPCapable || (frame.flags.contains(.recovered) && tech == .unknown))
     }
 
     // MARK: CRC
@@ -177,6 +214,7 @@ public struct LinkDecoder: Sendable {
                 tech = .nfcA
                 frame.tech = .nfcA
                 frame.info = NFCA.rats(p)
+                isoDEPCapable = true
                 pending = .rats
                 return nil
             }
@@ -193,6 +231,15 @@ public struct LinkDecoder: Sendable {
             break
         }
         frame.crc = .none
+        if isoDEP, !frame.crcIncluded, ISODEPBlockParser.kind(ofPCB: b0) == nil {
+            // A reader chip sends what its host gives it; a frame without CRC that fits no
+            // block means the host left ISO-DEP for raw commands (nfc-list probing other
+            // card types after an ATTRIB), not a broken block.
+            endSession(keep: tech)
+            frame.tech = tech
+            pending = .other
+            return nil
+        }
         // In an ISO-DEP session a block is the expected thing; otherwise proprietary
         // command names go first, because A2 (WRITE) and 1A (UL-C AUTH) also fit
         // block patterns.
@@ -216,7 +263,7 @@ public struct LinkDecoder: Sendable {
             // A capture may start in the middle of an ISO-DEP session: accept a
             // block without activation only when its CRC verifies.
             var probe = frame
-            if decodeBlock(&probe, requireCRC: true, answer: false) == nil, case .block = probe.info {
+            if decodeBlock(&probe, requireCRC: !chipChecked(frame), answer: false) == nil, case .block = probe.info {
                 frame = probe
                 isoDEP = true
                 return nil
@@ -271,6 +318,11 @@ public struct LinkDecoder: Sendable {
         // ISO-DEP session and nothing otherwise.
         pending = isoDEP ? .block : .none
         let bytes = frame.bytes
+        if startsReportedActivation(frame, answering: answered), let info = reportedActivation(bytes) {
+            frame.info = info
+            frame.tech = tech
+            return nil
+        }
         switch answered {
         case .reqa where bytes.count == 2:
             frame.tech = .nfcA
@@ -341,6 +393,21 @@ public struct LinkDecoder: Sendable {
             return nil
         case .block:
             return decodeBlock(&frame, requireCRC: false, answer: true)
+        case .reportedSAK where bytes.count == 1 && !frame.crcIncluded:
+            if let sak = bytes.byte(0) {
+                frame.tech = .nfcA
+                // Which cascade level ended the UID is not in the frame; level 1 stands for it.
+                frame.info = sakInfo(sak, level: 1)
+                if case .sak(_, _, true, true, _) = frame.info { pending = .reportedATS }
+                return nil
+            }
+        case .reportedATS where !frame.crcIncluded && bytes.byte(0).map(Int.init) == bytes.count:
+            frame.tech = .nfcA
+            let (ats, error) = NFCA.ats(bytes)
+            frame.info = .ats(ats)
+            isoDEP = true
+            pending = .block
+            return error
         default:
             break
         }
@@ -348,7 +415,7 @@ public struct LinkDecoder: Sendable {
         if !proprietaryCard, !isoDEP, answered == .none || answered == .other,
            let b0 = bytes.byte(0), ISODEPBlockParser.kind(ofPCB: b0) != nil {
             var probe = frame
-            if decodeBlock(&probe, requireCRC: true, answer: true) == nil, case .block = probe.info {
+            if decodeBlock(&probe, requireCRC: !chipChecked(frame), answer: true) == nil, case .block = probe.info {
                 frame = probe
                 isoDEP = true
                 pending = .block
@@ -359,6 +426,38 @@ public struct LinkDecoder: Sendable {
         // says whether the bytes arrived intact.
         _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
         frame.tech = tech
+        return nil
+    }
+
+    /// Whether a card frame may be the first activation answer a reader chip reports: it
+    /// has no CRC and answers no reader frame, or fits no block of the ISO-DEP session
+    /// before (the chip activates a card anew without a field reset), or is marked
+    /// recovered and follows a reader frame that got no answer of its own.
+    func startsReportedActivation(_ frame: Frame, answering answered: Pending) -> Bool {
+        guard !frame.crcIncluded else { return false }
+        switch answered {
+        case .none: return true
+        case .block: return frame.bytes.byte(0).map { ISODEPBlockParser.kind(ofPCB: $0) == nil } ?? false
+        case .other: return frame.flags.contains(.recovered)
+        default: return false
+        }
+    }
+
+    /// A CRC-less card frame no reader frame asked for, as a reader chip reports the
+    /// answers of an activation it ran itself: an ATQA (2 bytes, RFU bits clear, at most one
+    /// anticollision bit) or an ATQB (50, PUPI, application data, protocol info).
+    mutating func reportedActivation(_ bytes: ByteView) -> LinkInfo? {
+        if bytes.count == 2, let lo = bytes.byte(0), let hi = bytes.byte(1),
+           lo & 0x20 == 0, (lo & 0x1F).nonzeroBitCount <= 1, hi & 0xF0 == 0 {
+            startActivation(.nfcA)
+            pending = .reportedSAK
+            return .atqa(UInt16(lo) | UInt16(hi) << 8)
+        }
+        if let atqb = NFCB.atqb(bytes) {
+            startActivation(.nfcB)
+            pending = .attrib
+            return .atqb(atqb)
+        }
         return nil
     }
 
@@ -401,6 +500,7 @@ public struct LinkDecoder: Sendable {
         tech = newTech
         isoDEP = false
         proprietaryCard = false
+        isoDEPCapable = false
         uid.removeAll()
         uidLevels = 0
         selectedLevel = 0
@@ -409,6 +509,7 @@ public struct LinkDecoder: Sendable {
     mutating func endSession(keep: Tech) {
         isoDEP = false
         proprietaryCard = false
+        isoDEPCapable = false
         tech = keep
     }
 
@@ -433,6 +534,7 @@ public struct LinkDecoder: Sendable {
         var fullUID: UIDBytes?
         if complete {
             proprietaryCard = !isoDEPCompliant
+            isoDEPCapable = isoDEPCompliant
             if uidLevels == level, uid.count == 4 || uid.count == 7 || uid.count == 10 {
                 fullUID = uid
             }

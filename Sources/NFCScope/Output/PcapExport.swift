@@ -109,6 +109,15 @@ public final class PcapExporter: DecodeSink {
         written += 1
     }
 
+    /// Whether a frame needs link type 252 to be read back as it was: NFC-F/V frames, and
+    /// frames a reader chip recovered without any activation telling their technology
+    /// (ISO-DEP blocks from program output that prints APDUs alone), which only the
+    /// recovered mark in nfcscope's frame tag lets the link layer read as blocks again.
+    public static func needsExportedPDU(_ frame: Frame) -> Bool {
+        if frame.tech == .nfcF || frame.tech == .nfcV { return true }
+        return frame.event == nil && frame.tech == .unknown && frame.flags.contains(.recovered)
+    }
+
     /// Writes out everything and closes the file.
     public func finish() throws(ExportError) {
         do {
