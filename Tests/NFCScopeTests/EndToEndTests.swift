@@ -237,3 +237,27 @@ func pcapRecord(_ data: [UInt8], seconds: UInt32 = 1_700_000_000, micros: UInt32
     r += withUnsafeBytes(of: UInt32(data.count).littleEndian, Array.init)
     return r + data
 }
+
+/// Inputs other than pcap, through the whole pipeline to the application records.
+@Suite struct CrossFormatEndToEndTests {
+    @Test func felicaType3TagReadFromALibnfcLog() throws {
+        let records = try jsonRecords(fixturePath("libnfc-nfc-read-forum-tag3-debug.log"))
+        let felica = records.filter { $0["type"] as? String == "felica" }
+        #expect(felica.count == 3)
+        #expect(felica[0]["command"] as? String == "polling")
+        #expect(felica[0]["idm"] as? String == "012e4cd45e1a2b3c")
+        #expect(felica[0]["system"] as? String == "12FC")
+        let read = felica[1]
+        #expect(read["command"] as? String == "read_without_encryption")
+        let blocks = try #require(read["blocks"] as? [[String: Any]])
+        let fields = try #require(blocks.first?["fields"] as? [String: Any])
+        #expect(fields["ndef-length"] as? Int == 23)
+        #expect(fields["max-blocks-per-read"] as? Int == 4)
+        let second = try #require(felica[2]["blocks"] as? [[String: Any]])
+        #expect(second.map { $0["block"] as? Int } == [1, 2])
+        #expect(second[0]["hex"] as? String == "d1011355046578616d706c652e636f6d")
+        // Recovered from the PN532: no CRC on the wire to check.
+        let frames = records.filter { $0["type"] as? String == "frame" && $0["event"] == nil }
+        #expect(frames.allSatisfy { $0["recovered"] as? Bool == true && $0["crc"] as? String == "none" })
+    }
+}

@@ -82,10 +82,12 @@ public struct LinkDecoder: Sendable {
     }
 
     /// A frame recovered from a reader chip's host protocol that its source already
-    /// decoded (activation answers the chip reported, ISO-DEP INF without its PCB), or of
-    /// a technology this decoder does not parse: this decoder must not redo it.
+    /// decoded (a SAK whose UID the chip reported, APDUs printed without an activation):
+    /// this decoder must not redo it.
     static func keepsSourceDecode(_ frame: Frame) -> Bool {
-        if frame.tech == .nfcF || frame.tech == .nfcV { return true }
+        // FeliCa and NFC-V frames are decoded from their bytes like any others (their
+        // framing without CRC is one the decoders know).
+        if frame.tech == .nfcF || frame.tech == .nfcV { return false }
         if case .unknown = frame.info { return false }
         return true
     }
