@@ -28,8 +28,10 @@ public final class Registry: Sendable {
     public let services: [FeliCaServiceEntry]
 
     private let aidIndex: PrefixDissectorTable<AIDEntry>
-    /// Per tag: the entries in order of decreasing specificity.
-    private let tagIndex: [UInt32: [TagEntry]]
+    /// Per tag: the entries in order of decreasing specificity, each with its value
+    /// renderer resolved once (renderer names, bit and code tables are looked up here,
+    /// not for every TLV node).
+    private let tagIndex: [UInt32: [ResolvedTag]]
     private let serviceIndex: [ServiceLookupKey: FeliCaServiceEntry]
     private let currencies: [Int: Currency]
     /// The currency table as the EMV layer reads it (see `codeTable`).
@@ -48,15 +50,14 @@ public final class Registry: Sendable {
         for entry in aids { aidIndex.register(prefix: entry.aid, entry) }
         self.aidIndex = aidIndex
 
-        var tagIndex: [UInt32: [TagEntry]] = [:]
-        for entry in tags { tagIndex[entry.tag, default: []].append(entry) }
-        for (tag, list) in tagIndex where list.count > 1 {
-            tagIndex[tag] = list.enumerated().sorted {
+        var sortedTags: [UInt32: [TagEntry]] = [:]
+        for entry in tags { sortedTags[entry.tag, default: []].append(entry) }
+        for (tag, list) in sortedTags where list.count > 1 {
+            sortedTags[tag] = list.enumerated().sorted {
                 let (a, b) = (Registry.specificity($0.element), Registry.specificity($1.element))
                 return a != b ? a > b : $0.offset < $1.offset
             }.map(\.element)
         }
-        self.tagIndex = tagIndex
 
         var serviceIndex: [ServiceLookupKey: FeliCaServiceEntry] = [:]
         for entry in services {
@@ -88,6 +89,22 @@ public final class Registry: Sendable {
             }
         }
         self.countries = countries
+
+        let tables = RendererTables(bitTables: b.bitTables, codeTables: b.codeTables,
+                                    currency: currencyTableForRenderers)
+        self.tagIndex = sortedTags.mapValues { list in
+            list.map { ResolvedTag(entry: $0, renderer: EMVValueRenderer.resolve($0, dictionary: tables)) }
+        }
+    }
+
+    /// The tables value renderers refer to, before the registry itself exists.
+    private struct RendererTables: EMVDictionary {
+        var bitTables: [String: BitTable]
+        var codeTables: [String: CodeTable]
+        var currency: CodeTable?
+        func tag(_ tag: UInt32, length: Int, aid: ByteView?) -> TagEntry? { nil }
+        func bitTable(_ name: String) -> BitTable? { bitTables[name] }
+        func codeTable(_ name: String) -> CodeTable? { name == "currency" ? currency : codeTables[name] }
     }
 
     private static func specificity(_ e: TagEntry) -> Int {
@@ -111,17 +128,27 @@ public final class Registry: Sendable {
     /// win when the context matches them (an unknown context, nil, matches no
     /// restriction); otherwise the unrestricted entry answers.
     public func tag(_ tag: UInt32, length: Int? = nil, aid: ByteView? = nil) -> TagEntry? {
+        resolved(tag, length: length, aid: aid)?.entry
+    }
+
+    /// The entry and its resolved renderer (see `tag`).
+    public func resolved(_ tag: UInt32, length: Int?, aid: ByteView?) -> ResolvedTag? {
         guard let candidates = tagIndex[tag] else { return nil }
-        for entry in candidates {
+        for candidate in candidates {
+            let entry = candidate.entry
             if !entry.lengths.isEmpty {
                 guard let length, entry.lengths.contains(length) else { continue }
             }
             if !entry.aidPrefixes.isEmpty {
                 guard let aid, entry.aidPrefixes.contains(where: { aid.starts(with: $0) }) else { continue }
             }
-            return entry
+            return candidate
         }
         return nil
+    }
+
+    public func resolvedTag(_ tag: UInt32, length: Int, aid: ByteView?) -> ResolvedTag? {
+        resolved(tag, length: Optional(length), aid: aid)
     }
 
     /// The same lookup with a known value length (the EMV layer's `EMVDictionary` requirement).
@@ -134,7 +161,7 @@ public final class Registry: Sendable {
     }
 
     /// Every entry for `tag`, most specific first (for listings and tests).
-    public func tagEntries(_ tag: UInt32) -> [TagEntry] { tagIndex[tag] ?? [] }
+    public func tagEntries(_ tag: UInt32) -> [TagEntry] { tagIndex[tag]?.map(\.entry) ?? [] }
 
     public func bitTable(_ name: String) -> BitTable? { bitTables[name] }
 

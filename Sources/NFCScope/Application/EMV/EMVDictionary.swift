@@ -17,6 +17,37 @@ public protocol EMVDictionary: Sendable {
     func tag(_ tag: UInt32, length: Int, aid: ByteView?) -> TagEntry?
     func bitTable(_ name: String) -> BitTable?
     func codeTable(_ name: String) -> CodeTable?
+    /// The entry and its resolved renderer (a default builds it per call).
+    func resolvedTag(_ tag: UInt32, length: Int, aid: ByteView?) -> ResolvedTag?
+}
+
+/// A tag entry with its value renderer worked out, so rendering a TLV node is one
+/// lookup and one reference, not a renderer-name parse and table copies per node.
+public final class ResolvedTag: Sendable {
+    public let entry: TagEntry
+    public let renderer: EMVValueRenderer?
+    /// The name as UTF-8, escaped for a JSON string: written per TLV node, so worked out once.
+    public let jsonName: [UInt8]
+    /// The name as UTF-8, for text output.
+    public let textName: [UInt8]
+
+    public init(entry: TagEntry, renderer: EMVValueRenderer?) {
+        self.entry = entry
+        self.renderer = renderer
+        let escaped = OutputBuffer()
+        escaped.jsonEscaped(entry.name)
+        self.jsonName = escaped.contents
+        self.textName = Array(entry.name.utf8)
+    }
+}
+
+extension EMVDictionary {
+    /// The entry for `tag` with its renderer; dictionaries that can, answer from a cache.
+    public func resolvedTag(_ tag: UInt32, length: Int, aid: ByteView?) -> ResolvedTag? {
+        self.tag(tag, length: length, aid: aid).map {
+            ResolvedTag(entry: $0, renderer: EMVValueRenderer.resolve($0, dictionary: self))
+        }
+    }
 }
 
 /// A dictionary that knows nothing: every value renders by format alone.

@@ -90,9 +90,9 @@ func renderDOL(_ v: ByteView, context: EMVContext, dictionary: any EMVDictionary
         for (k, item) in dol.items.enumerated() {
             if k > 0 { out.ascii(", ") }
             emvTagHex(item.tag, out)
-            if let entry = dictionary.tag(item.tag, length: item.length, aid: aid) {
+            if let resolved = dictionary.resolvedTag(item.tag, length: item.length, aid: aid) {
                 out.byte(0x20)
-                emvDictionaryText(entry.name, out, target)
+                resolved.writeName(out, target)
             }
             out.ascii(" ("); out.int(item.length); out.byte(0x29)
         }
@@ -129,9 +129,9 @@ func renderTagList(_ v: ByteView, context: EMVContext, dictionary: any EMVDictio
             if !first { out.ascii(", ") }
             first = false
             emvTagHex(tag, out)
-            if let entry = dictionary.tag(tag, length: 0, aid: aid) {
+            if let resolved = dictionary.resolvedTag(tag, length: 0, aid: aid) {
                 out.byte(0x20)
-                emvDictionaryText(entry.name, out, target)
+                resolved.writeName(out, target)
             }
             pos = p
         }

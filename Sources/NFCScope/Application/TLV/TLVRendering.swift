@@ -60,14 +60,13 @@ public struct TLVWriter {
         if !node.constructed || !clean {
             out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
         }
-        let entry = dictionary.tag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
-        if let entry {
-            out.ascii(",\"name\":\""); out.jsonEscaped(entry.name); out.byte(0x22)
+        let resolved = dictionary.resolvedTag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+        if let resolved {
+            out.ascii(",\"name\":\""); out.bytes(resolved.jsonName); out.byte(0x22)
         } else {
             out.ascii(",\"name\":null")
         }
-        if node.error == nil, !node.constructed, let entry,
-           let r = EMVValueRenderer.resolve(entry, dictionary: dictionary) {
+        if node.error == nil, !node.constructed, let r = resolved?.renderer {
             out.ascii(",\"text\":\"")
             r.render(node.value, context: context, dictionary: dictionary, to: out, target: .json)
             out.byte(0x22)
@@ -97,9 +96,10 @@ public struct TLVWriter {
         for (index, node) in nodes {
             tlvIndent(indent, out)
             tlvNodeTag(node, out)
-            let entry = dictionary.tag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
-            if let entry {
-                out.byte(0x20); out.string(entry.name)
+            let resolved = dictionary.resolvedTag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+
+            if let resolved {
+                out.byte(0x20); out.bytes(resolved.textName)
             }
             out.ascii(" (")
             if let l = node.declaredLength { out.int(l) } else { out.ascii(node.indefinite ? "indefinite" : "?") }
@@ -108,8 +108,7 @@ public struct TLVWriter {
             if !node.constructed || !clean, !node.value.isEmpty {
                 out.byte(0x20); out.hex(node.value, uppercase: true)
             }
-            if node.error == nil, !node.constructed, let entry,
-               let r = EMVValueRenderer.resolve(entry, dictionary: dictionary) {
+            if node.error == nil, !node.constructed, let r = resolved?.renderer {
                 out.ascii(" = ")
                 r.render(node.value, context: context, dictionary: dictionary, to: out, target: .text)
             }
@@ -137,13 +136,13 @@ public struct TLVWriter {
                 out.ascii("{\"tag\":\""); emvTagHex(v.tag, out)
                 out.ascii("\",\"len\":"); out.int(v.length)
                 out.ascii(",\"hex\":\""); out.hex(v.value); out.byte(0x22)
-                let entry = dictionary.tag(v.tag, length: v.length, aid: aid)
-                if let entry {
-                    out.ascii(",\"name\":\""); out.jsonEscaped(entry.name); out.byte(0x22)
+                let resolved = dictionary.resolvedTag(v.tag, length: v.length, aid: aid)
+                if let resolved {
+                    out.ascii(",\"name\":\""); out.bytes(resolved.jsonName); out.byte(0x22)
                 } else {
                     out.ascii(",\"name\":null")
                 }
-                if v.isComplete, let entry, let r = EMVValueRenderer.resolve(entry, dictionary: dictionary) {
+                if v.isComplete, let r = resolved?.renderer {
                     out.ascii(",\"text\":\"")
                     r.render(v.value, context: context, dictionary: dictionary, to: out, target: .json)
                     out.byte(0x22)
@@ -163,11 +162,11 @@ public struct TLVWriter {
             for v in split.values {
                 tlvIndent(indent, out)
                 emvTagHex(v.tag, out)
-                let entry = dictionary.tag(v.tag, length: v.length, aid: aid)
-                if let entry { out.byte(0x20); out.string(entry.name) }
+                let resolved = dictionary.resolvedTag(v.tag, length: v.length, aid: aid)
+                if let resolved { out.byte(0x20); out.bytes(resolved.textName) }
                 out.ascii(" ("); out.int(v.length); out.byte(0x29)
                 if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }
-                if v.isComplete, let entry, let r = EMVValueRenderer.resolve(entry, dictionary: dictionary) {
+                if v.isComplete, let r = resolved?.renderer {
                     out.ascii(" = ")
                     r.render(v.value, context: context, dictionary: dictionary, to: out, target: .text)
                 }
