@@ -9,7 +9,11 @@ public final class TextWriter: MaskableFrameWriter {
     public var nextFrameMask: [Bool]?
     private let registry: Registry
     private var session: CardSession
+    /// Summaries for the closing section. Capped so that memory stays flat on captures
+    /// with hundreds of thousands of sessions; the count says how many there were.
     private var transactions: [TransactionSummary] = []
+    private var transactionCount = 0
+    private static let transactionsKept = 1000
     private var digits = 6
     private static let bytesPerLine = 16
     private static let dataColumn = 30
@@ -25,6 +29,7 @@ public final class TextWriter: MaskableFrameWriter {
         digits = input.timestampDigits
         session = CardSession(registry: registry)
         transactions.removeAll()
+        transactionCount = 0
         out.ascii("# ")
         out.string(input.path)
         out.ascii(" (")
@@ -93,7 +98,7 @@ public final class TextWriter: MaskableFrameWriter {
         }
         out.byte(0x0A)
         out.recordDone()
-        if let summary = session.observe(frame) { transactions.append(summary) }
+        if let summary = session.observe(frame) { keep(summary) }
     }
 
     public func exchange(_ exchange: ISODEPExchange) {
@@ -140,15 +145,27 @@ public final class TextWriter: MaskableFrameWriter {
     }
 
     public func end(_ input: InputDescription) {
-        if let summary = session.finish() { transactions.append(summary) }
+        if let summary = session.finish() { keep(summary) }
         if !transactions.isEmpty {
             out.ascii("\nTransactions\n")
             for t in transactions {
                 ApplicationRendering.writeTransactionText(t, registry: registry, to: out)
             }
+            if transactionCount > transactions.count {
+                out.ascii("  ... ")
+                out.int(transactionCount - transactions.count)
+                out.ascii(" more (the first ")
+                out.int(transactions.count)
+                out.ascii(" are listed; --format jsonl has a record for each)\n")
+            }
         }
         out.byte(0x0A)
         out.recordDone()
+    }
+
+    private func keep(_ summary: TransactionSummary) {
+        transactionCount += 1
+        if transactions.count < Self.transactionsKept { transactions.append(summary) }
     }
 
     /// Frame bytes from byte `offset` of the frame on, masked when redacting.
