@@ -60,7 +60,8 @@ public struct TransactionSummary: Sendable {
 /// Follows the APDUs of one card session and builds its summary.
 struct TransactionTracker {
     private(set) var summary = TransactionSummary()
-    private var lastCommandName: String?
+    /// The last command's instruction name (a static string: no allocation per APDU).
+    private var lastCommandName: StaticString?
     private var lastSW: UInt16?
     private var lastIncomplete = false
     private var lastHadResponse = true
@@ -73,13 +74,11 @@ struct TransactionTracker {
         summary.lastFrame = frames.last ?? summary.lastFrame
         summary.apdus += 1
 
-        let name: String
         if let c = x.command {
-            name = String(describing: knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2) ?? "UNKNOWN")
+            lastCommandName = knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2) ?? "UNKNOWN"
         } else {
-            name = "a command the capture does not have"
+            lastCommandName = "a command the capture does not have"
         }
-        lastCommandName = name
         lastSW = x.response?.sw
         lastHadResponse = x.response != nil
         lastIncomplete = x.exchange.incomplete
@@ -129,7 +128,7 @@ struct TransactionTracker {
     mutating func finish(fieldDropped: Bool) -> TransactionSummary {
         var s = summary
         guard s.cryptogram == nil else { return s }
-        let last = lastCommandName ?? "the first command"
+        let last = lastCommandName.map { String(describing: $0) } ?? "the first command"
         if !s.directory.isEmpty, let aid = s.aid, !s.selectAccepted,
            !s.directory.contains(where: { $0.aid == aid }) {
             s.stoppedAt = "SELECT"
