@@ -132,29 +132,35 @@ final class Redactor {
     private func search(_ bytes: [UInt8], hit: (Int, Int) -> Void) {
         let nibs = bytes.flatMap { [$0 >> 4, $0 & 0x0F] }
         for secret in digitSecrets {
-            let s = secret.nibbles
-            guard s.count <= nibs.count else { continue }
-            var start = 0
-            while start + s.count <= nibs.count {
-                if nibs[start..<(start + s.count)].elementsEqual(s) {
-                    for k in 0..<s.count where secret.masked[k] { hit((start + k) / 2, (start + k) % 2) }
-                    start += s.count
-                } else {
-                    start += 1
-                }
+            for start in occurrences(of: secret.nibbles, in: nibs) {
+                for k in 0..<secret.nibbles.count where secret.masked[k] { hit((start + k) / 2, (start + k) % 2) }
             }
         }
-        for name in nameSecrets where name.count <= bytes.count {
-            var start = 0
-            while start + name.count <= bytes.count {
-                if bytes[start..<(start + name.count)].elementsEqual(name) {
-                    for k in 0..<name.count { hit(start + k, 0); hit(start + k, 1) }
-                    start += name.count
-                } else {
-                    start += 1
-                }
+        for name in nameSecrets {
+            for start in occurrences(of: name, in: bytes) {
+                for k in 0..<name.count { hit(start + k, 0); hit(start + k, 1) }
             }
         }
+    }
+
+    /// Start positions of the non-overlapping occurrences of `pattern` in `text`,
+    /// comparing elements through `key` (identity, or case folding for text).
+    private func occurrences(of pattern: [UInt8], in text: [UInt8], key: (UInt8) -> UInt8 = { $0 }) -> [Int] {
+        guard !pattern.isEmpty, pattern.count <= text.count else { return [] }
+        let p = pattern.map(key)
+        var found: [Int] = []
+        var i = 0
+        while i + p.count <= text.count {
+            var match = true
+            for k in 0..<p.count where key(text[i + k]) != p[k] { match = false; break }
+            if match {
+                found.append(i)
+                i += p.count
+            } else {
+                i += 1
+            }
+        }
+        return found
     }
 
     // MARK: Text
@@ -176,19 +182,9 @@ final class Redactor {
     private func hexChar(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 + n : 0x41 + n - 10 }
 
     private func maskOccurrences(of pattern: [UInt8], in text: inout [UInt8], masked: (Int) -> Bool) {
-        guard !pattern.isEmpty, pattern.count <= text.count else { return }
-        func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
-        let p = pattern.map(lower)
-        var i = 0
-        while i + p.count <= text.count {
-            var match = true
-            for k in 0..<p.count where lower(text[i + k]) != p[k] { match = false; break }
-            if match {
-                for k in 0..<p.count where masked(k) { text[i + k] = 0x2A }
-                i += p.count
-            } else {
-                i += 1
-            }
+        let lower: (UInt8) -> UInt8 = { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        for start in occurrences(of: pattern, in: text, key: lower) {
+            for k in 0..<pattern.count where masked(k) { text[start + k] = 0x2A }
         }
     }
 }
@@ -231,13 +227,7 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
     public func exchange(_ exchange: ISODEPExchange) {
         if let response = exchange.response { redactor.learn(fromResponse: response) }
         release()
-        let out = inner.output
-        let start = out.position
-        out.holdsFlush = true
-        inner.exchange(exchange)
-        out.rewrite(since: start) { redactor.maskText(&$0) }
-        out.holdsFlush = false
-        out.recordDone()
+        masked { inner.exchange(exchange) }
     }
 
     public func felica(_ exchange: FeliCaExchange) {
@@ -251,10 +241,15 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
 
     public func end(_ input: InputDescription) {
         release()
+        masked { inner.end(input) }
+    }
+
+    /// Runs `write` and masks the text it wrote before it can leave the buffer.
+    private func masked(_ write: () -> Void) {
         let out = inner.output
         let start = out.position
         out.holdsFlush = true
-        inner.end(input)
+        write()
         out.rewrite(since: start) { redactor.maskText(&$0) }
         out.holdsFlush = false
         out.recordDone()
@@ -273,15 +268,11 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
     }
 
     private func write(_ frame: Frame, mask: [Bool]?) {
-        let out = inner.output
-        let start = out.position
-        out.holdsFlush = true
-        inner.nextFrameMask = mask
-        inner.frame(frame)
-        inner.nextFrameMask = nil
         // Transaction records written at session ends carry decoded text too.
-        out.rewrite(since: start) { redactor.maskText(&$0) }
-        out.holdsFlush = false
-        out.recordDone()
+        masked {
+            inner.nextFrameMask = mask
+            inner.frame(frame)
+            inner.nextFrameMask = nil
+        }
     }
 }
