@@ -1,22 +1,8 @@
 import Foundation
 @testable import NFCScope
 
-/// A frame after the link layer, with what the sinks do not show (flags, bits, offset).
-struct SourcedFrame {
-    var n: Int
-    var offset: Int
-    var time: Int64
-    var dir: Direction?
-    var tech: Tech
-    var event: FieldEvent?
-    var hex: String
-    var bits: UInt8
-    var flags: FrameFlags
-    var crc: CRCStatus
-    var info: String
-    var members: String
-    var error: FrameError?
-}
+/// A frame after the link layer (the shared snapshot carries flags, bits and offsets too).
+typealias SourcedFrame = FrameSnapshot
 
 /// Runs a source to its end through the link layer, copying each frame out.
 func drain<S: FrameSource>(_ source: inout S, limit: Int = 1_000_000) -> [SourcedFrame] {
@@ -24,13 +10,7 @@ func drain<S: FrameSource>(_ source: inout S, limit: Int = 1_000_000) -> [Source
     var out: [SourcedFrame] = []
     while out.count < limit, var frame = source.next() {
         link.decode(&frame)
-        let info = OutputBuffer()
-        frame.info.writeInfo(info)
-        let members = OutputBuffer()
-        frame.info.writeJSONMembers(members)
-        out.append(SourcedFrame(n: frame.n, offset: frame.offset, time: frame.time, dir: frame.dir, tech: frame.tech,
-                                event: frame.event, hex: hexString(frame.bytes), bits: frame.bits, flags: frame.flags,
-                                crc: frame.crc, info: info.string, members: members.string, error: frame.error))
+        out.append(SourcedFrame(frame))
     }
     return out
 }

@@ -2,22 +2,8 @@ import Foundation
 import Testing
 @testable import NFCScope
 
-/// A decoded libnfc frame as plain values, with what the shared snapshot leaves out.
-struct LibnfcFrameRecord {
-    var n: Int
-    var line: Int
-    var time: Int64
-    var dir: Direction?
-    var tech: Tech
-    var event: FieldEvent?
-    var hex: String
-    var crc: CRCStatus
-    var bits: UInt8
-    var flags: FrameFlags
-    var info: String
-    var members: String
-    var error: FrameError?
-}
+/// A decoded libnfc frame as plain values.
+typealias LibnfcFrameRecord = FrameSnapshot
 
 struct LibnfcRun {
     var frames: [LibnfcFrameRecord] = []
@@ -38,14 +24,7 @@ func runLibnfc(_ bytes: [UInt8]) -> LibnfcRun {
         let isoDEP = ISODEPReassembler()
         while var frame = source.next() {
             link.decode(&frame)
-            let info = OutputBuffer()
-            frame.info.writeInfo(info)
-            let members = OutputBuffer()
-            frame.info.writeJSONMembers(members)
-            run.frames.append(LibnfcFrameRecord(
-                n: frame.n, line: frame.line, time: frame.time, dir: frame.dir, tech: frame.tech,
-                event: frame.event, hex: hexString(frame.bytes), crc: frame.crc, bits: frame.bits,
-                flags: frame.flags, info: info.string, members: members.string, error: frame.error))
+            run.frames.append(LibnfcFrameRecord(frame))
             isoDEP.feed(frame, to: sink)
         }
         isoDEP.flush(to: sink)

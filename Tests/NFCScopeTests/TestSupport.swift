@@ -10,15 +10,43 @@ func fixturePath(_ name: String) -> String {
 /// A frame as plain values, copied out of the capture for assertions.
 struct FrameSnapshot {
     var n: Int
+    var offset: Int
+    var line: Int
+    var time: Int64
     var dir: Direction?
     var tech: Tech
     var event: FieldEvent?
     var hex: String
+    var bits: UInt8
+    var flags: FrameFlags
     var crc: CRCStatus
+    /// `writeInfo` and `writeJSONMembers` output, and the LinkInfo value as Swift prints it.
     var info: String
     var members: String
     var linkInfo: String
     var error: FrameError?
+
+    init(_ frame: Frame) {
+        let info = OutputBuffer()
+        frame.info.writeInfo(info)
+        let members = OutputBuffer()
+        frame.info.writeJSONMembers(members)
+        n = frame.n
+        offset = frame.offset
+        line = frame.line
+        time = frame.time
+        dir = frame.dir
+        tech = frame.tech
+        event = frame.event
+        hex = hexString(frame.bytes)
+        bits = frame.bits
+        flags = frame.flags
+        crc = frame.crc
+        self.info = info.string
+        self.members = members.string
+        linkInfo = String(describing: frame.info)
+        error = frame.error
+    }
 }
 
 struct ExchangeSnapshot {
@@ -43,14 +71,7 @@ final class CollectingSink: DecodeSink {
     func begin(_ input: InputDescription) { inputs.append(input) }
 
     func frame(_ frame: Frame) {
-        let info = OutputBuffer()
-        frame.info.writeInfo(info)
-        let members = OutputBuffer()
-        frame.info.writeJSONMembers(members)
-        frames.append(FrameSnapshot(
-            n: frame.n, dir: frame.dir, tech: frame.tech, event: frame.event,
-            hex: hexString(frame.bytes), crc: frame.crc, info: info.string, members: members.string,
-            linkInfo: String(describing: frame.info), error: frame.error))
+        frames.append(FrameSnapshot(frame))
     }
 
     func exchange(_ exchange: ISODEPExchange) {
