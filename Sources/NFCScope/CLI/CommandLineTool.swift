@@ -16,7 +16,7 @@ final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     }
 
     func begin(_ input: InputDescription) { inner.begin(input) }
-    func frame(_ frame: Frame) { inner.frame(frame) }
+    @inline(__always) func frame(_ frame: Frame) { inner.frame(frame) }
     func exchange(_ exchange: ISODEPExchange) { inner.exchange(exchange) }
     func felica(_ exchange: FeliCaExchange) { inner.felica(exchange) }
     func problem(_ problem: InputProblem) {

@@ -119,6 +119,9 @@ public final class ISODEPReassembler {
     }
 
     /// Feeds one frame; hands `receiver` the exchange the frame completes, if any.
+    /// Inlined into the per-frame loop so that the frame is read where it lies
+    /// rather than copied into the call; only the block goes on.
+    @inline(__always)
     public func feed<R: ExchangeReceiver>(_ frame: Frame, to receiver: R) {
         if frame.event != nil {
             flush(to: receiver)
@@ -132,14 +135,18 @@ public final class ISODEPReassembler {
         // Only a verified block is trusted. When the capture kept CRC bytes but this
         // frame has none it was cut short on the air, which is no better than a bad CRC.
         let good = frame.crc == .ok || (frame.crc == .none && !frame.crcIncluded)
+        feed(block, dir: dir, n: frame.n, good: good, to: receiver)
+    }
+
+    private func feed<R: ExchangeReceiver>(_ block: ISODEPBlock, dir: Direction, n: Int, good: Bool, to receiver: R) {
         switch (block.kind, dir) {
         case (.i, .reader):
-            readerIBlock(block, n: frame.n, good: good, to: receiver)
+            readerIBlock(block, n: n, good: good, to: receiver)
         case (.i, .card):
-            cardIBlock(block, n: frame.n, good: good, to: receiver)
+            cardIBlock(block, n: n, good: good, to: receiver)
         case (.r, _):
             if case .idle = phase { return }
-            frames.append(frame.n)
+            frames.append(n)
             if !good { badCRC = true }
         case (.s, .card):
             if case .idle = phase {
@@ -149,12 +156,12 @@ public final class ISODEPReassembler {
                 startExchange()
                 phase = .command(complete: true)
             }
-            frames.append(frame.n)
+            frames.append(n)
             if block.sType == .wtx { wtx += 1 }
             if !good { badCRC = true }
         case (.s, .reader):
             if case .idle = phase { return }
-            frames.append(frame.n)
+            frames.append(n)
             if !good { badCRC = true }
         }
     }
