@@ -107,7 +107,11 @@ public final class ISODEPReassembler {
     private var phase: Phase = .idle
     private let command = ChainAssembly()
     private let response = ChainAssembly()
+    /// Numbers of the exchange's frames: the first `frameCount` elements. Slots are
+    /// overwritten rather than the array emptied, because emptying an array in place
+    /// is a generic call, once per exchange.
     private var frames: [Int] = []
+    private var frameCount = 0
     private var wtx = 0
     private var retransmissions = 0
     private var badCRC = false
@@ -146,7 +150,7 @@ public final class ISODEPReassembler {
             cardIBlock(block, n: n, good: good, to: receiver)
         case (.r, _):
             if case .idle = phase { return }
-            frames.append(n)
+            note(n)
             if !good { badCRC = true }
         case (.s, .card):
             if case .idle = phase {
@@ -156,12 +160,12 @@ public final class ISODEPReassembler {
                 startExchange()
                 phase = .command(complete: true)
             }
-            frames.append(n)
+            note(n)
             if block.sType == .wtx { wtx += 1 }
             if !good { badCRC = true }
         case (.s, .reader):
             if case .idle = phase { return }
-            frames.append(n)
+            note(n)
             if !good { badCRC = true }
         }
     }
@@ -170,7 +174,7 @@ public final class ISODEPReassembler {
         if !good, case .response = phase {
             // A damaged reader block cannot be told from noise; it does not prove the
             // response is over, so it stays with the exchange in progress.
-            frames.append(n)
+            note(n)
             badCRC = true
             return
         }
@@ -180,7 +184,7 @@ public final class ISODEPReassembler {
         case .command(let complete):
             if !command.isEmpty && block.blockNumber == command.lastBlockNumber {
                 // Same number again: the reader is repeating its last block.
-                frames.append(n)
+                note(n)
                 retransmissions += 1
                 if good && command.lastTentative { command.replaceLast(block.inf) }
                 if !good { badCRC = true }
@@ -196,7 +200,7 @@ public final class ISODEPReassembler {
         if case .idle = phase {
             startExchange()
         }
-        frames.append(n)
+        note(n)
         if !good { badCRC = true }
         command.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
         phase = .command(complete: !block.chaining)
@@ -211,7 +215,7 @@ public final class ISODEPReassembler {
             break
         case .response:
             if !response.isEmpty && block.blockNumber == response.lastBlockNumber {
-                frames.append(n)
+                note(n)
                 retransmissions += 1
                 if good && response.lastTentative { response.replaceLast(block.inf) }
                 if !good { badCRC = true }
@@ -220,7 +224,7 @@ public final class ISODEPReassembler {
             }
         }
         phase = .response
-        frames.append(n)
+        note(n)
         if !good { badCRC = true }
         response.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
         responseEnded = !block.chaining
@@ -232,10 +236,15 @@ public final class ISODEPReassembler {
         }
     }
 
+    private func note(_ n: Int) {
+        if frameCount < frames.count { frames[frameCount] = n } else { frames.append(n) }
+        frameCount += 1
+    }
+
     private func startExchange() {
         command.reset()
         response.reset()
-        frames.removeAll(keepingCapacity: true)
+        frameCount = 0
         wtx = 0
         retransmissions = 0
         badCRC = false
@@ -243,7 +252,7 @@ public final class ISODEPReassembler {
     }
 
     private func emitCurrent<R: ExchangeReceiver>(to receiver: R, incomplete: Bool) {
-        receiver.exchange(ISODEPExchange(frames: frames[...], command: command.bytes, response: response.bytes,
+        receiver.exchange(ISODEPExchange(frames: frames[..<frameCount], command: command.bytes, response: response.bytes,
                             waitingTimeExtensions: wtx, retransmissions: retransmissions,
                             sawBadCRC: badCRC, incomplete: incomplete))
         phase = .idle
