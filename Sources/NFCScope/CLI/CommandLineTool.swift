@@ -16,7 +16,7 @@ final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     }
 
     func begin(_ input: InputDescription) { inner.begin(input) }
-    func frame(_ frame: Frame) { inner.frame(frame) }
+    @inline(__always) func frame(_ frame: Frame) { inner.frame(frame) }
     func exchange(_ exchange: ISODEPExchange) { inner.exchange(exchange) }
     func felica(_ exchange: FeliCaExchange) { inner.felica(exchange) }
     func problem(_ problem: InputProblem) {
@@ -68,8 +68,17 @@ public enum CommandLineTool {
         }
         // A plugin mistake never stops decoding: the valid entries are used and the
         // exit status says something was wrong.
-        let (registry, pluginProblems) = Registry.load(pluginDirectories: options.pluginDirectories,
-                                                      environment: environment)
+        let (registry, pluginProblems): (Registry, [PluginDiagnostic])
+        if options.subcommand == .stats,
+           PluginLoader.directories(commandLine: options.pluginDirectories, environment: environment).isEmpty {
+            // Nothing `stats` prints comes from the registry, and without plugin folders
+            // there are no mistakes to report: building the built-in registry (parsing
+            // its files, several ms) would only delay the counts.
+            (registry, pluginProblems) = (Registry(RegistryBuilder()), [])
+        } else {
+            (registry, pluginProblems) = Registry.load(pluginDirectories: options.pluginDirectories,
+                                                       environment: environment)
+        }
         for diagnostic in pluginProblems { errorLine(diagnostic.description) }
         var status = pluginProblems.isEmpty ? exitOK : exitInputErrors
         if options.subcommand == .pluginsList {

@@ -78,7 +78,23 @@ public struct CaptureReader: Sendable {
     /// `data` holding the bytes that are present; when the damage makes the rest
     /// unreadable (truncated pcap record, lying length), that record is the last one.
     /// In pcapng, a bad block whose length can still be trusted is reported and skipped.
+    @inline(__always)
     public mutating func next() -> CaptureRecord? {
+        // An ordinary classic pcap record is read in place: this runs once per frame,
+        // and going through `step` and its enum costs more than reading the record.
+        // Headers, damage and the end of the file take the general walk.
+        if format == .pcap, !ended, let header = pcap.header,
+           let (record, next) = PcapReader.wholeRecord(view, at: offset, header: header,
+                                                       number: pcap.recordsRead + 1) {
+            pcap.recordsRead = record.n
+            offset = next
+            return record
+        }
+        return walk()
+    }
+
+    @inline(never)
+    private mutating func walk() -> CaptureRecord? {
         guard !ended else { return nil }
         while true {
             switch stepOnce() {

@@ -110,7 +110,13 @@ public struct NFCLabJSONSource: FrameSource {
         }
     }
 
-    public mutating func next() -> Frame? {
+    public mutating func next(into frame: inout Frame) -> Bool {
+        guard let next = nextFrame() else { return false }
+        frame = next
+        return true
+    }
+
+    private mutating func nextFrame() -> Frame? {
         guard !ended else { return nil }
         switch layout {
         case .document:

@@ -19,10 +19,10 @@ public struct PcapFrameSource: FrameSource {
         return SourceProblem(offset: p.offset, message: p.reason)
     }
 
-    public mutating func next() -> Frame? {
-        guard let record = reader.next() else { return nil }
-        var frame = Frame(n: record.n, offset: record.offset, time: record.timestamp,
-                          dir: nil, tech: .unknown, bytes: record.data)
+    public mutating func next(into frame: inout Frame) -> Bool {
+        guard let record = reader.next() else { return false }
+        frame = Frame(n: record.n, offset: record.offset, time: record.timestamp,
+                      dir: nil, tech: .unknown, bytes: record.data)
         if let error = record.error {
             frame.error = error
         } else if record.linkType == LinkType.iso14443 {
@@ -32,9 +32,10 @@ public struct PcapFrameSource: FrameSource {
         } else {
             frame.error = FrameError(.unsupportedLinkType, Int(record.linkType))
         }
-        return frame
+        return true
     }
 
+    @inline(__always)
     private static func fillISO14443(_ frame: inout Frame, _ data: ByteView) {
         let header = ISO14443PseudoHeader.parse(data)
         frame.dir = header.dir

@@ -64,9 +64,36 @@ public enum PcapReader {
         try decodeIncrementally(view, at: offset, state: &state, step: step)
     }
 
+    /// The record at `offset` when it is whole and its length plausible, numbered
+    /// `number`; nil when it is cut short or its length is a lie (`step` reports those).
+    /// The common case, kept small so that the record walk can inline it.
+    @inline(__always)
+    static func wholeRecord(_ view: ByteView, at offset: Int, header: FileHeader, number: Int) -> (CaptureRecord, next: Int)? {
+        let order = FieldReader(bigEndian: header.bigEndian)
+        guard let seconds = order.u32(view, offset),
+              let fraction = order.u32(view, offset &+ 4),
+              let field3 = order.u32(view, offset &+ 8),
+              let field4 = order.u32(view, offset &+ 12),
+              view.count &- offset >= header.recordHeaderLength
+        else { return nil }
+        let (captured, original) = lengths(field3, field4, header.lengthOrder)
+        guard Int(captured) <= header.recordLimit else { return nil }
+        let dataStart = offset &+ header.recordHeaderLength
+        guard let data = view.slice(dataStart, Int(captured)) else { return nil }
+        let timestamp = Int64(seconds) * 1_000_000_000
+            + Int64(fraction) * (header.nanosecondTimestamps ? 1 : 1000)
+        return (CaptureRecord(n: number, offset: offset, timestamp: timestamp, linkType: header.linkType,
+                              data: data, originalLength: Int(original)),
+                dataStart &+ Int(captured))
+    }
+
     static func step(_ view: ByteView, at offset: Int, state: inout State) -> CaptureStep {
         guard let header = state.header else {
             return readFileHeader(view, at: offset, state: &state)
+        }
+        if let (record, next) = wholeRecord(view, at: offset, header: header, number: state.recordsRead + 1) {
+            state.recordsRead = record.n
+            return .record(record, next: next)
         }
         let order = FieldReader(bigEndian: header.bigEndian)
         guard let seconds = order.u32(view, offset),

@@ -129,7 +129,13 @@ public struct Proxmark3TraceSource: FrameSource {
 
     // MARK: Frames
 
-    public mutating func next() -> Frame? {
+    public mutating func next(into frame: inout Frame) -> Bool {
+        guard let next = nextFrame() else { return false }
+        frame = next
+        return true
+    }
+
+    private mutating func nextFrame() -> Frame? {
         guard !ended, offset < view.count else { return nil }
         let start = offset
         if n > 0, start >= paddingStart {

@@ -39,7 +39,13 @@ public struct LibnfcFrameSource: FrameSource {
     public var problemCount: Int { out.problems.count }
     public func problem(_ index: Int) -> SourceProblem { out.problems[index] }
 
-    public mutating func next() -> Frame? {
+    public mutating func next(into frame: inout Frame) -> Bool {
+        guard let next = nextFrame() else { return false }
+        frame = next
+        return true
+    }
+
+    private mutating func nextFrame() -> Frame? {
         while true {
             if var frame = out.pop() {
                 frame.n = nextN

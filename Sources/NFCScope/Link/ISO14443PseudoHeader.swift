@@ -14,6 +14,7 @@ public struct ISO14443PseudoHeader: Sendable {
 
     public static let size = 4
 
+    @inline(__always)
     public static func parse(_ data: ByteView) -> ISO14443PseudoHeader {
         guard let version = data.byte(0), let event = data.byte(1), let length = data.u16be(2) else {
             return ISO14443PseudoHeader(dir: nil, event: nil, crcIncluded: true, bytes: data,

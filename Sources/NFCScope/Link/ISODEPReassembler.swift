@@ -107,7 +107,11 @@ public final class ISODEPReassembler {
     private var phase: Phase = .idle
     private let command = ChainAssembly()
     private let response = ChainAssembly()
+    /// Numbers of the exchange's frames: the first `frameCount` elements. Slots are
+    /// overwritten rather than the array emptied, because emptying an array in place
+    /// is a generic call, once per exchange.
     private var frames: [Int] = []
+    private var frameCount = 0
     private var wtx = 0
     private var retransmissions = 0
     private var badCRC = false
@@ -119,6 +123,9 @@ public final class ISODEPReassembler {
     }
 
     /// Feeds one frame; hands `receiver` the exchange the frame completes, if any.
+    /// Inlined into the per-frame loop so that the frame is read where it lies
+    /// rather than copied into the call; only the block goes on.
+    @inline(__always)
     public func feed<R: ExchangeReceiver>(_ frame: Frame, to receiver: R) {
         if frame.event != nil {
             flush(to: receiver)
@@ -132,14 +139,18 @@ public final class ISODEPReassembler {
         // Only a verified block is trusted. When the capture kept CRC bytes but this
         // frame has none it was cut short on the air, which is no better than a bad CRC.
         let good = frame.crc == .ok || (frame.crc == .none && !frame.crcIncluded)
+        feed(block, dir: dir, n: frame.n, good: good, to: receiver)
+    }
+
+    private func feed<R: ExchangeReceiver>(_ block: ISODEPBlock, dir: Direction, n: Int, good: Bool, to receiver: R) {
         switch (block.kind, dir) {
         case (.i, .reader):
-            readerIBlock(block, n: frame.n, good: good, to: receiver)
+            readerIBlock(block, n: n, good: good, to: receiver)
         case (.i, .card):
-            cardIBlock(block, n: frame.n, good: good, to: receiver)
+            cardIBlock(block, n: n, good: good, to: receiver)
         case (.r, _):
             if case .idle = phase { return }
-            frames.append(frame.n)
+            note(n)
             if !good { badCRC = true }
         case (.s, .card):
             if case .idle = phase {
@@ -149,12 +160,12 @@ public final class ISODEPReassembler {
                 startExchange()
                 phase = .command(complete: true)
             }
-            frames.append(frame.n)
+            note(n)
             if block.sType == .wtx { wtx += 1 }
             if !good { badCRC = true }
         case (.s, .reader):
             if case .idle = phase { return }
-            frames.append(frame.n)
+            note(n)
             if !good { badCRC = true }
         }
     }
@@ -163,7 +174,7 @@ public final class ISODEPReassembler {
         if !good, case .response = phase {
             // A damaged reader block cannot be told from noise; it does not prove the
             // response is over, so it stays with the exchange in progress.
-            frames.append(n)
+            note(n)
             badCRC = true
             return
         }
@@ -173,7 +184,7 @@ public final class ISODEPReassembler {
         case .command(let complete):
             if !command.isEmpty && block.blockNumber == command.lastBlockNumber {
                 // Same number again: the reader is repeating its last block.
-                frames.append(n)
+                note(n)
                 retransmissions += 1
                 if good && command.lastTentative { command.replaceLast(block.inf) }
                 if !good { badCRC = true }
@@ -189,7 +200,7 @@ public final class ISODEPReassembler {
         if case .idle = phase {
             startExchange()
         }
-        frames.append(n)
+        note(n)
         if !good { badCRC = true }
         command.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
         phase = .command(complete: !block.chaining)
@@ -204,7 +215,7 @@ public final class ISODEPReassembler {
             break
         case .response:
             if !response.isEmpty && block.blockNumber == response.lastBlockNumber {
-                frames.append(n)
+                note(n)
                 retransmissions += 1
                 if good && response.lastTentative { response.replaceLast(block.inf) }
                 if !good { badCRC = true }
@@ -213,7 +224,7 @@ public final class ISODEPReassembler {
             }
         }
         phase = .response
-        frames.append(n)
+        note(n)
         if !good { badCRC = true }
         response.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
         responseEnded = !block.chaining
@@ -225,10 +236,15 @@ public final class ISODEPReassembler {
         }
     }
 
+    private func note(_ n: Int) {
+        if frameCount < frames.count { frames[frameCount] = n } else { frames.append(n) }
+        frameCount += 1
+    }
+
     private func startExchange() {
         command.reset()
         response.reset()
-        frames.removeAll(keepingCapacity: true)
+        frameCount = 0
         wtx = 0
         retransmissions = 0
         badCRC = false
@@ -236,7 +252,7 @@ public final class ISODEPReassembler {
     }
 
     private func emitCurrent<R: ExchangeReceiver>(to receiver: R, incomplete: Bool) {
-        receiver.exchange(ISODEPExchange(frames: frames[...], command: command.bytes, response: response.bytes,
+        receiver.exchange(ISODEPExchange(frames: frames[..<frameCount], command: command.bytes, response: response.bytes,
                             waitingTimeExtensions: wtx, retransmissions: retransmissions,
                             sawBadCRC: badCRC, incomplete: incomplete))
         phase = .idle

@@ -34,6 +34,8 @@ public final class StatsCollector: DecodeSink {
         current = Counts()
     }
 
+    // Inlined into the per-frame loop: a call would copy the whole frame to count it.
+    @inline(__always)
     public func frame(_ frame: Frame) {
         current.total += 1
         if let event = frame.event {

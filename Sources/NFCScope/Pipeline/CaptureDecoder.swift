@@ -79,7 +79,8 @@ public enum CaptureDecoder {
             }
         }
 
-        while var frame = source.next() {
+        var frame = Frame.blank
+        while source.next(into: &frame) {
             let base = firstTime ?? frame.time
             if firstTime == nil { firstTime = frame.time }
             frame.time = frame.time &- base

@@ -21,12 +21,31 @@ public protocol FrameSource {
     var formatName: StaticString { get }
     /// Digits after the decimal point the timestamps carry (6 or 9).
     var timestampDigits: Int { get }
-    /// The next frame, numbered from 1, with `time` in nanoseconds on the format's own
-    /// clock (the decoder makes it relative to the first frame). Nil at the end.
-    mutating func next() -> Frame?
+    /// Overwrites `frame` with the next frame, numbered from 1, with `time` in nanoseconds
+    /// on the format's own clock (the decoder makes it relative to the first frame).
+    /// False at the end. The caller owns the frame so that the per-frame loop reuses
+    /// one value instead of moving a returned one (a Frame is large: the copies showed
+    /// up in profiles). Every field is overwritten, nothing of the previous frame stays.
+    mutating func next(into frame: inout Frame) -> Bool
     /// Problems found so far; read after each frame so they are reported in order.
     var problemCount: Int { get }
     func problem(_ index: Int) -> SourceProblem
     /// Byte offset reached in the input, so that mapped pages behind it can be released.
     var position: Int { get }
+}
+
+extension FrameSource {
+    /// The next frame as a value, nil at the end (tests and other callers outside the
+    /// per-frame loop).
+    public mutating func next() -> Frame? {
+        var frame = Frame.blank
+        return next(into: &frame) ? frame : nil
+    }
+}
+
+extension Frame {
+    /// A frame with nothing in it, for callers of `FrameSource.next(into:)` to start from.
+    public static var blank: Frame {
+        Frame(n: 0, offset: 0, time: 0, dir: nil, tech: .unknown, bytes: ByteView())
+    }
 }
