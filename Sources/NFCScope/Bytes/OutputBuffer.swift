@@ -160,6 +160,34 @@ public final class OutputBuffer: @unchecked Sendable {
         }
     }
 
+    /// Untrusted bytes shown as text: printable ASCII as is, any other byte as
+    /// `\xNN` (uppercase). For a JSON string (`json`), `"` and `\` are escaped and
+    /// the backslash of `\xNN` is doubled, so both outputs read `\xNN`.
+    /// One capacity check for the whole value: card text (names, labels) is frequent.
+    public func printableOrEscaped(_ v: ByteView, json: Bool) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        reserve(n * 5)
+        let table = hexUpperDigits
+        var o = count
+        for i in 0..<n {
+            let b = src.load(fromByteOffset: i, as: UInt8.self)
+            if b >= 0x20 && b < 0x7F {
+                if json && (b == 0x22 || b == 0x5C) { storage[o] = 0x5C; o += 1 }
+                storage[o] = b
+                o += 1
+            } else {
+                if json { storage[o] = 0x5C; o += 1 }
+                storage[o] = 0x5C
+                storage[o + 1] = 0x78
+                storage[o + 2] = table[Int(b >> 4)]
+                storage[o + 3] = table[Int(b & 15)]
+                o += 4
+            }
+        }
+        count = o
+    }
+
     /// Bytes as lowercase (or uppercase) hex, optionally separated by spaces.
     @inline(__always)
     public func hex(_ v: ByteView, uppercase: Bool = false, separator: UInt8? = nil) {
