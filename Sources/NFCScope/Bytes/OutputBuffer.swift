@@ -160,6 +160,34 @@ public final class OutputBuffer: @unchecked Sendable {
         }
     }
 
+    /// Untrusted bytes shown as text: printable ASCII as is, any other byte as
+    /// `\xNN` (uppercase). For a JSON string (`json`), `"` and `\` are escaped and
+    /// the backslash of `\xNN` is doubled, so both outputs read `\xNN`.
+    /// One capacity check for the whole value: card text (names, labels) is frequent.
+    public func printableOrEscaped(_ v: ByteView, json: Bool) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        reserve(n * 5)
+        let table = hexUpperDigits
+        var o = count
+        for i in 0..<n {
+            let b = src.load(fromByteOffset: i, as: UInt8.self)
+            if b >= 0x20 && b < 0x7F {
+                if json && (b == 0x22 || b == 0x5C) { storage[o] = 0x5C; o += 1 }
+                storage[o] = b
+                o += 1
+            } else {
+                if json { storage[o] = 0x5C; o += 1 }
+                storage[o] = 0x5C
+                storage[o + 1] = 0x78
+                storage[o + 2] = table[Int(b >> 4)]
+                storage[o + 3] = table[Int(b & 15)]
+                o += 4
+            }
+        }
+        count = o
+    }
+
     /// Bytes as lowercase (or uppercase) hex, optionally separated by spaces.
     @inline(__always)
     public func hex(_ v: ByteView, uppercase: Bool = false, separator: UInt8? = nil) {
@@ -241,16 +269,34 @@ public final class OutputBuffer: @unchecked Sendable {
     public func int(_ v: Int) {
         reserve(20)
         if v < 0 { storage[count] = 0x2D; count += 1 }
-        var x = v.magnitude
+        writeDigits(UInt64(v.magnitude))
+    }
+
+    /// The decimal digits of `x`, written backwards two at a time (half the
+    /// divisions of one digit per step; frame numbers and lengths are everywhere).
+    @inline(__always)
+    private func writeDigits(_ value: UInt64) {
         var digits = 1
-        var rest = x
-        while rest >= 10 { rest /= 10; digits += 1 }
-        var p = count + digits - 1
-        repeat {
-            storage[p] = 48 &+ UInt8(truncatingIfNeeded: x % 10)
-            x /= 10
-            p -= 1
-        } while x > 0
+        var rest = value
+        while rest >= 100 { rest /= 100; digits += 2 }
+        if rest >= 10 { digits += 1 }
+        var x = value
+        var p = count + digits
+        let pairs = decimalPairs
+        while x >= 100 {
+            let pair = Int(x % 100) * 2
+            x /= 100
+            p -= 2
+            storage[p] = pairs[pair]
+            storage[p + 1] = pairs[pair + 1]
+        }
+        if x >= 10 {
+            let pair = Int(x) * 2
+            storage[p - 2] = pairs[pair]
+            storage[p - 1] = pairs[pair + 1]
+        } else {
+            storage[p - 1] = 48 &+ UInt8(truncatingIfNeeded: x)
+        }
         count += digits
     }
 
@@ -263,15 +309,24 @@ public final class OutputBuffer: @unchecked Sendable {
         for _ in 0..<digits { scale *= 10 }
         int(Int(v / scale))
         if digits == 0 { return }
-        byte(0x2E)
-        var frac = v % scale
-        var div = scale / 10
-        reserve(digits)
-        while div > 0 {
-            storage[count] = UInt8(48 + frac / div); count += 1
-            frac %= div
-            div /= 10
+        reserve(digits + 1)
+        storage[count] = 0x2E
+        count += 1
+        // The fraction with its leading zeros, from the last digit back, two per division.
+        var frac = UInt64(v % scale)
+        var p = count + digits
+        var left = digits
+        let pairs = decimalPairs
+        while left >= 2 {
+            let pair = Int(frac % 100) * 2
+            frac /= 100
+            p -= 2
+            storage[p] = pairs[pair]
+            storage[p + 1] = pairs[pair + 1]
+            left -= 2
         }
+        if left == 1 { storage[p - 1] = 48 &+ UInt8(truncatingIfNeeded: frac % 10) }
+        count += digits
     }
 
     /// Pads with spaces until the current line (since `lineStart`) is `width` long.
@@ -287,12 +342,14 @@ public final class OutputBuffer: @unchecked Sendable {
     public var position: Int { flushedTotal + count }
 }
 
-// Read-only after first use.
-nonisolated(unsafe) private let hexLowerDigits: UnsafePointer<UInt8> = digitTable("0123456789abcdef")
-nonisolated(unsafe) private let hexUpperDigits: UnsafePointer<UInt8> = digitTable("0123456789ABCDEF")
-
-private func digitTable(_ s: StaticString) -> UnsafePointer<UInt8> {
-    let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 16)
-    t.update(from: s.utf8Start, count: 16)
-    return UnsafePointer(t)
+// The digit tables are string literals in the binary's constant data: a global
+// `let` would cost a lazy-initialisation check (swift_once) on every hex byte.
+@inline(__always)
+private var hexLowerDigits: UnsafePointer<UInt8> { ("0123456789abcdef" as StaticString).utf8Start }
+@inline(__always)
+private var hexUpperDigits: UnsafePointer<UInt8> { ("0123456789ABCDEF" as StaticString).utf8Start }
+/// "00" "01" ... "99": decimal output two digits per division.
+@inline(__always)
+private var decimalPairs: UnsafePointer<UInt8> {
+    ("00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" as StaticString).utf8Start
 }

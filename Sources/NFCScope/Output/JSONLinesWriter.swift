@@ -10,7 +10,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     public var output: OutputBuffer { out }
     public var nextFrameMask: [Bool]?
     private let registry: Registry
-    private var session: CardSession
+    private let session: CardSession
     private var digits = 6
 
     public init(output: OutputBuffer, registry: Registry = .builtin) {
@@ -21,7 +21,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     public func begin(_ input: InputDescription) {
         digits = input.timestampDigits
-        session = CardSession(registry: registry)
+        session.reset()
         out.ascii("{\"type\":\"input\",\"schema\":\"")
         out.ascii(Self.schema)
         out.ascii("\",\"file\":\"")

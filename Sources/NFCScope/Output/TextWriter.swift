@@ -8,7 +8,7 @@ public final class TextWriter: MaskableFrameWriter {
     public var output: OutputBuffer { out }
     public var nextFrameMask: [Bool]?
     private let registry: Registry
-    private var session: CardSession
+    private let session: CardSession
     /// Summaries for the closing section. Capped so that memory stays flat on captures
     /// with hundreds of thousands of sessions; the count says how many there were.
     private var transactions: [TransactionSummary] = []
@@ -27,7 +27,7 @@ public final class TextWriter: MaskableFrameWriter {
 
     public func begin(_ input: InputDescription) {
         digits = input.timestampDigits
-        session = CardSession(registry: registry)
+        session.reset()
         transactions.removeAll()
         transactionCount = 0
         out.ascii("# ")

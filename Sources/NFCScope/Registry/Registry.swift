@@ -32,6 +32,13 @@ public final class Registry: Sendable {
     /// renderer resolved once (renderer names, bit and code tables are looked up here,
     /// not for every TLV node).
     private let tagIndex: [UInt32: [ResolvedTag]]
+    /// The same candidates end to end, for lookups on the hot path: a tag's run is
+    /// found through `shortTagRuns` (one- and two-byte tags, nearly all EMV tags:
+    /// an array index instead of a hash) or `longTagRuns`, and none of it holds
+    /// references to retain per lookup except the answer itself.
+    private let tagCandidates: [ResolvedTag]
+    private let shortTagRuns: [TagRun]
+    private let longTagRuns: [UInt32: TagRun]
     private let serviceIndex: [ServiceLookupKey: FeliCaServiceEntry]
     private let currencies: [Int: Currency]
     /// The currency table as the EMV layer reads it (see `codeTable`).
@@ -92,9 +99,37 @@ public final class Registry: Sendable {
 
         let tables = RendererTables(bitTables: b.bitTables, codeTables: b.codeTables,
                                     currency: currencyTableForRenderers)
-        self.tagIndex = sortedTags.mapValues { list in
+        let tagIndex = sortedTags.mapValues { list in
             list.map { ResolvedTag(entry: $0, renderer: EMVValueRenderer.resolve($0, dictionary: tables)) }
         }
+        self.tagIndex = tagIndex
+        var candidates: [ResolvedTag] = []
+        var shortRuns = [TagRun](repeating: TagRun(start: 0, count: 0), count: Registry.shortTagSlots)
+        var longRuns: [UInt32: TagRun] = [:]
+        for (tag, list) in tagIndex.sorted(by: { $0.key < $1.key }) {
+            let run = TagRun(start: UInt32(candidates.count), count: UInt32(list.count))
+            candidates.append(contentsOf: list)
+            if let slot = Registry.shortTagSlot(tag) { shortRuns[slot] = run } else { longRuns[tag] = run }
+        }
+        tagCandidates = candidates
+        shortTagRuns = shortRuns
+        longTagRuns = longRuns
+    }
+
+    /// Where a tag's candidates lie in `tagCandidates`.
+    private struct TagRun {
+        var start: UInt32
+        var count: UInt32
+    }
+
+    /// One-byte tags, then two-byte tags (whose first byte ends in 1F: 8 first bytes).
+    private static let shortTagSlots = 256 + 8 * 256
+
+    @inline(__always)
+    private static func shortTagSlot(_ tag: UInt32) -> Int? {
+        if tag < 0x100 { return Int(tag) }
+        guard tag < 0x10000, (tag >> 8) & 0x1F == 0x1F else { return nil }
+        return 256 + Int(tag >> 13) * 256 + Int(tag & 0xFF)
     }
 
     /// The tables value renderers refer to, before the registry itself exists.
@@ -133,14 +168,26 @@ public final class Registry: Sendable {
 
     /// The entry and its resolved renderer (see `tag`).
     public func resolved(_ tag: UInt32, length: Int?, aid: ByteView?) -> ResolvedTag? {
-        guard let candidates = tagIndex[tag] else { return nil }
-        for candidate in candidates {
-            let entry = candidate.entry
-            if !entry.lengths.isEmpty {
-                guard let length, entry.lengths.contains(length) else { continue }
-            }
-            if !entry.aidPrefixes.isEmpty {
-                guard let aid, entry.aidPrefixes.contains(where: { aid.starts(with: $0) }) else { continue }
+        let run: TagRun
+        if let slot = Registry.shortTagSlot(tag) {
+            run = shortTagRuns[slot]
+        } else {
+            guard let found = longTagRuns[tag] else { return nil }
+            run = found
+        }
+        var i = Int(run.start)
+        let end = i + Int(run.count)
+        while i < end {
+            let candidate = tagCandidates[i]
+            i += 1
+            if candidate.isRestricted {
+                let entry = candidate.entry
+                if !entry.lengths.isEmpty {
+                    guard let length, entry.lengths.contains(length) else { continue }
+                }
+                if !entry.aidPrefixes.isEmpty {
+                    guard let aid, entry.aidPrefixes.contains(where: { aid.starts(with: $0) }) else { continue }
+                }
             }
             return candidate
         }

@@ -30,6 +30,8 @@ public final class ResolvedTag: Sendable {
     public let jsonName: [UInt8]
     /// The name as UTF-8, for text output.
     public let textName: [UInt8]
+    /// The entry applies only to some lengths or applications (checked per lookup).
+    public let isRestricted: Bool
 
     public init(entry: TagEntry, renderer: EMVValueRenderer?) {
         self.entry = entry
@@ -38,6 +40,7 @@ public final class ResolvedTag: Sendable {
         escaped.jsonEscaped(entry.name)
         self.jsonName = escaped.contents
         self.textName = Array(entry.name.utf8)
+        self.isRestricted = !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty
     }
 }
 

@@ -83,7 +83,7 @@ func writeCVMCondition(_ c: UInt8, _ out: OutputBuffer) {
 }
 
 /// DOL: "9F66 Terminal Transaction Qualifiers (4), 9F02 Amount, Authorised (6)".
-func renderDOL(_ v: ByteView, context: EMVContext, dictionary: any EMVDictionary,
+func renderDOL(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionary,
                _ out: OutputBuffer, _ target: EMVTextTarget) {
     let dol = DataObjectList(parsing: v)
     context.withSelectedAID { aid in
@@ -104,7 +104,7 @@ func renderDOL(_ v: ByteView, context: EMVContext, dictionary: any EMVDictionary
 }
 
 /// Tag list (no lengths), e.g. 9F4A: "82 Application Interchange Profile".
-func renderTagList(_ v: ByteView, context: EMVContext, dictionary: any EMVDictionary,
+func renderTagList(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionary,
                    _ out: OutputBuffer, _ target: EMVTextTarget) {
     var pos = 0
     var first = true

@@ -51,7 +51,8 @@ public enum EMVValueRenderer: Sendable {
         }
     }
 
-    public func render(_ value: ByteView, context: EMVContext, dictionary: any EMVDictionary,
+    /// Generic so the registry's rendering is specialised (no existential calls per value).
+    public func render(_ value: ByteView, context: EMVContext, dictionary: some EMVDictionary,
                        to out: OutputBuffer, target: EMVTextTarget = .json) {
         switch self {
         case .numeric: renderNumeric(value, out)
@@ -126,7 +127,7 @@ struct CurrencyInfo {
 }
 
 /// Parses a "currency" code table entry ("EUR 2 Euro").
-func currencyInfo(_ code: Int, dictionary: any EMVDictionary) -> CurrencyInfo? {
+func currencyInfo(_ code: Int, dictionary: some EMVDictionary) -> CurrencyInfo? {
     guard let text = dictionary.codeTable("currency")?.entries[code] else { return nil }
     let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
     guard let alpha = parts.first else { return nil }
@@ -138,7 +139,7 @@ func currencyInfo(_ code: Int, dictionary: any EMVDictionary) -> CurrencyInfo? {
 /// n12 amount (9F02, 9F03) in the session's currency: "15.00 EUR". Without a
 /// known exponent the value is shown as is, in minor units, since guessing 2
 /// would be wrong for JPY, KWD and friends.
-func renderAmount(_ v: ByteView, context: EMVContext, dictionary: any EMVDictionary,
+func renderAmount(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionary,
                   _ out: OutputBuffer, _ target: EMVTextTarget) {
     guard let amount = emvBCDNumber(v) else {
         out.ascii("invalid BCD "); out.hex(v, uppercase: true)
@@ -158,7 +159,7 @@ func renderAmount(_ v: ByteView, context: EMVContext, dictionary: any EMVDiction
 }
 
 /// n3 currency code: "EUR (978)".
-func renderCurrency(_ v: ByteView, dictionary: any EMVDictionary, _ out: OutputBuffer, _ target: EMVTextTarget) {
+func renderCurrency(_ v: ByteView, dictionary: some EMVDictionary, _ out: OutputBuffer, _ target: EMVTextTarget) {
     guard let code = emvBCDNumber(v) else {
         out.ascii("invalid BCD "); out.hex(v, uppercase: true)
         return
@@ -174,7 +175,7 @@ func renderCurrency(_ v: ByteView, dictionary: any EMVDictionary, _ out: OutputB
 }
 
 /// n3 country code: "France (250)".
-func renderCountry(_ v: ByteView, dictionary: any EMVDictionary, _ out: OutputBuffer, _ target: EMVTextTarget) {
+func renderCountry(_ v: ByteView, dictionary: some EMVDictionary, _ out: OutputBuffer, _ target: EMVTextTarget) {
     guard let code = emvBCDNumber(v) else {
         out.ascii("invalid BCD "); out.hex(v, uppercase: true)
         return

@@ -12,16 +12,7 @@ public enum EMVTextTarget: Sendable {
 /// Card-supplied characters: printable ASCII as is, every other byte as \xNN
 /// (in JSON the backslash itself is escaped, so both targets show \xNN).
 func emvCardText(_ v: ByteView, _ out: OutputBuffer, _ target: EMVTextTarget) {
-    for b in v {
-        if b >= 0x20 && b < 0x7F {
-            if target == .json && (b == 0x22 || b == 0x5C) { out.byte(0x5C) }
-            out.byte(b)
-        } else {
-            if target == .json { out.byte(0x5C) }
-            out.ascii("\\x")
-            out.hexByte(b, uppercase: true)
-        }
-    }
+    out.printableOrEscaped(v, json: target == .json)
 }
 
 /// Registry-supplied strings (names, meanings).

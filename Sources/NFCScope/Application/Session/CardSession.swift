@@ -102,13 +102,17 @@ public final class CardSession {
     }
 
     private func endSession(fieldDropped: Bool) -> TransactionSummary? {
-        defer {
-            tracker = TransactionTracker()
-            context = EMVContext()
-            selectedAID = nil
-            generateACCount = 0
-        }
+        defer { reset() }
         guard !tracker.isEmpty else { return nil }
         return tracker.finish(fieldDropped: fieldDropped)
+    }
+
+    /// Forgets the session in progress, as for a new input. Writers keep one session
+    /// for their lifetime (a `let`: no reference counting per frame) and reset it.
+    public func reset() {
+        tracker = TransactionTracker()
+        context = EMVContext()
+        selectedAID = nil
+        generateACCount = 0
     }
 }

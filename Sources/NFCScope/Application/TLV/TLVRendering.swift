@@ -23,30 +23,107 @@
 // currency in the same message applies to its amounts.
 
 public struct TLVWriter {
-    public var dictionary: any EMVDictionary
+    public var dictionary: any EMVDictionary {
+        didSet { registry = dictionary as? Registry }
+    }
     public var context: EMVContext
+    /// The dictionary when it is the registry (always, outside tests): the writing
+    /// then runs as code specialised for it, with no existential calls or copies per node.
+    private var registry: Registry?
 
     public init(dictionary: any EMVDictionary, context: EMVContext) {
         self.dictionary = dictionary
         self.context = context
+        self.registry = dictionary as? Registry
+    }
+
+    init(registry: Registry, context: EMVContext) {
+        self.dictionary = registry
+        self.context = context
+        self.registry = registry
     }
 
     // MARK: JSON
 
     /// Writes the top-level nodes as a JSON array.
     public func writeJSON(_ tlv: BERTLV, to out: OutputBuffer) {
-        context.withSelectedAID { aid in
-            writeJSONArray(tlv, tlv.topLevel, aid: aid, out)
+        if let registry {
+            TLVTreeWriter(dictionary: registry, context: context).writeJSON(tlv, to: out)
+        } else {
+            Self.writeJSON(tlv, dictionary, context, out)
         }
     }
 
-    private func writeJSONArray(_ tlv: BERTLV, _ nodes: TLVChildren, aid: ByteView?, _ out: OutputBuffer) {
+    /// Writes one line per node, the top level indented by `indent` spaces.
+    public func writeText(_ tlv: BERTLV, indent: Int, to out: OutputBuffer) {
+        if let registry {
+            TLVTreeWriter(dictionary: registry, context: context).writeText(tlv, indent: indent, to: out)
+        } else {
+            Self.writeText(tlv, indent, dictionary, context, out)
+        }
+    }
+
+    /// Writes DOL-split command data as a JSON array of nodes shaped like TLV
+    /// nodes (`tag`, `len` = length the DOL asks for, `hex`, `name`, `text`), an
+    /// incomplete last value carrying `"error":"data ends N bytes short"`.
+    /// Extra bytes after the list are the caller's to report (`split.extra`).
+    public func writeJSON(_ split: DOLSplit, to out: OutputBuffer) {
+        if let registry {
+            TLVTreeWriter(dictionary: registry, context: context).writeJSON(split, to: out)
+        } else {
+            Self.writeJSON(split, dictionary, context, out)
+        }
+    }
+
+    /// Text lines for DOL-split data, plus a line for missing or extra bytes.
+    public func writeText(_ split: DOLSplit, indent: Int, to out: OutputBuffer) {
+        if let registry {
+            TLVTreeWriter(dictionary: registry, context: context).writeText(split, indent: indent, to: out)
+        } else {
+            Self.writeText(split, indent, dictionary, context, out)
+        }
+    }
+
+    // Any other dictionary (tests): these open the existential for the generic writer.
+    private static func writeJSON(_ tlv: BERTLV, _ d: some EMVDictionary, _ c: EMVContext, _ out: OutputBuffer) {
+        TLVTreeWriter(dictionary: d, context: c).writeJSON(tlv, to: out)
+    }
+    private static func writeText(_ tlv: BERTLV, _ indent: Int, _ d: some EMVDictionary, _ c: EMVContext, _ out: OutputBuffer) {
+        TLVTreeWriter(dictionary: d, context: c).writeText(tlv, indent: indent, to: out)
+    }
+    private static func writeJSON(_ split: DOLSplit, _ d: some EMVDictionary, _ c: EMVContext, _ out: OutputBuffer) {
+        TLVTreeWriter(dictionary: d, context: c).writeJSON(split, to: out)
+    }
+    private static func writeText(_ split: DOLSplit, _ indent: Int, _ d: some EMVDictionary, _ c: EMVContext, _ out: OutputBuffer) {
+        TLVTreeWriter(dictionary: d, context: c).writeText(split, indent: indent, to: out)
+    }
+}
+
+/// What `TLVWriter` does, generic over the dictionary so the registry's version is
+/// specialised (resolving and rendering a node is most of the JSON output's time).
+struct TLVTreeWriter<Dictionary: EMVDictionary> {
+    let dictionary: Dictionary
+    let context: EMVContext
+
+    // MARK: JSON
+
+    func writeJSON(_ tlv: BERTLV, to out: OutputBuffer) {
+        context.withSelectedAID { aid in
+            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, aid: aid, out)
+        }
+    }
+
+    /// Siblings in `start..<end` of the node array, walked by index rather than
+    /// through `TLVChildren`, which would hold (and retain) the node array.
+    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, aid: ByteView?, _ out: OutputBuffer) {
         out.byte(0x5B)
-        var first = true
-        for (index, node) in nodes {
-            if !first { out.byte(0x2C) }
-            first = false
+        var index = start
+        let end = Swift.min(end, tlv.nodes.count)
+        while index < end {
+            if index != start { out.byte(0x2C) }
+            let node = tlv.nodes[index]
             writeJSONNode(tlv, index, node, aid: aid, out)
+            index = Swift.max(node.subtreeEnd, index + 1)
         }
         out.byte(0x5D)
     }
@@ -78,22 +155,24 @@ public struct TLVWriter {
         if node.childError { out.ascii(",\"children_error\":true") }
         if node.hasChildren {
             out.ascii(",\"children\":")
-            writeJSONArray(tlv, tlv.children(of: index), aid: aid, out)
+            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, aid: aid, out)
         }
         out.byte(0x7D)
     }
 
     // MARK: Text
 
-    /// Writes one line per node, the top level indented by `indent` spaces.
-    public func writeText(_ tlv: BERTLV, indent: Int, to out: OutputBuffer) {
+    func writeText(_ tlv: BERTLV, indent: Int, to out: OutputBuffer) {
         context.withSelectedAID { aid in
-            writeTextLevel(tlv, tlv.topLevel, indent: indent, aid: aid, out)
+            writeTextLevel(tlv, start: 0, end: tlv.nodes.count, indent: indent, aid: aid, out)
         }
     }
 
-    private func writeTextLevel(_ tlv: BERTLV, _ nodes: TLVChildren, indent: Int, aid: ByteView?, _ out: OutputBuffer) {
-        for (index, node) in nodes {
+    private func writeTextLevel(_ tlv: BERTLV, start: Int, end: Int, indent: Int, aid: ByteView?, _ out: OutputBuffer) {
+        var index = start
+        let end = Swift.min(end, tlv.nodes.count)
+        while index < end {
+            let node = tlv.nodes[index]
             tlvIndent(indent, out)
             tlvNodeTag(node, out)
             let resolved = dictionary.resolvedTag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
@@ -117,18 +196,15 @@ public struct TLVWriter {
             }
             out.byte(0x0A)
             if node.hasChildren {
-                writeTextLevel(tlv, tlv.children(of: index), indent: indent + 2, aid: aid, out)
+                writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, aid: aid, out)
             }
+            index = Swift.max(node.subtreeEnd, index + 1)
         }
     }
 
     // MARK: DOL-split data
 
-    /// Writes DOL-split command data as a JSON array of nodes shaped like TLV
-    /// nodes (`tag`, `len` = length the DOL asks for, `hex`, `name`, `text`), an
-    /// incomplete last value carrying `"error":"data ends N bytes short"`.
-    /// Extra bytes after the list are the caller's to report (`split.extra`).
-    public func writeJSON(_ split: DOLSplit, to out: OutputBuffer) {
+    func writeJSON(_ split: DOLSplit, to out: OutputBuffer) {
         context.withSelectedAID { aid in
             out.byte(0x5B)
             for (k, v) in split.values.enumerated() {
@@ -156,8 +232,7 @@ public struct TLVWriter {
         }
     }
 
-    /// Text lines for DOL-split data, plus a line for missing or extra bytes.
-    public func writeText(_ split: DOLSplit, indent: Int, to out: OutputBuffer) {
+    func writeText(_ split: DOLSplit, indent: Int, to out: OutputBuffer) {
         context.withSelectedAID { aid in
             for v in split.values {
                 tlvIndent(indent, out)
