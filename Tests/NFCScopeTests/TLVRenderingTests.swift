@@ -5,7 +5,7 @@ import Testing
 struct TLVRenderingTests {
     @Test func jsonOfPrimitivesAndTemplates() {
         let r = renderTLV(emvHex("77 0E 9F0206000000001500 5F2A020978"))
-        #expect(r.json == "[{\"tag\":\"77\",\"len\":14,\"name\":\"Response Message Template Format 2\",\"children\":["
+        #expect(r.json == "[{\"tag\":\"77\",\"len\":14,\"hex\":\"9f02060000000015005f2a020978\",\"name\":\"Response Message Template Format 2\",\"children\":["
             + "{\"tag\":\"9F02\",\"len\":6,\"hex\":\"000000001500\",\"name\":\"Amount, Authorised (Numeric)\",\"text\":\"15.00 EUR\"},"
             + "{\"tag\":\"5F2A\",\"len\":2,\"hex\":\"0978\",\"name\":\"Transaction Currency Code\",\"text\":\"EUR (978)\"}]}]")
         #expect(r.text == """
@@ -39,7 +39,7 @@ struct TLVRenderingTests {
 
     @Test func indefiniteInJSON() {
         let r = renderTLV(emvHex("A580 500141 0000"))
-        #expect(r.json == "[{\"tag\":\"A5\",\"len\":null,\"name\":\"FCI Proprietary Template\",\"indefinite\":true,\"children\":["
+        #expect(r.json == "[{\"tag\":\"A5\",\"len\":null,\"hex\":\"500141\",\"name\":\"FCI Proprietary Template\",\"indefinite\":true,\"children\":["
             + "{\"tag\":\"50\",\"len\":1,\"hex\":\"41\",\"name\":\"Application Label\",\"text\":\"A\"}]}]")
         #expect(r.text.hasPrefix("A5 FCI Proprietary Template (indefinite)\n  50 Application Label (1) 41 = A\n"))
     }
@@ -68,7 +68,7 @@ struct TLVRenderingTests {
 
     @Test func ppseJSONNesting() {
         let r = renderTLV(applePaySelectPPSE)
-        #expect(r.json.contains("{\"tag\":\"61\",\"len\":19,\"name\":\"Application Template\",\"children\":[{\"tag\":\"4F\",\"len\":7,\"hex\":\"a0000000031010\""))
+        #expect(r.json.contains("{\"tag\":\"61\",\"len\":19,\"hex\":\"4f07a00000000310108701019f0a0400010101\",\"name\":\"Application Template\",\"children\":[{\"tag\":\"4F\",\"len\":7,\"hex\":\"a0000000031010\""))
         #expect(r.text.contains("\n      61 Application Template (19)\n        4F Application Identifier (AID) (7) A0000000031010\n"))
     }
 }

@@ -5,9 +5,9 @@
 //  - `tag`: uppercase hex of the tag bytes (for an error node, those that were read).
 //  - `len`: the length the header announced; null when the header is incomplete
 //    or the length is indefinite.
-//  - `hex`: lowercase hex of the value bytes present. Omitted for a constructed
-//    node whose children parsed cleanly (they carry the same bytes), present
-//    when its content is not clean TLV, so the raw bytes are never lost.
+//  - `hex`: lowercase hex of the value bytes present, for every node (a constructed
+//    node's value is its children's encoding: a program can take any subtree's bytes
+//    without re-encoding it).
 //  - `name`: always present; null when the dictionary does not know the tag.
 //  - `text`: only when the value has a rendering beyond its hex and the node is intact.
 //  - `indefinite`: true, only for indefinite-length objects.
@@ -133,10 +133,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         tlvNodeTag(node, out)
         out.ascii("\",\"len\":")
         if let l = node.declaredLength { out.int(l) } else { out.ascii("null") }
-        let clean = node.error == nil && !node.childError
-        if !node.constructed || !clean {
-            out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
-        }
+        out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
         let resolved = dictionary.resolvedTag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
         if let resolved {
             out.ascii(",\"name\":\""); out.bytes(resolved.jsonName); out.byte(0x22)
