@@ -42,6 +42,26 @@ import Testing
         #expect(out.string == "dead01 -1234 1.500000 a\\\"b\\\\\\n\\u0001")
     }
 
+    @Test func crcTableLiteralMatchesPolynomial() {
+        // Table 0 from the polynomial bit by bit; table k from table k-1 (one more zero byte).
+        var computed = [UInt16](repeating: 0, count: 16 * 256)
+        for i in 0..<256 {
+            var c = UInt16(i)
+            for _ in 0..<8 { c = (c & 1) != 0 ? (c >> 1) ^ 0x8408 : c >> 1 }
+            computed[i] = c
+        }
+        for k in 1..<16 {
+            for i in 0..<256 {
+                let prev = computed[(k - 1) * 256 + i]
+                computed[k * 256 + i] = (prev >> 8) ^ computed[Int(prev & 0xFF)]
+            }
+        }
+        #expect(crc8408Table.count == 16 * 256)
+        #expect(crc8408Table == computed)
+        #expect(crc8408Table[1] == 0x1189)
+        #expect(crc8408Table[15 * 256 + 255] == computed[15 * 256 + 255])
+    }
+
     @Test func slicedCRCMatchesBitwiseReference() {
         func bitwise(_ bytes: [UInt8], _ preset: UInt16) -> UInt16 {
             var c = preset

@@ -243,25 +243,6 @@ public final class GrowableBytes: @unchecked Sendable {
 // words straight from the view's memory. Only the first two bytes of a step
 // depend on the running CRC, so the other fourteen lookups overlap.
 
-/// Sixteen 256-entry tables for the reflected polynomial 0x8408: table k gives the
-/// effect of a byte followed by k zero bytes. Written once at first use, then
-/// only read, so sharing it between threads is safe.
-nonisolated(unsafe) private let crc8408Tables: UnsafeMutablePointer<UInt16> = {
-    let t = UnsafeMutablePointer<UInt16>.allocate(capacity: 16 * 256)
-    for i in 0..<256 {
-        var c = UInt16(i)
-        for _ in 0..<8 { c = (c & 1) != 0 ? (c >> 1) ^ 0x8408 : c >> 1 }
-        t[i] = c
-    }
-    for k in 1..<16 {
-        for i in 0..<256 {
-            let prev = t[(k - 1) * 256 + i]
-            t[k * 256 + i] = (prev >> 8) ^ t[Int(prev & 0xFF)]
-        }
-    }
-    return t
-}()
-
 extension ByteView {
     /// Reflected CRC-16 (polynomial 0x8408) of the view, starting from `preset`,
     /// without final complement.
@@ -271,9 +252,19 @@ extension ByteView {
     /// and the two dependent lookups last, so that the chain from one step's CRC to
     /// the next is two loads and two XORs long rather than a line of sixteen XORs.
     public func crc16Reflected(preset: UInt16) -> UInt16 {
+        guard let base, count > 0 else { return preset }
+        return crc8408Table.withUnsafeBufferPointer { table in
+            guard let t = table.baseAddress else { return preset }
+            return Self.crc16Reflected(base, count, preset, t)
+        }
+    }
+
+    /// The kernel of `crc16Reflected` over `count` bytes at `base`, with the sixteen
+    /// tables at `t` (`crc8408Table`).
+    @inline(__always)
+    private static func crc16Reflected(_ base: UnsafeRawPointer, _ count: Int, _ preset: UInt16,
+                                       _ t: UnsafePointer<UInt16>) -> UInt16 {
         var crc = preset
-        guard let base, count > 0 else { return crc }
-        let t = crc8408Tables
         var i = 0
         @inline(__always) func lookup(_ table: Int, _ v: UInt64, _ shift: UInt64) -> UInt16 {
             t[table &* 256 &+ Int((v &>> shift) & 0xFF)]

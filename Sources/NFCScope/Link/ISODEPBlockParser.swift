@@ -17,7 +17,14 @@ public enum ISODEPBlockParser {
     /// one-byte INF of S(WTX)/S(PARAMETERS). Used to tell a block whose CRC was
     /// lost (some Proxmark3 sniffs record `F2 01`) from one with a wrong CRC.
     public static func minimumLength(ofPCB pcb: UInt8) -> Int {
-        guard let kind = kind(ofPCB: pcb) else { return 1 }
+        minimumLength(ofPCB: pcb, kind: kind(ofPCB: pcb))
+    }
+
+    /// `minimumLength(ofPCB:)` for a PCB whose kind the caller already worked out
+    /// (the link layer classifies each PCB once per frame).
+    @inline(__always)
+    static func minimumLength(ofPCB pcb: UInt8, kind: ISODEPBlockKind?) -> Int {
+        guard let kind else { return 1 }
         var n = 1
         if pcb & 0x08 != 0 { n += 1 }
         switch kind {
@@ -32,7 +39,14 @@ public enum ISODEPBlockParser {
     /// `.badBlock` for a PCB that fits no pattern, `.malformed` for missing bytes.
     public static func parse(_ payload: ByteView) -> (block: ISODEPBlock?, error: FrameError?) {
         guard let pcb = payload.byte(0) else { return (nil, FrameError(.malformed, 0)) }
-        guard let kind = kind(ofPCB: pcb) else { return (nil, FrameError(.badBlock, Int(pcb))) }
+        return parse(payload, pcb: pcb, kind: kind(ofPCB: pcb))
+    }
+
+    /// `parse(_:)` for a payload whose first byte `pcb` the caller has read and
+    /// classified as `kind`.
+    @inline(__always)
+    static func parse(_ payload: ByteView, pcb: UInt8, kind: ISODEPBlockKind?) -> (block: ISODEPBlock?, error: FrameError?) {
+        guard let kind else { return (nil, FrameError(.badBlock, Int(pcb))) }
         var block = ISODEPBlock(kind: kind, pcb: pcb)
         var i = 1
         if pcb & 0x08 != 0 {

@@ -470,19 +470,21 @@ public struct LinkDecoder: Sendable {
     mutating func decodeBlock(_ frame: inout Frame, requireCRC: Bool, answer: Bool) -> FrameError? {
         let bytes = frame.bytes
         guard let pcb = bytes.byte(0) else { frame.tech = tech; return nil }
+        let kind = ISODEPBlockParser.kind(ofPCB: pcb)
         var payload = bytes
         var crcTech: Tech?
         frame.crc = .none
         // A frame exactly as long as the block needs without CRC lost its CRC (seen
         // in Proxmark3 sniffs as `F2 01` and `BA 00`): verdict `.none`, not `.bad`.
-        if frame.crcIncluded, bytes.count >= ISODEPBlockParser.minimumLength(ofPCB: pcb) + 2 {
+        if frame.crcIncluded, bytes.count >= ISODEPBlockParser.minimumLength(ofPCB: pcb, kind: kind) + 2 {
             (payload, crcTech) = splitEither(&frame)
         }
         if requireCRC && frame.crc != .ok { frame.crc = .none; return nil }
         if let crcTech { tech = crcTech }
         frame.tech = tech
         if !answer { pending = .block }
-        let (block, error) = ISODEPBlockParser.parse(payload)
+        // The payload still starts with `pcb`: at most the CRC was cut off its end.
+        let (block, error) = ISODEPBlockParser.parse(payload, pcb: pcb, kind: kind)
         if let block {
             frame.info = .block(block)
             // S(DESELECT) answered by the card ends the session.
