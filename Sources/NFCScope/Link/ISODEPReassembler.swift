@@ -236,6 +236,7 @@ public final class ISODEPReassembler {
         }
     }
 
+    @inline(__always)
     private func note(_ n: Int) {
         if frameCount < frames.count { frames[frameCount] = n } else { frames.append(n) }
         frameCount += 1
@@ -255,8 +256,10 @@ public final class ISODEPReassembler {
         receiver.exchange(ISODEPExchange(frames: frames[..<frameCount], command: command.bytes, response: response.bytes,
                             waitingTimeExtensions: wtx, retransmissions: retransmissions,
                             sawBadCRC: badCRC, incomplete: incomplete))
+        // No reset here: nothing reads the exchange state while idle, and every way
+        // out of idle starts with `startExchange()` (resetting twice per exchange
+        // showed in profiles of `stats`).
         phase = .idle
-        startExchange()
     }
 
     /// Closes whatever is pending (end of input, field off, new activation).
