@@ -89,9 +89,10 @@ public enum CaptureDecoder {
             outcome.frames += 1
             // A frame that ends the session closes the pending exchange first, so the
             // exchange is reported inside the session it belongs to.
-            if frame.event != nil || frame.info.endsISODEPSession { isoDEP.flush(to: sink) }
+            let endsSession = frame.event != nil || frame.info.endsISODEPSession
+            if endsSession { isoDEP.flush(to: sink) }
             sink.frame(frame)
-            isoDEP.feed(frame, to: sink)
+            if !endsSession { isoDEP.feedBlock(of: frame, to: sink) }
             if frame.tech == .nfcF || frame.event != nil { feliCa.feed(frame, to: sink) }
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
