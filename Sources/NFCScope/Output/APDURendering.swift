@@ -108,6 +108,14 @@ public struct APDUExchangeView: Sendable {
     /// 10. members of a registered `APDUPayloadDecoder`, if any
     public func writeJSONMembers(_ out: OutputBuffer, decoders: APDUPayloadDecoders = .none) {
         let (parsed, error) = parse()
+        writeJSONMembers(out, parsed: parsed, error: error,
+                         response: response.map { APDUResponse(parsing: $0) }, decoders: decoders)
+    }
+
+    /// The same, for a caller that parsed the command and response already (the
+    /// writers, through `CardSession.interpret`): they are not parsed twice per APDU.
+    func writeJSONMembers(_ out: OutputBuffer, parsed: APDUCommand?, error: APDUError?, response resp: APDUResponse?,
+                          decoders: APDUPayloadDecoders = .none) {
 
         if let command, command.count >= 4,
            let cla = command.byte(0), let ins = command.byte(1),
@@ -145,7 +153,6 @@ public struct APDUExchangeView: Sendable {
             out.ascii(",\"error_offset\":"); out.int(error.offset)
         }
 
-        let resp = response.map { APDUResponse(parsing: $0) }
         if let resp {
             out.ascii(",\"response\":\""); out.hex(resp.data); out.byte(0x22)
         } else {
@@ -175,6 +182,13 @@ public struct APDUExchangeView: Sendable {
     /// Payload decoder lines, if any, follow.
     public func writeText(_ out: OutputBuffer, indent: Int, decoders: APDUPayloadDecoders = .none) {
         let (parsed, error) = parse()
+        writeText(out, indent: indent, parsed: parsed, error: error,
+                  response: response.map { APDUResponse(parsing: $0) }, decoders: decoders)
+    }
+
+    /// The same, with the command and response parsed by the caller.
+    func writeText(_ out: OutputBuffer, indent: Int, parsed: APDUCommand?, error: APDUError?, response resp: APDUResponse?,
+                   decoders: APDUPayloadDecoders = .none) {
         writeIndent(indent, out)
         out.ascii("APDU")
         if let c = parsed {
@@ -222,7 +236,6 @@ public struct APDUExchangeView: Sendable {
 
         writeIndent(indent, out)
         out.ascii("     -> ")
-        let resp = response.map { APDUResponse(parsing: $0) }
         if let resp {
             if let sw = resp.sw {
                 out.hex16(sw, uppercase: true); out.byte(0x20)

@@ -20,7 +20,7 @@ enum ApplicationRendering {
             }
             out.byte(0x7D)
         }
-        let writer = TLVWriter(registry: registry, context: x.context)
+        let writer = TLVTreeWriter(dictionary: registry, context: x.context)
         if let dol = x.commandDOL {
             out.ascii(",\"dol\":\""); out.ascii(x.commandDOLName)
             out.ascii("\",\"command_fields\":")
@@ -89,7 +89,7 @@ enum ApplicationRendering {
     // MARK: Text
 
     static func writeText(_ x: APDUInterpretation, registry: Registry, indent: Int, to out: OutputBuffer) {
-        let writer = TLVWriter(registry: registry, context: x.context)
+        let writer = TLVTreeWriter(dictionary: registry, context: x.context)
         if let aid = x.applicationAID, let app = x.application, x.command?.selectedName != nil {
             pad(indent, out)
             out.ascii("application ")

@@ -97,8 +97,10 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         let out = self.out
         out.ascii("{\"type\":\"apdu\",\"frames\":")
         writeNumbers(exchange.frames)
-        APDUExchangeView(command: exchange.command, response: exchange.response).writeJSONMembers(out)
         let interpretation = session.interpret(exchange)
+        APDUExchangeView(command: exchange.command, response: exchange.response)
+            .writeJSONMembers(out, parsed: interpretation.command, error: interpretation.commandError,
+                              response: interpretation.response)
         ApplicationRendering.writeJSONMembers(interpretation, registry: registry, to: out)
         out.ascii(",\"wtx\":")
         out.int(exchange.waitingTimeExtensions)

@@ -32,6 +32,8 @@ public final class ResolvedTag: Sendable {
     public let textName: [UInt8]
     /// The entry applies only to some lengths or applications (checked per lookup).
     public let isRestricted: Bool
+    /// `renderer != nil`, as a plain flag (testing the enum would copy its payload).
+    public let hasText: Bool
 
     public init(entry: TagEntry, renderer: EMVValueRenderer?) {
         self.entry = entry
@@ -41,6 +43,16 @@ public final class ResolvedTag: Sendable {
         self.jsonName = escaped.contents
         self.textName = Array(entry.name.utf8)
         self.isRestricted = !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty
+        self.hasText = renderer != nil
+    }
+
+    /// Writes the value's text with this entry's renderer (nothing when it has none).
+    /// A method of the entry so the renderer and its tables are read in place: copying
+    /// the enum out would retain every table reference it carries, per TLV node.
+    @inline(__always)
+    func renderText(_ value: ByteView, context: EMVContext, dictionary: some EMVDictionary,
+                    to out: OutputBuffer, target: EMVTextTarget) {
+        renderer?.render(value, context: context, dictionary: dictionary, to: out, target: target)
     }
 }
 

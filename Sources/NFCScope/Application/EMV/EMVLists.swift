@@ -85,10 +85,11 @@ func writeCVMCondition(_ c: UInt8, _ out: OutputBuffer) {
 /// DOL: "9F66 Terminal Transaction Qualifiers (4), 9F02 Amount, Authorised (6)".
 func renderDOL(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionary,
                _ out: OutputBuffer, _ target: EMVTextTarget) {
-    let dol = DataObjectList(parsing: v)
-    context.withSelectedAID { aid in
-        for (k, item) in dol.items.enumerated() {
-            if k > 0 { out.ascii(", ") }
+    var first = true
+    let errorOffset = context.withSelectedAID { aid in
+        DataObjectList.forEachItem(in: v) { item in
+            if !first { out.ascii(", ") }
+            first = false
             emvTagHex(item.tag, out)
             if let resolved = dictionary.resolvedTag(item.tag, length: item.length, aid: aid) {
                 out.byte(0x20)
@@ -97,8 +98,8 @@ func renderDOL(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionar
             out.ascii(" ("); out.int(item.length); out.byte(0x29)
         }
     }
-    if let e = dol.errorOffset {
-        if !dol.items.isEmpty { out.ascii(", ") }
+    if let e = errorOffset {
+        if !first { out.ascii(", ") }
         out.ascii("malformed at offset "); out.int(e)
     }
 }

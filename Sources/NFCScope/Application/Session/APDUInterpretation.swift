@@ -17,6 +17,8 @@ public enum ApplicationHandlerKind: UInt8, Sendable {
 public struct APDUInterpretation {
     public var exchange: ISODEPExchange
     public var command: APDUCommand?
+    /// Why the command did not parse (nil when it did, or when there is none).
+    public var commandError: APDUError?
     public var response: APDUResponse?
     /// The application the exchange concerns: the one being selected, or the one selected before.
     public var applicationAID: [UInt8]?

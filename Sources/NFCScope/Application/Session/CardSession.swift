@@ -19,9 +19,14 @@ public final class CardSession {
 
     /// Interprets one exchange and remembers what it revealed.
     public func interpret(_ exchange: ISODEPExchange) -> APDUInterpretation {
-        let command = exchange.command.flatMap { try? APDUCommand(parsing: $0) }
+        var command: APDUCommand?
+        var commandError: APDUError?
+        if let bytes = exchange.command {
+            do throws(APDUError) { command = try APDUCommand(parsing: bytes) } catch { commandError = error }
+        }
         let response = exchange.response.map { APDUResponse(parsing: $0) }
-        var x = APDUInterpretation(exchange: exchange, command: command, response: response, context: context)
+        var x = APDUInterpretation(exchange: exchange, command: command, commandError: commandError,
+                                   response: response, context: context)
 
         let selecting = command?.selectedName
         let accepted = response?.sw == 0x9000 || (response?.sw).map { $0 >> 8 == 0x61 } == true

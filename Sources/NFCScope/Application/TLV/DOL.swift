@@ -16,23 +16,30 @@ public struct DataObjectList: Sendable {
     public var errorOffset: Int?
 
     public init(parsing bytes: ByteView) {
-        items = []
+        var items: [DOLItem] = []
         items.reserveCapacity(bytes.count / 2)
-        errorOffset = nil
+        errorOffset = DataObjectList.forEachItem(in: bytes) { items.append($0) }
+        self.items = items
+    }
+
+    /// Walks the items of a DOL without building a list (rendering a DOL value
+    /// happens per TLV node); returns the offset where the list is malformed, if it is.
+    @inline(__always)
+    static func forEachItem(in bytes: ByteView, _ body: (DOLItem) -> Void) -> Int? {
         var pos = 0
         while pos < bytes.count {
             // DOL items reuse BER tag and length coding; a constructed bit or
             // indefinite length means nothing here, and neither is used in practice.
             switch BERTLV.readHeader(bytes, at: pos, end: bytes.count) {
             case .failure:
-                errorOffset = pos
-                return
+                return pos
             case .success(let h):
-                guard let length = h.length else { errorOffset = pos; return }
-                items.append(DOLItem(tag: h.tag, length: length))
+                guard let length = h.length else { return pos }
+                body(DOLItem(tag: h.tag, length: length))
                 pos += h.headerLength
             }
         }
+        return nil
     }
 
     /// Total value bytes the list asks for.

@@ -140,9 +140,9 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         } else {
             out.ascii(",\"name\":null")
         }
-        if node.error == nil, !node.constructed, let r = resolved?.renderer {
+        if node.error == nil, !node.constructed, let resolved, resolved.hasText {
             out.ascii(",\"text\":\"")
-            r.render(node.value, context: context, dictionary: dictionary, to: out, target: .json)
+            resolved.renderText(node.value, context: context, dictionary: dictionary, to: out, target: .json)
             out.byte(0x22)
         }
         if node.indefinite { out.ascii(",\"indefinite\":true") }
@@ -184,9 +184,9 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             if !node.constructed || !clean, !node.value.isEmpty {
                 out.byte(0x20); out.hex(node.value, uppercase: true)
             }
-            if node.error == nil, !node.constructed, let r = resolved?.renderer {
+            if node.error == nil, !node.constructed, let resolved, resolved.hasText {
                 out.ascii(" = ")
-                r.render(node.value, context: context, dictionary: dictionary, to: out, target: .text)
+                resolved.renderText(node.value, context: context, dictionary: dictionary, to: out, target: .text)
             }
             if let e = node.error {
                 out.ascii(" !! "); e.write(to: out, declaredLength: node.declaredLength)
@@ -215,9 +215,9 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 } else {
                     out.ascii(",\"name\":null")
                 }
-                if v.isComplete, let r = resolved?.renderer {
+                if v.isComplete, let resolved, resolved.hasText {
                     out.ascii(",\"text\":\"")
-                    r.render(v.value, context: context, dictionary: dictionary, to: out, target: .json)
+                    resolved.renderText(v.value, context: context, dictionary: dictionary, to: out, target: .json)
                     out.byte(0x22)
                 }
                 if !v.isComplete {
@@ -238,9 +238,9 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 if let resolved { out.byte(0x20); out.bytes(resolved.textName) }
                 out.ascii(" ("); out.int(v.length); out.byte(0x29)
                 if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }
-                if v.isComplete, let r = resolved?.renderer {
+                if v.isComplete, let resolved, resolved.hasText {
                     out.ascii(" = ")
-                    r.render(v.value, context: context, dictionary: dictionary, to: out, target: .text)
+                    resolved.renderText(v.value, context: context, dictionary: dictionary, to: out, target: .text)
                 }
                 if !v.isComplete {
                     out.ascii(" !! data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short")
