@@ -62,3 +62,25 @@ import Testing
         #expect(out.string.contains("4642352851503640"))
     }
 }
+
+@Suite struct RedactionSessionTests {
+    /// Two cards in one capture: each session's secrets are learnt from its own
+    /// answers (and forgotten after it), and both are masked.
+    @Test func everyCardOfACaptureIsMasked() {
+        var b = CaptureBuilder()
+        for pan in ["5413330089600044", "4761739001010119"] {
+            b.activate()
+            b.apdu(bytes(fromHex: "00A4040007A000000004101000"), bytes(fromHex: "6F098407A00000000410109000"))
+            b.apdu(bytes(fromHex: "00B2011400"), bytes(fromHex: "700A5A08" + pan + "9000"))
+            b.fieldOff()
+        }
+        let out = OutputBuffer()
+        _ = CommandLineTool.run(["decode", "--redact", "--format", "jsonl", temporaryFile(b.pcap)][...], out: out,
+                                outputIsTerminal: false) { _ in }
+        let text = out.string
+        #expect(!text.contains("5413330089600044"))
+        #expect(!text.contains("4761739001010119"))
+        #expect(text.contains("541333******0044"))
+        #expect(text.contains("476173******0119"))
+    }
+}

@@ -25,6 +25,11 @@ final class Redactor {
 
     var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty }
 
+    func reset() {
+        digitSecrets.removeAll(keepingCapacity: true)
+        nameSecrets.removeAll(keepingCapacity: true)
+    }
+
     /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1, 5F20/9F0B names).
     func learn(fromResponse data: ByteView) {
         guard !data.isEmpty, BERTLV.looksLikeTLV(data) else { return }
@@ -216,12 +221,17 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
     public func frame(_ frame: Frame) {
         let isBlock: Bool
         if case .block = frame.info { isBlock = true } else { isBlock = false }
+        let endsSession = frame.event != nil || frame.info.endsISODEPSession
         if held.isEmpty && !isBlock {
             write(frame, mask: maskFor(frame))
-            return
+        } else {
+            held.append(frame)
+            if held.count >= holdLimit || endsSession { release() }
         }
-        held.append(frame)
-        if held.count >= holdLimit || frame.event != nil || frame.info.endsISODEPSession { release() }
+        // A card's secrets are learnt again from its own answers in each session, so
+        // they are forgotten when the session ends: memory and masking work stay
+        // bounded however many cards a capture holds.
+        if endsSession { redactor.reset() }
     }
 
     public func exchange(_ exchange: ISODEPExchange) {
