@@ -101,3 +101,56 @@ public final class CaptureInput: @unchecked Sendable {
         releasedUpTo = end
     }
 }
+
+/// Small file-system helpers for the few places that read folders (plugin folders),
+/// kept here with the other libc file access so the rest needs neither libc nor
+/// Foundation (which would cost every run its start-up time).
+public enum FileSystem {
+    public enum Kind { case missing, directory, file, other }
+
+    public static func kind(of path: String) -> Kind {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return .missing }
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG: return .file
+        default: return .other
+        }
+    }
+
+    /// Paths (relative to `directory`) of the regular files below it, recursively,
+    /// sorted; nil when the folder cannot be read. Depth is capped so a link loop
+    /// cannot recurse forever.
+    public static func files(below directory: String, maxDepth: Int = 16) -> [String]? {
+        var found: [String] = []
+        func walk(_ relative: String, depth: Int) -> Bool {
+            let full = relative.isEmpty ? directory : directory + "/" + relative
+            guard let dir = opendir(full) else { return false }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name == "." || name == ".." { continue }
+                let child = relative.isEmpty ? name : relative + "/" + name
+                switch kind(of: directory + "/" + child) {
+                case .directory:
+                    if depth < maxDepth { _ = walk(child, depth: depth + 1) }
+                case .file:
+                    found.append(child)
+                default:
+                    break
+                }
+            }
+            return true
+        }
+        guard walk("", depth: 0) else { return nil }
+        return found.sorted()
+    }
+
+    /// The whole content of a file, or nil when it cannot be read.
+    public static func contents(of path: String) -> [UInt8]? {
+        guard let input = try? CaptureInput(path: path) else { return nil }
+        return input.view.array
+    }
+}

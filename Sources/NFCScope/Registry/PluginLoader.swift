@@ -1,6 +1,5 @@
-// Reading plugin folders from disk. The only registry file that uses Foundation:
-// it runs once before decoding, never on the hot path.
-import Foundation
+// Reading plugin folders from disk (through the libc helpers in Bytes/, so the
+// binary does not load Foundation at start-up).
 
 public enum PluginLoader {
     /// The environment variable holding extra plugin folders, separated by ':'.
@@ -17,31 +16,27 @@ public enum PluginLoader {
     /// The `.plugin` files below `directory` (recursively, sorted by path) with their text.
     /// A folder or file that cannot be read is a diagnostic, never skipped silently.
     static func readFiles(in directory: String) -> ([(path: String, text: String)], [PluginDiagnostic]) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+        switch FileSystem.kind(of: directory) {
+        case .missing:
             return ([], [PluginDiagnostic(file: directory, line: 0, reason: "plugin folder does not exist")])
+        case .directory:
+            break
+        default:
+            return ([], [PluginDiagnostic(file: directory, line: 0, reason: "not a folder (give the folder holding .plugin files)")])
         }
         let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-        let relativePaths: [String]
-        if isDirectory.boolValue {
-            guard let enumerator = FileManager.default.enumerator(atPath: directory) else {
-                return ([], [PluginDiagnostic(file: directory, line: 0, reason: "cannot read plugin folder")])
-            }
-            relativePaths = enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".plugin") }.sorted()
-        } else {
-            return ([], [PluginDiagnostic(file: directory, line: 0, reason: "not a folder (give the folder holding .plugin files)")])
+        guard let relativePaths = FileSystem.files(below: base)?.filter({ $0.hasSuffix(".plugin") }) else {
+            return ([], [PluginDiagnostic(file: directory, line: 0, reason: "cannot read plugin folder")])
         }
         var files: [(path: String, text: String)] = []
         var diagnostics: [PluginDiagnostic] = []
         for relative in relativePaths {
             let path = base + "/" + relative
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue { continue }
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let bytes = FileSystem.contents(of: path) else {
                 diagnostics.append(PluginDiagnostic(file: path, line: 0, reason: "cannot read file"))
                 continue
             }
-            guard let text = String(data: data, encoding: .utf8) else {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
                 diagnostics.append(PluginDiagnostic(file: path, line: 0, reason: "file is not valid UTF-8 text"))
                 continue
             }
