@@ -116,6 +116,17 @@ public final class OutputBuffer: @unchecked Sendable {
         count += n
     }
 
+    /// `n` bytes of `b` from `start` (a string pooled with others); out of range writes nothing.
+    @inline(__always)
+    public func bytes(_ b: [UInt8], from start: Int, count n: Int) {
+        guard start >= 0, n > 0, start <= b.count - n else { return }
+        b.withUnsafeBufferPointer { u in
+            reserve(n)
+            if let base = u.baseAddress { (storage + count).update(from: base + start, count: n) }
+            count += n
+        }
+    }
+
     /// Raw bytes, as they are (binary outputs such as pcapng).
     public func bytes(_ b: [UInt8]) {
         b.withUnsafeBufferPointer { u in

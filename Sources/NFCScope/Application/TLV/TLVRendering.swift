@@ -134,15 +134,15 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         out.ascii("\",\"len\":")
         if let l = node.declaredLength { out.int(l) } else { out.ascii("null") }
         out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
-        let resolved = dictionary.resolvedTag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
-        if let resolved {
-            out.ascii(",\"name\":\""); out.bytes(resolved.jsonName); out.byte(0x22)
+        let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+        if let handle {
+            out.ascii(",\"name\":\""); dictionary.writeTagName(handle, to: out, target: .json); out.byte(0x22)
         } else {
             out.ascii(",\"name\":null")
         }
-        if node.error == nil, !node.constructed, let resolved, resolved.hasText {
+        if node.error == nil, !node.constructed, let handle, dictionary.tagHasText(handle) {
             out.ascii(",\"text\":\"")
-            resolved.renderText(node.value, context: context, dictionary: dictionary, to: out, target: .json)
+            dictionary.renderTagValue(handle, node.value, context: context, to: out, target: .json)
             out.byte(0x22)
         }
         if node.indefinite { out.ascii(",\"indefinite\":true") }
@@ -172,10 +172,10 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             let node = tlv.nodes[index]
             tlvIndent(indent, out)
             tlvNodeTag(node, out)
-            let resolved = dictionary.resolvedTag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+            let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
 
-            if let resolved {
-                out.byte(0x20); out.bytes(resolved.textName)
+            if let handle {
+                out.byte(0x20); dictionary.writeTagName(handle, to: out, target: .text)
             }
             out.ascii(" (")
             if let l = node.declaredLength { out.int(l) } else { out.ascii(node.indefinite ? "indefinite" : "?") }
@@ -184,9 +184,9 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             if !node.constructed || !clean, !node.value.isEmpty {
                 out.byte(0x20); out.hex(node.value, uppercase: true)
             }
-            if node.error == nil, !node.constructed, let resolved, resolved.hasText {
+            if node.error == nil, !node.constructed, let handle, dictionary.tagHasText(handle) {
                 out.ascii(" = ")
-                resolved.renderText(node.value, context: context, dictionary: dictionary, to: out, target: .text)
+                dictionary.renderTagValue(handle, node.value, context: context, to: out, target: .text)
             }
             if let e = node.error {
                 out.ascii(" !! "); e.write(to: out, declaredLength: node.declaredLength)
@@ -209,15 +209,15 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 out.ascii("{\"tag\":\""); emvTagHex(v.tag, out)
                 out.ascii("\",\"len\":"); out.int(v.length)
                 out.ascii(",\"hex\":\""); out.hex(v.value); out.byte(0x22)
-                let resolved = dictionary.resolvedTag(v.tag, length: v.length, aid: aid)
-                if let resolved {
-                    out.ascii(",\"name\":\""); out.bytes(resolved.jsonName); out.byte(0x22)
+                let handle = dictionary.tagHandle(v.tag, length: v.length, aid: aid)
+                if let handle {
+                    out.ascii(",\"name\":\""); dictionary.writeTagName(handle, to: out, target: .json); out.byte(0x22)
                 } else {
                     out.ascii(",\"name\":null")
                 }
-                if v.isComplete, let resolved, resolved.hasText {
+                if v.isComplete, let handle, dictionary.tagHasText(handle) {
                     out.ascii(",\"text\":\"")
-                    resolved.renderText(v.value, context: context, dictionary: dictionary, to: out, target: .json)
+                    dictionary.renderTagValue(handle, v.value, context: context, to: out, target: .json)
                     out.byte(0x22)
                 }
                 if !v.isComplete {
@@ -234,13 +234,13 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             for v in split.values {
                 tlvIndent(indent, out)
                 emvTagHex(v.tag, out)
-                let resolved = dictionary.resolvedTag(v.tag, length: v.length, aid: aid)
-                if let resolved { out.byte(0x20); out.bytes(resolved.textName) }
+                let handle = dictionary.tagHandle(v.tag, length: v.length, aid: aid)
+                if let handle { out.byte(0x20); dictionary.writeTagName(handle, to: out, target: .text) }
                 out.ascii(" ("); out.int(v.length); out.byte(0x29)
                 if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }
-                if v.isComplete, let resolved, resolved.hasText {
+                if v.isComplete, let handle, dictionary.tagHasText(handle) {
                     out.ascii(" = ")
-                    resolved.renderText(v.value, context: context, dictionary: dictionary, to: out, target: .text)
+                    dictionary.renderTagValue(handle, v.value, context: context, to: out, target: .text)
                 }
                 if !v.isComplete {
                     out.ascii(" !! data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short")
