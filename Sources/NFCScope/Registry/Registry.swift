@@ -27,7 +27,14 @@ public final class Registry: Sendable {
     public let systems: [UInt16: FeliCaSystemEntry]
     public let services: [FeliCaServiceEntry]
 
-    private let aidIndex: PrefixDissectorTable<AIDEntry>
+    /// AID prefix -> index in `aids`.
+    private let aidIndex: PrefixDissectorTable<Int>
+    /// Per entry of `aids`, index for index: the decoder its APDUs go to, and its
+    /// JSON members (`,"name":...,"vendor":...,"kind":...`) as a range of `aidJSONPool`,
+    /// written per APDU without escaping the strings again.
+    private let aidHandlers: [ApplicationHandlerKind]
+    private let aidJSONRanges: [Range<Int>]
+    private let aidJSONPool: [UInt8]
     /// Per tag: the entries in order of decreasing specificity (for listings).
     private let tagIndex: [UInt32: [TagEntry]]
     /// Every tag's candidates end to end, most specific first, as plain values: a
@@ -59,9 +66,22 @@ public final class Registry: Sendable {
         systems = b.systems
         services = b.serviceOrder.compactMap { b.services[$0] }
 
-        var aidIndex = PrefixDissectorTable<AIDEntry>()
-        for entry in aids { aidIndex.register(prefix: entry.aid, entry) }
+        var aidIndex = PrefixDissectorTable<Int>()
+        for (i, entry) in aids.enumerated() { aidIndex.register(prefix: entry.aid, i) }
         self.aidIndex = aidIndex
+        aidHandlers = aids.map { ApplicationHandlerKind(decoding: $0.kind) }
+        let aidJSON = OutputBuffer()
+        var aidJSONRanges: [Range<Int>] = []
+        for entry in aids {
+            let start = aidJSON.count
+            aidJSON.ascii(",\"name\":\""); aidJSON.jsonEscaped(entry.name)
+            aidJSON.ascii("\",\"vendor\":\""); aidJSON.jsonEscaped(entry.vendor)
+            aidJSON.ascii("\",\"kind\":\""); aidJSON.ascii(entry.kind.jsonName)
+            aidJSON.byte(0x22)
+            aidJSONRanges.append(start..<aidJSON.count)
+        }
+        self.aidJSONRanges = aidJSONRanges
+        aidJSONPool = aidJSON.contents
 
         var sortedTags: [UInt32: [TagEntry]] = [:]
         for entry in tags { sortedTags[entry.tag, default: []].append(entry) }
@@ -226,9 +246,26 @@ public final class Registry: Sendable {
     // MARK: - Lookups
 
     /// The entry whose AID is the longest prefix of `aid`.
-    public func aid(_ aid: ByteView) -> AIDEntry? { aidIndex.lookup(aid)?.value }
+    public func aid(_ aid: ByteView) -> AIDEntry? { aidIndex(aid).map { aids[$0] } }
 
-    public func aid(_ aid: [UInt8]) -> AIDEntry? { aidIndex.lookup(aid)?.value }
+    public func aid(_ aid: [UInt8]) -> AIDEntry? { ByteView.with(aid) { self.aid($0) } }
+
+    /// Where the entry `aid(_:)` answers lies in `aids`.
+    public func aidIndex(_ aid: ByteView) -> Int? { aidIndex.lookup(aid)?.value }
+
+    /// The decoder for the APDUs of the application `aids[index]`. Unknown
+    /// applications (nil) still get generic TLV decoding when their data is TLV.
+    public func applicationHandler(aidIndex index: Int?) -> ApplicationHandlerKind {
+        guard let index, index >= 0, index < aidHandlers.count else { return .tlv }
+        return aidHandlers[index]
+    }
+
+    /// Writes the JSON members naming `aids[index]` (name, vendor, kind).
+    func writeApplicationJSONMembers(aidIndex index: Int, to out: OutputBuffer) {
+        guard index >= 0, index < aidJSONRanges.count else { return }
+        let range = aidJSONRanges[index]
+        out.bytes(aidJSONPool, from: range.lowerBound, count: range.count)
+    }
 
     /// The entry describing `tag`. Entries restricted to value lengths or AID prefixes
     /// win when the context matches them (an unknown context, nil, matches no

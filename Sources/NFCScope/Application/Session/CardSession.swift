@@ -5,8 +5,13 @@
 
 public final class CardSession {
     public let registry: Registry
-    private let handlers: ApplicationHandlers
-    private var context = EMVContext()
+    /// What the session knows after the last exchange: its rendering uses this.
+    public private(set) var context = EMVContext()
+    /// The last exchange interpreted. `interpret` fills it in place and writers read
+    /// it here: an interpretation is never copied or rebuilt per APDU.
+    public private(set) var current = APDUInterpretation(exchange: ISODEPExchange(
+        frames: [], command: nil, response: nil, waitingTimeExtensions: 0, retransmissions: 0,
+        sawBadCRC: false, incomplete: false))
     /// The application selected by name and accepted by the card.
     private var selectedAID: [UInt8]?
     private var generateACCount = 0
@@ -14,38 +19,46 @@ public final class CardSession {
 
     public init(registry: Registry) {
         self.registry = registry
-        self.handlers = ApplicationHandlers(registry: registry)
     }
 
-    /// Interprets one exchange and remembers what it revealed.
-    public func interpret(_ exchange: ISODEPExchange) -> APDUInterpretation {
-        var command: APDUCommand?
-        var commandError: APDUError?
-        if let bytes = exchange.command {
-            do throws(APDUError) { command = try APDUCommand(parsing: bytes) } catch { commandError = error }
-        }
-        let response = exchange.response.map { APDUResponse(parsing: $0) }
-        var x = APDUInterpretation(exchange: exchange, command: command, commandError: commandError,
-                                   response: response, context: context)
+    /// Interprets one exchange into `current` and remembers what it revealed.
+    public func interpret(_ exchange: ISODEPExchange) {
+        fill(&current, exchange)
+        tracker.observe(current, registry: registry)
+    }
 
-        let selecting = command?.selectedName
-        let accepted = response?.sw == 0x9000 || (response?.sw).map { $0 >> 8 == 0x61 } == true
-        x.applicationAID = selecting?.array ?? selectedAID
-        if let aid = x.applicationAID {
-            ByteView.with(aid) { view in
-                x.application = registry.aid(view)
-                x.handler = handlers.handler(for: view)
-            }
+    private func fill(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange) {
+        x.exchange = exchange
+        x.command = nil
+        x.commandError = nil
+        if let bytes = exchange.command {
+            do throws(APDUError) { x.command = try APDUCommand(parsing: bytes) } catch { x.commandError = error }
         }
-        if let c = command, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE, x.handler != .vas {
+        x.response = exchange.response.map { APDUResponse(parsing: $0) }
+        x.handler = .none
+        x.commandDOL = nil
+        x.commandDOLName = ""
+        x.commandTLV = nil
+        x.responseTLV = nil
+
+        let selecting = x.command?.selectedName
+        let accepted = x.response?.sw == 0x9000 || (x.response?.sw).map { $0 >> 8 == 0x61 } == true
+        x.applicationAID = selecting?.array ?? selectedAID
+        x.applicationIndex = nil
+        if let aid = x.applicationAID {
+            // One prefix lookup names the application and picks its decoder.
+            x.applicationIndex = ByteView.with(aid) { registry.aidIndex($0) }
+            x.handler = registry.applicationHandler(aidIndex: x.applicationIndex)
+        }
+        if let c = x.command, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE, x.handler != .vas {
             // GPO and GENERATE AC are EMV whatever the capture showed of the selection.
             x.handler = .emv
         }
 
-        if x.handler != .none, let data = response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
+        if x.handler != .none, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
             x.responseTLV = BERTLV(parsing: data)
         }
-        if let c = command, !c.data.isEmpty {
+        if let c = x.command, !c.data.isEmpty {
             splitCommandData(c, into: &x)
         }
         if let name = selecting, accepted {
@@ -56,9 +69,6 @@ public final class CardSession {
         }
         if let dol = x.commandDOL { context.learn(from: dol) }
         if let tlv = x.responseTLV { context.learn(from: tlv) }
-        x.context = context
-        tracker.observe(x, registry: registry)
-        return x
     }
 
     private func splitCommandData(_ c: APDUCommand, into x: inout APDUInterpretation) {
