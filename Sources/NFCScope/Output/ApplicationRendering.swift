@@ -7,7 +7,7 @@ enum ApplicationRendering {
 
     /// Members after the APDU-level ones: `application`, `dol` + `command_fields`,
     /// `command_tlv`, `tlv` (each only when there is something to show).
-    static func writeJSONMembers(_ x: APDUInterpretation, context: EMVContext, registry: Registry, to out: OutputBuffer) {
+    static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, to out: OutputBuffer) {
         if let aid = x.applicationAID {
             out.ascii(",\"application\":{\"aid\":\"")
             ByteView.with(aid) { out.hex($0, uppercase: true) }
@@ -17,7 +17,7 @@ enum ApplicationRendering {
             }
             out.byte(0x7D)
         }
-        let writer = TLVTreeWriter(dictionary: registry, context: context)
+        let writer = TLVTreeWriter(dictionary: registry, context: x.context)
         if let dol = x.commandDOL {
             out.ascii(",\"dol\":\""); out.ascii(x.commandDOLName)
             out.ascii("\",\"command_fields\":")
@@ -85,9 +85,8 @@ enum ApplicationRendering {
 
     // MARK: Text
 
-    static func writeText(_ x: APDUInterpretation, context: EMVContext, registry: Registry, indent: Int,
-                          to out: OutputBuffer) {
-        let writer = TLVTreeWriter(dictionary: registry, context: context)
+    static func writeText(_ x: APDUInterpretation, registry: Registry, indent: Int, to out: OutputBuffer) {
+        let writer = TLVTreeWriter(dictionary: registry, context: x.context)
         if let aid = x.applicationAID, let app = x.application(in: registry), x.command?.selectedName != nil {
             pad(indent, out)
             out.ascii("application ")

@@ -34,6 +34,9 @@ public struct APDUInterpretation {
     public var commandTLV: BERTLV?
     /// Response data parsed as BER-TLV.
     public var responseTLV: BERTLV?
+    /// The session's knowledge after this exchange (currency, selected AID, DOLs):
+    /// what its values are rendered with.
+    public var context = EMVContext()
 
     init(exchange: ISODEPExchange) {
         self.exchange = exchange

@@ -5,11 +5,9 @@
 
 public final class CardSession {
     public let registry: Registry
-    /// What the session knows after the last exchange: its rendering uses this.
-    public private(set) var context = EMVContext()
-    /// The last exchange interpreted. `interpret` fills it in place and writers read
-    /// it here: an interpretation is never copied or rebuilt per APDU.
-    public private(set) var current = APDUInterpretation(exchange: ISODEPExchange(
+    /// The last exchange interpreted, filled in place; its `context` is the session's
+    /// own knowledge (learnt into there directly, never copied per APDU).
+    private var current = APDUInterpretation(exchange: ISODEPExchange(
         frames: [], command: nil, response: nil, waitingTimeExtensions: 0, retransmissions: 0,
         sawBadCRC: false, incomplete: false))
     /// The application selected by name and accepted by the card.
@@ -21,10 +19,20 @@ public final class CardSession {
         self.registry = registry
     }
 
-    /// Interprets one exchange into `current` and remembers what it revealed.
-    public func interpret(_ exchange: ISODEPExchange) {
-        fill(&current, exchange)
-        tracker.observe(current, registry: registry)
+    /// What the session knows so far (currency, selected AID, DOLs).
+    public var context: EMVContext { current.context }
+
+    /// Interprets one exchange, remembers what it revealed, and hands the
+    /// interpretation to `body` (the writer) where it lies: valid only during the call.
+    public func interpret<R>(_ exchange: ISODEPExchange, _ body: (APDUInterpretation) -> R) -> R {
+        interpret(&current, exchange, body)
+    }
+
+    private func interpret<R>(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange,
+                              _ body: (APDUInterpretation) -> R) -> R {
+        fill(&x, exchange)
+        tracker.observe(x, registry: registry)
+        return body(x)
     }
 
     private func fill(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange) {
@@ -65,17 +73,17 @@ public final class CardSession {
             // The application's own tag meanings apply to its answer (VAS reuses EMV tags).
             selectedAID = name.array
             generateACCount = 0
-            context.learn(tag: 0x84, value: name)
+            x.context.learn(tag: 0x84, value: name)
         }
-        if let dol = x.commandDOL { context.learn(from: dol) }
-        if let tlv = x.responseTLV { context.learn(from: tlv) }
+        if let dol = x.commandDOL { x.context.learn(from: dol) }
+        if let tlv = x.responseTLV { x.context.learn(from: tlv) }
     }
 
     private func splitCommandData(_ c: APDUCommand, into x: inout APDUInterpretation) {
         if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xA8 {
             // GPO data is the PDOL values wrapped in tag 83.
             let wrapper = BERTLV(parsing: c.data)
-            if let pdol = context.pdol, let node = wrapper.first(0x83) {
+            if let pdol = x.context.pdol, let node = wrapper.first(0x83) {
                 x.commandDOL = ByteView.with(pdol) { DataObjectList(parsing: $0) }.split(node.value)
                 x.commandDOLName = "PDOL"
             } else {
@@ -85,7 +93,7 @@ public final class CardSession {
         }
         if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xAE {
             generateACCount += 1
-            if let cdol = generateACCount == 1 ? context.cdol1 : (context.cdol2 ?? context.cdol1) {
+            if let cdol = generateACCount == 1 ? x.context.cdol1 : (x.context.cdol2 ?? x.context.cdol1) {
                 x.commandDOL = ByteView.with(cdol) { DataObjectList(parsing: $0) }.split(c.data)
                 x.commandDOLName = generateACCount == 1 ? "CDOL1" : "CDOL2"
             }
@@ -126,7 +134,7 @@ public final class CardSession {
     /// for their lifetime (a `let`: no reference counting per frame) and reset it.
     public func reset() {
         tracker = TransactionTracker()
-        context = EMVContext()
+        current.context = EMVContext()
         selectedAID = nil
         generateACCount = 0
     }
