@@ -14,6 +14,11 @@ public final class CardSession {
     private var selectedAID: [UInt8]?
     private var generateACCount = 0
     private var tracker = TransactionTracker()
+    /// Node storage for the next response and command trees: the previous exchange's
+    /// trees come back here, so parsing one per APDU does not allocate (the storage
+    /// is as big as the biggest tree seen, bounded by the APDU size).
+    private var spareResponseTLV = BERTLV()
+    private var spareCommandTLV = BERTLV()
 
     public init(registry: Registry) {
         self.registry = registry
@@ -46,8 +51,14 @@ public final class CardSession {
         x.handler = .none
         x.commandDOL = nil
         x.commandDOLName = ""
-        x.commandTLV = nil
-        x.responseTLV = nil
+        if let tree = x.responseTLV {
+            x.responseTLV = nil
+            spareResponseTLV = tree
+        }
+        if let tree = x.commandTLV {
+            x.commandTLV = nil
+            spareCommandTLV = tree
+        }
 
         let selecting = x.command?.selectedName
         let accepted = x.response?.sw == 0x9000 || (x.response?.sw).map { $0 >> 8 == 0x61 } == true
@@ -64,7 +75,10 @@ public final class CardSession {
         }
 
         if x.handler != .none, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
-            x.responseTLV = BERTLV(parsing: data)
+            var tree = BERTLV()
+            swap(&tree, &spareResponseTLV)
+            tree.reparse(data)
+            x.responseTLV = consume tree
         }
         if let c = x.command, !c.data.isEmpty {
             splitCommandData(c, into: &x)
@@ -82,12 +96,15 @@ public final class CardSession {
     private func splitCommandData(_ c: APDUCommand, into x: inout APDUInterpretation) {
         if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xA8 {
             // GPO data is the PDOL values wrapped in tag 83.
-            let wrapper = BERTLV(parsing: c.data)
+            var wrapper = BERTLV()
+            swap(&wrapper, &spareCommandTLV)
+            wrapper.reparse(c.data)
             if let pdol = x.context.pdol, let node = wrapper.first(0x83) {
                 x.commandDOL = ByteView.with(pdol) { DataObjectList(parsing: $0) }.split(node.value)
                 x.commandDOLName = "PDOL"
+                spareCommandTLV = consume wrapper
             } else {
-                x.commandTLV = wrapper
+                x.commandTLV = consume wrapper
             }
             return
         }
@@ -100,7 +117,10 @@ public final class CardSession {
             return
         }
         if x.handler != .none, c.ins != 0xA4, BERTLV.looksLikeTLV(c.data) {
-            x.commandTLV = BERTLV(parsing: c.data)
+            var tree = BERTLV()
+            swap(&tree, &spareCommandTLV)
+            tree.reparse(c.data)
+            x.commandTLV = consume tree
         }
     }
 
