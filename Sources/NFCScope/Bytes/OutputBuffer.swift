@@ -112,8 +112,35 @@ public final class OutputBuffer: @unchecked Sendable {
     public func ascii(_ s: StaticString) {
         let n = s.utf8CodeUnitCount
         reserve(n)
-        (storage + count).update(from: s.utf8Start, count: n)
+        Self.copyShort(from: UnsafeRawPointer(s.utf8Start), to: UnsafeMutableRawPointer(storage + count), count: n)
         count += n
+    }
+
+    /// Copies the short literals JSON is made of in 8-byte words (the last word
+    /// overlapping the one before) instead of calling memmove for each.
+    @inline(__always)
+    private static func copyShort(from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer, count n: Int) {
+        if n >= 8 {
+            if n > 64 {
+                dst.copyMemory(from: src, byteCount: n)
+                return
+            }
+            var i = 0
+            while i &+ 8 < n {
+                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
+            dst.storeBytes(of: src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8, as: UInt64.self)
+        } else if n >= 4 {
+            dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            dst.storeBytes(of: src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
+        } else {
+            var i = 0
+            while i < n {
+                dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self)
+                i &+= 1
+            }
+        }
     }
 
     /// `n` bytes of `b` from `start` (a string pooled with others); out of range writes nothing.
@@ -122,7 +149,9 @@ public final class OutputBuffer: @unchecked Sendable {
         guard start >= 0, n > 0, start <= b.count - n else { return }
         b.withUnsafeBufferPointer { u in
             reserve(n)
-            if let base = u.baseAddress { (storage + count).update(from: base + start, count: n) }
+            if let base = u.baseAddress {
+                Self.copyShort(from: UnsafeRawPointer(base + start), to: UnsafeMutableRawPointer(storage + count), count: n)
+            }
             count += n
         }
     }
@@ -283,6 +312,20 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Decimal integer.
     public func int(_ v: Int) {
         reserve(20)
+        // Lengths, tags counts and most JSON numbers have one or two digits.
+        if UInt(bitPattern: v) < 100 {
+            let base = storage + count
+            if v < 10 {
+                base[0] = 48 &+ UInt8(truncatingIfNeeded: v)
+                count &+= 1
+            } else {
+                let pairs = decimalPairs
+                base[0] = pairs[v &<< 1]
+                base[1] = pairs[(v &<< 1) &+ 1]
+                count &+= 2
+            }
+            return
+        }
         if v < 0 { storage[count] = 0x2D; count += 1 }
         writeDigits(UInt64(v.magnitude))
     }
