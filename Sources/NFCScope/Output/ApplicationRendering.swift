@@ -17,11 +17,11 @@ enum ApplicationRendering {
             }
             out.byte(0x7D)
         }
-        let writer = TLVTreeWriter(dictionary: registry, context: x.context)
+        let writer = TLVTreeWriter(dictionary: registry)
         if let dol = x.commandDOL {
             out.ascii(",\"dol\":\""); out.ascii(x.commandDOLName)
             out.ascii("\",\"command_fields\":")
-            writer.writeJSON(dol, to: out)
+            writer.writeJSON(dol, context: x.context, to: out)
             if dol.missingBytes > 0 {
                 out.ascii(",\"command_fields_error\":\"data ends ")
                 out.int(dol.missingBytes)
@@ -34,11 +34,11 @@ enum ApplicationRendering {
         }
         if let tlv = x.commandTLV {
             out.ascii(",\"command_tlv\":")
-            writer.writeJSON(tlv, to: out)
+            writer.writeJSON(tlv, context: x.context, to: out)
         }
         if let tlv = x.responseTLV {
             out.ascii(",\"tlv\":")
-            writer.writeJSON(tlv, to: out)
+            writer.writeJSON(tlv, context: x.context, to: out)
         }
     }
 
@@ -86,7 +86,7 @@ enum ApplicationRendering {
     // MARK: Text
 
     static func writeText(_ x: APDUInterpretation, registry: Registry, indent: Int, to out: OutputBuffer) {
-        let writer = TLVTreeWriter(dictionary: registry, context: x.context)
+        let writer = TLVTreeWriter(dictionary: registry)
         if let aid = x.applicationAID, let app = x.application(in: registry), x.command?.selectedName != nil {
             pad(indent, out)
             out.ascii("application ")
@@ -102,17 +102,17 @@ enum ApplicationRendering {
             out.ascii("command data by ")
             out.ascii(x.commandDOLName)
             out.ascii(":\n")
-            writer.writeText(dol, indent: indent + 2, to: out)
+            writer.writeText(dol, indent: indent + 2, context: x.context, to: out)
         }
         if let tlv = x.commandTLV {
             pad(indent, out)
             out.ascii("command data:\n")
-            writer.writeText(tlv, indent: indent + 2, to: out)
+            writer.writeText(tlv, indent: indent + 2, context: x.context, to: out)
         }
         if let tlv = x.responseTLV {
             pad(indent, out)
             out.ascii("response data:\n")
-            writer.writeText(tlv, indent: indent + 2, to: out)
+            writer.writeText(tlv, indent: indent + 2, context: x.context, to: out)
         }
     }
 
