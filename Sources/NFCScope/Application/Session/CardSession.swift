@@ -19,6 +19,10 @@ public final class CardSession {
     /// is as big as the biggest tree seen, bounded by the APDU size).
     private var spareResponseTLV = BERTLV()
     private var spareCommandTLV = BERTLV()
+    /// The last AID looked up and its registry index: most exchanges concern the
+    /// application selected before, whose AID is then the same array.
+    private var lookedUpAID: [UInt8]?
+    private var lookedUpAIDIndex: Int?
 
     public init(registry: Registry) {
         self.registry = registry
@@ -66,7 +70,11 @@ public final class CardSession {
         x.applicationIndex = nil
         if let aid = x.applicationAID {
             // One prefix lookup names the application and picks its decoder.
-            x.applicationIndex = ByteView.with(aid) { registry.aidIndex($0) }
+            if aid != lookedUpAID {
+                lookedUpAID = aid
+                lookedUpAIDIndex = ByteView.with(aid) { registry.aidIndex($0) }
+            }
+            x.applicationIndex = lookedUpAIDIndex
             x.handler = registry.applicationHandler(aidIndex: x.applicationIndex)
         }
         if let c = x.command, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE, x.handler != .vas {
