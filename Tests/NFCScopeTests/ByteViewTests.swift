@@ -62,6 +62,14 @@ import Testing
         let hex = OutputBuffer()
         ByteView.with([0x00, 0x9F, 0x0A, 0xFF]) { hex.hex($0); hex.byte(0x20); hex.hex($0, uppercase: true) }
         #expect(hex.string == "009f0aff 009F0AFF")
+        // Card text at the edges of the printable range, for both targets.
+        let json = OutputBuffer(), text = OutputBuffer()
+        ByteView.with([0x1F, 0x20, 0x22, 0x41, 0x5C, 0x7E, 0x7F, 0x80]) { v in
+            json.printableOrEscaped(v, json: true)
+            text.printableOrEscaped(v, json: false)
+        }
+        #expect(json.string == #"\\x1F \"A\\~\\x7F\\x80"#)
+        #expect(text.string == #"\x1F "A\~\x7F\x80"#)
     }
 
     @Test func crcTableLiteralMatchesPolynomial() {

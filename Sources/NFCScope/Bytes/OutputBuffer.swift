@@ -209,20 +209,23 @@ public final class OutputBuffer: @unchecked Sendable {
         guard n > 0, let src = v.base else { return }
         reserve(n * 5)
         let table = hexUpperDigits
+        // Stores go through a local copy of `storage`: through the property, the
+        // compiler would reload it after every byte.
+        let dst = storage
         var o = count
         for i in 0..<n {
             let b = src.load(fromByteOffset: i, as: UInt8.self)
-            if b >= 0x20 && b < 0x7F {
-                if json && (b == 0x22 || b == 0x5C) { storage[o] = 0x5C; o += 1 }
-                storage[o] = b
-                o += 1
+            if b &- 0x20 < 0x5F {
+                if json && (b == 0x22 || b == 0x5C) { dst[o] = 0x5C; o &+= 1 }
+                dst[o] = b
+                o &+= 1
             } else {
-                if json { storage[o] = 0x5C; o += 1 }
-                storage[o] = 0x5C
-                storage[o + 1] = 0x78
-                storage[o + 2] = table[Int(b >> 4)]
-                storage[o + 3] = table[Int(b & 15)]
-                o += 4
+                if json { dst[o] = 0x5C; o &+= 1 }
+                dst[o] = 0x5C
+                dst[o &+ 1] = 0x78
+                dst[o &+ 2] = table[Int(b >> 4)]
+                dst[o &+ 3] = table[Int(b & 15)]
+                o &+= 4
             }
         }
         count = o
