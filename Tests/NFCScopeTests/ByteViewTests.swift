@@ -57,8 +57,11 @@ import Testing
         names.bytes(pool, from: 30, count: 10)  // past the end: nothing
         #expect(names.string == "Application Identifier (AID) - cardx")
         let numbers = OutputBuffer()
-        for v in [0, 7, 9, 10, 42, 99, 100, 12345, -1, -100] { numbers.int(v); numbers.byte(0x2C) }
-        #expect(numbers.string == "0,7,9,10,42,99,100,12345,-1,-100,")
+        for v in [0, 7, 9, 10, 42, 99, 100, 1000, 12345, 1771397, 104857669, -1, -100, Int.max, Int.min] {
+            numbers.int(v); numbers.byte(0x2C)
+        }
+        #expect(numbers.string == "0,7,9,10,42,99,100,1000,12345,1771397,104857669,-1,-100,"
+                + "9223372036854775807,-9223372036854775808,")
         let hex = OutputBuffer()
         ByteView.with([0x00, 0x9F, 0x0A, 0xFF]) { hex.hex($0); hex.byte(0x20); hex.hex($0, uppercase: true) }
         #expect(hex.string == "009f0aff 009F0AFF")

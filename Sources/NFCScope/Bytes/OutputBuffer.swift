@@ -342,23 +342,22 @@ public final class OutputBuffer: @unchecked Sendable {
         while rest >= 100 { rest /= 100; digits += 2 }
         if rest >= 10 { digits += 1 }
         var x = value
-        var p = count + digits
+        var p = count &+ digits
         let pairs = decimalPairs
+        // A local copy of `storage`: stores through the property make the compiler reload it.
+        let dst = storage
         while x >= 100 {
-            let pair = Int(x % 100) * 2
+            let pair = Int(x % 100) &* 2
             x /= 100
-            p -= 2
-            storage[p] = pairs[pair]
-            storage[p + 1] = pairs[pair + 1]
+            p &-= 2
+            dst.storeBytes(of: UnsafeRawPointer(pairs).loadUnaligned(fromByteOffset: pair, as: UInt16.self), p)
         }
         if x >= 10 {
-            let pair = Int(x) * 2
-            storage[p - 2] = pairs[pair]
-            storage[p - 1] = pairs[pair + 1]
+            dst.storeBytes(of: UnsafeRawPointer(pairs).loadUnaligned(fromByteOffset: Int(x) &* 2, as: UInt16.self), p &- 2)
         } else {
-            storage[p - 1] = 48 &+ UInt8(truncatingIfNeeded: x)
+            dst[p &- 1] = 48 &+ UInt8(truncatingIfNeeded: x)
         }
-        count += digits
+        count &+= digits
     }
 
     /// Fixed-point decimal: `value / 10^digits` with exactly `digits` fractional digits.
@@ -422,4 +421,12 @@ private var hexUpperPairs: UnsafePointer<UInt8> {
 @inline(__always)
 private var decimalPairs: UnsafePointer<UInt8> {
     ("00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" as StaticString).utf8Start
+}
+
+extension UnsafeMutablePointer<UInt8> {
+    /// Two bytes (as they lie in memory) at `offset`, unaligned.
+    @inline(__always)
+    fileprivate func storeBytes(of pair: UInt16, _ offset: Int) {
+        UnsafeMutableRawPointer(self).storeBytes(of: pair, toByteOffset: offset, as: UInt16.self)
+    }
 }
