@@ -42,6 +42,39 @@ import Testing
         #expect(out.string == "dead01 -1234 1.500000 a\\\"b\\\\\\n\\u0001")
     }
 
+    @Test func outputBufferShortCopiesAndSmallNumbers() {
+        // Literals of every length class the word-wise copy distinguishes (0-3, 4-7, 8-64, longer).
+        let out = OutputBuffer()
+        out.ascii(""); out.ascii("a"); out.ascii("bcd"); out.ascii("efgh"); out.ascii("ijklmno")
+        out.ascii("pqrstuvw"); out.ascii("0123456789abcdefX")
+        out.ascii("<---------------------------------------------------------------------->")
+        #expect(out.string == "abcdefghijklmnopqrstuvw0123456789abcdefX"
+                + "<---------------------------------------------------------------------->")
+        let pool = Array("Application Identifier (AID) - card|x".utf8)
+        let names = OutputBuffer()
+        names.bytes(pool, from: 0, count: 35)
+        names.bytes(pool, from: 36, count: 1)
+        names.bytes(pool, from: 30, count: 10)  // past the end: nothing
+        #expect(names.string == "Application Identifier (AID) - cardx")
+        let numbers = OutputBuffer()
+        for v in [0, 7, 9, 10, 42, 99, 100, 1000, 12345, 1771397, 104857669, -1, -100, Int.max, Int.min] {
+            numbers.int(v); numbers.byte(0x2C)
+        }
+        #expect(numbers.string == "0,7,9,10,42,99,100,1000,12345,1771397,104857669,-1,-100,"
+                + "9223372036854775807,-9223372036854775808,")
+        let hex = OutputBuffer()
+        ByteView.with([0x00, 0x9F, 0x0A, 0xFF]) { hex.hex($0); hex.byte(0x20); hex.hex($0, uppercase: true) }
+        #expect(hex.string == "009f0aff 009F0AFF")
+        // Card text at the edges of the printable range, for both targets.
+        let json = OutputBuffer(), text = OutputBuffer()
+        ByteView.with([0x1F, 0x20, 0x22, 0x41, 0x5C, 0x7E, 0x7F, 0x80]) { v in
+            json.printableOrEscaped(v, json: true)
+            text.printableOrEscaped(v, json: false)
+        }
+        #expect(json.string == #"\\x1F \"A\\~\\x7F\\x80"#)
+        #expect(text.string == #"\x1F "A\~\x7F\x80"#)
+    }
+
     @Test func crcTableLiteralMatchesPolynomial() {
         // Table 0 from the polynomial bit by bit; table k from table k-1 (one more zero byte).
         var computed = [UInt16](repeating: 0, count: 16 * 256)

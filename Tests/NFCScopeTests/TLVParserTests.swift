@@ -23,6 +23,26 @@ struct TLVParserTests {
         }
     }
 
+    @Test func reparseGivesTheSameTreeAsAFreshParse() {
+        var tree = BERTLV()
+        #expect(tree.nodes.isEmpty)
+        // A big tree, then a smaller one, then a malformed one, in the same storage.
+        for bytes in [applePayGPOResponse, applePaySelectPPSE, emvHex("5A0112 DF81818101 00")] {
+            ByteView.with(bytes) { v in
+                tree.reparse(v)
+                let fresh = BERTLV(parsing: v)
+                #expect(tree.bytes.count == bytes.count)
+                #expect(tree.nodes.count == fresh.nodes.count)
+                #expect(tree.nodes.map(\.tag) == fresh.nodes.map(\.tag))
+                #expect(tree.nodes.map(\.subtreeEnd) == fresh.nodes.map(\.subtreeEnd))
+                #expect(tree.nodes.map { $0.value.array } == fresh.nodes.map { $0.value.array })
+                #expect(tree.nodes.map(\.error) == fresh.nodes.map(\.error))
+            }
+        }
+        #expect(tree.nodes.map(\.tag) == [0x5A, 0xDF818181])
+        #expect(tree.nodes[1].error?.kind == .tagTooLong)
+    }
+
     @Test func tagLongerThanFourBytesIsAnError() {
         let nodes = parseSnapshot(emvHex("5A0112 DF81818101 00"))
         #expect(nodes.count == 2)

@@ -112,8 +112,48 @@ public final class OutputBuffer: @unchecked Sendable {
     public func ascii(_ s: StaticString) {
         let n = s.utf8CodeUnitCount
         reserve(n)
-        (storage + count).update(from: s.utf8Start, count: n)
+        Self.copyShort(from: UnsafeRawPointer(s.utf8Start), to: UnsafeMutableRawPointer(storage + count), count: n)
         count += n
+    }
+
+    /// Copies the short literals JSON is made of in 8-byte words (the last word
+    /// overlapping the one before) instead of calling memmove for each.
+    @inline(__always)
+    private static func copyShort(from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer, count n: Int) {
+        if n >= 8 {
+            if n > 64 {
+                dst.copyMemory(from: src, byteCount: n)
+                return
+            }
+            var i = 0
+            while i &+ 8 < n {
+                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
+            dst.storeBytes(of: src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8, as: UInt64.self)
+        } else if n >= 4 {
+            dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            dst.storeBytes(of: src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
+        } else {
+            var i = 0
+            while i < n {
+                dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self)
+                i &+= 1
+            }
+        }
+    }
+
+    /// `n` bytes of `b` from `start` (a string pooled with others); out of range writes nothing.
+    @inline(__always)
+    public func bytes(_ b: [UInt8], from start: Int, count n: Int) {
+        guard start >= 0, n > 0, start <= b.count - n else { return }
+        b.withUnsafeBufferPointer { u in
+            reserve(n)
+            if let base = u.baseAddress {
+                Self.copyShort(from: UnsafeRawPointer(base + start), to: UnsafeMutableRawPointer(storage + count), count: n)
+            }
+            count += n
+        }
     }
 
     /// Raw bytes, as they are (binary outputs such as pcapng).
@@ -169,20 +209,23 @@ public final class OutputBuffer: @unchecked Sendable {
         guard n > 0, let src = v.base else { return }
         reserve(n * 5)
         let table = hexUpperDigits
+        // Stores go through a local copy of `storage`: through the property, the
+        // compiler would reload it after every byte.
+        let dst = storage
         var o = count
         for i in 0..<n {
             let b = src.load(fromByteOffset: i, as: UInt8.self)
-            if b >= 0x20 && b < 0x7F {
-                if json && (b == 0x22 || b == 0x5C) { storage[o] = 0x5C; o += 1 }
-                storage[o] = b
-                o += 1
+            if b &- 0x20 < 0x5F {
+                if json && (b == 0x22 || b == 0x5C) { dst[o] = 0x5C; o &+= 1 }
+                dst[o] = b
+                o &+= 1
             } else {
-                if json { storage[o] = 0x5C; o += 1 }
-                storage[o] = 0x5C
-                storage[o + 1] = 0x78
-                storage[o + 2] = table[Int(b >> 4)]
-                storage[o + 3] = table[Int(b & 15)]
-                o += 4
+                if json { dst[o] = 0x5C; o &+= 1 }
+                dst[o] = 0x5C
+                dst[o &+ 1] = 0x78
+                dst[o &+ 2] = table[Int(b >> 4)]
+                dst[o &+ 3] = table[Int(b & 15)]
+                o &+= 4
             }
         }
         count = o
@@ -205,12 +248,16 @@ public final class OutputBuffer: @unchecked Sendable {
                 o += 2
             }
         } else {
+            // Two digits per table read and per store, through a local pointer (a store
+            // through `storage` would make the compiler reload it for every byte).
+            let pairs = UnsafeRawPointer(uppercase ? hexUpperPairs : hexLowerPairs)
+            let dst = UnsafeMutableRawPointer(storage + o)
             for i in 0..<n {
-                let b = src.load(fromByteOffset: i, as: UInt8.self)
-                storage[o] = table[Int(b >> 4)]
-                storage[o + 1] = table[Int(b & 15)]
-                o += 2
+                let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
+                dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
+                               toByteOffset: i &<< 1, as: UInt16.self)
             }
+            o += n &<< 1
         }
         count = o
     }
@@ -268,6 +315,20 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Decimal integer.
     public func int(_ v: Int) {
         reserve(20)
+        // Lengths, tags counts and most JSON numbers have one or two digits.
+        if UInt(bitPattern: v) < 100 {
+            let base = storage + count
+            if v < 10 {
+                base[0] = 48 &+ UInt8(truncatingIfNeeded: v)
+                count &+= 1
+            } else {
+                let pairs = decimalPairs
+                base[0] = pairs[v &<< 1]
+                base[1] = pairs[(v &<< 1) &+ 1]
+                count &+= 2
+            }
+            return
+        }
         if v < 0 { storage[count] = 0x2D; count += 1 }
         writeDigits(UInt64(v.magnitude))
     }
@@ -281,23 +342,22 @@ public final class OutputBuffer: @unchecked Sendable {
         while rest >= 100 { rest /= 100; digits += 2 }
         if rest >= 10 { digits += 1 }
         var x = value
-        var p = count + digits
+        var p = count &+ digits
         let pairs = decimalPairs
+        // A local copy of `storage`: stores through the property make the compiler reload it.
+        let dst = storage
         while x >= 100 {
-            let pair = Int(x % 100) * 2
+            let pair = Int(x % 100) &* 2
             x /= 100
-            p -= 2
-            storage[p] = pairs[pair]
-            storage[p + 1] = pairs[pair + 1]
+            p &-= 2
+            dst.storeBytes(of: UnsafeRawPointer(pairs).loadUnaligned(fromByteOffset: pair, as: UInt16.self), p)
         }
         if x >= 10 {
-            let pair = Int(x) * 2
-            storage[p - 2] = pairs[pair]
-            storage[p - 1] = pairs[pair + 1]
+            dst.storeBytes(of: UnsafeRawPointer(pairs).loadUnaligned(fromByteOffset: Int(x) &* 2, as: UInt16.self), p &- 2)
         } else {
-            storage[p - 1] = 48 &+ UInt8(truncatingIfNeeded: x)
+            dst[p &- 1] = 48 &+ UInt8(truncatingIfNeeded: x)
         }
-        count += digits
+        count &+= digits
     }
 
     /// Fixed-point decimal: `value / 10^digits` with exactly `digits` fractional digits.
@@ -348,8 +408,25 @@ public final class OutputBuffer: @unchecked Sendable {
 private var hexLowerDigits: UnsafePointer<UInt8> { ("0123456789abcdef" as StaticString).utf8Start }
 @inline(__always)
 private var hexUpperDigits: UnsafePointer<UInt8> { ("0123456789ABCDEF" as StaticString).utf8Start }
+/// "00" "01" ... "ff" (and "FF"): hex output two digits per read and store.
+@inline(__always)
+private var hexLowerPairs: UnsafePointer<UInt8> {
+    ("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff" as StaticString).utf8Start
+}
+@inline(__always)
+private var hexUpperPairs: UnsafePointer<UInt8> {
+    ("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF" as StaticString).utf8Start
+}
 /// "00" "01" ... "99": decimal output two digits per division.
 @inline(__always)
 private var decimalPairs: UnsafePointer<UInt8> {
     ("00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" as StaticString).utf8Start
+}
+
+extension UnsafeMutablePointer<UInt8> {
+    /// Two bytes (as they lie in memory) at `offset`, unaligned.
+    @inline(__always)
+    fileprivate func storeBytes(of pair: UInt16, _ offset: Int) {
+        UnsafeMutableRawPointer(self).storeBytes(of: pair, toByteOffset: offset, as: UInt16.self)
+    }
 }

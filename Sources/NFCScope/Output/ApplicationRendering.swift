@@ -12,19 +12,16 @@ enum ApplicationRendering {
             out.ascii(",\"application\":{\"aid\":\"")
             ByteView.with(aid) { out.hex($0, uppercase: true) }
             out.byte(0x22)
-            if let app = x.application {
-                out.ascii(",\"name\":\""); out.jsonEscaped(app.name)
-                out.ascii("\",\"vendor\":\""); out.jsonEscaped(app.vendor)
-                out.ascii("\",\"kind\":\""); out.ascii(app.kind.jsonName)
-                out.byte(0x22)
+            if let index = x.applicationIndex {
+                registry.writeApplicationJSONMembers(aidIndex: index, to: out)
             }
             out.byte(0x7D)
         }
-        let writer = TLVTreeWriter(dictionary: registry, context: x.context)
+        let writer = TLVTreeWriter(dictionary: registry)
         if let dol = x.commandDOL {
             out.ascii(",\"dol\":\""); out.ascii(x.commandDOLName)
             out.ascii("\",\"command_fields\":")
-            writer.writeJSON(dol, to: out)
+            writer.writeJSON(dol, context: x.context, to: out)
             if dol.missingBytes > 0 {
                 out.ascii(",\"command_fields_error\":\"data ends ")
                 out.int(dol.missingBytes)
@@ -37,11 +34,11 @@ enum ApplicationRendering {
         }
         if let tlv = x.commandTLV {
             out.ascii(",\"command_tlv\":")
-            writer.writeJSON(tlv, to: out)
+            writer.writeJSON(tlv, context: x.context, to: out)
         }
         if let tlv = x.responseTLV {
             out.ascii(",\"tlv\":")
-            writer.writeJSON(tlv, to: out)
+            writer.writeJSON(tlv, context: x.context, to: out)
         }
     }
 
@@ -89,8 +86,8 @@ enum ApplicationRendering {
     // MARK: Text
 
     static func writeText(_ x: APDUInterpretation, registry: Registry, indent: Int, to out: OutputBuffer) {
-        let writer = TLVTreeWriter(dictionary: registry, context: x.context)
-        if let aid = x.applicationAID, let app = x.application, x.command?.selectedName != nil {
+        let writer = TLVTreeWriter(dictionary: registry)
+        if let aid = x.applicationAID, let app = x.application(in: registry), x.command?.selectedName != nil {
             pad(indent, out)
             out.ascii("application ")
             out.string(app.name)
@@ -105,17 +102,17 @@ enum ApplicationRendering {
             out.ascii("command data by ")
             out.ascii(x.commandDOLName)
             out.ascii(":\n")
-            writer.writeText(dol, indent: indent + 2, to: out)
+            writer.writeText(dol, indent: indent + 2, context: x.context, to: out)
         }
         if let tlv = x.commandTLV {
             pad(indent, out)
             out.ascii("command data:\n")
-            writer.writeText(tlv, indent: indent + 2, to: out)
+            writer.writeText(tlv, indent: indent + 2, context: x.context, to: out)
         }
         if let tlv = x.responseTLV {
             pad(indent, out)
             out.ascii("response data:\n")
-            writer.writeText(tlv, indent: indent + 2, to: out)
+            writer.writeText(tlv, indent: indent + 2, context: x.context, to: out)
         }
     }
 

@@ -97,11 +97,11 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         let out = self.out
         out.ascii("{\"type\":\"apdu\",\"frames\":")
         writeNumbers(exchange.frames)
-        let interpretation = session.interpret(exchange)
-        APDUExchangeView(command: exchange.command, response: exchange.response)
-            .writeJSONMembers(out, parsed: interpretation.command, error: interpretation.commandError,
-                              response: interpretation.response)
-        ApplicationRendering.writeJSONMembers(interpretation, registry: registry, to: out)
+        session.interpret(exchange) { x in
+            APDUExchangeView(command: exchange.command, response: exchange.response)
+                .writeJSONMembers(out, parsed: x.command, error: x.commandError, response: x.response)
+            ApplicationRendering.writeJSONMembers(x, registry: registry, to: out)
+        }
         out.ascii(",\"wtx\":")
         out.int(exchange.waitingTimeExtensions)
         out.ascii(",\"retransmissions\":")

@@ -102,11 +102,12 @@ public final class TextWriter: MaskableFrameWriter {
     }
 
     public func exchange(_ exchange: ISODEPExchange) {
-        let interpretation = session.interpret(exchange)
-        APDUExchangeView(command: exchange.command, response: exchange.response)
-            .writeText(out, indent: Self.dataColumn - 4, parsed: interpretation.command,
-                       error: interpretation.commandError, response: interpretation.response)
-        ApplicationRendering.writeText(interpretation, registry: registry, indent: Self.dataColumn - 4, to: out)
+        session.interpret(exchange) { x in
+            APDUExchangeView(command: exchange.command, response: exchange.response)
+                .writeText(out, indent: Self.dataColumn - 4, parsed: x.command,
+                           error: x.commandError, response: x.response)
+            ApplicationRendering.writeText(x, registry: registry, indent: Self.dataColumn - 4, to: out)
+        }
         if exchange.incomplete || exchange.waitingTimeExtensions > 0 || exchange.retransmissions > 0
             || exchange.sawBadCRC {
             out.pad(toColumn: Self.dataColumn, lineStart: out.position)

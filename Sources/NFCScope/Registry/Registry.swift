@@ -27,16 +27,29 @@ public final class Registry: Sendable {
     public let systems: [UInt16: FeliCaSystemEntry]
     public let services: [FeliCaServiceEntry]
 
-    private let aidIndex: PrefixDissectorTable<AIDEntry>
-    /// Per tag: the entries in order of decreasing specificity, each with its value
-    /// renderer resolved once (renderer names, bit and code tables are looked up here,
-    /// not for every TLV node).
-    private let tagIndex: [UInt32: [ResolvedTag]]
-    /// The same candidates end to end, for lookups on the hot path: a tag's run is
-    /// found through `shortTagRuns` (one- and two-byte tags, nearly all EMV tags:
-    /// an array index instead of a hash) or `longTagRuns`, and none of it holds
-    /// references to retain per lookup except the answer itself.
-    private let tagCandidates: [ResolvedTag]
+    /// AID prefix -> index in `aids`.
+    private let aidIndex: PrefixDissectorTable<Int>
+    /// Per entry of `aids`, index for index: the decoder its APDUs go to, and its
+    /// JSON members (`,"name":...,"vendor":...,"kind":...`) as a range of `aidJSONPool`,
+    /// written per APDU without escaping the strings again.
+    private let aidHandlers: [ApplicationHandlerKind]
+    private let aidJSONRanges: [Range<Int>]
+    private let aidJSONPool: [UInt8]
+    /// Per tag: the entries in order of decreasing specificity (for listings).
+    private let tagIndex: [UInt32: [TagEntry]]
+    /// Every tag's candidates end to end, most specific first, as plain values: a
+    /// tag's run is found through `shortTagRuns` (one- and two-byte tags, nearly all
+    /// EMV tags: an array index instead of a hash) or `longTagRuns`. A lookup answers
+    /// an index into `tagSlots`, and writing a TLV node reads through it in place,
+    /// so nothing is retained per node.
+    private let tagSlots: [TagSlot]
+    /// The entries behind `tagSlots`, index for index (restrictions, `tag(...)`).
+    private let tagSlotEntries: [TagEntry]
+    /// Every candidate's name, JSON-escaped then as UTF-8, back to back (see `TagSlot`).
+    private let tagNamePool: [UInt8]
+    /// The tables the candidates' `bits:` and `enum:` renderers use.
+    private let rendererBitTables: [BitTable]
+    private let rendererCodeTables: [CodeTable]
     private let shortTagRuns: [TagRun]
     private let longTagRuns: [UInt32: TagRun]
     private let serviceIndex: [ServiceLookupKey: FeliCaServiceEntry]
@@ -53,9 +66,22 @@ public final class Registry: Sendable {
         systems = b.systems
         services = b.serviceOrder.compactMap { b.services[$0] }
 
-        var aidIndex = PrefixDissectorTable<AIDEntry>()
-        for entry in aids { aidIndex.register(prefix: entry.aid, entry) }
+        var aidIndex = PrefixDissectorTable<Int>()
+        for (i, entry) in aids.enumerated() { aidIndex.register(prefix: entry.aid, i) }
         self.aidIndex = aidIndex
+        aidHandlers = aids.map { ApplicationHandlerKind(decoding: $0.kind) }
+        let aidJSON = OutputBuffer()
+        var aidJSONRanges: [Range<Int>] = []
+        for entry in aids {
+            let start = aidJSON.count
+            aidJSON.ascii(",\"name\":\""); aidJSON.jsonEscaped(entry.name)
+            aidJSON.ascii("\",\"vendor\":\""); aidJSON.jsonEscaped(entry.vendor)
+            aidJSON.ascii("\",\"kind\":\""); aidJSON.ascii(entry.kind.jsonName)
+            aidJSON.byte(0x22)
+            aidJSONRanges.append(start..<aidJSON.count)
+        }
+        self.aidJSONRanges = aidJSONRanges
+        aidJSONPool = aidJSON.contents
 
         var sortedTags: [UInt32: [TagEntry]] = [:]
         for entry in tags { sortedTags[entry.tag, default: []].append(entry) }
@@ -99,24 +125,89 @@ public final class Registry: Sendable {
 
         let tables = RendererTables(bitTables: b.bitTables, codeTables: b.codeTables,
                                     currency: currencyTableForRenderers)
-        let tagIndex = sortedTags.mapValues { list in
-            list.map { ResolvedTag(entry: $0, renderer: EMVValueRenderer.resolve($0, dictionary: tables)) }
-        }
-        self.tagIndex = tagIndex
-        var candidates: [ResolvedTag] = []
+        tagIndex = sortedTags
+        var slots: [TagSlot] = []
+        var slotEntries: [TagEntry] = []
+        var pool: [UInt8] = []
+        var bitTableList: [BitTable] = []
+        var codeTableList: [CodeTable] = []
         var shortRuns = [TagRun](repeating: TagRun(start: 0, count: 0), count: Registry.shortTagSlots)
         var longRuns: [UInt32: TagRun] = [:]
-        for (tag, list) in tagIndex.sorted(by: { $0.key < $1.key }) {
-            let run = TagRun(start: UInt32(candidates.count), count: UInt32(list.count))
-            candidates.append(contentsOf: list)
+        for (tag, list) in sortedTags.sorted(by: { $0.key < $1.key }) {
+            let run = TagRun(start: UInt32(slots.count), count: UInt32(list.count))
+            for entry in list {
+                let escaped = OutputBuffer()
+                escaped.jsonEscaped(entry.name)
+                let jsonName = escaped.contents
+                let textName = Array(entry.name.utf8)
+                var slot = TagSlot(isRestricted: !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty,
+                                   jsonNameStart: pool.count, jsonNameCount: jsonName.count,
+                                   textNameStart: pool.count + jsonName.count, textNameCount: textName.count,
+                                   renderer: .none, table: 0, bcdKey: false)
+                pool += jsonName
+                pool += textName
+                switch EMVValueRenderer.resolve(entry, dictionary: tables) {
+                case nil: slot.renderer = .none
+                case .numeric: slot.renderer = .numeric
+                case .compressedNumeric, .pan: slot.renderer = .compressedNumeric
+                case .text: slot.renderer = .text
+                case .amount: slot.renderer = .amount
+                case .currency: slot.renderer = .currency
+                case .country: slot.renderer = .country
+                case .date: slot.renderer = .date
+                case .time: slot.renderer = .time
+                case .track2: slot.renderer = .track2
+                case .afl: slot.renderer = .afl
+                case .cvmList: slot.renderer = .cvmList
+                case .cid: slot.renderer = .cid
+                case .dol: slot.renderer = .dol
+                case .tagList: slot.renderer = .tagList
+                case .bits(let table):
+                    slot.renderer = .bits
+                    slot.table = bitTableList.count
+                    bitTableList.append(table)
+                case .enumeration(let table, let bcdKey):
+                    slot.renderer = .enumeration
+                    slot.table = codeTableList.count
+                    slot.bcdKey = bcdKey
+                    codeTableList.append(table)
+                }
+                slots.append(slot)
+                slotEntries.append(entry)
+            }
             if let slot = Registry.shortTagSlot(tag) { shortRuns[slot] = run } else { longRuns[tag] = run }
         }
-        tagCandidates = candidates
+        tagSlots = slots
+        tagSlotEntries = slotEntries
+        tagNamePool = pool
+        rendererBitTables = bitTableList
+        rendererCodeTables = codeTableList
         shortTagRuns = shortRuns
         longTagRuns = longRuns
     }
 
-    /// Where a tag's candidates lie in `tagCandidates`.
+    /// How a candidate's values are rendered: `EMVValueRenderer` without payloads,
+    /// the tables being referred to by index (`TagSlot.table`).
+    private enum RendererKind: UInt8 {
+        case none, numeric, compressedNumeric, text
+        case amount, currency, country, date, time, track2, afl, cvmList, cid, dol, tagList
+        case bits, enumeration
+    }
+
+    /// One tag candidate, with no references: its names are ranges of `tagNamePool`.
+    private struct TagSlot {
+        var isRestricted: Bool
+        var jsonNameStart: Int
+        var jsonNameCount: Int
+        var textNameStart: Int
+        var textNameCount: Int
+        var renderer: RendererKind
+        /// Index in `rendererBitTables` (bits) or `rendererCodeTables` (enumeration).
+        var table: Int
+        var bcdKey: Bool
+    }
+
+    /// Where a tag's candidates lie in `tagSlots`.
     private struct TagRun {
         var start: UInt32
         var count: UInt32
@@ -155,19 +246,37 @@ public final class Registry: Sendable {
     // MARK: - Lookups
 
     /// The entry whose AID is the longest prefix of `aid`.
-    public func aid(_ aid: ByteView) -> AIDEntry? { aidIndex.lookup(aid)?.value }
+    public func aid(_ aid: ByteView) -> AIDEntry? { aidIndex(aid).map { aids[$0] } }
 
-    public func aid(_ aid: [UInt8]) -> AIDEntry? { aidIndex.lookup(aid)?.value }
+    public func aid(_ aid: [UInt8]) -> AIDEntry? { ByteView.with(aid) { self.aid($0) } }
+
+    /// Where the entry `aid(_:)` answers lies in `aids`.
+    public func aidIndex(_ aid: ByteView) -> Int? { aidIndex.lookup(aid)?.value }
+
+    /// The decoder for the APDUs of the application `aids[index]`. Unknown
+    /// applications (nil) still get generic TLV decoding when their data is TLV.
+    public func applicationHandler(aidIndex index: Int?) -> ApplicationHandlerKind {
+        guard let index, index >= 0, index < aidHandlers.count else { return .tlv }
+        return aidHandlers[index]
+    }
+
+    /// Writes the JSON members naming `aids[index]` (name, vendor, kind).
+    func writeApplicationJSONMembers(aidIndex index: Int, to out: OutputBuffer) {
+        guard index >= 0, index < aidJSONRanges.count else { return }
+        let range = aidJSONRanges[index]
+        out.bytes(aidJSONPool, from: range.lowerBound, count: range.count)
+    }
 
     /// The entry describing `tag`. Entries restricted to value lengths or AID prefixes
     /// win when the context matches them (an unknown context, nil, matches no
     /// restriction); otherwise the unrestricted entry answers.
     public func tag(_ tag: UInt32, length: Int? = nil, aid: ByteView? = nil) -> TagEntry? {
-        resolved(tag, length: length, aid: aid)?.entry
+        slotIndex(tag, length: length, aid: aid).map { tagSlotEntries[$0] }
     }
 
-    /// The entry and its resolved renderer (see `tag`).
-    public func resolved(_ tag: UInt32, length: Int?, aid: ByteView?) -> ResolvedTag? {
+    /// Where the entry `tag(...)` answers lies in `tagSlots`.
+    @inline(__always)
+    private func slotIndex(_ tag: UInt32, length: Int?, aid: ByteView?) -> Int? {
         let run: TagRun
         if let slot = Registry.shortTagSlot(tag) {
             run = shortTagRuns[slot]
@@ -178,24 +287,23 @@ public final class Registry: Sendable {
         var i = Int(run.start)
         let end = i + Int(run.count)
         while i < end {
-            let candidate = tagCandidates[i]
+            let index = i
             i += 1
-            if candidate.isRestricted {
-                let entry = candidate.entry
-                if !entry.lengths.isEmpty {
-                    guard let length, entry.lengths.contains(length) else { continue }
-                }
-                if !entry.aidPrefixes.isEmpty {
-                    guard let aid, entry.aidPrefixes.contains(where: { aid.starts(with: $0) }) else { continue }
-                }
-            }
-            return candidate
+            if tagSlots[index].isRestricted, !restrictionsFit(index, length: length, aid: aid) { continue }
+            return index
         }
         return nil
     }
 
-    public func resolvedTag(_ tag: UInt32, length: Int, aid: ByteView?) -> ResolvedTag? {
-        resolved(tag, length: Optional(length), aid: aid)
+    private func restrictionsFit(_ index: Int, length: Int?, aid: ByteView?) -> Bool {
+        let entry = tagSlotEntries[index]
+        if !entry.lengths.isEmpty {
+            guard let length, entry.lengths.contains(length) else { return false }
+        }
+        if !entry.aidPrefixes.isEmpty {
+            guard let aid, entry.aidPrefixes.contains(where: { aid.starts(with: $0) }) else { return false }
+        }
+        return true
     }
 
     /// The same lookup with a known value length (the EMV layer's `EMVDictionary` requirement).
@@ -203,12 +311,61 @@ public final class Registry: Sendable {
         self.tag(tag, length: Optional(length), aid: aid)
     }
 
+    // The EMV layer's per-node calls, answered from the flat entry table.
+
+    public func tagHandle(_ tag: UInt32, length: Int, aid: ByteView?) -> EMVTagHandle? {
+        guard let index = slotIndex(tag, length: length, aid: aid) else { return nil }
+        return EMVTagHandle(tag: tag, length: length, aid: aid, index: index)
+    }
+
+    @inline(__always)
+    public func writeTagName(_ handle: EMVTagHandle, to out: OutputBuffer, target: EMVTextTarget) {
+        guard handle.index >= 0, handle.index < tagSlots.count else { return }
+        let slot = tagSlots[handle.index]
+        if target == .json {
+            out.bytes(tagNamePool, from: slot.jsonNameStart, count: slot.jsonNameCount)
+        } else {
+            out.bytes(tagNamePool, from: slot.textNameStart, count: slot.textNameCount)
+        }
+    }
+
+    @inline(__always)
+    public func tagHasText(_ handle: EMVTagHandle) -> Bool {
+        guard handle.index >= 0, handle.index < tagSlots.count else { return false }
+        return tagSlots[handle.index].renderer != .none
+    }
+
+    public func renderTagValue(_ handle: EMVTagHandle, _ value: ByteView, context: EMVContext,
+                               to out: OutputBuffer, target: EMVTextTarget) {
+        guard handle.index >= 0, handle.index < tagSlots.count else { return }
+        let slot = tagSlots[handle.index]
+        switch slot.renderer {
+        case .none: break
+        case .numeric: renderNumeric(value, out)
+        case .compressedNumeric: renderCompressedNumeric(value, out)
+        case .text: emvCardText(value, out, target)
+        case .amount: renderAmount(value, context: context, dictionary: self, out, target)
+        case .currency: renderCurrency(value, dictionary: self, out, target)
+        case .country: renderCountry(value, dictionary: self, out, target)
+        case .date: renderDate(value, out)
+        case .time: renderTime(value, out)
+        case .track2: renderTrack2(value, out)
+        case .afl: renderAFL(value, out)
+        case .cvmList: renderCVMList(value, out)
+        case .cid: renderCID(value, out)
+        case .dol: renderDOL(value, context: context, dictionary: self, out, target)
+        case .tagList: renderTagList(value, context: context, dictionary: self, out, target)
+        case .bits: renderBits(value, table: rendererBitTables[slot.table], out, target)
+        case .enumeration: renderEnum(value, table: rendererCodeTables[slot.table], bcdKey: slot.bcdKey, out, target)
+        }
+    }
+
     public func tag(_ tag: UInt32, length: Int? = nil, aid: [UInt8]) -> TagEntry? {
         ByteView.with(aid) { self.tag(tag, length: length, aid: $0) }
     }
 
     /// Every entry for `tag`, most specific first (for listings and tests).
-    public func tagEntries(_ tag: UInt32) -> [TagEntry] { tagIndex[tag]?.map(\.entry) ?? [] }
+    public func tagEntries(_ tag: UInt32) -> [TagEntry] { tagIndex[tag] ?? [] }
 
     public func bitTable(_ name: String) -> BitTable? { bitTables[name] }
 

@@ -17,51 +17,60 @@ public protocol EMVDictionary: Sendable {
     func tag(_ tag: UInt32, length: Int, aid: ByteView?) -> TagEntry?
     func bitTable(_ name: String) -> BitTable?
     func codeTable(_ name: String) -> CodeTable?
-    /// The entry and its resolved renderer (a default builds it per call).
-    func resolvedTag(_ tag: UInt32, length: Int, aid: ByteView?) -> ResolvedTag?
+
+    /// The entry for `tag` as a handle for the three calls below (nil when unknown).
+    /// A handle is a plain value: rendering a TLV node through it retains nothing.
+    func tagHandle(_ tag: UInt32, length: Int, aid: ByteView?) -> EMVTagHandle?
+    /// The entry's name, escaped as the target needs.
+    func writeTagName(_ handle: EMVTagHandle, to out: OutputBuffer, target: EMVTextTarget)
+    /// Whether the entry's values have a text beyond their hex.
+    func tagHasText(_ handle: EMVTagHandle) -> Bool
+    /// Writes the value's text with the entry's renderer (nothing when it has none).
+    func renderTagValue(_ handle: EMVTagHandle, _ value: ByteView, context: EMVContext,
+                        to out: OutputBuffer, target: EMVTextTarget)
 }
 
-/// A tag entry with its value renderer worked out, so rendering a TLV node is one
-/// lookup and one reference, not a renderer-name parse and table copies per node.
-public final class ResolvedTag: Sendable {
-    public let entry: TagEntry
-    public let renderer: EMVValueRenderer?
-    /// The name as UTF-8, escaped for a JSON string: written per TLV node, so worked out once.
-    public let jsonName: [UInt8]
-    /// The name as UTF-8, for text output.
-    public let textName: [UInt8]
-    /// The entry applies only to some lengths or applications (checked per lookup).
-    public let isRestricted: Bool
-    /// `renderer != nil`, as a plain flag (testing the enum would copy its payload).
-    public let hasText: Bool
+/// A tag entry a dictionary found: the lookup's inputs (so a dictionary without
+/// an index of resolved entries can look it up again) and the dictionary's own
+/// index of the entry (the registry's flat entry table; -1 for others). The AID
+/// view is only valid while the caller's view of it is.
+public struct EMVTagHandle: Sendable {
+    public var tag: UInt32
+    public var length: Int
+    public var aid: ByteView?
+    public var index: Int
 
-    public init(entry: TagEntry, renderer: EMVValueRenderer?) {
-        self.entry = entry
-        self.renderer = renderer
-        let escaped = OutputBuffer()
-        escaped.jsonEscaped(entry.name)
-        self.jsonName = escaped.contents
-        self.textName = Array(entry.name.utf8)
-        self.isRestricted = !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty
-        self.hasText = renderer != nil
-    }
-
-    /// Writes the value's text with this entry's renderer (nothing when it has none).
-    /// A method of the entry so the renderer and its tables are read in place: copying
-    /// the enum out would retain every table reference it carries, per TLV node.
-    @inline(__always)
-    func renderText(_ value: ByteView, context: EMVContext, dictionary: some EMVDictionary,
-                    to out: OutputBuffer, target: EMVTextTarget) {
-        renderer?.render(value, context: context, dictionary: dictionary, to: out, target: target)
+    public init(tag: UInt32, length: Int, aid: ByteView?, index: Int) {
+        self.tag = tag
+        self.length = length
+        self.aid = aid
+        self.index = index
     }
 }
 
 extension EMVDictionary {
-    /// The entry for `tag` with its renderer; dictionaries that can, answer from a cache.
-    public func resolvedTag(_ tag: UInt32, length: Int, aid: ByteView?) -> ResolvedTag? {
-        self.tag(tag, length: length, aid: aid).map {
-            ResolvedTag(entry: $0, renderer: EMVValueRenderer.resolve($0, dictionary: self))
-        }
+    // Dictionaries without a prepared entry table (tests, `EmptyEMVDictionary`)
+    // look the entry up again and resolve its renderer per call.
+
+    public func tagHandle(_ tag: UInt32, length: Int, aid: ByteView?) -> EMVTagHandle? {
+        self.tag(tag, length: length, aid: aid) == nil ? nil : EMVTagHandle(tag: tag, length: length, aid: aid, index: -1)
+    }
+
+    public func writeTagName(_ handle: EMVTagHandle, to out: OutputBuffer, target: EMVTextTarget) {
+        guard let entry = tag(handle.tag, length: handle.length, aid: handle.aid) else { return }
+        emvDictionaryText(entry.name, out, target)
+    }
+
+    public func tagHasText(_ handle: EMVTagHandle) -> Bool {
+        guard let entry = tag(handle.tag, length: handle.length, aid: handle.aid) else { return false }
+        return EMVValueRenderer.resolve(entry, dictionary: self) != nil
+    }
+
+    public func renderTagValue(_ handle: EMVTagHandle, _ value: ByteView, context: EMVContext,
+                               to out: OutputBuffer, target: EMVTextTarget) {
+        guard let entry = tag(handle.tag, length: handle.length, aid: handle.aid),
+              let renderer = EMVValueRenderer.resolve(entry, dictionary: self) else { return }
+        renderer.render(value, context: context, dictionary: self, to: out, target: target)
     }
 }
 

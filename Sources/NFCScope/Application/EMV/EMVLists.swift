@@ -91,9 +91,9 @@ func renderDOL(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionar
             if !first { out.ascii(", ") }
             first = false
             emvTagHex(item.tag, out)
-            if let resolved = dictionary.resolvedTag(item.tag, length: item.length, aid: aid) {
+            if let handle = dictionary.tagHandle(item.tag, length: item.length, aid: aid) {
                 out.byte(0x20)
-                resolved.writeName(out, target)
+                dictionary.writeTagName(handle, to: out, target: target)
             }
             out.ascii(" ("); out.int(item.length); out.byte(0x29)
         }
@@ -130,9 +130,9 @@ func renderTagList(_ v: ByteView, context: EMVContext, dictionary: some EMVDicti
             if !first { out.ascii(", ") }
             first = false
             emvTagHex(tag, out)
-            if let resolved = dictionary.resolvedTag(tag, length: 0, aid: aid) {
+            if let handle = dictionary.tagHandle(tag, length: 0, aid: aid) {
                 out.byte(0x20)
-                resolved.writeName(out, target)
+                dictionary.writeTagName(handle, to: out, target: target)
             }
             pos = p
         }

@@ -16,13 +16,6 @@ func emvCardText(_ v: ByteView, _ out: OutputBuffer, _ target: EMVTextTarget) {
 }
 
 /// Registry-supplied strings (names, meanings).
-extension ResolvedTag {
-    /// The entry's name, escaped as the target needs (prepared once per entry).
-    func writeName(_ out: OutputBuffer, _ target: EMVTextTarget) {
-        out.bytes(target == .json ? jsonName : textName)
-    }
-}
-
 func emvDictionaryText(_ s: String, _ out: OutputBuffer, _ target: EMVTextTarget) {
     if target == .json { out.jsonEscaped(s) } else { out.string(s) }
 }

@@ -1,6 +1,7 @@
 // What the application layer made of one APDU exchange: the parsed command and
 // response, which application it concerns, and the TLV structures of its data.
-// Built once per exchange and rendered by whichever writer is in use.
+// The session fills one in place per exchange and the writer in use reads it
+// there, so nothing of it is copied per APDU.
 
 /// Which application decoder interpreted the exchange.
 public enum ApplicationHandlerKind: UInt8, Sendable {
@@ -22,7 +23,8 @@ public struct APDUInterpretation {
     public var response: APDUResponse?
     /// The application the exchange concerns: the one being selected, or the one selected before.
     public var applicationAID: [UInt8]?
-    public var application: AIDEntry?
+    /// The registry entry of that application: an index into `Registry.aids`.
+    public var applicationIndex: Int?
     public var handler: ApplicationHandlerKind = .none
     /// Command data split by the DOL the card asked for (GET PROCESSING OPTIONS, GENERATE AC).
     public var commandDOL: DOLSplit?
@@ -32,6 +34,16 @@ public struct APDUInterpretation {
     public var commandTLV: BERTLV?
     /// Response data parsed as BER-TLV.
     public var responseTLV: BERTLV?
-    /// The session's knowledge when this exchange was decoded (currency, selected AID, DOLs).
-    public var context: EMVContext
+    /// The session's knowledge after this exchange (currency, selected AID, DOLs):
+    /// what its values are rendered with.
+    public var context = EMVContext()
+
+    init(exchange: ISODEPExchange) {
+        self.exchange = exchange
+    }
+
+    /// The application's registry entry.
+    public func application(in registry: Registry) -> AIDEntry? {
+        applicationIndex.map { registry.aids[$0] }
+    }
 }

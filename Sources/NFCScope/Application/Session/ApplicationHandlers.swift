@@ -1,24 +1,13 @@
-// Which decoder interprets the APDUs sent to an application: a dissector table
-// keyed by AID prefix, filled from the registry's AID entries by their kind, so a
-// user plugin that adds a payment AID also routes it to the EMV decoder.
+// Which decoder interprets the APDUs sent to an application, by the kind of its
+// registry entry, so a user plugin that adds a payment AID also routes it to the
+// EMV decoder. The registry works this out once per AID entry.
 
-public struct ApplicationHandlers: Sendable {
-    private var table = PrefixDissectorTable<ApplicationHandlerKind>()
-
-    public init(registry: Registry) {
-        for entry in registry.aids {
-            switch entry.kind {
-            case .emvPayment: table.register(prefix: entry.aid, .emv)
-            case .vas: table.register(prefix: entry.aid, .vas)
-            default: table.register(prefix: entry.aid, .tlv)
-            }
+extension ApplicationHandlerKind {
+    init(decoding kind: AIDKind) {
+        switch kind {
+        case .emvPayment: self = .emv
+        case .vas: self = .vas
+        default: self = .tlv
         }
     }
-
-    /// The handler for an application, by the longest registered prefix of its AID.
-    /// Unknown applications still get generic TLV decoding when their data is TLV.
-    public func handler(for aid: ByteView) -> ApplicationHandlerKind {
-        table.lookup(aid)?.value ?? .tlv
-    }
 }
-

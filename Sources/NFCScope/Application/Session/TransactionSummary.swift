@@ -93,7 +93,7 @@ struct TransactionTracker {
                 if ok, let tlv = x.responseTLV { summary.directory = directoryEntries(tlv) }
             } else {
                 summary.aid = name.array
-                summary.applicationName = x.application?.name
+                summary.applicationName = x.application(in: registry)?.name
                 summary.selectAccepted = ok
                 summary.label = x.responseTLV.flatMap { tlv in tlv.first(0x50).map { asciiText($0.value) } }
                     ?? summary.directory.first { ByteView.with($0.aid) { $0.elementsEqual(name) } }?.label

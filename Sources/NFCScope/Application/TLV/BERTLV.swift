@@ -100,7 +100,7 @@ public struct TLVNode: Sendable {
 public struct BERTLV: Sendable {
     public static let defaultMaxDepth = 16
 
-    public let bytes: ByteView
+    public private(set) var bytes: ByteView
     public private(set) var nodes: [TLVNode]
 
     public init(parsing bytes: ByteView, maxDepth: Int = BERTLV.defaultMaxDepth) {
@@ -110,6 +110,24 @@ public struct BERTLV: Sendable {
         parser.nodes.reserveCapacity(Swift.min(bytes.count / 3 + 1, 256))
         _ = parser.parseLevel(start: 0, end: bytes.count, depth: 0, indefinite: false)
         self.nodes = parser.nodes
+    }
+
+    /// No nodes (a buffer for `reparse`).
+    public init() {
+        bytes = ByteView()
+        nodes = []
+    }
+
+    /// Parses `bytes` in place of what this value held, into the same node storage:
+    /// a session parsing one tree per APDU allocates only when a tree is bigger than
+    /// any before it.
+    public mutating func reparse(_ bytes: ByteView, maxDepth: Int = BERTLV.defaultMaxDepth) {
+        self.bytes = bytes
+        var parser = Parser(root: bytes, maxDepth: Swift.max(0, maxDepth))
+        swap(&parser.nodes, &nodes)
+        parser.nodes.removeAll(keepingCapacity: true)
+        _ = parser.parseLevel(start: 0, end: bytes.count, depth: 0, indefinite: false)
+        swap(&parser.nodes, &nodes)
     }
 
     /// The top-level objects.

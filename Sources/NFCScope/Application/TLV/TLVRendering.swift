@@ -48,7 +48,7 @@ public struct TLVWriter {
     /// Writes the top-level nodes as a JSON array.
     public func writeJSON(_ tlv: BERTLV, to out: OutputBuffer) {
         if let registry {
-            TLVTreeWriter(dictionary: registry, context: context).writeJSON(tlv, to: out)
+            TLVTreeWriter(dictionary: registry).writeJSON(tlv, context: context, to: out)
         } else {
             Self.writeJSON(tlv, dictionary, context, out)
         }
@@ -57,7 +57,7 @@ public struct TLVWriter {
     /// Writes one line per node, the top level indented by `indent` spaces.
     public func writeText(_ tlv: BERTLV, indent: Int, to out: OutputBuffer) {
         if let registry {
-            TLVTreeWriter(dictionary: registry, context: context).writeText(tlv, indent: indent, to: out)
+            TLVTreeWriter(dictionary: registry).writeText(tlv, indent: indent, context: context, to: out)
         } else {
             Self.writeText(tlv, indent, dictionary, context, out)
         }
@@ -69,7 +69,7 @@ public struct TLVWriter {
     /// Extra bytes after the list are the caller's to report (`split.extra`).
     public func writeJSON(_ split: DOLSplit, to out: OutputBuffer) {
         if let registry {
-            TLVTreeWriter(dictionary: registry, context: context).writeJSON(split, to: out)
+            TLVTreeWriter(dictionary: registry).writeJSON(split, context: context, to: out)
         } else {
             Self.writeJSON(split, dictionary, context, out)
         }
@@ -78,7 +78,7 @@ public struct TLVWriter {
     /// Text lines for DOL-split data, plus a line for missing or extra bytes.
     public func writeText(_ split: DOLSplit, indent: Int, to out: OutputBuffer) {
         if let registry {
-            TLVTreeWriter(dictionary: registry, context: context).writeText(split, indent: indent, to: out)
+            TLVTreeWriter(dictionary: registry).writeText(split, indent: indent, context: context, to: out)
         } else {
             Self.writeText(split, indent, dictionary, context, out)
         }
@@ -86,16 +86,16 @@ public struct TLVWriter {
 
     // Any other dictionary (tests): these open the existential for the generic writer.
     private static func writeJSON(_ tlv: BERTLV, _ d: some EMVDictionary, _ c: EMVContext, _ out: OutputBuffer) {
-        TLVTreeWriter(dictionary: d, context: c).writeJSON(tlv, to: out)
+        TLVTreeWriter(dictionary: d).writeJSON(tlv, context: c, to: out)
     }
     private static func writeText(_ tlv: BERTLV, _ indent: Int, _ d: some EMVDictionary, _ c: EMVContext, _ out: OutputBuffer) {
-        TLVTreeWriter(dictionary: d, context: c).writeText(tlv, indent: indent, to: out)
+        TLVTreeWriter(dictionary: d).writeText(tlv, indent: indent, context: c, to: out)
     }
     private static func writeJSON(_ split: DOLSplit, _ d: some EMVDictionary, _ c: EMVContext, _ out: OutputBuffer) {
-        TLVTreeWriter(dictionary: d, context: c).writeJSON(split, to: out)
+        TLVTreeWriter(dictionary: d).writeJSON(split, context: c, to: out)
     }
     private static func writeText(_ split: DOLSplit, _ indent: Int, _ d: some EMVDictionary, _ c: EMVContext, _ out: OutputBuffer) {
-        TLVTreeWriter(dictionary: d, context: c).writeText(split, indent: indent, to: out)
+        TLVTreeWriter(dictionary: d).writeText(split, indent: indent, context: c, to: out)
     }
 }
 
@@ -103,46 +103,49 @@ public struct TLVWriter {
 /// specialised (resolving and rendering a node is most of the JSON output's time).
 struct TLVTreeWriter<Dictionary: EMVDictionary> {
     let dictionary: Dictionary
-    let context: EMVContext
+    // The session's context is passed to each call rather than stored: a stored copy
+    // would retain and release its arrays for every APDU.
 
     // MARK: JSON
 
-    func writeJSON(_ tlv: BERTLV, to out: OutputBuffer) {
+    func writeJSON(_ tlv: BERTLV, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
-            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, aid: aid, out)
+            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, aid: aid, context, out)
         }
     }
 
     /// Siblings in `start..<end` of the node array, walked by index rather than
     /// through `TLVChildren`, which would hold (and retain) the node array.
-    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, aid: ByteView?, _ out: OutputBuffer) {
+    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, aid: ByteView?, _ context: EMVContext,
+                                _ out: OutputBuffer) {
         out.byte(0x5B)
         var index = start
         let end = Swift.min(end, tlv.nodes.count)
         while index < end {
             if index != start { out.byte(0x2C) }
             let node = tlv.nodes[index]
-            writeJSONNode(tlv, index, node, aid: aid, out)
+            writeJSONNode(tlv, index, node, aid: aid, context, out)
             index = Swift.max(node.subtreeEnd, index + 1)
         }
         out.byte(0x5D)
     }
 
-    private func writeJSONNode(_ tlv: BERTLV, _ index: Int, _ node: TLVNode, aid: ByteView?, _ out: OutputBuffer) {
+    private func writeJSONNode(_ tlv: BERTLV, _ index: Int, _ node: TLVNode, aid: ByteView?, _ context: EMVContext,
+                               _ out: OutputBuffer) {
         out.ascii("{\"tag\":\"")
         tlvNodeTag(node, out)
         out.ascii("\",\"len\":")
         if let l = node.declaredLength { out.int(l) } else { out.ascii("null") }
         out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
-        let resolved = dictionary.resolvedTag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
-        if let resolved {
-            out.ascii(",\"name\":\""); out.bytes(resolved.jsonName); out.byte(0x22)
+        let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+        if let handle {
+            out.ascii(",\"name\":\""); dictionary.writeTagName(handle, to: out, target: .json); out.byte(0x22)
         } else {
             out.ascii(",\"name\":null")
         }
-        if node.error == nil, !node.constructed, let resolved, resolved.hasText {
+        if node.error == nil, !node.constructed, let handle, dictionary.tagHasText(handle) {
             out.ascii(",\"text\":\"")
-            resolved.renderText(node.value, context: context, dictionary: dictionary, to: out, target: .json)
+            dictionary.renderTagValue(handle, node.value, context: context, to: out, target: .json)
             out.byte(0x22)
         }
         if node.indefinite { out.ascii(",\"indefinite\":true") }
@@ -152,30 +155,31 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         if node.childError { out.ascii(",\"children_error\":true") }
         if node.hasChildren {
             out.ascii(",\"children\":")
-            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, aid: aid, out)
+            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, aid: aid, context, out)
         }
         out.byte(0x7D)
     }
 
     // MARK: Text
 
-    func writeText(_ tlv: BERTLV, indent: Int, to out: OutputBuffer) {
+    func writeText(_ tlv: BERTLV, indent: Int, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
-            writeTextLevel(tlv, start: 0, end: tlv.nodes.count, indent: indent, aid: aid, out)
+            writeTextLevel(tlv, start: 0, end: tlv.nodes.count, indent: indent, aid: aid, context, out)
         }
     }
 
-    private func writeTextLevel(_ tlv: BERTLV, start: Int, end: Int, indent: Int, aid: ByteView?, _ out: OutputBuffer) {
+    private func writeTextLevel(_ tlv: BERTLV, start: Int, end: Int, indent: Int, aid: ByteView?, _ context: EMVContext,
+                                _ out: OutputBuffer) {
         var index = start
         let end = Swift.min(end, tlv.nodes.count)
         while index < end {
             let node = tlv.nodes[index]
             tlvIndent(indent, out)
             tlvNodeTag(node, out)
-            let resolved = dictionary.resolvedTag(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+            let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
 
-            if let resolved {
-                out.byte(0x20); out.bytes(resolved.textName)
+            if let handle {
+                out.byte(0x20); dictionary.writeTagName(handle, to: out, target: .text)
             }
             out.ascii(" (")
             if let l = node.declaredLength { out.int(l) } else { out.ascii(node.indefinite ? "indefinite" : "?") }
@@ -184,16 +188,16 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             if !node.constructed || !clean, !node.value.isEmpty {
                 out.byte(0x20); out.hex(node.value, uppercase: true)
             }
-            if node.error == nil, !node.constructed, let resolved, resolved.hasText {
+            if node.error == nil, !node.constructed, let handle, dictionary.tagHasText(handle) {
                 out.ascii(" = ")
-                resolved.renderText(node.value, context: context, dictionary: dictionary, to: out, target: .text)
+                dictionary.renderTagValue(handle, node.value, context: context, to: out, target: .text)
             }
             if let e = node.error {
                 out.ascii(" !! "); e.write(to: out, declaredLength: node.declaredLength)
             }
             out.byte(0x0A)
             if node.hasChildren {
-                writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, aid: aid, out)
+                writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, aid: aid, context, out)
             }
             index = Swift.max(node.subtreeEnd, index + 1)
         }
@@ -201,7 +205,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
 
     // MARK: DOL-split data
 
-    func writeJSON(_ split: DOLSplit, to out: OutputBuffer) {
+    func writeJSON(_ split: DOLSplit, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
             out.byte(0x5B)
             for (k, v) in split.values.enumerated() {
@@ -209,15 +213,15 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 out.ascii("{\"tag\":\""); emvTagHex(v.tag, out)
                 out.ascii("\",\"len\":"); out.int(v.length)
                 out.ascii(",\"hex\":\""); out.hex(v.value); out.byte(0x22)
-                let resolved = dictionary.resolvedTag(v.tag, length: v.length, aid: aid)
-                if let resolved {
-                    out.ascii(",\"name\":\""); out.bytes(resolved.jsonName); out.byte(0x22)
+                let handle = dictionary.tagHandle(v.tag, length: v.length, aid: aid)
+                if let handle {
+                    out.ascii(",\"name\":\""); dictionary.writeTagName(handle, to: out, target: .json); out.byte(0x22)
                 } else {
                     out.ascii(",\"name\":null")
                 }
-                if v.isComplete, let resolved, resolved.hasText {
+                if v.isComplete, let handle, dictionary.tagHasText(handle) {
                     out.ascii(",\"text\":\"")
-                    resolved.renderText(v.value, context: context, dictionary: dictionary, to: out, target: .json)
+                    dictionary.renderTagValue(handle, v.value, context: context, to: out, target: .json)
                     out.byte(0x22)
                 }
                 if !v.isComplete {
@@ -229,18 +233,18 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         }
     }
 
-    func writeText(_ split: DOLSplit, indent: Int, to out: OutputBuffer) {
+    func writeText(_ split: DOLSplit, indent: Int, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
             for v in split.values {
                 tlvIndent(indent, out)
                 emvTagHex(v.tag, out)
-                let resolved = dictionary.resolvedTag(v.tag, length: v.length, aid: aid)
-                if let resolved { out.byte(0x20); out.bytes(resolved.textName) }
+                let handle = dictionary.tagHandle(v.tag, length: v.length, aid: aid)
+                if let handle { out.byte(0x20); dictionary.writeTagName(handle, to: out, target: .text) }
                 out.ascii(" ("); out.int(v.length); out.byte(0x29)
                 if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }
-                if v.isComplete, let resolved, resolved.hasText {
+                if v.isComplete, let handle, dictionary.tagHasText(handle) {
                     out.ascii(" = ")
-                    resolved.renderText(v.value, context: context, dictionary: dictionary, to: out, target: .text)
+                    dictionary.renderTagValue(handle, v.value, context: context, to: out, target: .text)
                 }
                 if !v.isComplete {
                     out.ascii(" !! data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short")
