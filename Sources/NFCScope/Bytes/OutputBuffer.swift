@@ -21,6 +21,11 @@ public final class OutputBuffer: @unchecked Sendable {
     private var collected: [UInt8] = []
     public private(set) var writeFailed = false
     private let flushThreshold: Int
+    /// The digits of the last `counter` value, right-aligned in 24 bytes: frame
+    /// numbers go up by one, so the next one is an in-place increment.
+    @exclusivity(unchecked) private var counterDigits: UnsafeMutablePointer<UInt8> = .allocate(capacity: 24)
+    @exclusivity(unchecked) private var counterStart = 24
+    @exclusivity(unchecked) private var counterValue = -2
 
     /// Output to a file descriptor (1 = stdout).
     public init(fd: Int32, flushThreshold: Int = 256 << 10) {
@@ -41,6 +46,7 @@ public final class OutputBuffer: @unchecked Sendable {
     deinit {
         flush()
         storage.deallocate()
+        counterDigits.deallocate()
     }
 
     @inline(__always)
@@ -333,6 +339,40 @@ public final class OutputBuffer: @unchecked Sendable {
         writeDigits(UInt64(v.magnitude))
     }
 
+    /// A non-negative number that is usually one more than the previous call's
+    /// (frame numbers): the cached digits are incremented instead of recomputed.
+    public func counter(_ v: Int) {
+        let cache = counterDigits
+        if v == counterValue &+ 1 && v > 0 {
+            var i = 23
+            while i >= counterStart && cache[i] == 0x39 { cache[i] = 0x30; i &-= 1 }
+            if i >= counterStart {
+                cache[i] &+= 1
+            } else {
+                counterStart &-= 1
+                cache[counterStart] = 0x31
+            }
+        } else if v >= 0 {
+            var x = v
+            var p = 24
+            repeat {
+                p &-= 1
+                cache[p] = 48 &+ UInt8(truncatingIfNeeded: x % 10)
+                x /= 10
+            } while x > 0
+            counterStart = p
+        } else {
+            counterValue = -2
+            int(v)
+            return
+        }
+        counterValue = v
+        let n = 24 &- counterStart
+        reserve(24)
+        Self.copyShort(from: UnsafeRawPointer(cache + counterStart), to: UnsafeMutableRawPointer(storage + count), count: n)
+        count &+= n
+    }
+
     /// The decimal digits of `x`, written backwards two at a time (half the
     /// divisions of one digit per step; frame numbers and lengths are everywhere).
     @inline(__always)
@@ -363,6 +403,43 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Fixed-point decimal: `value / 10^digits` with exactly `digits` fractional digits.
     /// Used for times (no Foundation formatting on the hot path).
     public func fixed(_ value: Int64, digits: Int) {
+        // Times: microseconds or nanoseconds, split by constants (multiplies, not divisions).
+        if value >= 0 && (digits == 6 || digits == 9) {
+            let v = UInt64(value)
+            let scale: UInt64 = digits == 6 ? 1_000_000 : 1_000_000_000
+            let whole = v / scale
+            if whole < 10 {
+                reserve(1)
+                storage[count] = 48 &+ UInt8(truncatingIfNeeded: whole)
+                count &+= 1
+            } else {
+                reserve(20)
+                writeDigits(whole)
+            }
+            reserve(11)
+            let dst = storage
+            let pairs = UnsafeRawPointer(decimalPairs)
+            var p = count
+            dst[p] = 0x2E
+            p &+= 1
+            var frac = v &- whole &* scale
+            if digits == 9 {
+                let top = frac / 1_000_000
+                frac &-= top &* 1_000_000
+                dst[p] = 48 &+ UInt8(truncatingIfNeeded: top / 100)
+                dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(top % 100) &* 2, as: UInt16.self), p &+ 1)
+                p &+= 3
+            }
+            let a = frac / 10_000
+            let rest = frac &- a &* 10_000
+            let b = rest / 100
+            let c = rest &- b &* 100
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(a) &* 2, as: UInt16.self), p)
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(b) &* 2, as: UInt16.self), p &+ 2)
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(c) &* 2, as: UInt16.self), p &+ 4)
+            count = p &+ 6
+            return
+        }
         var v = value
         if v < 0 { byte(0x2D); v = -v }
         var scale: Int64 = 1

@@ -35,7 +35,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     public func frame(_ frame: Frame) {
         let out = self.out
         out.ascii("{\"type\":\"frame\",\"n\":")
-        out.int(frame.n)
+        out.counter(frame.n)
         out.ascii(",\"time\":")
         writeTime(frame.time)
         out.ascii(",\"dir\":")

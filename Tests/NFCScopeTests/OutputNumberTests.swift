@@ -1,0 +1,27 @@
+import Testing
+@testable import NFCScope
+
+@Suite struct OutputNumberTests {
+    @Test func counterIncrementsAcrossCarriesAndRestartsOnJumps() {
+        let out = OutputBuffer()
+        for v in [1, 2, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, 5, 0, 1, -3, -2, 1_234_567_890_123] {
+            out.counter(v); out.byte(0x20)
+        }
+        #expect(out.string == "1 2 9 10 11 99 100 101 999999 1000000 5 0 1 -3 -2 1234567890123 ")
+    }
+
+    @Test func counterMatchesIntOverARunOfFrameNumbers() {
+        let a = OutputBuffer(), b = OutputBuffer()
+        for v in 0...12_345 { a.counter(v); a.byte(0x2C); b.int(v); b.byte(0x2C) }
+        #expect(a.string == b.string)
+    }
+
+    @Test func fixedTimesKeepEveryFractionDigit() {
+        let out = OutputBuffer()
+        for (v, d) in [(Int64(0), 6), (4_519, 6), (1_500_000, 6), (12_345_678_901, 6), (999_999, 6),
+                       (7, 9), (1_000_000_001, 9), (123_456_789_012, 9), (-4_519, 6), (1_505, 3), (25, 0)] {
+            out.fixed(v, digits: d); out.byte(0x20)
+        }
+        #expect(out.string == "0.000000 0.004519 1.500000 12345.678901 0.999999 0.000000007 1.000000001 123.456789012 -0.004519 1.505 25 ")
+    }
+}
