@@ -25,3 +25,19 @@ import Testing
         #expect(out.string == "0.000000 0.004519 1.500000 12345.678901 0.999999 0.000000007 1.000000001 123.456789012 -0.004519 1.505 25 ")
     }
 }
+
+@Suite struct OutputHexTests {
+    @Test func wordAtATimeHexMatchesByteByByteForEveryByteAndLength() {
+        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ ($0 >> 8)) } + Array(0...255)
+        for uppercase in [false, true] {
+            let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+            for length in [0, 1, 7, 8, 9, 15, 16, 17, 255, bytes.count] {
+                let slice = Array(bytes.prefix(length))
+                let out = OutputBuffer()
+                ByteView.with(slice) { out.hex($0, uppercase: uppercase) }
+                let expected = String(decoding: slice.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+                #expect(out.string == expected)
+            }
+        }
+    }
+}
