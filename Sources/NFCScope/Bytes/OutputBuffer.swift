@@ -213,26 +213,32 @@ public final class OutputBuffer: @unchecked Sendable {
     public func printableOrEscaped(_ v: ByteView, json: Bool) {
         let n = v.count
         guard n > 0, let src = v.base else { return }
-        reserve(n * 5)
-        let table = hexUpperDigits
+        // Each byte ends as one 8-byte store (up to 5 meaningful bytes): the slack
+        // lets the last one spill past the end.
+        reserve(n &* 5 &+ 8)
+        let pairs = UnsafeRawPointer(hexUpperPairs)
         // Stores go through a local copy of `storage`: through the property, the
         // compiler would reload it after every byte.
-        let dst = storage
+        let dst = UnsafeMutableRawPointer(storage)
         var o = count
+        // Random-looking card data mixes printable and other bytes unpredictably, so
+        // each byte's output is chosen by selects rather than branches.
+        let escapePrefix: UInt64 = json ? 0x78_5C5C : 0x785C
+        let escapeShift: UInt64 = json ? 24 : 16
+        let escapeLength = json ? 5 : 4
         for i in 0..<n {
             let b = src.load(fromByteOffset: i, as: UInt8.self)
-            if b &- 0x20 < 0x5F {
-                if json && (b == 0x22 || b == 0x5C) { dst[o] = 0x5C; o &+= 1 }
-                dst[o] = b
-                o &+= 1
-            } else {
-                if json { dst[o] = 0x5C; o &+= 1 }
-                dst[o] = 0x5C
-                dst[o &+ 1] = 0x78
-                dst[o &+ 2] = table[Int(b >> 4)]
-                dst[o &+ 3] = table[Int(b & 15)]
-                o &+= 4
-            }
+            let digits = UInt64(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: Int(b) &<< 1, as: UInt16.self)))
+            let escaped = escapePrefix | (digits &<< escapeShift)
+            let quoted = json && (b == 0x22 || b == 0x5C)
+            let plain: UInt64 = quoted ? (0x5C | (UInt64(b) &<< 8)) : UInt64(b)
+            // 1 when `b` is outside 0x20...0x7E, by arithmetic: a select here still
+            // compiled to a branch.
+            let unprintable = (UInt64(b &- 0x20) &+ (0x100 &- 0x5F)) >> 8
+            let mask = 0 &- unprintable
+            let word = (plain & ~mask) | (escaped & mask)
+            dst.storeBytes(of: word.littleEndian, toByteOffset: o, as: UInt64.self)
+            o &+= 1 &+ Int(truncatingIfNeeded: unprintable) &* (escapeLength &- 1) &+ (quoted ? 1 : 0)
         }
         count = o
     }
