@@ -41,7 +41,11 @@ public final class CardSession {
                               _ body: (APDUInterpretation) -> R) -> R {
         fill(&x, exchange)
         tracker.observe(x, registry: registry)
-        return body(x)
+        let result = body(x)
+        // The frame numbers are the reassembler's reused array: holding on to them
+        // would make its next write copy the array (an allocation per APDU).
+        x.exchange.frames = []
+        return result
     }
 
     private func fill(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange) {
