@@ -138,6 +138,9 @@ public final class CardSession {
 
     /// Watches link-layer frames for the end of a card session; returns its summary
     /// when one that carried APDUs ends.
+    // Inlined into the writers' per-frame code: the summary (a large optional) is
+    // then only built and copied on the rare frame that ends a session.
+    @inline(__always)
     public func observe(_ frame: Frame) -> TransactionSummary? {
         let ends: Bool
         var fieldDropped = false
@@ -156,6 +159,7 @@ public final class CardSession {
         endSession(fieldDropped: false)
     }
 
+    @inline(never)
     private func endSession(fieldDropped: Bool) -> TransactionSummary? {
         defer { reset() }
         guard !tracker.isEmpty else { return nil }
