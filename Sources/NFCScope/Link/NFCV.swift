@@ -268,11 +268,12 @@ public enum NFCV {
         return (info, nil)
     }
 
-    /// EXTENDED GET SYSTEM INFORMATION answer (ISO/IEC 15693-3:2019, ST25DV 7.6.x): info
-    /// flags, UID, then per flag: DSFID, AFI, memory size (blocks minus one on 2 bytes LSB
-    /// first, block size minus one), IC reference, command list (4 bytes); what follows a
-    /// flag this decoder does not read stays in `data`.
-    static func extendedSystemInformation(_ p: ByteView, into base: NFCVInfo) -> (NFCVInfo, FrameError?) {
+    /// (EXTENDED) GET SYSTEM INFORMATION answer: info flags, UID, then per flag: DSFID, AFI,
+    /// memory size (number of blocks minus one, then block size minus one in the low 5 bits),
+    /// IC reference. The extended answer (ISO/IEC 15693-3:2019, ST25DV) has the number of
+    /// blocks on 2 bytes, LSB first, and may go on with fields (command list, ...) this
+    /// decoder leaves in `data`; the basic answer ends there.
+    static func systemInformation(_ p: ByteView, into base: NFCVInfo, extended: Bool) -> (NFCVInfo, FrameError?) {
         var info = base
         guard let infoFlags = p.byte(1), let uid = p.slice(2, 8) else {
             info.data = p.suffix(from: 1)
@@ -292,10 +293,12 @@ public enum NFCV {
             i += 1
         }
         if infoFlags & 0x04 != 0 {
-            guard let blocks = p.u16le(i), let size = p.byte(i + 2) else { return (info, FrameError(.malformed, i)) }
-            info.memoryBlocks = Int(blocks) + 1
+            let width = extended ? 2 : 1
+            guard let blocks = extended ? p.u16le(i).map(Int.init) : p.byte(i).map(Int.init),
+                  let size = p.byte(i + width) else { return (info, FrameError(.malformed, i)) }
+            info.memoryBlocks = blocks + 1
             info.blockSize = Int(size & 0x1F) + 1
-            i += 3
+            i += width + 1
         }
         if infoFlags & 0x08 != 0 {
             guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
@@ -303,7 +306,7 @@ public enum NFCV {
             i += 1
         }
         info.data = p.suffix(from: i)
-        return (info, nil)
+        return (info, extended || info.data.isEmpty ? nil : FrameError(.malformed, i))
     }
 
     static func response(_ p: ByteView, flags: UInt8, answering request: Pending?) -> (NFCVInfo, FrameError?) {
@@ -337,39 +340,9 @@ public enum NFCV {
             info.dsfid = dsfid
             info.uid = uid
         case getSystemInformation:
-            guard let infoFlags = p.byte(1), let uid = p.slice(2, 8) else {
-                info.data = p.suffix(from: 1)
-                return (info, FrameError(.malformed, p.count))
-            }
-            info.infoFlags = infoFlags
-            info.uid = uid
-            var i = 10
-            if infoFlags & 0x01 != 0 {
-                guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
-                info.dsfid = v
-                i += 1
-            }
-            if infoFlags & 0x02 != 0 {
-                guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
-                info.afi = v
-                i += 1
-            }
-            if infoFlags & 0x04 != 0 {
-                // Number of blocks minus one, then block size minus one in the low 5 bits.
-                guard let blocks = p.byte(i), let size = p.byte(i + 1) else { return (info, FrameError(.malformed, i)) }
-                info.memoryBlocks = Int(blocks) + 1
-                info.blockSize = Int(size & 0x1F) + 1
-                i += 2
-            }
-            if infoFlags & 0x08 != 0 {
-                guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
-                info.icReference = v
-                i += 1
-            }
-            info.data = p.suffix(from: i)
-            if !info.data.isEmpty { return (info, FrameError(.malformed, i)) }
+            return systemInformation(p, into: info, extended: false)
         case extendedGetSystemInformation:
-            return extendedSystemInformation(p, into: info)
+            return systemInformation(p, into: info, extended: true)
         case getMultipleBlockSecurityStatus, extendedGetMultipleBlockSecurityStatus:
             info.block = request.block
             info.blockCount = request.blockCount

@@ -23,77 +23,50 @@ extension NFCV {
     public static let nxp: UInt8 = 0x04
     public static let st: UInt8 = 0x02
 
-    /// Name of a command; custom commands (A0-DF) are named for the manufacturers above.
-    public static func commandName(_ c: UInt8, manufacturer: UInt8? = nil) -> StaticString {
+    /// Name of a command (text, JSON); custom commands (A0-DF) are named for the manufacturers
+    /// below, other custom ones are "CUSTOM".
+    static func names(_ c: UInt8, manufacturer: UInt8?) -> (text: StaticString, json: StaticString) {
         switch c {
-        case inventory: return "INVENTORY"
-        case stayQuiet: return "STAY QUIET"
-        case readSingleBlock: return "READ SINGLE BLOCK"
-        case writeSingleBlock: return "WRITE SINGLE BLOCK"
-        case lockBlock: return "LOCK BLOCK"
-        case readMultipleBlocks: return "READ MULTIPLE BLOCKS"
-        case writeMultipleBlocks: return "WRITE MULTIPLE BLOCKS"
-        case select: return "SELECT"
-        case resetToReady: return "RESET TO READY"
-        case writeAFI: return "WRITE AFI"
-        case lockAFI: return "LOCK AFI"
-        case writeDSFID: return "WRITE DSFID"
-        case lockDSFID: return "LOCK DSFID"
-        case getSystemInformation: return "GET SYSTEM INFORMATION"
-        case getMultipleBlockSecurityStatus: return "GET MULTIPLE BLOCK SECURITY STATUS"
-        case extendedReadSingleBlock: return "EXTENDED READ SINGLE BLOCK"
-        case extendedWriteSingleBlock: return "EXTENDED WRITE SINGLE BLOCK"
-        case extendedLockBlock: return "EXTENDED LOCK BLOCK"
-        case extendedReadMultipleBlocks: return "EXTENDED READ MULTIPLE BLOCKS"
-        case extendedWriteMultipleBlocks: return "EXTENDED WRITE MULTIPLE BLOCKS"
-        case 0x35: return "AUTHENTICATE"
-        case 0x36: return "KEY UPDATE"
-        case 0x38: return "CHALLENGE"
-        case 0x39: return "READ BUFFER"
-        case extendedGetSystemInformation: return "EXTENDED GET SYSTEM INFORMATION"
-        case extendedGetMultipleBlockSecurityStatus: return "EXTENDED GET MULTIPLE BLOCK SECURITY STATUS"
+        case inventory: return ("INVENTORY", "inventory")
+        case stayQuiet: return ("STAY QUIET", "stay_quiet")
+        case readSingleBlock: return ("READ SINGLE BLOCK", "read_single_block")
+        case writeSingleBlock: return ("WRITE SINGLE BLOCK", "write_single_block")
+        case lockBlock: return ("LOCK BLOCK", "lock_block")
+        case readMultipleBlocks: return ("READ MULTIPLE BLOCKS", "read_multiple_blocks")
+        case writeMultipleBlocks: return ("WRITE MULTIPLE BLOCKS", "write_multiple_blocks")
+        case select: return ("SELECT", "select")
+        case resetToReady: return ("RESET TO READY", "reset_to_ready")
+        case writeAFI: return ("WRITE AFI", "write_afi")
+        case lockAFI: return ("LOCK AFI", "lock_afi")
+        case writeDSFID: return ("WRITE DSFID", "write_dsfid")
+        case lockDSFID: return ("LOCK DSFID", "lock_dsfid")
+        case getSystemInformation: return ("GET SYSTEM INFORMATION", "get_system_information")
+        case getMultipleBlockSecurityStatus: return ("GET MULTIPLE BLOCK SECURITY STATUS", "get_multiple_block_security_status")
+        case extendedReadSingleBlock: return ("EXTENDED READ SINGLE BLOCK", "extended_read_single_block")
+        case extendedWriteSingleBlock: return ("EXTENDED WRITE SINGLE BLOCK", "extended_write_single_block")
+        case extendedLockBlock: return ("EXTENDED LOCK BLOCK", "extended_lock_block")
+        case extendedReadMultipleBlocks: return ("EXTENDED READ MULTIPLE BLOCKS", "extended_read_multiple_blocks")
+        case extendedWriteMultipleBlocks: return ("EXTENDED WRITE MULTIPLE BLOCKS", "extended_write_multiple_blocks")
+        case 0x35: return ("AUTHENTICATE", "authenticate")
+        case 0x36: return ("KEY UPDATE", "key_update")
+        case 0x38: return ("CHALLENGE", "challenge")
+        case 0x39: return ("READ BUFFER", "read_buffer")
+        case extendedGetSystemInformation: return ("EXTENDED GET SYSTEM INFORMATION", "extended_get_system_information")
+        case extendedGetMultipleBlockSecurityStatus: return ("EXTENDED GET MULTIPLE BLOCK SECURITY STATUS", "extended_get_multiple_block_security_status")
         case 0xA0...0xDF:
-            if let m = manufacturer, let name = customName(c, manufacturer: m)?.text { return name }
-            return "CUSTOM"
-        case 0xE0...0xFF: return "PROPRIETARY"
-        default: return "RFU"
+            if let m = manufacturer, let name = customName(c, manufacturer: m) { return name }
+            return ("CUSTOM", "custom")
+        case 0xE0...0xFF: return ("PROPRIETARY", "proprietary")
+        default: return ("RFU", "rfu")
         }
     }
 
+    public static func commandName(_ c: UInt8, manufacturer: UInt8? = nil) -> StaticString {
+        names(c, manufacturer: manufacturer).text
+    }
+
     public static func commandJSONName(_ c: UInt8, manufacturer: UInt8? = nil) -> StaticString {
-        switch c {
-        case inventory: return "inventory"
-        case stayQuiet: return "stay_quiet"
-        case readSingleBlock: return "read_single_block"
-        case writeSingleBlock: return "write_single_block"
-        case lockBlock: return "lock_block"
-        case readMultipleBlocks: return "read_multiple_blocks"
-        case writeMultipleBlocks: return "write_multiple_blocks"
-        case select: return "select"
-        case resetToReady: return "reset_to_ready"
-        case writeAFI: return "write_afi"
-        case lockAFI: return "lock_afi"
-        case writeDSFID: return "write_dsfid"
-        case lockDSFID: return "lock_dsfid"
-        case getSystemInformation: return "get_system_information"
-        case getMultipleBlockSecurityStatus: return "get_multiple_block_security_status"
-        case extendedReadSingleBlock: return "extended_read_single_block"
-        case extendedWriteSingleBlock: return "extended_write_single_block"
-        case extendedLockBlock: return "extended_lock_block"
-        case extendedReadMultipleBlocks: return "extended_read_multiple_blocks"
-        case extendedWriteMultipleBlocks: return "extended_write_multiple_blocks"
-        case 0x35: return "authenticate"
-        case 0x36: return "key_update"
-        case 0x38: return "challenge"
-        case 0x39: return "read_buffer"
-        case extendedGetSystemInformation: return "extended_get_system_information"
-        case extendedGetMultipleBlockSecurityStatus: return "extended_get_multiple_block_security_status"
-        case 0xA0...0xDF:
-            if let m = manufacturer, let name = customName(c, manufacturer: m)?.json { return name }
-            return "custom"
-        case 0xE0...0xFF: return "proprietary"
-        default: return "rfu"
-        }
+        names(c, manufacturer: manufacturer).json
     }
 
     /// Custom commands of NXP ICODE (04) and ST ST25DV (02) chips.
