@@ -302,8 +302,11 @@ struct NFCVCommandTests {
         #expect(Self.duplicateKeys(#"{"a":"#) == nil)
     }
 
-    @Test("every JSON line of the NFC-V captures parses and no object carries a key twice",
-          arguments: ["test_NFC-V_26kbps_001.json", "test_NFC-V_26kbps_002.json", "hf_15_reader.trace"])
+    @Test("every JSON line of the NFC-V (and Type 2 / MIFARE Classic) captures parses and no object carries a key twice",
+          arguments: ["test_NFC-V_26kbps_001.json", "test_NFC-V_26kbps_002.json", "hf_15_reader.trace",
+                      "hf_14a_mfu.trace", "hf_14a_mfuc.trace", "hf_14a_mfu-sim.trace",
+                      "hf_14a_mful_aes_defaultkey_secure_message.trace", "hf_mf_hid_sio_sim.trace",
+                      "test_NFC-A_106kbps_001.json"])
     func noDuplicateKeys(_ name: String) {
         let out = OutputBuffer()
         let status = CommandLineTool.run(["decode", "--format", "jsonl", fixturePath(name)][...], out: out,
