@@ -102,7 +102,7 @@ final class TLVAreaTagStage {
             return
         }
         guard v.errorCode == nil, let command = v.command,
-              command == NFCV.readSingleBlock || command == NFCV.readMultipleBlocks,
+              NFCV.isRead(command, manufacturer: v.manufacturer),
               let first = v.block, let size = v.blockSize, size > 0 else { return }
         note(n)
         let stride = v.securityStatus ? size + 1 : size
