@@ -350,4 +350,12 @@ struct NDEFStageTests {
         #expect(rec["mime"] as? String == "application/vnd.bluetooth.ep.oob")
         #expect(rec["address"] as? String == "00:02:0E:00:08:8F" || "\(rec)".contains("00:02:0E:00:08:8F"))
     }
+
+    /// Tags without an NDEF capability container carry no message, and none is made
+    /// up: the Ultralight C of hf_14a_mfuc.trace has 53 4C 54 4F in page 3 (not the
+    /// E1 magic), hf_15_reader.trace only inventories.
+    @Test func noMessageWithoutContainer() throws {
+        #expect(try ndefRecords(fixturePath("hf_14a_mfuc.trace")).isEmpty)
+        #expect(try ndefRecords(fixturePath("hf_15_reader.trace")).isEmpty)
+    }
 }
