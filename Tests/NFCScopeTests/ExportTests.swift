@@ -287,7 +287,7 @@ private func handBuiltFrames(_ v: ByteView) -> [Frame] {
         let llcp = CommandLineTool.run(["convert", fixturePath("llcp.pcap"), "-o", out][...], out: OutputBuffer(),
                                        outputIsTerminal: false) { errors.append($0) }
         #expect(llcp == 1)
-        #expect(errors.first?.hasSuffix("llcp.pcap: frame 1: not exported: no direction or field event (unsupported link type 245)") == true)
+        #expect(errors.first?.hasSuffix("llcp.pcap: frame 1: not exported: LLCP PDU (link type 245 is not exported)") == true)
 
         #expect(throws: UsageError.unknownOutputExtension("a.txt")) { try Arguments.parse(["convert", "x", "-o", "a.txt"][...]) }
         #expect(throws: UsageError.noOutput) { try Arguments.parse(["convert", "x"][...]) }

@@ -1,5 +1,5 @@
 // pcap and pcapng records as frames: link type 264 (ISO 14443) through its
-// pseudo-header, link type 252 (Wireshark exported PDUs, as nfcscope exports NFC-F
+// pseudo-header, link type 245 (LLCP) through its 2-byte header, link type 252 (Wireshark exported PDUs, as nfcscope exports NFC-F
 // and NFC-V) through its tags; any other link type is listed frame by frame with an error.
 
 public struct PcapFrameSource: FrameSource {
@@ -27,6 +27,8 @@ public struct PcapFrameSource: FrameSource {
             frame.error = error
         } else if record.linkType == LinkType.iso14443 {
             Self.fillISO14443(&frame, record.data)
+        } else if record.linkType == LinkType.nfcLLCP {
+            Self.fillLLCP(&frame, record.data)
         } else if record.linkType == LinkType.exportedPDU {
             Self.fillExportedPDU(&frame, record.data)
         } else {
@@ -43,6 +45,18 @@ public struct PcapFrameSource: FrameSource {
         frame.crcIncluded = header.crcIncluded
         frame.bytes = header.bytes
         frame.error = header.error
+    }
+
+    /// Link type 245: `u8 adapter`, `u8 flags` (bit 0: 1 sent, 0 received), then the
+    /// LLCP PDU. Neither side is a reader or a card, so `dir` stays unknown.
+    private static func fillLLCP(_ frame: inout Frame, _ data: ByteView) {
+        guard let flags = data.byte(1) else {
+            frame.error = FrameError(.llcpPseudoHeader, data.count)
+            return
+        }
+        frame.flags = flags & 1 != 0 ? [.llcp, .llcpSent] : .llcp
+        frame.crcIncluded = false
+        frame.bytes = data.suffix(from: 2)
     }
 
     private static func fillExportedPDU(_ frame: inout Frame, _ data: ByteView) {

@@ -53,6 +53,10 @@ public struct FrameFlags: OptionSet, Sendable {
     public static let recovered = FrameFlags(rawValue: 1 << 1)
     /// The sniffer itself flagged the CRC as wrong (formats that drop CRC bytes).
     public static let snifferCRCError = FrameFlags(rawValue: 1 << 2)
+    /// The bytes are an LLCP PDU (link type 245), not an air frame.
+    public static let llcp = FrameFlags(rawValue: 1 << 3)
+    /// With `llcp`: the capturing adapter sent the PDU (link type 245 flags bit 0).
+    public static let llcpSent = FrameFlags(rawValue: 1 << 4)
 }
 
 public struct Frame: Sendable {
@@ -130,6 +134,9 @@ public struct FrameError: Error, Sendable, Equatable {
         case unsupportedFrameType   // a: nfc-laboratory frameType
         case snifferFlagged         // a: nfc-laboratory flags (0x08 truncated, 0x40 sync error)
         case chipStatus             // a: PN53x status error code, b: PN53x command code
+        case llcpPseudoHeader       // a: bytes present (link type 245 needs 2)
+        case llcpTooShort           // a: bytes present (an LLCP PDU header is 2 bytes)
+        case llcpTruncated          // a: bytes present, b: PTYPE
     }
     public var kind: Kind
     public var a: Int
@@ -169,6 +176,9 @@ public struct FrameError: Error, Sendable, Equatable {
         case .unsupportedFrameType: "unsupported nfc-laboratory frame type 0x\(String(a, radix: 16))"
         case .snifferFlagged:
             a & 0x08 != 0 ? "the sniffer marked the frame truncated" : "the sniffer lost bit synchronisation in the frame"
+        case .llcpPseudoHeader: "LLCP pseudo-header needs 2 bytes, \(a) present"
+        case .llcpTooShort: "LLCP PDU of \(a) byte(s) is too short for its 2-byte header"
+        case .llcpTruncated: "LLCP \(LLCPType(rawValue: UInt8(b & 15))!.name) PDU ends after \(a) byte(s), before its fixed fields"
         case .chipStatus: "PN53x \(PN53xCommand.name(UInt8(truncatingIfNeeded: b))) failed: status 0x\(hex2(a)) (\(PN53xStatus.name(a)))"
         }
     }

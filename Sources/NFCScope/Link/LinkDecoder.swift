@@ -58,6 +58,10 @@ public struct LinkDecoder: Sendable {
         }
         frame.crc = .none
         frame.info = .unknown
+        if frame.flags.contains(.llcp) {
+            Self.decodeLLCP(&frame)
+            return
+        }
         if frame.event != nil {
             frame.info = .event
             // The event belongs to the session it ends (field off) or to none yet.
@@ -90,6 +94,18 @@ public struct LinkDecoder: Sendable {
         }
         if frame.tech == .unknown { frame.tech = preset }
         if frame.error == nil { frame.error = error }
+    }
+
+    /// An LLCP PDU: no CRC, no link state (the PDU header says everything).
+    static func decodeLLCP(_ frame: inout Frame) {
+        guard let pdu = LLCPPDU.parse(frame.bytes, sent: frame.flags.contains(.llcpSent)) else {
+            if frame.error == nil { frame.error = FrameError(.llcpTooShort, frame.bytes.count) }
+            return
+        }
+        frame.info = .llcp(pdu)
+        if let at = pdu.truncatedAt, frame.error == nil {
+            frame.error = FrameError(.llcpTruncated, at, Int(pdu.type.rawValue))
+        }
     }
 
     /// A frame recovered from a reader chip's host protocol that its source already

@@ -193,6 +193,9 @@ public enum LinkInfo: Sendable {
 
     // NFC-V (ISO 15693)
     case nfcv(NFCVInfo)
+
+    /// An LLCP PDU (link type 245).
+    case llcp(LLCPPDU)
 }
 
 extension LinkInfo {

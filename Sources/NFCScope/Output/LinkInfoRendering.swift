@@ -154,6 +154,8 @@ extension LinkInfo {
             f.writeInfo(out)
         case .nfcv(let v):
             writeNFCVInfo(v, out)
+        case .llcp(let p):
+            p.writeInfo(out)
         }
     }
 
@@ -288,6 +290,8 @@ extension LinkInfo {
             f.writeJSONMembers(out)
         case .nfcv(let v):
             writeNFCVMembers(v, out)
+        case .llcp(let p):
+            p.writeJSONMembers(out)
         }
     }
 }

@@ -75,6 +75,7 @@ public final class PcapExporter: DecodeSink {
     public func record<R: DecodedRecord>(_ record: R) {}
 
     public func frame(_ frame: Frame) {
+        if frame.flags.contains(.llcp) { return skip(frame, "LLCP PDU (link type 245 is not exported)") }
         guard frame.dir != nil || frame.event != nil else {
             skip(frame, frame.error.map { "no direction or field event (\($0.message))" } ?? "no direction or field event")
             return
