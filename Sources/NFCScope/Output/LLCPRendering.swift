@@ -6,7 +6,11 @@
 extension LLCPPDU {
     /// One line, plain ASCII without quotes or backslashes (it is embedded as JSON "info").
     public func writeInfo(_ out: OutputBuffer) {
-        out.ascii("LLCP ")
+        switch sent {
+        case true?: out.ascii("LLCP sent ")
+        case false?: out.ascii("LLCP received ")
+        case nil: out.ascii("LLCP ")
+        }
         writeInfoBody(out)
         if type == .agf {
             var pdus = LLCPAggregate(body, sent: sent)
@@ -25,12 +29,15 @@ extension LLCPPDU {
     private func writeInfoBody(_ out: OutputBuffer) {
         out.ascii(type.name)
         if type.name.utf8CodeUnitCount == 8 { out.ascii(" "); out.int(Int(type.rawValue)) } // "reserved"
-        out.ascii(" ")
-        out.int(Int(ssap))
-        if let name = LLCPPDU.sapName(ssap) { out.ascii(" ("); out.ascii(name); out.ascii(")") }
-        out.ascii(" -> ")
-        out.int(Int(dsap))
-        if let name = LLCPPDU.sapName(dsap) { out.ascii(" ("); out.ascii(name); out.ascii(")") }
+        // Link management PDUs go between the two SAPs 0: nothing to say.
+        if dsap != 0 || ssap != 0 || !(type == .symm || type == .pax || type == .agf) {
+            out.ascii(" ")
+            out.int(Int(ssap))
+            if let name = LLCPPDU.sapName(ssap) { out.ascii(" ("); out.ascii(name); out.ascii(")") }
+            out.ascii(" -> ")
+            out.int(Int(dsap))
+            if let name = LLCPPDU.sapName(dsap) { out.ascii(" ("); out.ascii(name); out.ascii(")") }
+        }
         if let ns { out.ascii(" N(S)="); out.int(Int(ns)) }
         if let nr { out.ascii(" N(R)="); out.int(Int(nr)) }
         if truncatedAt != nil { out.ascii(" (truncated)"); return }

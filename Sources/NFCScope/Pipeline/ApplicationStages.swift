@@ -26,6 +26,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     private let type3 = Type3TagStage()
     private let type4 = Type4TagStage()
     private let type5 = TLVAreaTagStage(.type5)
+    /// LLCP connections (link type 245) and the SNEP messages on them.
+    private let llcp = LLCPStage()
 
     init(sink: Sink, registry: Registry) {
         self.sink = sink
@@ -46,6 +48,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         case .felica: feliCa.feed(frame, to: self)
         case .sak(_, _, _, _, let uid?): cardIdentified(uid.array)
         case .reqa, .wupa: type4.cardIdentified(nil)
+        case .llcp(let pdu): llcp.feed(pdu, n: frame.n, to: sink)
         default: break
         }
         if frame.event != nil { feliCa.feed(frame, to: self) }
@@ -60,6 +63,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         type2.end(to: sink)
         type3.end(to: sink)
         type5.end(to: sink)
+        llcp.end(to: sink)
         endCardSession(fieldDropped: false)
     }
 

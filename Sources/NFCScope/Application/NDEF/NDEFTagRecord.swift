@@ -6,6 +6,8 @@
 /// Where an NDEF message was found.
 public enum NDEFSource: Sendable {
     case t2t, t3t, t4t, t5t
+    /// Carried by a SNEP message over LLCP (PUT, GET, SUCCESS).
+    case snep
 
     public var jsonName: StaticString {
         switch self {
@@ -13,6 +15,7 @@ public enum NDEFSource: Sendable {
         case .t3t: "t3t"
         case .t4t: "t4t"
         case .t5t: "t5t"
+        case .snep: "snep"
         }
     }
 }
