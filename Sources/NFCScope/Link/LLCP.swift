@@ -37,6 +37,19 @@ public enum LLCPType: UInt8, Sendable {
         }
     }
 
+    /// Whether LLCP 1.1 defines parameter `code` for this PDU type (PAX: VERSION, MIUX,
+    /// WKS, LTO, OPT, section 4.3.2; CONNECT: MIUX, RW, SN, 4.3.5; CC: MIUX, RW, 4.3.7;
+    /// SNL: SDREQ, SDRES, 4.3.10).
+    public func defines(parameter code: UInt8) -> Bool {
+        switch self {
+        case .pax: (0x01...0x04).contains(code) || code == 0x07
+        case .connect: code == 0x02 || code == 0x05 || code == 0x06
+        case .cc: code == 0x02 || code == 0x05
+        case .snl: code == 0x08 || code == 0x09
+        default: false
+        }
+    }
+
     /// The PDU's information field is a parameter list.
     var carriesParameters: Bool { self == .pax || self == .connect || self == .cc || self == .snl }
 }

@@ -28,7 +28,7 @@ extension LLCPPDU {
 
     private func writeInfoBody(_ out: OutputBuffer) {
         out.ascii(type.name)
-        if type.name.utf8CodeUnitCount == 8 { out.ascii(" "); out.int(Int(type.rawValue)) } // "reserved"
+        if type == .reserved10 || type == .reserved11 || type == .reserved15 { out.ascii(" "); out.int(Int(type.rawValue)) }
         // Link management PDUs go between the two SAPs 0: nothing to say.
         if dsap != 0 || ssap != 0 || !(type == .symm || type == .pax || type == .agf) {
             out.ascii(" ")
@@ -63,9 +63,12 @@ extension LLCPPDU {
         default:
             if type.carriesParameters {
                 var params = LLCPParameters(body)
-                while let p = params.next() { out.ascii(" "); p.writeInfo(out) }
+                while let p = params.next() {
+                    out.ascii(" "); p.writeInfo(out)
+                    if !type.defines(parameter: p.type) { out.ascii(" (not defined for "); out.ascii(type.name); out.ascii(")") }
+                }
                 if let at = params.brokenAt { out.ascii(" broken parameter at +"); out.int(at) }
-            } else if !body.isEmpty {
+            } else if !body.isEmpty && type != .agf {
                 out.ascii(" +"); out.int(body.count); out.ascii(" unexpected byte(s)")
             }
         }
@@ -126,7 +129,7 @@ extension LLCPPDU {
                 while let p = params.next() {
                     if !first { out.byte(0x2C) }
                     first = false
-                    p.writeJSON(out)
+                    p.writeJSON(out, definedFor: type)
                 }
                 out.byte(0x5D)
                 if let at = params.brokenAt { intMember(",\"broken_at\":", at, out) }
@@ -141,7 +144,7 @@ extension LLCPPDU {
 extension LLCPParameter {
     func writeInfo(_ out: OutputBuffer) {
         out.ascii(name)
-        if name.utf8CodeUnitCount == 7 { out.ascii(" "); out.hexByte(type) } // "unknown"
+        if !(0x01...0x09).contains(type) { out.ascii(" "); out.hexByte(type) }
         out.ascii("=")
         guard wellFormed else { out.ascii("bad-length:"); out.hex(value); return }
         let v = value
@@ -168,9 +171,10 @@ extension LLCPParameter {
         return v == 0 ? 100 : Int(v) * 10
     }
 
-    func writeJSON(_ out: OutputBuffer) {
+    func writeJSON(_ out: OutputBuffer, definedFor pdu: LLCPType) {
         out.ascii("{\"type\":\""); out.ascii(name)
         out.ascii("\",\"code\":"); out.int(Int(type))
+        if !pdu.defines(parameter: type) { out.ascii(",\"defined_for_pdu\":false") }
         hexMember(",\"value\":\"", value, out)
         if !wellFormed { out.ascii(",\"bad_length\":true}"); return }
         let v = value

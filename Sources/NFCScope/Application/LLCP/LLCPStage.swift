@@ -125,7 +125,7 @@ final class LLCPStage {
     private func finish<Sink: DecodeSink>(_ c: LLCPConnection, to sink: Sink) {
         let why = c.endFrame != nil ? "the connection was closed" : "the capture ended"
         for i in 0..<2 {
-            c.snep[i].abandon(why) { emit($0, sent: i == 0, on: c, to: sink) }
+            if let a = c.snep[i].abandon(why) { emit(a, sent: i == 0, on: c, to: sink) }
         }
         sink.record(LLCPConnectionRecord(c))
     }
@@ -134,7 +134,7 @@ final class LLCPStage {
 
     private func snep<Sink: DecodeSink>(_ info: ByteView, sent: Bool, on c: LLCPConnection, n: Int, to sink: Sink) {
         let side = sent ? 0 : 1
-        c.snep[side].feed(info, frame: n) { emit($0, sent: sent, on: c, to: sink) }
+        if let a = c.snep[side].feed(info, frame: n) { emit(a, sent: sent, on: c, to: sink) }
     }
 
     private func emit<Sink: DecodeSink>(_ a: SNEPAssembly, sent: Bool, on c: LLCPConnection, to sink: Sink) {
@@ -151,7 +151,7 @@ final class LLCPStage {
         }
         // A REJECT answers a fragmented message the other side was sending: it stops.
         if a.code == 0x7F || a.code == 0xFF {
-            c.snep[sent ? 1 : 0].abandon("rejected") { emit($0, sent: !sent, on: c, to: sink) }
+            if let other = c.snep[sent ? 1 : 0].abandon("rejected") { emit(other, sent: !sent, on: c, to: sink) }
         }
     }
 }

@@ -107,18 +107,16 @@ struct SNEPAssembler {
 
     var inProgress: Bool { header != nil }
 
-    /// The information field of one I PDU. Calls `emit` with each message it completes
-    /// (or finds broken).
-    mutating func feed(_ info: ByteView, frame n: Int, _ emit: (SNEPAssembly) -> Void) {
+    /// The information field of one I PDU; returns the message it completes (or finds broken).
+    mutating func feed(_ info: ByteView, frame n: Int) -> SNEPAssembly? {
         frames.add(n)
         var data = info
         if header == nil {
             guard data.count >= 6 else {
                 frames.removeAll()
-                emit(SNEPAssembly(frames: FrameList(single: n), version: data.byte(0) ?? 0, code: data.byte(1) ?? 0,
-                                  length: nil, information: data.array,
-                                  problem: "SNEP header cut short: \(data.count) of 6 bytes"))
-                return
+                return SNEPAssembly(frames: FrameList(single: n), version: data.byte(0) ?? 0, code: data.byte(1) ?? 0,
+                                    length: nil, information: data.array,
+                                    problem: "SNEP header cut short: \(data.count) of 6 bytes")
             }
             header = (data[0], data[1], data.u32be(2)!)
             data = data.suffix(from: 6)
@@ -129,28 +127,29 @@ struct SNEPAssembler {
         if keep > 0 { data.prefix(keep).append(to: &buffer) }
         received += take
         let extra = data.count - take
-        guard received >= want else { return }
+        guard received >= want else { return nil }
         if want > SNEP.messageLimit {
-            finish(emit, problem: "only the first \(SNEP.messageLimit) of \(want) information bytes were kept")
+            return finish(problem: "only the first \(SNEP.messageLimit) of \(want) information bytes were kept")
         } else {
-            finish(emit, problem: extra > 0 ? "\(extra) byte(s) after the \(want) the header announced" : nil)
+            return finish(problem: extra > 0 ? "\(extra) byte(s) after the \(want) the header announced" : nil)
         }
     }
 
     /// The connection ended (or the other side rejected the message) with a message half sent.
-    mutating func abandon(_ why: String, _ emit: (SNEPAssembly) -> Void) {
-        guard let h = header else { return }
-        finish(emit, problem: "\(why) after \(received) of \(h.length) information bytes")
+    mutating func abandon(_ why: String) -> SNEPAssembly? {
+        guard let h = header else { return nil }
+        return finish(problem: "\(why) after \(received) of \(h.length) information bytes")
     }
 
-    private mutating func finish(_ emit: (SNEPAssembly) -> Void, problem: String?) {
-        guard let h = header else { return }
-        emit(SNEPAssembly(frames: frames, version: h.version, code: h.code, length: h.length,
-                          information: buffer, problem: problem))
+    private mutating func finish(problem: String?) -> SNEPAssembly? {
+        guard let h = header else { return nil }
+        let done = SNEPAssembly(frames: frames, version: h.version, code: h.code, length: h.length,
+                                information: buffer, problem: problem)
         header = nil
         received = 0
         buffer.removeAll(keepingCapacity: true)
         frames.removeAll()
+        return done
     }
 }
 
