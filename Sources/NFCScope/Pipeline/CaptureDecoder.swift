@@ -95,7 +95,7 @@ public enum CaptureDecoder {
             if closes { isoDEP.flush(to: stages) }
             sink.frame(frame)
             if !closes { isoDEP.feedBlock(of: frame, to: stages) }
-            stages.frame(frame)
+            stages.frame(frame, closesExchange: closes)
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
             if position >= nextRelease {
