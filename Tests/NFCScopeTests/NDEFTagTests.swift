@@ -246,50 +246,20 @@ import Testing
         #expect(ByteView.with(bytes("E110")) { T2TCapabilityContainer($0) } == nil)
     }
 
-    // MARK: Whole images per platform
+    // MARK: Text lines
 
-    @Test func platformAreas() throws {
-        // Type 2: the Ultralight image from page 0.
-        let pages = try #require((metrodroidDump("ulndef")["mifareUltralight"] as? [String: Any])?["pages"] as? [[String: String]])
-        let image = pages.flatMap { bytes($0["data"] ?? "") }
-        ByteView.with(image) { v in
-            let t2 = T2TNDEFArea(image: v)
-            #expect(t2?.incomplete == false && t2?.memory.messages.first?.length == 0x11)
-            // A read that stopped after page 6: the area is incomplete, the TLV truncated.
-            let partial = v.prefix(28)
-            let cut = T2TNDEFArea(image: partial)
-            #expect(cut?.incomplete == true && cut?.memory.messages.first?.truncated == true)
-            #expect(T2TNDEFArea(image: v.prefix(15)) == nil)
-            let out = OutputBuffer()
-            if let cc = t2?.cc { NDEFRendering.writeText(cc, to: out, indent: 0) }
-            #expect(out.string == "T2T CC E1 version 1.0, data area 48 bytes, read granted, write granted\n")
+    @Test func capabilityContainerText() {
+        let out = OutputBuffer()
+        if let cc = ByteView.with(bytes("E1100600"), { T2TCapabilityContainer($0) }) { NDEFRendering.writeText(cc, to: out, indent: 0) }
+        if let cc = ByteView.with(bytes("E1400E01"), { T5TCapabilityContainer($0) }) { NDEFRendering.writeText(cc, to: out, indent: 0) }
+        if let a = ByteView.with(bytes("100101000d0000000000010000130034"), { T3TAttributeInformation($0) }) {
+            NDEFRendering.writeText(a, to: out, indent: 0)
         }
-        // Type 5: CC E1 40 0E 01, then 03 00 FE in a 112-byte data area.
-        ByteView.with(bytes("E1400E01 0300FE") + Array(repeating: 0, count: 109)) { v in
-            let t5 = T5TNDEFArea(image: v)
-            #expect(t5?.incomplete == false && t5?.memory.tlvs.map(\.tag) == [0x03, 0xFE])
-            #expect(t5?.memory.tlvs.first?.address == 4)
-        }
-        // Type 3: the felicandef service blocks.
-        let blocks = metrodroidNDEFBlocks(metrodroidDump("felicandef"))
-        ByteView.with(Array(blocks.joined())) { v in
-            let t3 = T3TNDEFArea(blocks: v)
-            #expect(t3?.incomplete == false && t3?.message.count == 19)
-            let m = t3.map { NDEFMessage(parsing: $0.message) }
-            if case .uri(let u)? = m?.records.first?.decoded { #expect(u.uri == "https://www.metrodroid.org") } else { Issue.record("no URI") }
-            let out = OutputBuffer()
-            if let a = t3?.attributes { NDEFRendering.writeText(a, to: out, indent: 0) }
-            #expect(out.string == "T3T attribute block version 1.0, Nbr 1, Nbw 1, Nmaxb 13, write done, read/write, Ln 19, checksum ok\n")
-        }
-        // Type 4: NLEN 0011 then the Ultralight's Text record; ENLEN form.
-        let record = bytes("d1010d5402656e4d6574726f64726f6964")
-        ByteView.with([0x00, 0x11] + record) { v in
-            let file = T4TNDEFFile(file: v, extended: false)
-            #expect(file?.length == 17 && file?.incomplete == false && file?.message.array == record)
-        }
-        ByteView.with([0x00, 0x00, 0x00, 0x11] + record.prefix(10)) { v in
-            let file = T4TNDEFFile(file: v, extended: true)
-            #expect(file?.length == 17 && file?.incomplete == true && file?.message.count == 10)
-        }
+        #expect(out.string.split(separator: "\n").map(String.init) == [
+            "T2T CC E1 version 1.0, data area 48 bytes, read granted, write granted",
+            "T5T CC E1 (4 bytes) version 1.0, data area 112 bytes, read granted, write granted, MBREAD",
+            "T3T attribute block version 1.0, Nbr 1, Nbw 1, Nmaxb 13, write done, read/write, Ln 19, checksum BAD"
+                + " [checksum 0034 does not match the sum of bytes 0-13 (0033)]",
+        ])
     }
 }
