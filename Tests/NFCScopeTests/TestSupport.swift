@@ -153,3 +153,28 @@ func temporaryFile(_ bytes: [UInt8], name: String = "capture") -> String {
     _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
     return path
 }
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a seeded generator, so a randomised test can be
+/// replayed. The seed is `NFCSCOPE_TEST_SEED` when set, else the given default; tests
+/// print it so a failure can be reproduced.
+struct SeededGenerator: RandomNumberGenerator {
+    private(set) var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    /// The environment's seed, or `fallback`; printed either way.
+    static func fromEnvironment(default fallback: UInt64, test: String) -> SeededGenerator {
+        let env = ProcessInfo.processInfo.environment["NFCSCOPE_TEST_SEED"]
+        let seed = env.flatMap { UInt64($0, radix: 16) ?? UInt64($0) } ?? fallback
+        print("\(test): random seed 0x\(String(seed, radix: 16)) (set NFCSCOPE_TEST_SEED to replay another)")
+        return SeededGenerator(seed: seed)
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
