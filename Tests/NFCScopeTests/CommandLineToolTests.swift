@@ -103,3 +103,24 @@ func bitwiseCRCA(_ bytes: some Sequence<UInt8>) -> UInt16 {
     }
     return crc
 }
+
+/// CRC_B (ISO/IEC 14443-3 Annex B, also ISO/IEC 15693-3): initial FFFF, reflected 0x8408,
+/// result inverted; bit by bit.
+func bitwiseCRCB(_ bytes: some Sequence<UInt8>) -> UInt16 {
+    var crc: UInt16 = 0xFFFF
+    for byte in bytes {
+        crc ^= UInt16(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x8408 : crc >> 1 }
+    }
+    return ~crc
+}
+
+/// FeliCa's CRC (JIS X 6319-4): CRC-16/CCITT, polynomial 0x1021 MSB first, initial 0.
+func bitwiseFeliCaCRC(_ bytes: some Sequence<UInt8>) -> UInt16 {
+    var crc: UInt16 = 0
+    for byte in bytes {
+        crc ^= UInt16(byte) << 8
+        for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
+    }
+    return crc
+}

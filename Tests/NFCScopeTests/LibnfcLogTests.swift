@@ -18,8 +18,14 @@ struct LibnfcLogCaptureTests {
         ByteView.with(bytes) { #expect(InputFormat.detect($0) == .libnfc) }
         let (sink, outcome) = decodeFixture(name)
         #expect(sink.inputs.first.map { "\($0.format)" } == "libnfc")
+        // These runs all succeeded against the emulator (their stdout says so), so nothing
+        // in them is damaged: no problem and no frame error is the expected value.
         #expect(sink.problems.isEmpty, "\(sink.problems)")
         #expect(outcome.frameErrors == 0)
+        #expect(outcome.frames == sink.frames.count)
+        // Every run but the two frameless stdouts (see framelessOutput) carries frames.
+        let frameless = ["libnfc-nfc-list-stdout.txt", "libnfc-nfc-read-forum-tag3-stdout.txt"]
+        #expect(sink.frames.isEmpty == frameless.contains(name))
     }
 
     @Test("nfc-list: NFC-A activation with UID, FeliCa polling with IDm/PMm/system code, ATQB")
@@ -156,12 +162,20 @@ struct LibnfcLogCaptureTests {
         #expect(run.exchanges.count == 10)
     }
 
+    /// nfc-list and nfc-read-forum-tag3 print what they found (target fields, the NDEF
+    /// attribute block), never frame bytes (libnfc 1.8.0 utils/nfc-list.c and
+    /// nfc-read-forum-tag3.c print through str_nfc_target / printf of decoded fields), so
+    /// there is nothing to decode; the anticol stdout next to them does print frames.
     @Test("program output without frames (nfc-list, nfc-read-forum-tag3) gives no frames and no problems")
     func framelessOutput() throws {
         for name in ["libnfc-nfc-list-stdout.txt", "libnfc-nfc-read-forum-tag3-stdout.txt"] {
             let run = try runLibnfcFixture(name)
             #expect(run.frames.isEmpty)
             #expect(run.problems.isEmpty)
+            let records = try jsonRecords(fixturePath(name))
+            #expect(records.map { $0["type"] as? String } == ["input"])
+            #expect(records.first?["format"] as? String == "libnfc")
         }
+        #expect(try runLibnfcFixture("libnfc-nfc-anticol-stdout.txt").frames.count == 9)
     }
 }
