@@ -94,8 +94,35 @@ struct Proxmark3TraceTests {
         #expect(frames[1].offset == 10)
     }
 
+    /// Frame numbers whose recorded parity bits differ from odd parity (ISO 14443-3 §6.2.3.2:
+    /// each byte followed by an odd parity bit), from the records `walk` reads; the parity
+    /// bytes hold one bit per data byte, most significant bit first. One-byte frames are
+    /// 7-bit short frames, sent without parity (§6.2.3.1), so they are left out.
+    static func parityErrors(_ bytes: [UInt8]) -> [Int] {
+        var numbers: [Int] = []
+        var at = 0, n = 0
+        while at + 8 <= bytes.count {
+            let length = (Int(bytes[at + 6]) | Int(bytes[at + 7]) << 8) & 0x7FFF
+            let parityStart = at + 8 + length
+            let end = parityStart + (length - 1) / 8 + 1
+            guard end <= bytes.count else { break }
+            n += 1
+            if length >= 2, (0..<length).contains(where: { k in
+                let odd: UInt8 = bytes[at + 8 + k].nonzeroBitCount % 2 == 0 ? 1 : 0
+                return (bytes[parityStart + k / 8] >> (7 - UInt8(k % 8))) & 1 != odd
+            }) { numbers.append(n) }
+            at = end
+        }
+        return numbers
+    }
+
     @Test("parity: the ATQA of the 4-byte run was recorded with wrong parity bits")
     func parity() throws {
+        // The counts below are the frames parityErrors finds, computed from the parity bits.
+        #expect(Self.parityErrors(fixtureBytes("hf_14a_reader_4b_rats.trace")) == [2])
+        #expect(Self.parityErrors(fixtureBytes("hf_mf_hid_sio_sim.trace")).count == 26)
+        #expect(Self.parityErrors(fixtureBytes("hf_visa_apple_normal.trace")).count == 8)
+        #expect(Self.parityErrors(fixtureBytes("hf_visa_apple_normal.trace")).first == 644)
         let frames = try #require(drainBytes(fixtureBytes("hf_14a_reader_4b_rats.trace"))).frames
         #expect(frames.map { $0.flags.contains(.parityError) } == [false, true, false, false, false, false, false, false])
         #expect(frames[5].info == "SAK 20 (ISO-DEP, uid complete) UID a1a2a3a4")
