@@ -44,7 +44,8 @@ struct LibnfcLogCaptureTests {
         let ats = try #require(air.first { $0.info.hasPrefix("ATS") })
         #expect(ats.hex == "0578807002")
         #expect(ats.members.contains("\"fsc\":256"))
-        // The line of the RX that carried the target data.
+        // The line of the RX that starts the InListPassiveTarget answer (`RX: d5 4b`, line
+        // 114 of the log; line 115 holds the target data).
         #expect(ats.line == 114)
 
         let felica = air.filter { $0.tech == .nfcF }
@@ -158,6 +159,8 @@ struct LibnfcLogCaptureTests {
         let times = run.frames.map(\.time)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 })
         let first = try #require(run.frames.first)
+        // The trace's own clock (first column): the InListPassiveTarget answer carrying the
+        // ATQA at 0.956759 s (line 38), the first frame, RFConfiguration, at 0.937361 s (line 18).
         #expect(run.frames.first { $0.info.hasPrefix("ATQA") }.map { $0.time - first.time } == 19_398_000)
         #expect(run.exchanges.count == 10)
     }
