@@ -101,8 +101,7 @@ final class TLVAreaTagStage {
             commandFrame = n
             return
         }
-        guard v.errorCode == nil, let command = v.command,
-              command == NFCV.readSingleBlock || command == NFCV.readMultipleBlocks,
+        guard v.errorCode == nil, let command = v.command, NFCV.isRead(command, manufacturer: v.manufacturer),
               let first = v.block, let size = v.blockSize, size > 0 else { return }
         note(n)
         let stride = v.securityStatus ? size + 1 : size
