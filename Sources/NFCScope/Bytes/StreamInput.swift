@@ -143,7 +143,8 @@ public enum Interruption {
     public static var requested: Bool { flag.pointee != 0 }
 
     /// Installs the SIGINT handler. Without SA_RESTART, so that a read waiting on a
-    /// quiet pipe returns at once.
+    /// quiet pipe returns at once. SIGINT is unblocked too: a parent may have started
+    /// us with it blocked (the mask is inherited), and Ctrl-C must still work.
     public static func install() {
         _ = flag
         var action = sigaction()
@@ -151,6 +152,10 @@ public enum Interruption {
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
         _ = sigaction(SIGINT, &action, nil)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        _ = sigprocmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// What the handler does (and tests, to simulate Ctrl-C).

@@ -34,6 +34,8 @@ public struct Options: Equatable, Sendable {
     public var tech: Tech?
     /// `--redact`: mask PANs, track 2 and cardholder names in the output.
     public var redact = false
+    /// `--line-buffered`: write each record out as soon as it is decoded.
+    public var lineBuffered = false
 
     public init() {}
 }
@@ -72,7 +74,7 @@ public enum Arguments {
 
     USAGE
       nfcscope decode [--format text|jsonl] [--redact] [--input FORMAT] [--tech 14a|14b|15|felica]
-                  [--plugins DIR]... FILE...
+                  [--line-buffered] [--plugins DIR]... FILE...
       nfcscope stats [--format text|jsonl] [--tech 14a|14b|15|felica] [--plugins DIR]... FILE...
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service] [--plugins DIR]...
       nfcscope plugins check DIR...
@@ -110,8 +112,12 @@ public enum Arguments {
                             reported on stderr, the valid entries are used and the
                             exit status is at least 1.
       --input FORMAT        Read the input as FORMAT instead of detecting it.
+      --line-buffered       Write each record out as soon as it is decoded (the default
+                            on a terminal; otherwise output is written in large blocks,
+                            and whenever a pipe or FIFO input has to wait for its writer).
       -o, --output FILE     convert: the file to write; .pcap or .pcapng.
-      -                     Read the capture from standard input.
+      -                     Read the capture from standard input. Standard input, pipes
+                            and FIFOs are decoded as the bytes arrive.
 
     ENVIRONMENT
       NFCSCOPE_PLUGINS      Plugin folders separated by ':', loaded before --plugins.
@@ -124,8 +130,10 @@ public enum Arguments {
       Formats are described in docs/input-formats.md.
 
     EXIT STATUS
-      0 all input decoded, 1 some frames or records were malformed (decoding went
-      on), 2 an input could not be read or recognised, 64 usage error.
+      0 all input decoded (or the reader of the output went away: nfcscope stops at
+      once, as | head expects), 1 some frames or records were malformed (decoding went
+      on), 2 an input could not be read or recognised, 64 usage error, 130 stopped by
+      Ctrl-C (what was decoded until then is written, transaction summaries included).
     """
 
     /// `--tech` values, in Proxmark3's protocol names and ours.
@@ -195,6 +203,9 @@ public enum Arguments {
                 guard options.subcommand == .convert else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.outputPath = value
+            case "--line-buffered":
+                guard options.subcommand == .decode || options.subcommand == .stats else { throw .unknownOption(arg) }
+                options.lineBuffered = true
             case "--redact":
                 guard options.subcommand == .decode else { throw .unknownOption(arg) }
                 options.redact = true
