@@ -16,6 +16,8 @@ public enum Subcommand: Equatable, Sendable {
     case pluginsCheck
     /// `convert IN -o OUT`: the frames of IN written as a pcap or pcapng capture.
     case convert
+    /// `devices`: the readers libnfc finds.
+    case devices
 }
 
 public struct Options: Equatable, Sendable {
@@ -79,6 +81,7 @@ public enum Arguments {
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service] [--plugins DIR]...
       nfcscope plugins check DIR...
       nfcscope convert [--input FORMAT] IN -o OUT.pcap|OUT.pcapng
+      nfcscope devices [--format text|jsonl]
       nfcscope help | --help | --version
 
     COMMANDS
@@ -91,6 +94,10 @@ public enum Arguments {
                that defined it.
       plugins check  Validates the plugin files of folders and reports each mistake
                as FILE:LINE: reason. Exit status 1 when there are mistakes.
+
+      devices  The NFC readers libnfc finds (USB, and serial ones named by
+               LIBNFC_DEVICE or libnfc's configuration): connection string, name,
+               and the modulations and baud rates each can poll with.
 
       convert  Writes the frames of IN as a capture Wireshark opens and nfcscope
                reads back: ISO 14443 link type 264, NFC-F/V as Wireshark exported
@@ -155,6 +162,7 @@ public enum Arguments {
         case "decode": options.subcommand = .decode
         case "stats": options.subcommand = .stats
         case "convert": options.subcommand = .convert
+        case "devices": options.subcommand = .devices
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
         case "plugins":
@@ -227,7 +235,7 @@ public enum Arguments {
             }
         }
         switch options.subcommand {
-        case .pluginsList:
+        case .pluginsList, .devices:
             if let extra = options.files.first { throw .unexpectedArgument(extra) }
         case .pluginsCheck:
             if options.files.isEmpty { throw .noPluginFolder }

@@ -65,6 +65,9 @@ public enum CommandLineTool {
             return mistakes == 0 ? exitOK : exitInputErrors
         case .convert:
             return ConvertCommand.run(options, errorLine: errorLine)
+        case .devices:
+            return DevicesCommand.run(options, out: out, format: options.format ?? (outputIsTerminal ? .text : .jsonl),
+                                      errorLine: errorLine)
         case .decode, .stats, .pluginsList:
             break
         }
