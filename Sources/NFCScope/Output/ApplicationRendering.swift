@@ -80,7 +80,9 @@ enum ApplicationRendering {
         out.ascii(s.vasRequested ? "true" : "false")
         out.ascii(",\"pass_returned\":")
         out.ascii(s.vasPassReturned ? "true" : "false")
-        out.ascii("}}\n")
+        out.byte(0x7D)
+        ODARendering.writeJSONMembers(s, to: out)
+        out.ascii("}\n")
     }
 
     // MARK: Text
@@ -159,6 +161,7 @@ enum ApplicationRendering {
             }
             out.byte(0x0A)
         }
+        ODARendering.writeText(s, to: out)
     }
 
     // MARK: Helpers
