@@ -55,4 +55,80 @@ import Testing
         #expect(signed["transaction_data_hash_ok"] as? Bool == true)
         #expect(oda["result"] as? String == "verified", "\(oda)")
     }
+
+    // MARK: Captures signed by the test CA (Fixtures/oda/make-fixtures.py)
+
+    private static let testCA: Registry = {
+        let (registry, problems) = Registry.load(pluginDirectories: [fixturePath("oda/plugins")], environment: [:])
+        precondition(problems.isEmpty, "\(problems)")
+        return registry
+    }()
+
+    private func oda(_ name: String, registry: Registry = ODATests.testCA) throws -> [String: Any] {
+        let log = try String(contentsOfFile: fixturePath("oda/" + name), encoding: .utf8)
+        return try #require(try transaction(.fromAPDULog(log), registry: registry)["oda"] as? [String: Any])
+    }
+
+    @Test(arguments: [("sda.txt", "SDA"), ("dda.txt", "DDA"), ("fdda.txt", "fDDA"), ("cda.txt", "CDA")])
+    func verifies(_ file: String, _ method: String) throws {
+        let r = try oda(file)
+        #expect(r["method"] as? String == method)
+        #expect(r["result"] as? String == "verified", "\(r)")
+        #expect(r["step"] is NSNull)
+        // The fields the generator put in the certificates.
+        let issuer = try #require(r["issuer_certificate"] as? [String: Any])
+        #expect(issuer["identifier"] as? String == "476173")
+        #expect(issuer["serial"] as? String == "000001")
+        #expect(issuer["expiry"] as? String == "2030-12")
+        #expect(issuer["key_length"] as? Int == 112)
+        #expect(issuer["exponent"] as? String == "010001")
+        if method != "SDA" {
+            let icc = try #require(r["icc_certificate"] as? [String: Any])
+            #expect(icc["identifier"] as? String == "4761739001010010")
+            #expect(icc["serial"] as? String == "000002")
+            #expect(icc["key_length"] as? Int == 96)
+        }
+        let signed = try #require(r["signed_data"] as? [String: Any])
+        switch method {
+        case "SDA": #expect(signed["data_authentication_code"] as? String == "DAC1")
+        case "DDA": #expect(signed["icc_dynamic_number"] as? String == "0102030405060708")
+        case "fDDA": #expect(signed["icc_dynamic_number"] as? String == "0031")
+        default:
+            #expect(signed["icc_dynamic_number"] as? String == "1112131415161718")
+            #expect(signed["cid"] as? String == "80")
+            #expect(signed["cryptogram"] as? String == "A1A2A3A4A5A6A7A8")
+            #expect(signed["transaction_data_hash_ok"] as? Bool == true)
+        }
+    }
+
+    @Test(arguments: [
+        ("sda-altered-record.txt", "SDA", "signed static data hash"),
+        ("dda-altered-issuer-certificate.txt", "DDA", "issuer certificate header"),
+        ("fdda-expired-icc-certificate.txt", "fDDA", "ICC certificate expired"),
+        ("cda-altered-answer.txt", "CDA", "transaction data hash"),
+    ])
+    func fails(_ file: String, _ method: String, _ step: String) throws {
+        let r = try oda(file)
+        #expect(r["method"] as? String == method)
+        #expect(r["result"] as? String == "failed")
+        #expect(r["step"] as? String == step, "\(r)")
+    }
+
+    @Test func withoutTheCAKeyItIsNotPossible() throws {
+        let r = try oda("cda.txt", registry: .builtin)
+        #expect(r["result"] as? String == "not possible")
+        #expect((r["reason"] as? String)?.hasPrefix("no CA public key for RID A000000003 index FE") == true)
+    }
+
+    @Test func expiredCertificateTextAndWarning() throws {
+        let log = try String(contentsOfFile: fixturePath("oda/sda-altered-record.txt"), encoding: .utf8)
+        let t = try transaction(.fromAPDULog(log), registry: ODATests.testCA)
+        // The altered record also puts the expiry 5F24 out of line with track 2.
+        #expect(t["warnings"] as? [String] == ["expiry in 5F24 (2030-11) differs from track 2 (57) (2030-12)"])
+        let out = OutputBuffer()
+        _ = CaptureDecoder.decode(path: temporaryFile(CaptureBuilder.fromAPDULog(try String(
+            contentsOfFile: fixturePath("oda/fdda-expired-icc-certificate.txt"), encoding: .utf8)).pcap),
+            into: TextWriter(output: out, registry: ODATests.testCA))
+        #expect(out.string.contains("offline data authentication: fDDA failed at ICC certificate expired: valid until 2020-01, transaction date 2026-12"))
+    }
 }
