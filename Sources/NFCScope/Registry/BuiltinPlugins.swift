@@ -1171,7 +1171,7 @@ E1 | template | Application Template (proprietary)
 9F0D | b | Issuer Action Code, Default | renderer=bits:tvr
 9F0E | b | Issuer Action Code, Denial | renderer=bits:tvr
 9F0F | b | Issuer Action Code, Online | renderer=bits:tvr
-9F10 | b | Issuer Application Data
+9F10 | b | Issuer Application Data | renderer=iad
 9F11 | n | Issuer Code Table Index | renderer=numeric
 9F12 | ans | Application Preferred Name | renderer=text
 9F13 | b | Last Online Application Transaction Counter (ATC) Register
@@ -1202,7 +1202,7 @@ E1 | template | Application Template (proprietary)
 9F2F | b | ICC PIN Encipherment Public Key Remainder
 9F32 | b | Issuer Public Key Exponent
 9F33 | b | Terminal Capabilities | renderer=bits:terminal-capabilities
-9F34 | b | Cardholder Verification Method (CVM) Results
+9F34 | b | Cardholder Verification Method (CVM) Results | renderer=cvm-results
 9F35 | n | Terminal Type | renderer=enum:terminal-type
 9F36 | b | Application Transaction Counter (ATC)
 9F37 | b | Unpredictable Number

@@ -23,7 +23,7 @@ extension TagEntry {
     /// Renderer names the EMV layer implements; `bits:` and `enum:` name a table.
     public static let knownRenderers: Set<String> = [
         "amount", "currency", "country", "date", "time", "track2", "pan", "afl",
-        "cvm-list", "cid", "dol", "text", "numeric", "hex",
+        "cvm-list", "cid", "dol", "text", "numeric", "hex", "iad", "cvm-results",
     ]
 }
 

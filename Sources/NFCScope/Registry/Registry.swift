@@ -162,6 +162,8 @@ public final class Registry: Sendable {
                 case .track2: slot.renderer = .track2
                 case .afl: slot.renderer = .afl
                 case .cvmList: slot.renderer = .cvmList
+                case .issuerApplicationData: slot.renderer = .issuerApplicationData
+                case .cvmResults: slot.renderer = .cvmResults
                 case .cid: slot.renderer = .cid
                 case .dol: slot.renderer = .dol
                 case .tagList: slot.renderer = .tagList
@@ -194,6 +196,7 @@ public final class Registry: Sendable {
     private enum RendererKind: UInt8 {
         case none, numeric, compressedNumeric, text
         case amount, currency, country, date, time, track2, afl, cvmList, cid, dol, tagList
+        case issuerApplicationData, cvmResults
         case bits, enumeration
     }
 
@@ -355,6 +358,8 @@ public final class Registry: Sendable {
         case .track2: renderTrack2(value, out)
         case .afl: renderAFL(value, out)
         case .cvmList: renderCVMList(value, out)
+        case .issuerApplicationData: renderIssuerApplicationData(value, context: context, dictionary: self, out, target)
+        case .cvmResults: renderCVMResults(value, out)
         case .cid: renderCID(value, out)
         case .dol: renderDOL(value, context: context, dictionary: self, out, target)
         case .tagList: renderTagList(value, context: context, dictionary: self, out, target)
