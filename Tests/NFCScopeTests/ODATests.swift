@@ -132,3 +132,83 @@ import Testing
         #expect(out.string.contains("offline data authentication: fDDA failed at ICC certificate expired: valid until 2020-01, transaction date 2026-12"))
     }
 }
+
+/// 9F10 and 9F34 broken down, checked against binaryfoo/emv-bertlv's golden decodes
+/// (src/test/resources/cases/*-out.txt) of the same APDU logs.
+@Suite struct IssuerApplicationDataTests {
+    private func texts(_ fixture: String, _ tag: String) throws -> [String] {
+        let log = try String(contentsOfFile: fixturePath(fixture), encoding: .utf8)
+        let records = try jsonRecords(of: .fromAPDULog(log))
+        return records.compactMap { findNode($0["tlv"], tag)?["text"] as? String }
+    }
+
+    /// 9F10 rendered inside the application `aid` (the contact cases answer GENERATE AC
+    /// in format 1, where 9F10 is the tail of the 80 template).
+    private func render(_ hex: String, aid: String) -> String {
+        var context = EMVContext()
+        ByteView.with(emvHex(aid)) { context.learn(tag: 0x84, value: $0) }
+        let registry = Registry.builtin
+        let entry = registry.tags.first { $0.tag == 0x9F10 }!
+        let out = OutputBuffer()
+        ByteView.with(emvHex(hex)) { v in
+            _ = renderValue(tag: entry, value: v, context: context, dictionary: registry, to: out, target: .text)
+        }
+        return out.string
+    }
+
+    @Test func visaFormat1() throws {
+        // From contact-visa-in.txt's two GENERATE AC answers.
+        let iad = [render("06010A03A4B8000F112233445566778899AABBCCDDEEFF", aid: "A0000000031010"),
+                   render("06010A0364BC00", aid: "A0000000031010")]
+        // Golden: DKI 01, CVN 0A, CVR 03A4B800: second GENERATE AC not requested, ARQC in
+        // first, offline PIN verification performed, last online transaction not completed,
+        // exceeded velocity checking counters, new card, issuer authentication failure on
+        // last online transaction, 0 script commands; IDD 112233445566778899AABBCCDDEEFF.
+        #expect(iad[0].hasPrefix("Visa format 0/1/3, DKI 01, CVN 0A (10, IAD format 0/1/3), CVR 03A4B800: second GENERATE AC not requested; ARQC returned in GPO/first GENERATE AC; "))
+        #expect(iad[0].contains("Offline PIN verification performed"))
+        #expect(iad[0].contains("Last online transaction not completed; PIN try limit exceeded") == false)
+        #expect(iad[0].contains("Exceeded velocity checking counters; New card; Issuer authentication failed on last online transaction"))
+        #expect(iad[0].contains("issuer script commands processed on last transaction: 0"))
+        #expect(iad[0].hasSuffix("; issuer discretionary data 112233445566778899AABBCCDDEEFF"))
+        // Second answer: TC in the second GENERATE AC, and issuer authentication not performed.
+        #expect(iad[1].contains("TC returned in second GENERATE AC; ARQC returned in GPO/first GENERATE AC"))
+        #expect(iad[1].contains("Issuer authentication not performed after online authorisation"))
+    }
+
+    @Test func mastercardMChip4() throws {
+        let iad = try texts("emv-bertlv-contactless-mastercard.txt", "9F10")
+        let text = try #require(iad.first)
+        // Golden: key derivation index 01, CVN 10, CVR 904009248400 (no second GENERATE AC,
+        // TC in the first, CDA in the first, script counter 0, PIN try counter 9, offline
+        // PIN not performed, international, lower consecutive offline limit exceeded,
+        // issuer authentication failed), DAC 0000, counters 00000000000029FF.
+        #expect(text.hasPrefix("Mastercard, key derivation index 01, CVN 10 (M/Chip 4 layout), CVR 904009248400: second GENERATE AC not requested; TC returned in first GENERATE AC; Combined DDA/AC generation returned in first GENERATE AC"))
+        #expect(text.contains("Offline PIN verification not performed; International transaction; Lower consecutive offline limit exceeded; Issuer authentication failed"))
+        #expect(text.contains("script counter (right nibble) 0; PIN try counter (right nibble) 9"))
+        #expect(text.contains("DAC/ICC dynamic number 0000; counters 00000000000029FF"))
+    }
+
+    @Test func amexAndUnionPayFields() throws {
+        let amex = try #require(try texts("emv-bertlv-amex-cda.txt", "9F10").first)
+        #expect(amex == "American Express, DKI 01, CVN 01, CVR 03A00000 (bits not decoded)")
+        let upi = render("07000103A0A80201", aid: "A000000333010101")
+        #expect(upi == "UnionPay, DKI 00, CVN 01, CVR 03A0A80201 (bits not decoded)")
+    }
+
+    @Test func cvmResults() {
+        // EMV Book 4 A4 / Book 3 C3: 1E = signature, 03 = if terminal supports the CVM, 02 = successful.
+        let registry = Registry.builtin
+        let entry = registry.tags.first { $0.tag == 0x9F34 }!
+        let out = OutputBuffer()
+        ByteView.with(emvHex("1E0302")) { v in
+            _ = renderValue(tag: entry, value: v, context: EMVContext(), dictionary: registry, to: out, target: .text)
+        }
+        #expect(out.string.hasSuffix(", successful"))
+        #expect(out.string.contains("(fail if unsuccessful)"))
+        let none = OutputBuffer()
+        ByteView.with(emvHex("3F0000")) { v in
+            _ = renderValue(tag: entry, value: v, context: EMVContext(), dictionary: registry, to: none, target: .text)
+        }
+        #expect(none.string == "no CVM performed, " + none.string.dropFirst("no CVM performed, ".count))
+    }
+}
