@@ -212,3 +212,73 @@ import Testing
         #expect(none.string == "no CVM performed, " + none.string.dropFirst("no CVM performed, ".count))
     }
 }
+
+/// Token markers, the kernel, the transaction log and the consistency checks.
+@Suite struct EMVSessionCheckTests {
+    private func transaction(_ b: CaptureBuilder) throws -> [String: Any] {
+        try #require(try jsonRecords(of: b).last { $0["type"] as? String == "transaction" })
+    }
+
+    @Test func applePayIsTokenised() throws {
+        let records = try jsonRecords(fixturePath("hf_visa_apple_transit_bypass.derived.pcap"))
+        let t = try #require(records.last { $0["type"] as? String == "transaction" })
+        let token = try #require(t["token"] as? [String: Any])
+        // 9F19 040010030273 is Apple Pay's token requestor ID (docs.striga.com/reference/tokens).
+        #expect(token["wallet"] as? String == "Apple Pay")
+        #expect(token["requestor_id"] as? String == "040010030273")
+        #expect(token["par"] as? String == "V0010015820108552333037703400")
+        let kernel = try #require(t["kernel"] as? [String: Any])
+        #expect(kernel["id"] as? Int == 3)
+        #expect(kernel["from"] as? String == "AID")
+    }
+
+    @Test func transactionLogEntries() throws {
+        var b = CaptureBuilder()
+        b.activate()
+        // FCI with 9F4D: log in SFI 11, up to 10 records (EMV Book 3 Annex D).
+        b.apdu(bytes(fromHex: "00A4040007A000000003101000"),
+               bytes(fromHex: "6F178407A0000000031010A50CBF0C099F4D020B0A9F2A01039000"))
+        // GET DATA 9F4F: amount, currency, date, time, CID.
+        b.apdu(bytes(fromHex: "80CA9F4F00"), bytes(fromHex: "9F4F0E9F02065F2A029A039F21039F27019000"))
+        b.apdu(bytes(fromHex: "00B2015C00"), bytes(fromHex: "000000001234097826113010150040" + "9000"))
+        b.apdu(bytes(fromHex: "00B2025C00"), bytes(fromHex: "000000000500082626113009300080" + "9000"))
+        b.fieldOff()
+        let t = try transaction(b)
+        let log = try #require(t["transaction_log"] as? [[String: Any]])
+        try #require(log.count == 2, "\(t)")
+        #expect(log[0]["record"] as? Int == 1)
+        #expect(log[0]["amount_minor"] as? Int == 1234)
+        #expect(log[0]["currency_code"] as? Int == 978)
+        #expect(log[0]["date"] as? String == "2026-11-30")
+        #expect(log[0]["time"] as? String == "10:15:00")
+        #expect(log[0]["cryptogram"] as? String == "TC")
+        #expect(log[0]["length_matches_format"] as? Bool == true)
+        #expect(log[1]["amount_minor"] as? Int == 500)
+        #expect(log[1]["currency_code"] as? Int == 826)
+        #expect(log[1]["cryptogram"] as? String == "ARQC")
+        let kernel = try #require(t["kernel"] as? [String: Any])
+        #expect(kernel["from"] as? String == "9F2A")
+        #expect(kernel["id"] as? Int == 3)
+    }
+
+    @Test func panFailingLuhnAndTrack2Mismatch() throws {
+        var b = CaptureBuilder()
+        b.activate()
+        b.apdu(bytes(fromHex: "00A4040007A000000003101000"), bytes(fromHex: "6F098407A00000000310109000"))
+        b.apdu(bytes(fromHex: "80A8000002830000"), bytes(fromHex: "770A820200009404080101009000"))
+        // 4761739001010011: the Luhn check digit of 476173900101001 is 0, not 1.
+        // Track 2 holds the valid PAN 4761739001010010 and expiry 2911 (5F24 says 2030-12).
+        b.apdu(bytes(fromHex: "00B2010C00"),
+               bytes(fromHex: "70235A0847617390010100115F240330123157114761739001010010D2911201000000000F9000"))
+        b.fieldOff()
+        let t = try transaction(b)
+        let warnings = try #require(t["warnings"] as? [String])
+        #expect(warnings.contains("PAN 4761...0011 in 5A fails the Luhn check"))
+        #expect(warnings.contains("PAN in 5A (4761...0011) differs from track 2 (57) (4761...0010)"))
+        #expect(warnings.contains("expiry in 5F24 (2030-12) differs from track 2 (57) (2029-11)"))
+        #expect(!warnings.contains { $0.contains("4761...0010 in track 2") })
+        let oda = try #require(t["oda"] as? [String: Any])
+        #expect(oda["result"] as? String == "not possible")
+        #expect(oda["reason"] as? String == "the card supports no offline data authentication (AIP)")
+    }
+}

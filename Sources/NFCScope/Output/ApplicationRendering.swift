@@ -161,7 +161,7 @@ enum ApplicationRendering {
             }
             out.byte(0x0A)
         }
-        ODARendering.writeText(s, to: out)
+        ODARendering.writeText(s, registry: registry, to: out)
     }
 
     // MARK: Helpers

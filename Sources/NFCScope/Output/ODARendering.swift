@@ -31,6 +31,46 @@ enum ODARendering {
             out.ascii("null")
         }
         out.ascii(",\"warnings\":"); strings(s.warnings, out)
+        out.ascii(",\"kernel\":")
+        if let k = s.kernel {
+            out.ascii("{\"id\":"); out.int(k.id)
+            out.ascii(",\"name\":"); string(k.name, out)
+            out.ascii(",\"from\":"); string(k.from, out)
+            out.byte(0x7D)
+        } else {
+            out.ascii("null")
+        }
+        out.ascii(",\"token\":")
+        if let t = s.token {
+            out.ascii("{\"requestor_id\":"); string(t.requestorID, out)
+            out.ascii(",\"wallet\":"); string(t.wallet, out)
+            out.ascii(",\"par\":"); string(t.par, out)
+            out.byte(0x7D)
+        } else {
+            out.ascii("null")
+        }
+        out.ascii(",\"transaction_log\":[")
+        for (i, e) in s.transactionLog.enumerated() {
+            if i > 0 { out.byte(0x2C) }
+            out.ascii("{\"record\":"); out.int(e.record)
+            out.ascii(",\"date\":"); string(e.date, out)
+            out.ascii(",\"time\":"); string(e.time, out)
+            out.ascii(",\"amount_minor\":")
+            if let a = e.amountMinor { out.int(Int(a)) } else { out.ascii("null") }
+            out.ascii(",\"currency_code\":")
+            if let c = e.currency { out.int(c) } else { out.ascii("null") }
+            out.ascii(",\"cryptogram\":"); string(e.cryptogramType, out)
+            out.ascii(",\"length_matches_format\":"); out.ascii(e.lengthMismatch ? "false" : "true")
+            out.ascii(",\"fields\":[")
+            for (j, f) in e.fields.enumerated() {
+                if j > 0 { out.byte(0x2C) }
+                out.ascii("{\"tag\":\""); emvTagHex(f.tag, out)
+                out.ascii("\",\"hex\":"); hex(f.value, out)
+                out.byte(0x7D)
+            }
+            out.ascii("]}")
+        }
+        out.byte(0x5D)
     }
 
     private static func certificate(_ c: RecoveredCertificate?, _ out: OutputBuffer) {
@@ -74,7 +114,7 @@ enum ODARendering {
 
     // MARK: Text
 
-    static func writeText(_ s: TransactionSummary, to out: OutputBuffer) {
+    static func writeText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
         if let r = s.oda {
             var line = "    offline data authentication: "
             if let m = r.method { line += m.rawValue + " " }
@@ -102,6 +142,25 @@ enum ODARendering {
             for note in r.notes { out.string("      note: " + note + "\n") }
         }
         for w in s.warnings { out.string("    warning: " + w + "\n") }
+        if let k = s.kernel { out.string("    kernel: " + (k.name ?? "kernel \(k.id)") + " (from " + k.from + ")\n") }
+        if let t = s.token {
+            var line = "    tokenised"
+            if let w = t.wallet { line += ": " + w }
+            if let id = t.requestorID { line += (t.wallet == nil ? ": " : " ") + "(token requestor ID " + id + ")" }
+            if let par = t.par { line += ", PAR " + par }
+            out.string(line + "\n")
+        }
+        for e in s.transactionLog {
+            var line = "    log record \(e.record):"
+            if let d = e.date { line += " " + d }
+            if let t = e.time { line += " " + t }
+            if let a = e.amountMinor {
+                line += " " + (ApplicationRendering.amountText(a, currency: e.currency, registry: registry) ?? "\(a)")
+            }
+            if let c = e.cryptogramType { line += " " + c }
+            if e.lengthMismatch { line += " (length differs from the log format)" }
+            out.string(line + "\n")
+        }
     }
 
     private static func certificateText(_ c: RecoveredCertificate, identifier: String) -> String {

@@ -1081,6 +1081,25 @@ A000000003 | F3 | 03 | 98F0C770F23864C2E766DF02D1E833DFF4FFE92D696E1642F0A88C569
 91 | Contactless magnetic stripe mode
 95 | Integrated circuit card, card verification data may be unreliable
 
+# 9F19 Token Requestor ID: the wallets a token was provisioned to, as listed by the
+# card issuing platform Striga (docs.striga.com/reference/tokens, "requestorId").
+[codes token-requestor]
+40010030273 | Apple Pay
+40010043095 | Samsung Pay
+40010077056 | Fitbit Pay
+40010080419 | Fidesmo Pay
+40010069887 | Garmin Pay
+
+# 9F2A Kernel Identifier and the contactless kernels of EMV Book C (C-2 to C-7)
+[codes kernel]
+1 | Kernel 1 (C-1)
+2 | Kernel 2 (C-2, Mastercard)
+3 | Kernel 3 (C-3, Visa)
+4 | Kernel 4 (C-4, American Express)
+5 | Kernel 5 (C-5, JCB)
+6 | Kernel 6 (C-6, Discover)
+7 | Kernel 7 (C-7, UnionPay)
+
 """#),
         ("emv-tags.plugin", #"""
 # EMV data elements (EMV Book 3 Annex A, the contactless kernel books C-2 to C-7).
@@ -1180,7 +1199,7 @@ E1 | template | Application Template (proprietary)
 9F16 | ans | Merchant Identifier | renderer=text
 9F17 | b | Personal Identification Number (PIN) Try Counter
 9F18 | b | Issuer Script Identifier
-9F19 | n | Token Requestor ID | renderer=numeric
+9F19 | n | Token Requestor ID | renderer=enum:token-requestor
 9F1A | n | Terminal Country Code | renderer=country
 9F1B | b | Terminal Floor Limit
 9F1C | an | Terminal Identification | renderer=text

@@ -447,7 +447,7 @@ enum PluginParser {
             guard !digits.isEmpty, digits.count <= 8 else { return nil }
             return Int(digits, radix: 16)
         }
-        guard !s.isEmpty, s.count <= 9, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !s.isEmpty, s.count <= 15, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Int(s)
     }
 }

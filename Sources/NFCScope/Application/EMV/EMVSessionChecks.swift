@@ -6,6 +6,9 @@ enum EMVSessionChecks {
     static func apply(_ e: ODAEvidence, registry: Registry, to s: inout TransactionSummary) {
         s.oda = ODAVerifier.verify(e, registry: registry)
         s.warnings = consistencyWarnings(e, oda: s.oda)
+        s.kernel = kernel(e, registry: registry)
+        s.token = token(e, registry: registry)
+        s.transactionLog = transactionLog(e)
     }
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {
@@ -56,4 +59,97 @@ func luhnValid(_ digits: String) -> Bool {
         count += 1
     }
     return count >= 2 && sum % 10 == 0
+}
+
+/// The contactless kernel (EMV Book B kernel identifiers; Book C-2 ... C-7).
+public struct KernelInfo: Sendable {
+    public var id: Int
+    public var name: String?
+    /// Where it was read: `"9F2A"` (the card's Kernel Identifier) or `"AID"` (the scheme's RID).
+    public var from: String
+}
+
+/// Token markers: 9F19 Token Requestor ID (named when the `token-requestor` table
+/// knows it) and 9F24 Payment Account Reference.
+public struct TokenInfo: Sendable {
+    public var requestorID: String?
+    public var wallet: String?
+    public var par: String?
+}
+
+/// One record of the card's transaction log (9F4D, 9F4F), split by the log format.
+public struct LogEntry: Sendable {
+    public var record: Int
+    /// Tag and value of each field, in log format order.
+    public var fields: [(tag: UInt32, value: [UInt8])]
+    public var amountMinor: Int64?
+    public var currency: Int?
+    /// YYYY-MM-DD from 9A.
+    public var date: String?
+    public var time: String?
+    public var cryptogramType: String?
+    /// The record was shorter or longer than the log format says.
+    public var lengthMismatch: Bool
+}
+
+extension EMVSessionChecks {
+    static func kernel(_ e: ODAEvidence, registry: Registry) -> KernelInfo? {
+        if let k = e.card[0x9F2A], let first = k.first {
+            let id = Int(first & 0x3F)
+            return KernelInfo(id: id, name: registry.code("kernel", id), from: "9F2A")
+        }
+        guard let rid = e.rid else { return nil }
+        let byRID: [[UInt8]: Int] = [
+            [0xA0, 0, 0, 0, 0x04]: 2, [0xA0, 0, 0, 0, 0x03]: 3, [0xA0, 0, 0, 0, 0x25]: 4,
+            [0xA0, 0, 0, 0, 0x65]: 5, [0xA0, 0, 0, 0x01, 0x52]: 6, [0xA0, 0, 0, 0x03, 0x33]: 7,
+        ]
+        guard let id = byRID[rid] else { return nil }
+        return KernelInfo(id: id, name: registry.code("kernel", id), from: "AID")
+    }
+
+    static func token(_ e: ODAEvidence, registry: Registry) -> TokenInfo? {
+        let trid = e.card[0x9F19].flatMap { digits($0) }
+        let par = e.card[0x9F24].map { String(decoding: $0.map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x2E }, as: UTF8.self) }
+        guard trid != nil || par != nil else { return nil }
+        let wallet = trid.flatMap { Int($0) }.flatMap { registry.code("token-requestor", $0) }
+        return TokenInfo(requestorID: trid, wallet: wallet, par: par)
+    }
+
+    /// Records of the log SFI (9F4D byte 1) split by the log format (9F4F).
+    static func transactionLog(_ e: ODAEvidence) -> [LogEntry] {
+        guard let entry = e.card[0x9F4D], let sfi = entry.first.map(Int.init), let format = e.card[0x9F4F] else { return [] }
+        let dol = ByteView.with(format) { DataObjectList(parsing: $0) }
+        var out: [LogEntry] = []
+        for r in e.records where r.sfi == sfi {
+            // The split's views point into the record: used only inside this closure.
+            out.append(ByteView.with(r.data) { data in logEntry(record: r.record, dol.split(data)) })
+        }
+        return out
+    }
+
+    private static func logEntry(record: Int, _ split: DOLSplit) -> LogEntry {
+        var fields: [(tag: UInt32, value: [UInt8])] = []
+        var log = LogEntry(record: record, fields: [], lengthMismatch: !split.matches)
+        for v in split.values where v.isComplete {
+            fields.append((v.tag, v.value.array))
+            switch v.tag {
+            case 0x9F02: log.amountMinor = bcdValue(v.value)
+            case 0x5F2A: log.currency = bcdValue(v.value).map(Int.init)
+            case 0x9A:
+                let b = v.value.array
+                if b.count == 3, let y = bcdByte(b[0]), let m = bcdByte(b[1]), let d = bcdByte(b[2]) {
+                    log.date = "20" + twoDigits(y) + "-" + twoDigits(m) + "-" + twoDigits(d)
+                }
+            case 0x9F21:
+                let b = v.value.array
+                if b.count == 3, let h = bcdByte(b[0]), let m = bcdByte(b[1]), let s = bcdByte(b[2]) {
+                    log.time = twoDigits(h) + ":" + twoDigits(m) + ":" + twoDigits(s)
+                }
+            case 0x9F27: log.cryptogramType = v.value.byte(0).map { cryptogramType($0).rawValue }
+            default: break
+            }
+        }
+        log.fields = fields
+        return log
+    }
 }

@@ -50,6 +50,10 @@ public struct TransactionSummary: Sendable {
     public var oda: ODAResult?
     /// Consistency checks that failed (PAN, track 2, expiry, amounts).
     public var warnings: [String] = []
+    /// The contactless kernel, the token (wallet) markers and the card's transaction log.
+    public var kernel: KernelInfo?
+    public var token: TokenInfo?
+    public var transactionLog: [LogEntry] = []
 
     /// The outcome in a few words.
     public var outcome: String {

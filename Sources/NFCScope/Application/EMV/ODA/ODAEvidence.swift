@@ -40,7 +40,7 @@ struct ODAEvidence {
     static func keeps(_ tag: UInt32) -> Bool {
         switch tag {
         case 0x82, 0x94, 0x8F, 0x90, 0x92, 0x93, 0x9F32, 0x9F46, 0x9F47, 0x9F48, 0x9F4A, 0x5A, 0x57, 0x9F6B,
-             0x5F24, 0x5F34, 0x9F69, 0x9F10, 0x9F6E, 0x9F19, 0x9F24, 0x9F4D, 0x9F2A, 0x9F6C, 0x9F36:
+             0x5F24, 0x5F34, 0x9F69, 0x9F10, 0x9F6E, 0x9F19, 0x9F24, 0x9F4D, 0x9F4F, 0x9F2A, 0x9F6C, 0x9F36:
             return true
         default:
             return false
@@ -53,6 +53,8 @@ struct ODAEvidence {
             if !isDirectoryName(name) {
                 self = ODAEvidence()
                 rid = Array(name.array.prefix(5))
+                // The FCI may carry the log entry (9F4D) and the kernel identifier.
+                if let tlv = x.responseTLV { collect(tlv) }
             }
             return
         }
