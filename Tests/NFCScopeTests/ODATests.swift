@@ -128,7 +128,7 @@ import Testing
         let out = OutputBuffer()
         _ = CaptureDecoder.decode(path: temporaryFile(CaptureBuilder.fromAPDULog(try String(
             contentsOfFile: fixturePath("oda/fdda-expired-icc-certificate.txt"), encoding: .utf8)).pcap),
-            into: TextWriter(output: out, registry: ODATests.testCA))
+            registry: ODATests.testCA, into: TextWriter(output: out, registry: ODATests.testCA))
         #expect(out.string.contains("offline data authentication: fDDA failed at ICC certificate expired: valid until 2020-01, transaction date 2026-12"))
     }
 }
