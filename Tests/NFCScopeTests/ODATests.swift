@@ -282,3 +282,18 @@ import Testing
         #expect(oda["reason"] as? String == "the card supports no offline data authentication (AIP)")
     }
 }
+
+@Suite struct DOLAmountConsistencyTests {
+    @Test func amountDiffersBetweenGPOAndGenerateAC() throws {
+        var b = CaptureBuilder()
+        b.activate()
+        // PDOL 9F02 06 5F2A 02; the GPO data says 10.00 EUR, GENERATE AC 20.00 EUR.
+        b.apdu(bytes(fromHex: "00A4040007A000000003101000"), bytes(fromHex: "6F148407A0000000031010A5099F38069F02065F2A029000"))
+        b.apdu(bytes(fromHex: "80A800000A8308000000001000097800"), bytes(fromHex: "770A820200009404080101009000"))
+        b.apdu(bytes(fromHex: "00B2010C00"), bytes(fromHex: "70088C069F02065F2A029000"))
+        b.apdu(bytes(fromHex: "80AE400008000000002000097800"), bytes(fromHex: "77049F2701409000"))
+        b.fieldOff()
+        let t = try #require(try jsonRecords(of: b).last { $0["type"] as? String == "transaction" })
+        #expect(t["warnings"] as? [String] == ["amount in the CDOL1 data (000000002000) differs from the PDOL data (000000001000)"])
+    }
+}

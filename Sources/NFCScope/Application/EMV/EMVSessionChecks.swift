@@ -32,6 +32,17 @@ enum EMVSessionChecks {
         if let icc = oda?.iccCertificate, let pan = pan5A ?? panT2, icc.identifier != pan, oda?.step?.contains("PAN") != true {
             out.append("PAN \(maskedPAN(pan)) differs from the ICC certificate's \(maskedPAN(icc.identifier))")
         }
+        // The terminal's amount and currency should be the same in every DOL's data.
+        if let first = e.dolAmounts.first {
+            for other in e.dolAmounts.dropFirst() {
+                if let a = first.amount, let b = other.amount, a != b {
+                    out.append("amount in the \(other.dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))")
+                }
+                if let a = first.currency, let b = other.currency, a != b {
+                    out.append("currency in the \(other.dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))")
+                }
+            }
+        }
         if let expiry = e.card[0x5F24], expiry.count == 3 {
             let yymm = hexUpper(Array(expiry.prefix(2)))
             for (t2, source) in [(track2, "track 2 (57)"), (track2Mobile, "track 2 (9F6B)")] {

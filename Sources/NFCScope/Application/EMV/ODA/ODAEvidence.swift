@@ -33,6 +33,8 @@ struct ODAEvidence {
     var fddaSignature: [UInt8]?
     var internalAuthenticate: (ddolData: [UInt8], signature: [UInt8])?
     var generateACs: [GenerateAC] = []
+    /// Amount (9F02) and currency (5F2A) of each DOL's data, in order (PDOL, CDOL1, CDOL2).
+    var dolAmounts: [(dol: String, amount: [UInt8]?, currency: [UInt8]?)] = []
     var keptBytes = 0
     var overBudget = false
 
@@ -59,7 +61,15 @@ struct ODAEvidence {
             return
         }
         if let dol = x.commandDOL {
-            for v in dol.values where v.isComplete { keep(terminal: true, v.tag, v.value, replacing: true) }
+            var amount: [UInt8]?, currency: [UInt8]?
+            for v in dol.values where v.isComplete {
+                keep(terminal: true, v.tag, v.value, replacing: true)
+                if v.tag == 0x9F02 { amount = v.value.array }
+                if v.tag == 0x5F2A { currency = v.value.array }
+            }
+            if (amount != nil || currency != nil) && dolAmounts.count < 4 {
+                dolAmounts.append((String(describing: x.commandDOLName), amount, currency))
+            }
         }
         switch (c.cla & 0x80, c.ins) {
         case (0x80, 0xA8):
