@@ -83,18 +83,7 @@ private func writeVisaCVN(_ cvn: UInt8, _ out: OutputBuffer) {
 /// Visa CVR bytes 2-4 (the `visa-cvr` table numbers them 1-3).
 private func writeVisaCVR(_ b2: UInt8, _ b3: UInt8, _ b4: UInt8, dictionary: some EMVDictionary,
                           _ out: OutputBuffer, _ target: EMVTextTarget) {
-    switch b2 >> 6 {
-    case 0: out.ascii("AAC returned in second GENERATE AC")
-    case 1: out.ascii("TC returned in second GENERATE AC")
-    case 2: out.ascii("second GENERATE AC not requested")
-    default: out.ascii("second GENERATE AC: RFU code 11")
-    }
-    switch (b2 >> 4) & 0x03 {
-    case 0: out.ascii("; AAC returned in GPO/first GENERATE AC")
-    case 1: out.ascii("; TC returned in GPO/first GENERATE AC")
-    case 2: out.ascii("; ARQC returned in GPO/first GENERATE AC")
-    default: out.ascii("; GPO/first GENERATE AC: RFU code 11")
-    }
+    writeCryptogramsReturned(b2, first: "GPO/first GENERATE AC", out)
     let table = dictionary.bitTable("visa-cvr")
     writeTableBits([b2 & 0x0F, b3, b4 & 0x0F], table: table, out, target)
     out.ascii("; issuer script commands processed on last transaction: "); out.int(Int(b4 >> 4))
@@ -104,22 +93,29 @@ private func writeVisaCVR(_ b2: UInt8, _ b3: UInt8, _ b4: UInt8, dictionary: som
 private func writeMastercardCVR(_ cvr: ByteView, dictionary: some EMVDictionary, _ out: OutputBuffer, _ target: EMVTextTarget) {
     guard cvr.count == 6 else { return }
     let b1 = cvr[0]
-    switch b1 >> 6 {
+    writeCryptogramsReturned(b1, first: "first GENERATE AC", out)
+    let table = dictionary.bitTable("mastercard-cvr")
+    writeTableBits([b1 & 0x0F, cvr[1], 0, cvr[3], cvr[4], cvr[5]], table: table, out, target)
+    out.ascii("; script counter (right nibble) "); out.int(Int(cvr[2] >> 4))
+    out.ascii("; PIN try counter (right nibble) "); out.int(Int(cvr[2] & 0x0F))
+}
+
+/// The two-bit codes of a CVR byte (Visa byte 2, M/Chip byte 1): bits 8-7 what the
+/// second GENERATE AC returned, bits 6-5 what the first (or the GPO) returned.
+private func writeCryptogramsReturned(_ b: UInt8, first: StaticString, _ out: OutputBuffer) {
+    switch b >> 6 {
     case 0: out.ascii("AAC returned in second GENERATE AC")
     case 1: out.ascii("TC returned in second GENERATE AC")
     case 2: out.ascii("second GENERATE AC not requested")
     default: out.ascii("second GENERATE AC: RFU code 11")
     }
-    switch (b1 >> 4) & 0x03 {
-    case 0: out.ascii("; AAC returned in first GENERATE AC")
-    case 1: out.ascii("; TC returned in first GENERATE AC")
-    case 2: out.ascii("; ARQC returned in first GENERATE AC")
-    default: out.ascii("; first GENERATE AC: RFU code 11")
+    switch (b >> 4) & 0x03 {
+    case 0: out.ascii("; AAC returned in ")
+    case 1: out.ascii("; TC returned in ")
+    case 2: out.ascii("; ARQC returned in ")
+    default: out.ascii("; RFU code 11 in ")
     }
-    let table = dictionary.bitTable("mastercard-cvr")
-    writeTableBits([b1 & 0x0F, cvr[1], 0, cvr[3], cvr[4], cvr[5]], table: table, out, target)
-    out.ascii("; script counter (right nibble) "); out.int(Int(cvr[2] >> 4))
-    out.ascii("; PIN try counter (right nibble) "); out.int(Int(cvr[2] & 0x0F))
+    out.ascii(first)
 }
 
 /// "; meaning" for each set bit, from the table (1-based bytes), "RFU byte N bit M" otherwise.

@@ -166,29 +166,21 @@ struct ODAEvidence {
 }
 
 /// Decimal digits of cn/n data up to the first F nibble (nil if another non-digit appears).
-func digits(_ bytes: [UInt8]) -> String? {
-    var s = ""
-    for b in bytes {
-        for nibble in [b >> 4, b & 0x0F] {
-            if nibble == 0x0F { return s }
-            guard nibble < 10 else { return nil }
-            s.append(Character(Unicode.Scalar(0x30 + nibble)))
-        }
-    }
-    return s
-}
+func digits(_ bytes: [UInt8]) -> String? { digitsUntil(0x0F, bytes, orEnd: true) }
 
 /// The PAN of track 2 equivalent data: the digits before the separator D.
-func track2PAN(_ bytes: [UInt8]) -> String? {
+func track2PAN(_ bytes: [UInt8]) -> String? { digitsUntil(0x0D, bytes, orEnd: false) }
+
+private func digitsUntil(_ stop: UInt8, _ bytes: [UInt8], orEnd: Bool) -> String? {
     var s = ""
     for b in bytes {
         for nibble in [b >> 4, b & 0x0F] {
-            if nibble == 0x0D { return s }
+            if nibble == stop { return s }
             guard nibble < 10 else { return nil }
             s.append(Character(Unicode.Scalar(0x30 + nibble)))
         }
     }
-    return nil
+    return orEnd ? s : nil
 }
 
 /// Expiry YYMM of track 2 equivalent data (the 4 digits after the separator).
