@@ -297,3 +297,23 @@ import Testing
         #expect(t["warnings"] as? [String] == ["amount in the CDOL1 data (000000002000) differs from the PDOL data (000000001000)"])
     }
 }
+
+@Suite struct CardDecisionSummaryTests {
+    @Test func lastIssuerApplicationDataAndCVMResults() throws {
+        let log = try String(contentsOfFile: fixturePath("emv-bertlv-contact-mastercard.txt"), encoding: .utf8)
+        let t = try #require(try jsonRecords(of: .fromAPDULog(log)).last { $0["type"] as? String == "transaction" })
+        let iad = try #require(t["issuer_application_data"] as? [String: Any])
+        // Golden (contact-mastercard-out.txt, second GENERATE AC): CVR 201009248400, AAC in
+        // the second GENERATE AC, ARQC in the first, issuer authentication performed.
+        #expect(iad["hex"] as? String == "0110201009248400000000000000000029FF")
+        let text = try #require(iad["text"] as? String)
+        #expect(text.contains("AAC returned in second GENERATE AC; ARQC returned in first GENERATE AC"))
+        #expect(text.contains("Issuer authentication performed"))
+        // 9F34 5E0300 in the CDOL data (EMV Book 4 A4, Book 3 C3): method 1E signature with
+        // bit 7 set (apply the next rule if unsuccessful), condition 03, result 00 unknown.
+        let cvm = try #require(t["cvm_results"] as? [String: Any])
+        #expect(cvm["hex"] as? String == "5E0300")
+        #expect((cvm["text"] as? String)?.hasSuffix(", result unknown") == true)
+        #expect((cvm["text"] as? String)?.contains("(next rule if unsuccessful)") == true)
+    }
+}

@@ -31,6 +31,8 @@ enum ODARendering {
             out.ascii("null")
         }
         out.ascii(",\"warnings\":"); strings(s.warnings, out)
+        out.ascii(",\"issuer_application_data\":"); hexAndText(s.issuerApplicationData, out)
+        out.ascii(",\"cvm_results\":"); hexAndText(s.cvmResults, out)
         out.ascii(",\"kernel\":")
         if let k = s.kernel {
             out.ascii("{\"id\":"); out.int(k.id)
@@ -142,6 +144,8 @@ enum ODARendering {
             for note in r.notes { out.string("      note: " + note + "\n") }
         }
         for w in s.warnings { out.string("    warning: " + w + "\n") }
+        if let iad = s.issuerApplicationData { out.string("    issuer application data: " + (iad.text.isEmpty ? iad.hex : iad.text) + "\n") }
+        if let cvm = s.cvmResults { out.string("    CVM results: " + (cvm.text.isEmpty ? cvm.hex : cvm.text) + "\n") }
         if let k = s.kernel { out.string("    kernel: " + (k.name ?? "kernel \(k.id)") + " (from " + k.from + ")\n") }
         if let t = s.token {
             var line = "    tokenised"
@@ -192,6 +196,13 @@ enum ODARendering {
         out.byte(0x22)
         ByteView.with(bytes) { out.hex($0, uppercase: true) }
         out.byte(0x22)
+    }
+
+    private static func hexAndText(_ v: (hex: String, text: String)?, _ out: OutputBuffer) {
+        guard let v else { out.ascii("null"); return }
+        out.ascii("{\"hex\":"); string(v.hex, out)
+        out.ascii(",\"text\":"); string(v.text, out)
+        out.byte(0x7D)
     }
 
     private static func bool(_ b: Bool?, _ out: OutputBuffer) {

@@ -9,6 +9,23 @@ enum EMVSessionChecks {
         s.kernel = kernel(e, registry: registry)
         s.token = token(e, registry: registry)
         s.transactionLog = transactionLog(e)
+        s.issuerApplicationData = rendered(0x9F10, e.card[0x9F10], e, registry)
+        s.cvmResults = rendered(0x9F34, e.terminal[0x9F34], e, registry)
+    }
+
+    /// A value as the tag's renderer shows it, inside the session's application.
+    private static func rendered(_ tag: UInt32, _ value: [UInt8]?, _ e: ODAEvidence, _ registry: Registry) -> (hex: String, text: String)? {
+        guard let value else { return nil }
+        var context = EMVContext()
+        if let aid = e.aid { ByteView.with(aid) { context.learn(tag: 0x84, value: $0) } }
+        let out = OutputBuffer()
+        let shown: Bool = ByteView.with(value) { v in
+            context.withSelectedAID { aid in
+                guard let entry = registry.tag(tag, length: v.count, aid: aid) else { return false }
+                return renderValue(tag: entry, value: v, context: context, dictionary: registry, to: out, target: .text)
+            }
+        }
+        return (hexUpper(value), shown ? out.string : "")
     }
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {

@@ -54,6 +54,10 @@ public struct TransactionSummary: Sendable {
     public var kernel: KernelInfo?
     public var token: TokenInfo?
     public var transactionLog: [LogEntry] = []
+    /// What the card decided and why: its last issuer application data (9F10) and the
+    /// terminal's CVM results (9F34), each as hex and rendered text.
+    public var issuerApplicationData: (hex: String, text: String)?
+    public var cvmResults: (hex: String, text: String)?
 
     /// The outcome in a few words.
     public var outcome: String {

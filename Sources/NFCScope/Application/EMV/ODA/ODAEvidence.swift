@@ -23,6 +23,8 @@ struct ODAEvidence {
     static let byteBudget = 1 << 20
 
     var rid: [UInt8]?
+    /// The selected application's AID.
+    var aid: [UInt8]?
     /// Card data elements from the GPO answer and the records (first value seen).
     var card: [UInt32: [UInt8]] = [:]
     /// Terminal data elements from the PDOL and CDOL data (last value seen).
@@ -54,6 +56,7 @@ struct ODAEvidence {
         if c.cla & 0x80 == 0, c.ins == 0xA4, let name = c.selectedName {
             if !isDirectoryName(name) {
                 self = ODAEvidence()
+                aid = name.array
                 rid = Array(name.array.prefix(5))
                 // The FCI may carry the log entry (9F4D) and the kernel identifier.
                 if let tlv = x.responseTLV { collect(tlv) }
@@ -122,8 +125,10 @@ struct ODAEvidence {
                         }
                     }
                 } else if let f1 = tlv.first(0x80), f1.depth == 0 {
+                    // Format 1: CID, ATC, cryptogram, then the issuer application data.
                     g.cid = f1.value.byte(0)
                     g.cryptogram = f1.value.slice(3, 8)?.array
+                    if f1.value.count > 11 { keep(terminal: false, 0x9F10, f1.value.suffix(from: 11), replacing: true) }
                 }
             }
             keptBytes += g.responseObjects.count + (g.signedDynamicData?.count ?? 0)
