@@ -21,6 +21,8 @@ struct ODAEvidence {
 
     /// Bytes kept at most per session (records and values); beyond, data counts as missing.
     static let byteBudget = 1 << 20
+    /// Records kept at most per session.
+    static let maxRecords = 1024
 
     var rid: [UInt8]?
     /// The selected application's AID.
@@ -91,7 +93,10 @@ struct ODAEvidence {
         case (0x00, 0xB2):
             guard c.p2 & 0x07 == 0x04 else { return }
             let sfi = Int(c.p2 >> 3), record = Int(c.p1)
-            guard let data = copy(r.data) else { return }
+            guard records.count < ODAEvidence.maxRecords, let data = copy(r.data) else {
+                overBudget = true
+                return
+            }
             records.append((sfi, record, data))
             if let tlv = x.responseTLV {
                 collect(tlv)

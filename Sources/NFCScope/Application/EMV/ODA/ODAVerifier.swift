@@ -177,7 +177,7 @@ enum ODAVerifier {
             if s.computedHash != s.hash { throw .failed("signed dynamic data hash", "the hash over the dynamic data and the unpredictable number does not match") }
             if let cid = ac.cid, cid != s.cid { throw .failed("cryptogram information data", "9F27 \(hexUpper([cid])) differs from the signed \(hexUpper([s.cid ?? 0]))") }
             // Transaction data hash code: PDOL data, CDOL1 (and CDOL2) data, the answer's objects.
-            guard let pdol = e.pdolData ?? (e.generateACs.isEmpty ? nil : []) else {
+            guard let pdol = e.pdolData else {
                 throw .missing("GET PROCESSING OPTIONS data not in the capture")
             }
             var input = pdol
