@@ -72,7 +72,7 @@ struct NFCLabTests {
     @Test("NFC-V: system information and the Type 5 capability container")
     func nfcV() throws {
         let frames = try #require(drainBytes(fixtureBytes("test_NFC-V_26kbps_001.json"))).frames
-        #expect(frames[1].info == "INVENTORY answer DSFID 00 UID e0040114b1a3dd03")
+        #expect(frames[1].info == "INVENTORY answer DSFID 00 UID e0040114b1a3dd03 (NXP)")
         #expect(frames[5].members.contains("\"memory_blocks\":28,\"block_size\":4,\"ic_reference\":\"01\""))
         #expect(frames[7].info == "READ SINGLE BLOCK answer block 0 data e1400e01")
     }

@@ -106,10 +106,10 @@ public enum CommandLineTool {
             decodeAll(into: stats)
             stats.write(to: out, json: format == .jsonl)
         } else if format == .jsonl {
-            let writer = JSONLinesWriter(output: out, registry: registry)
+            let writer = JSONLinesWriter(output: out, registry: registry, redact: options.redact)
             if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         } else {
-            let writer = TextWriter(output: out, registry: registry)
+            let writer = TextWriter(output: out, registry: registry, redact: options.redact)
             if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         }
         out.flush()

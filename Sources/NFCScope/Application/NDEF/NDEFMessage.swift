@@ -337,7 +337,6 @@ private struct NDEFMessageParser {
             let record = NDEFRecord(header: header, lastHeader: header, chunks: [chunk], type: type, id: id,
                                     payload: payload, payloadOffset: base + payloadStart, owner: nil)
             if header.cf {
-                if header.me { error(start, "CF flag set in last record") }
                 let buffer = GrowableBytes(capacity: payloadLength)
                 buffer.append(payload)
                 pendingBuffer = buffer
@@ -348,8 +347,8 @@ private struct NDEFMessageParser {
         }
         if header.me {
             if let pending {
-                // ME inside a chunk sequence: the message ends here all the same.
-                error(start, "ME flag set inside a chunked record")
+                // CF and ME together: the chunk sequence cannot go on, the message ends.
+                error(start, "CF flag set in last record")
                 self.pending = nil
                 finish(pending)
             }
