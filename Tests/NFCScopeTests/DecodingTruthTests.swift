@@ -81,3 +81,39 @@ extension LinkTest {
         return collector.exchanges
     }
 }
+
+// MARK: 2. A valid CRC_B is found without --tech
+
+extension DecodingTruthTests {
+    /// `hf_14b_xerox_info.trace` opens with Fuji Xerox commands (no REQB), so no frame names
+    /// the technology; its frames carry CRC_B (ISO 14443-3 6.2.4: x^16+x^12+x^5+1, preset
+    /// FFFF, complemented). Frame 104 `02 00 f7 3c`: F73C is the CRC_B of `02 00` (checked
+    /// with the CRC_B check value `050008 -> 3973` of the same routine), so its INF is `00`
+    /// and no status word exists. Detection must give what `--tech 14b` gives.
+    @Test("hf_14b_xerox_info: CRC_B frames decode the same without --tech as with it")
+    func crcBWithoutTech() throws {
+        let bytes = fixtureBytes("hf_14b_xerox_info.trace")
+        #expect(ByteView.with(bytes) { Proxmark3TraceSource(view: $0).tech } == .nfcB)
+        let auto = try #require(drainBytes(bytes)).frames
+        let told = try #require(drainBytes(bytes, tech: .nfcB)).frames
+        #expect(auto.count == 190 && told.count == 190)
+        #expect(auto.map(\.crc) == told.map(\.crc))
+        #expect(auto.map(\.info) == told.map(\.info))
+        #expect(!auto.contains { $0.crc == .bad })
+        #expect(auto.filter { $0.crc == .ok }.count >= 29)
+        #expect(auto[103].hex == "0200f73c" && auto[103].crc == .ok && auto[103].info == "I(0)")
+        #expect(auto[100].info == "ATTRIB PUPI 80030b09 FSD 40 CID 0 INF 4 bytes")
+        let (sink, _) = decodeFixture("hf_14b_xerox_info.trace")
+        #expect(!sink.exchanges.contains { $0.response?.hasSuffix("f73c") == true })
+    }
+
+    /// A link-type-264 capture that starts after the activation: the first frame whose
+    /// CRC_B verifies (ISO 14443-3 type B framing) sets the session's technology.
+    @Test("an unrecognised frame with a valid CRC_B is NFC-B with crc ok")
+    func crcBFrameWithoutActivation() {
+        let d = LinkTest.decode([(.reader, LinkTest.withCRCB([0x0D, 0x37, 0x21])),
+                                 (.card, LinkTest.withCRCB([0x42, 0x10, 0x00]))])
+        #expect(d.map(\.crc) == [.ok, .ok])
+        #expect(d.map(\.tech) == [.nfcB, .nfcB])
+    }
+}

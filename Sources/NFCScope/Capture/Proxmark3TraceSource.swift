@@ -98,18 +98,29 @@ public struct Proxmark3TraceSource: FrameSource {
 
     /// The protocol of the first reader frame (of the first 64 records) that is
     /// characteristic of one: ISO 14443-A short frames and anticollision, REQB/WUPB,
-    /// an ISO 15693 request with a good CRC, the FeliCa sync. Unknown otherwise.
+    /// an ISO 15693 request with a good CRC, the FeliCa sync. When no frame is that
+    /// characteristic (proprietary 14443-B protocols such as Fuji Xerox's or ST's open
+    /// with other commands), the CRCs decide: the technology whose CRC verifies on
+    /// at least two frames of the first 256 records and on more frames than the
+    /// other's. Unknown otherwise (iCLASS, LF), so that no CRC verdict is invented.
     static func guessTech(_ view: ByteView) -> Tech {
         var offset = 0
         var records = 0
-        while records < 64, let h = header(view, at: offset) {
+        var crcA = 0
+        var crcB = 0
+        while records < 256, let h = header(view, at: offset) {
             let dataStart = offset + headerLength
             guard h.dataLength <= maximumDataLength,
-                  let data = view.slice(dataStart, h.dataLength) else { return .unknown }
-            if !h.isResponse, let tech = techOfReaderFrame(data, duration: h.duration) { return tech }
+                  let data = view.slice(dataStart, h.dataLength) else { break }
+            if records < 64, !h.isResponse, let tech = techOfReaderFrame(data, duration: h.duration) { return tech }
+            if data.count >= 3 {
+                if CRC14443.verify(data, .nfcB) { crcB += 1 } else if CRC14443.verify(data, .nfcA) { crcA += 1 }
+            }
             offset = dataStart + h.bodyLength
             records += 1
         }
+        if crcB >= 2, crcB > crcA { return .nfcB }
+        if crcA >= 2, crcA > crcB { return .nfcA }
         return .unknown
     }
 

@@ -275,8 +275,7 @@ public struct LinkDecoder: Sendable {
             // Not a block and not a known command in an ISO-DEP session.
             return decodeBlock(&frame, requireCRC: false, answer: false)
         }
-        _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
-        frame.tech = tech
+        splitUnrecognised(&frame)
         pending = .other
         return nil
     }
@@ -426,9 +425,21 @@ public struct LinkDecoder: Sendable {
         }
         // Answers to unknown or proprietary commands are not errors; their CRC still
         // says whether the bytes arrived intact.
-        _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
-        frame.tech = tech
+        splitUnrecognised(&frame)
         return nil
+    }
+
+    /// The CRC verdict of a frame no rule recognised. Before the session's technology is
+    /// known either CRC may be the frame's (a capture of a proprietary type B protocol
+    /// has no REQB to tell): the one that verifies names the technology, so the frames
+    /// after it are not read with the other's CRC.
+    mutating func splitUnrecognised(_ frame: inout Frame) {
+        if tech == .unknown {
+            if case (_, let verified?) = splitEither(&frame) { tech = verified }
+        } else {
+            _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
+        }
+        frame.tech = tech
     }
 
     /// Whether a card frame may be the first activation answer a reader chip reports: it
