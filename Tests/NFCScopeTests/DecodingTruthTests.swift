@@ -117,3 +117,77 @@ extension DecodingTruthTests {
         #expect(d.map(\.tech) == [.nfcB, .nfcB])
     }
 }
+
+// MARK: 3. Polling is not ISO-DEP; the ST SR family
+
+extension DecodingTruthTests {
+    /// `test_POLL_AB_001.json` frames 3-4: `06 00 97 5b` after a WUPB nobody answered and no
+    /// ATTRIB. `06 00` is ST's INITIATE (SRIX4K datasheet; Proxmark3 `ISO14443B_INITIATE`
+    /// 0x06), not an I-block: ISO-DEP on type B starts with ATTRIB (ISO 14443-3 7.10).
+    @Test("test_POLL_AB_001: INITIATE after an unanswered WUPB, no block, APDU or transaction")
+    func pollingIsNotISODEP() throws {
+        let frames = try #require(drainBytes(fixtureBytes("test_POLL_AB_001.json"))).frames
+        #expect(frames.map(\.info) == ["REQA", "WUPB AFI 00 slots 1", "INITIATE", "INITIATE"])
+        #expect(frames[2].crc == .ok && frames[2].tech == .nfcB)
+        let (sink, _) = decodeFixture("test_POLL_AB_001.json")
+        #expect(sink.exchanges.isEmpty)
+    }
+
+    /// Without any activation an empty I-block proves nothing (ISO-DEP blocks of a working
+    /// session carry an APDU or a status word); with INF it is still taken mid-session.
+    @Test("mid-session probing: an empty I-block is not ISO-DEP, one with INF is")
+    func midSessionProbe() {
+        let empty = LinkTest.decode([(.reader, LinkTest.withCRCA([0x02]))])
+        #expect(empty[0].block == nil)
+        let apdu = LinkTest.decode([(.reader, LinkTest.withCRCA([0x02, 0x00, 0xA4, 0x04, 0x00]))])
+        #expect(apdu[0].text == "I(0)")
+    }
+
+    /// ST SR commands and answers, frames built from the SRIX4K datasheet's command set
+    /// (codes as in Proxmark3 `include/protocols.h`); CRC_B appended. The chip ID answer
+    /// `73 64 b1` and the GET_UID answer `81 93 99 20 92 11 02 d0` (LSB first, so UID
+    /// d002119220999381) are Proxmark3's SRx simulation answers (`armsrc/iso14443b.c`).
+    @Test("ST SR family: every command with its answer")
+    func stSRFamily() {
+        let b = LinkTest.withCRCB
+        let d = LinkTest.decode([
+            (.reader, b([0x06, 0x00])), (.card, [0x73, 0x64, 0xB1]),
+            (.reader, b([0x06, 0x04])), (.card, b([0x73])),
+            (.reader, b([0x36])), (.card, b([0x21])),
+            (.reader, b([0x0E, 0x73])), (.card, b([0x73])),
+            (.reader, b([0x0B])), (.card, b([0x81, 0x93, 0x99, 0x20, 0x92, 0x11, 0x02, 0xD0])),
+            (.reader, b([0x08, 0x07])), (.card, b([0x01, 0x02, 0x03, 0x04])),
+            (.reader, b([0x09, 0x07, 0xAA, 0xBB, 0xCC, 0xDD])),
+            (.reader, b([0x0F])),
+            (.reader, b([0x0C])),
+        ])
+        #expect(d.map(\.text) == [
+            "INITIATE", "INITIATE answer chip ID 73",
+            "PCALL16", "PCALL16 answer chip ID 73",
+            "SLOT_MARKER 3", "SLOT_MARKER answer chip ID 21",
+            "SELECT chip ID 73", "SELECT answer chip ID 73",
+            "GET_UID", "GET_UID answer UID d002119220999381",
+            "READ_BLOCK 7", "READ_BLOCK 7 answer data 01020304",
+            "WRITE_BLOCK 7 data aabbccdd",
+            "COMPLETION",
+            "RESET_TO_INVENTORY",
+        ])
+        #expect(d.allSatisfy { $0.crc == .ok && $0.tech == .nfcB && $0.error == nil })
+        #expect(d[9].json.contains("\"command\":\"st_get_uid\"") && d[9].json.contains("\"uid\":\"d002119220999381\""))
+        #expect(d[11].json == ",\"command\":\"st_read_block\",\"answer\":true,\"address\":7,\"data\":\"01020304\"")
+    }
+
+    /// After ATTRIB the same bytes are ISO-DEP again: ST commands are only read outside it.
+    @Test("ST SR commands are not looked for inside an ISO-DEP session")
+    func stSRNotInsideISODEP() {
+        let b = LinkTest.withCRCB
+        let d = LinkTest.decode([
+            (.reader, b([0x05, 0x00, 0x08])),
+            (.card, b([0x50, 0x82, 0x0D, 0xE1, 0x74, 0x20, 0x38, 0x19, 0x22, 0x00, 0x21, 0x85])),
+            (.reader, b([0x1D, 0x82, 0x0D, 0xE1, 0x74, 0x00, 0x08, 0x01, 0x00])),
+            (.card, b([0x00])),
+            (.reader, b([0x0B, 0x00, 0x00, 0xA4, 0x04, 0x00])),
+        ])
+        #expect(d[4].text == "I(1) CID 0")
+    }
+}
