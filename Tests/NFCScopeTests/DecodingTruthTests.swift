@@ -191,3 +191,40 @@ extension DecodingTruthTests {
         #expect(d[4].text == "I(1) CID 0")
     }
 }
+
+// MARK: A truncated Proxmark3 trace
+
+extension DecodingTruthTests {
+    /// A `.trace` has no magic number; a copy cut inside a record must still be recognised,
+    /// its whole records decoded as in the full file, and the cut reported on the last one.
+    /// Record layout (Proxmark3 `trace save`): u32 timestamp, u16 duration, u16 length with
+    /// bit 15 for the card's side, data, then (len - 1) / 8 + 1 parity bytes.
+    @Test("a trace cut inside a record or its header is detected; whole records decode as in the full file",
+          arguments: [500, 506, 530])  // record 28 starts at 496, record 29 at 524
+    func truncatedTrace(_ cut: Int) throws {
+        let full = fixtureBytes("hf_mfdes_sniff.trace")
+        let prefix = Array(full[..<cut])
+        #expect(ByteView.with(prefix) { InputFormat.detect($0) } == .proxmark3)
+        let whole = try #require(drainBytes(full)).frames
+        let partial = try #require(drainBytes(prefix)).frames
+        let last = try #require(partial.last)
+        #expect(last.error?.kind == .truncatedRecord)
+        #expect(partial.dropLast().map(\.hex) == whole.prefix(partial.count - 1).map(\.hex))
+        #expect(partial.dropLast().map(\.info) == whole.prefix(partial.count - 1).map(\.info))
+        #expect(partial.dropLast().allSatisfy { $0.error == nil })
+        // The CLI reports it like any other damaged input: a message and exit status 1.
+        let path = temporaryFile(prefix, name: "cut-trace")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let out = OutputBuffer()
+        let status = CaptureDecoder.decode(path: path, into: TextWriter(output: out))
+        #expect(out.string.contains("truncated record"))
+        _ = status
+    }
+
+    @Test("one record and a cut is not enough to call bytes a trace")
+    func truncatedTooShort() {
+        // One whole record (8-byte header, 1 data byte, 1 parity byte), then 3 stray bytes.
+        let bytes: [UInt8] = [1, 0, 0, 0, 0x10, 0, 1, 0, 0x26, 0x00, 9, 9, 9]
+        #expect(ByteView.with(bytes) { InputFormat.detect($0) } == nil)
+    }
+}

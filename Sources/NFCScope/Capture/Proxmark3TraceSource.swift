@@ -74,7 +74,9 @@ public struct Proxmark3TraceSource: FrameSource {
     // MARK: Detection
 
     /// Whether `view` reads as a tracelog: records of plausible length that end
-    /// exactly at the end of the input (or where zero padding starts). Only the
+    /// exactly at the end of the input (or where zero padding starts), or a file cut
+    /// short: at least `truncatedMinimum` whole records and then a last record whose
+    /// header or body runs past the end (a copy interrupted, a download cut). Only the
     /// first `recordLimit` records or `byteLimit` bytes are walked.
     public static func looksLikeTrace(_ view: ByteView, recordLimit: Int = 1000, byteLimit: Int = 64 << 10) -> Bool {
         var offset = 0
@@ -83,16 +85,21 @@ public struct Proxmark3TraceSource: FrameSource {
         while offset < view.count {
             if records >= recordLimit || offset >= byteLimit { return records > 0 }
             if records > 0, offset >= padding { return true }
-            guard let h = header(view, at: offset), h.dataLength <= maximumDataLength else { return false }
+            guard let h = header(view, at: offset) else { return records >= truncatedMinimum }
+            guard h.dataLength <= maximumDataLength else { return false }
             // A record of all zeros at the start is padding, not a log.
             if records == 0, h.timestamp == 0, h.duration == 0, h.dataLength == 0 { return false }
             let next = offset + headerLength + h.bodyLength
-            guard next <= view.count else { return false }
+            guard next <= view.count else { return records >= truncatedMinimum }
             offset = next
             records += 1
         }
         return records > 0
     }
+
+    /// Whole records a cut-short file must start with to be taken as a trace: fewer say
+    /// too little about a format that has no magic number.
+    static let truncatedMinimum = 2
 
     // MARK: Technology
 
