@@ -281,11 +281,15 @@ private func handBuiltFrames(_ v: ByteView) -> [Frame] {
         #expect(errors == ["\(copy): is the input file; refusing to overwrite it"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: fixturePath("x.pcap"))))
 
+        // Another link type: refused with one error and exit status 2, no file written (issue 9).
         errors = []
+        try? FileManager.default.removeItem(atPath: out)
         let llcp = CommandLineTool.run(["convert", fixturePath("llcp.pcap"), "-o", out][...], out: OutputBuffer(),
                                        outputIsTerminal: false) { errors.append($0) }
-        #expect(llcp == 1)
-        #expect(errors.first?.hasSuffix("llcp.pcap: frame 1: not exported: no direction or field event (unsupported link type 245)") == true)
+        #expect(llcp == 2)
+        #expect(errors.count == 1)
+        #expect(errors.first?.hasSuffix("llcp.pcap: offset 0: link type 245 (NFC LLCP) is not decoded: nfcscope reads link types 264 (ISO 14443) and 252 (Wireshark exported PDUs) only") == true)
+        #expect(!FileManager.default.fileExists(atPath: out))
 
         #expect(throws: UsageError.unknownOutputExtension("a.txt")) { try Arguments.parse(["convert", "x", "-o", "a.txt"][...]) }
         #expect(throws: UsageError.noOutput) { try Arguments.parse(["convert", "x"][...]) }
