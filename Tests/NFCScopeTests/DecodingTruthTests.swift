@@ -228,3 +228,89 @@ extension DecodingTruthTests {
         #expect(ByteView.with(bytes) { InputFormat.detect($0) } == nil)
     }
 }
+
+// MARK: 4-5. CJRC history: fields by terminal and process; empty slots
+
+/// FareBot's expected values for its Flipper sample dumps (codebutler/farebot, the sample
+/// dump integration tests `testIcocaFromFlipper` and the PASMO test; times there are UTC,
+/// the card's are JST = UTC+9). Trip numbers count from the oldest entry, so FareBot's
+/// ICOCA trip k is history block 19 - k. FareBot gives the oldest entry a fare of 0 where
+/// nothing older exists; nfcscope says it is unknown (null).
+@Suite("CJRC transaction history against FareBot")
+struct CJRCHistoryTruthTests {
+    func history(_ name: String) throws -> [[String: Any]] {
+        let records = try jsonRecords(fixturePath(name)).filter { $0["type"] as? String == "felica" }
+        return records.flatMap { ($0["blocks"] as? [[String: Any]]) ?? [] }.filter { $0["service"] as? String == "090F" }
+    }
+
+    func fields(_ block: [String: Any]) -> [String: Any] { block["fields"] as? [String: Any] ?? [:] }
+
+    /// Issue 9 item 4: ICOCA block 19 `c846000016c645c0294c3b0300000e00` is a vending-machine
+    /// purchase at 08:46 on 2011-06-06 (FareBot trip 0: 2011-06-05T23:46Z). Time of day from
+    /// bytes 6-7: hour = 0x45 >> 3 = 8, minute = (0x45 & 7) << 3 | 0xC0 >> 5 = 46.
+    @Test func icocaShopsVendingBusAndCharges() throws {
+        let h = try history("ICOCA.nfc")
+        #expect(h.count == 20)
+        let oldest = fields(h[19])
+        #expect(h[19]["layout"] as? String == "Transaction history (shop or vending machine)")
+        #expect(oldest["date"] as? String == "2011-06-06" && oldest["time"] as? String == "08:46")
+        #expect(oldest["entry"] == nil && oldest["exit"] == nil)
+        #expect(oldest["balance"] as? Int == 827)
+        #expect(oldest["fare"] is NSNull)
+        // FareBot trips 1, 3, 9 (POS) and 16-18 (vending): fare and JST time of day.
+        let sales: [(block: Int, fare: Int, date: String, time: String)] = [
+            (18, 734, "2011-06-07", "09:33"), (16, 958, "2011-06-07", "09:57"), (10, 700, "2011-06-08", "16:35"),
+            (3, 400, "2011-06-11", "14:21"), (2, 150, "2011-06-11", "16:32"), (1, 100, "2011-06-14", "12:19"),
+        ]
+        for s in sales {
+            let f = fields(h[s.block])
+            #expect(f["fare"] as? Int == s.fare && f["date"] as? String == s.date && f["time"] as? String == s.time,
+                    "block \(s.block)")
+        }
+        // FareBot trip 15: Nara Kotsu bus, 200 JPY; a bus record has line and stop, no stations.
+        let bus = fields(h[4])
+        #expect(h[4]["layout"] as? String == "Transaction history (bus)")
+        #expect(bus["fare"] as? Int == 200 && bus["bus-line"] as? String == "0e51" && bus["bus-stop"] as? String == "0051")
+        #expect(bus["entry"] == nil)
+        // FareBot trips 2, 5, 10: charges of 2000, 1000, 2000 (negative fares); a place, no exit.
+        for (block, fare) in [(17, -2000), (14, -1000), (9, -2000)] {
+            let f = fields(h[block])
+            #expect(h[block]["layout"] as? String == "Transaction history (charge)")
+            #expect(f["fare"] as? Int == fare && f["place"] != nil && f["exit"] == nil, "block \(block)")
+        }
+        // FareBot trip 19: Kyoto subway, 260 JPY, a rail record with both stations.
+        #expect(h[0]["layout"] as? String == "Transaction history" && fields(h[0])["fare"] as? Int == 260)
+    }
+
+    /// Issue 9 item 5: PASMO blocks 11-19 were never written (terminal 00, date 0000). FareBot
+    /// counts 11 trips; its trips 9 and 10 are POS purchases of 550 and 420 JPY at
+    /// 2011-06-14T06:39Z / 06:59Z (15:39 / 15:59 JST). The oldest real entry (block 10, new
+    /// card) has nothing older to subtract from: its fare is unknown, not 500 against an empty slot.
+    @Test func pasmoEmptySlots() throws {
+        let h = try history("PASMO.nfc")
+        #expect(h.count == 20)
+        #expect(h[11...].allSatisfy { $0["empty"] as? Bool == true && $0["fields"] == nil })
+        #expect(h[..<11].allSatisfy { $0["empty"] == nil && $0["fields"] != nil })
+        #expect(fields(h[10])["fare"] is NSNull)
+        #expect(fields(h[0])["fare"] as? Int == 420 && fields(h[0])["time"] as? String == "15:59")
+        #expect(fields(h[1])["fare"] as? Int == 550 && fields(h[1])["time"] as? String == "15:39")
+        let out = OutputBuffer()
+        _ = CaptureDecoder.decode(path: fixturePath("PASMO.nfc"), into: TextWriter(output: out))
+        #expect(!out.string.contains("2000-00-00"))
+        #expect(out.string.contains("empty: Unused history slot"))
+    }
+
+    @Test("plugin syntax: a variant needs OFFSET=HEX values, 'empty' needs a condition")
+    func variantSyntax() {
+        let bad = """
+        [service 0003 090F when 16=00 | x]
+        [service 0003 090F empty | y]
+        [service 0003 090F when 0=C7,C | z]
+        [service 0003 090F when 0=C7 | ok]
+        a | 0 | 1 | hex
+        """
+        let (contents, diagnostics) = PluginParser.parse(bad, file: "t.plugin", builtin: false)
+        #expect(diagnostics.map(\.line) == [1, 2, 3])
+        #expect(contents.services.count == 1 && contents.services.first?.condition == BlockCondition(offset: 0, values: [0xC7]))
+    }
+}

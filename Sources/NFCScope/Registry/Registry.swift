@@ -53,6 +53,8 @@ public final class Registry: Sendable {
     private let shortTagRuns: [TagRun]
     private let longTagRuns: [UInt32: TagRun]
     private let serviceIndex: [ServiceLookupKey: FeliCaServiceEntry]
+    /// Layout variants of a service (`when OFFSET=...`), by system (or any) and code.
+    private let serviceVariants: [ServiceLookupKey: [FeliCaServiceEntry]]
     private let currencies: [Int: Currency]
     /// The currency table as the EMV layer reads it (see `codeTable`).
     private let currencyTableForRenderers: CodeTable?
@@ -93,10 +95,17 @@ public final class Registry: Sendable {
         }
 
         var serviceIndex: [ServiceLookupKey: FeliCaServiceEntry] = [:]
+        var serviceVariants: [ServiceLookupKey: [FeliCaServiceEntry]] = [:]
         for entry in services {
-            serviceIndex[ServiceLookupKey(system: entry.system, code: entry.code, block: entry.block)] = entry
+            if entry.condition != nil {
+                // Variants are tried in the order they were declared.
+                serviceVariants[ServiceLookupKey(system: entry.system, code: entry.code), default: []].append(entry)
+            } else {
+                serviceIndex[ServiceLookupKey(system: entry.system, code: entry.code, block: entry.block)] = entry
+            }
         }
         self.serviceIndex = serviceIndex
+        self.serviceVariants = serviceVariants
 
         var currencies: [Int: Currency] = [:]
         if let table = b.codeTables["currency"] {
@@ -404,6 +413,22 @@ public final class Registry: Sendable {
         }
         return serviceIndex[ServiceLookupKey(system: nil, code: code)]
     }
+
+    /// The layout for a block's bytes: an entry for this block number first, then the
+    /// first variant of the service whose condition the bytes meet (same system first,
+    /// then any system), then the service's own entry.
+    public func feliCaLayout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaServiceEntry? {
+        if let system, let e = serviceIndex[ServiceLookupKey(system: system, code: code, block: block)] { return e }
+        if let e = serviceIndex[ServiceLookupKey(system: nil, code: code, block: block)] { return e }
+        if !serviceVariants.isEmpty {
+            if let system, let variants = serviceVariants[ServiceLookupKey(system: system, code: code)],
+               let e = variants.first(where: { $0.condition?.matches(data) == true }) { return e }
+            if let variants = serviceVariants[ServiceLookupKey(system: nil, code: code)],
+               let e = variants.first(where: { $0.condition?.matches(data) == true }) { return e }
+        }
+        if let system, let e = serviceIndex[ServiceLookupKey(system: system, code: code)] { return e }
+        return serviceIndex[ServiceLookupKey(system: nil, code: code)]
+    }
 }
 
 /// Collects plugin files in load order; a later definition replaces an earlier one with
@@ -419,6 +444,7 @@ struct RegistryBuilder {
         var system: UInt16?
         var code: UInt16
         var block: Int?
+        var condition: BlockCondition? = nil
     }
 
     var aids: [[UInt8]: AIDEntry] = [:]
@@ -471,7 +497,7 @@ struct RegistryBuilder {
         }
         for entry in contents.systems { systems[entry.code] = entry }
         for entry in contents.services {
-            let key = ServiceKey(system: entry.system, code: entry.code, block: entry.block)
+            let key = ServiceKey(system: entry.system, code: entry.code, block: entry.block, condition: entry.condition)
             if services.updateValue(entry, forKey: key) == nil { serviceOrder.append(key) }
         }
     }

@@ -150,6 +150,26 @@ public struct FeliCaServiceEntry: Sendable {
     public var source: EntrySource
     /// Only this block number of the service (nil: every block).
     public var block: Int? = nil
+    /// A variant of the service's layout: used for the blocks whose bytes match.
+    public var condition: BlockCondition? = nil
+    /// The variant describes an unused slot (a history entry never written): the block
+    /// has no fields, and a delta field of the block before it has nothing to subtract.
+    public var empty: Bool = false
+}
+
+/// `when OFFSET=V1,V2,...`: the block's byte at OFFSET is one of the values.
+public struct BlockCondition: Sendable, Hashable {
+    public var offset: Int
+    public var values: [UInt8]
+
+    public func matches(_ block: ByteView) -> Bool {
+        guard let b = block.byte(offset) else { return false }
+        return values.contains(b)
+    }
+
+    public var description: String {
+        "when \(offset)=" + values.map { Registry.hexByte($0) }.joined(separator: ",")
+    }
 }
 
 /// A mistake in a plugin file.
