@@ -314,3 +314,43 @@ struct CJRCHistoryTruthTests {
         #expect(contents.services.count == 1 && contents.services.first?.condition == BlockCondition(offset: 0, values: [0xC7]))
     }
 }
+
+// MARK: 6. Tag dictionaries scoped by application
+
+extension DecodingTruthTests {
+    /// `hf_seos_sniff_fc54_cn64001.trace`: after SELECT of the Seos application
+    /// (A0000004400001010001, an access application), GENERAL AUTHENTICATE carries
+    /// 7C { 81 } / 7C { 82 } (ISO/IEC 7816-4 7.5.2 dynamic authentication template) and
+    /// GET DATA uses secure messaging objects 85, 97, 99, 8E (ISO/IEC 7816-4 10.2). None
+    /// of them is the EMV object with the same number (82 AIP, 8E CVM List, 97 TDOL).
+    @Test("Seos: no EMV names or renderings outside EMV applications")
+    func seosIsNotEMV() {
+        let out = OutputBuffer()
+        _ = CaptureDecoder.decode(path: fixturePath("hf_seos_sniff_fc54_cn64001.trace"), into: TextWriter(output: out))
+        let text = out.string
+        for emvName in ["Application Interchange Profile", "Cardholder Verification Method", "TDOL",
+                        "Amount, Authorised", "X 1372590657"] {
+            #expect(!text.contains(emvName), "\(emvName)")
+        }
+        #expect(text.contains("7C Dynamic Authentication Template (42)"))
+        #expect(text.contains("82 (40) 33970DBC"))
+        #expect(text.contains("97 Le (secure messaging) (0)"))
+        #expect(text.contains("99 Processing Status SW1-SW2 (secure messaging) (2) 9000"))
+        #expect(text.contains("8E Cryptographic Checksum (secure messaging) (8) DEBA5B5CE895A479"))
+    }
+
+    @Test("the dictionary follows the selected application")
+    func scopeByApplication() {
+        let r = Registry.builtin
+        let seos: [UInt8] = [0xA0, 0x00, 0x00, 0x04, 0x40, 0x00, 0x01, 0x01, 0x00, 0x01]
+        let visa: [UInt8] = [0xA0, 0x00, 0x00, 0x00, 0x03, 0x10, 0x10]
+        let ppse = Array("2PAY.SYS.DDF01".utf8)
+        #expect(ByteView.with(seos) { r.tagScope(aid: $0) } == .iso7816)
+        #expect(ByteView.with(visa) { r.tagScope(aid: $0) } == .emv)
+        #expect(ByteView.with(ppse) { r.tagScope(aid: $0) } == .emv)
+        #expect(r.tagScope(aid: nil) == .emv)
+        #expect(ByteView.with(visa) { r.tag(0x82, length: 2, aid: $0)?.name } == "Application Interchange Profile")
+        #expect(ByteView.with(seos) { r.tag(0x82, length: 40, aid: $0) } == nil)
+        #expect(ByteView.with(seos) { r.tag(0x8E, length: 8, aid: $0)?.name } == "Cryptographic Checksum (secure messaging)")
+    }
+}

@@ -1587,6 +1587,32 @@ checksum | 14 | 2 | sum-be
 0xF100 | RC-S966 FeliCa Lite-S
 
 """#),
+        ("iso7816-tags.plugin", #"""
+# ISO/IEC 7816-4 interindustry data objects, for applications that are not EMV
+# (access, transit, identity, NDEF and unknown applications): EMV's meanings of the
+# same tag numbers (82 AIP, 8E CVM List, 97 TDOL...) apply only inside EMV
+# applications. Tag numbers and meanings from ISO/IEC 7816-4:2013, 10.2 (secure
+# messaging data objects) and 7.5.2 (dynamic authentication template).
+# Format: as emv-tags.plugin; every line carries scope=iso7816.
+#
+# Tags 80-84 mean different things by their parent (inside 7C: witness, challenge,
+# response, committed challenge, authentication code; in secure messaging: plain or
+# encrypted values; inside an FCP: file size, descriptor, identifier, DF name), and a
+# tag's name here cannot depend on its parent: they are left unnamed rather than
+# named wrongly. 85 and 87 likewise (secure messaging cryptograms; inside 7C 85 is
+# the exponential; inside an FCP proprietary data and the FCI extension EF).
+
+[tag]
+62 | template | File Control Parameters (FCP) Template | scope=iso7816
+64 | template | File Management Data (FMD) Template | scope=iso7816
+6F | template | File Control Information (FCI) Template | scope=iso7816
+7C | template | Dynamic Authentication Template | scope=iso7816
+A5 | template | Proprietary Information (BER-TLV) | scope=iso7816
+8E | b | Cryptographic Checksum (secure messaging) | scope=iso7816
+97 | b | Le (secure messaging) | scope=iso7816
+99 | b | Processing Status SW1-SW2 (secure messaging) | scope=iso7816
+
+"""#),
         ("vas-tags.plugin", #"""
 # Value added services: loyalty and access passes read through the OSE.VAS.01
 # application (Apple VAS). The tags reuse EMV numbers with other meanings, so each

@@ -40,6 +40,7 @@ enum PluginParser {
         var tag: UInt32
         var lengths: [Int]
         var aidPrefixes: [[UInt8]]
+        var scope: TagScope
     }
 
     private struct ServiceKey: Hashable {
@@ -257,7 +258,7 @@ enum PluginParser {
                 if columns.count == 4, let problem = applyTagOptions(columns[3], to: &entry) {
                     report(problem); continue
                 }
-                let key = TagKey(tag: tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes)
+                let key = TagKey(tag: tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
                 if duplicate("tag \(columns[0]) with the same constraints", seenTags[key]) { continue }
                 seenTags[key] = lineNumber
                 contents.tags.append(entry)
@@ -384,8 +385,13 @@ enum PluginParser {
                     prefixes.append(bytes)
                 }
                 entry.aidPrefixes = Array(Set(prefixes)).sorted { $0.lexicographicallyPrecedes($1) }
+            case "scope":
+                guard let scope = TagScope(rawValue: String(value)) else {
+                    return "unknown scope '\(value)' (expected \(TagScope.allCases.map(\.rawValue).joined(separator: ", ")))"
+                }
+                entry.scope = scope
             default:
-                return "unknown option '\(key)' (expected renderer, length or aid)"
+                return "unknown option '\(key)' (expected renderer, length, aid or scope)"
             }
         }
         return nil

@@ -150,6 +150,7 @@ public final class Registry: Sendable {
                 let jsonName = escaped.contents
                 let textName = Array(entry.name.utf8)
                 var slot = TagSlot(isRestricted: !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty,
+                                   scope: entry.scope, boundToAIDs: !entry.aidPrefixes.isEmpty,
                                    jsonNameStart: pool.count, jsonNameCount: jsonName.count,
                                    textNameStart: pool.count + jsonName.count, textNameCount: textName.count,
                                    renderer: .none, table: 0, bcdKey: false)
@@ -206,6 +207,10 @@ public final class Registry: Sendable {
     /// One tag candidate, with no references: its names are ranges of `tagNamePool`.
     private struct TagSlot {
         var isRestricted: Bool
+        /// The entry names its tag only in applications of this scope (entries bound to
+        /// AID prefixes apply in those applications whatever their scope).
+        var scope: TagScope = .emv
+        var boundToAIDs = false
         var jsonNameStart: Int
         var jsonNameCount: Int
         var textNameStart: Int
@@ -295,13 +300,32 @@ public final class Registry: Sendable {
         }
         var i = Int(run.start)
         let end = i + Int(run.count)
+        // The application's dictionary, worked out once and only if an entry needs it.
+        var scope: TagScope?
         while i < end {
             let index = i
             i += 1
-            if tagSlots[index].isRestricted, !restrictionsFit(index, length: length, aid: aid) { continue }
+            let slot = tagSlots[index]
+            if !slot.boundToAIDs {
+                if scope == nil { scope = tagScope(aid: aid) }
+                if slot.scope != scope { continue }
+            }
+            if slot.isRestricted, !restrictionsFit(index, length: length, aid: aid) { continue }
             return index
         }
         return nil
+    }
+
+    /// The dictionary an application's data is read with: EMV for payment applications
+    /// and their directories (and Apple VAS, whose objects follow EMV's), and when no
+    /// application is known yet; ISO 7816 for every other application, known or not.
+    public func tagScope(aid: ByteView?) -> TagScope {
+        guard let aid else { return .emv }
+        guard let index = aidIndex(aid) else { return .iso7816 }
+        switch aids[index].kind {
+        case .emvPayment, .vas: return .emv
+        default: return .iso7816
+        }
     }
 
     private func restrictionsFit(_ index: Int, length: Int?, aid: ByteView?) -> Bool {
@@ -439,6 +463,7 @@ struct RegistryBuilder {
         var tag: UInt32
         var lengths: [Int]
         var aidPrefixes: [[UInt8]]
+        var scope: TagScope = .emv
     }
     struct ServiceKey: Hashable {
         var system: UInt16?
@@ -462,7 +487,7 @@ struct RegistryBuilder {
             if aids.updateValue(entry, forKey: entry.aid) == nil { aidOrder.append(entry.aid) }
         }
         for entry in contents.tags {
-            let key = TagKey(tag: entry.tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes)
+            let key = TagKey(tag: entry.tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
             if tags.updateValue(entry, forKey: key) == nil { tagOrder.append(key) }
         }
         for table in contents.bitTables {

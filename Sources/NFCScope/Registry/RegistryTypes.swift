@@ -71,6 +71,19 @@ public struct TagEntry: Sendable {
     /// Only inside applications whose AID starts with one of these; empty = any.
     public var aidPrefixes: [[UInt8]]
     public var source: EntrySource
+    /// Which dictionary the entry belongs to: EMV meanings apply only inside EMV
+    /// applications, ISO 7816 interindustry meanings inside the others.
+    public var scope: TagScope = .emv
+}
+
+/// The tag dictionary an application's data is read with (`scope=` in a tag line).
+public enum TagScope: String, Sendable, CaseIterable {
+    /// EMV (Book 3 and the kernel books): payment applications and their directories,
+    /// Apple VAS, and data seen before any application is known.
+    case emv
+    /// ISO/IEC 7816-4 interindustry objects (secure messaging, dynamic authentication,
+    /// FCI/FCP): every other application.
+    case iso7816
 }
 
 /// A bit table: which bit of which byte means what (AIP, TVR, TTQ, CTQ, ...).
