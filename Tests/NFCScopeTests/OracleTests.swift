@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@testable import NFCScope
+
+// Checks against decoders nobody on this project wrote (issue 9, "Oracle checks in the
+// suite"). Each oracle is optional: when it is not installed the test is skipped and
+// says why. /work/shared/notes/oracles.md lists the oracles and where they are wrong.
+
+private let tsharkExecutable: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark", "/opt/homebrew/bin/tshark"]
+    .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+private func runTool(_ executable: String, _ args: [String], stdin: Data? = nil) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = args
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    let input = Pipe()
+    if stdin != nil { process.standardInput = input }
+    try process.run()
+    if let stdin {
+        input.fileHandleForWriting.write(stdin)
+        try? input.fileHandleForWriting.close()
+    }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// The link-type-264 captures among the fixtures (classic pcap; `LinkTest.pcapRecords`
+/// reads only those).
+private let iso14443Fixtures: [String] = Fixtures.captureNames().filter {
+    $0.hasSuffix(".pcap") && !LinkTest.pcapRecords(Fixtures.bytes($0)).isEmpty
+}
+
+/// One frame as tshark 4.0 dissects it.
+private struct TsharkFrame {
+    var event: String
+    var crcStatus: String
+    var pcb: UInt8?
+    var malformed: Bool
+}
+
+/// Where tshark 4.0 is known to be wrong (oracles.md, "Where tshark 4.0 is wrong"), as a
+/// judgement on one of our frames: a disagreement there is tshark's error, not ours.
+private enum TsharkKnownError: String, CaseIterable {
+    /// ISO-DEP CRC verified only after an ATS or ATTRIB answer in the same field session.
+    case crcOnlyAfterActivation = "ISO-DEP CRC verified only after ATS/ATTRIB"
+    /// ATS CRC placed after TL bytes instead of at the frame end.
+    case atsCRCPosition = "ATS CRC position"
+    /// HLTB decoded as HLTA with CRC_A; its answer malformed.
+    case hltbAsHLTA = "HLTB as HLTA"
+    /// Proprietary Type 2 / Ultralight C frames after SAK 00 decoded as I/R/S blocks.
+    case proprietaryAsBlocks = "proprietary frames after SAK 00 as blocks"
+    /// Sniffed frames cut before their CRC (WTX f201, R(NAK) ba00) are malformed.
+    case cutBeforeCRC = "frame cut before its CRC"
+    /// S(DESELECT) always malformed (1-byte INF assumed on every S-block).
+    case deselectMalformed = "S(DESELECT) malformed"
+    /// Found while writing this test (not in oracles.md): a byte that fits no ISO 14443-4
+    /// PCB coding (FF: b3 and b1 set, which no S-block has) is dissected as S(WTX).
+    case invalidPCBAsBlock = "invalid PCB dissected as a block"
+}
+
+private func tsharkFrames(_ path: String) throws -> [TsharkFrame] {
+    let text = try runTool(tsharkExecutable ?? "tshark", [
+        "-r", path, "-T", "fields", "-E", "occurrence=f", "-e", "frame.number", "-e", "iso14443.event",
+        "-e", "iso14443.crc.status", "-e", "iso14443.pcb", "-e", "_ws.malformed",
+    ])
+    return text.split(separator: "\n").map { line in
+        let c = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        func col(_ i: Int) -> String { i < c.count ? c[i] : "" }
+        let pcb = col(3).hasPrefix("0x") ? UInt8(col(3).dropFirst(2), radix: 16) : nil
+        return TsharkFrame(event: col(1), crcStatus: col(2), pcb: pcb, malformed: !col(4).isEmpty)
+    }
+}
+
+@Suite("Oracles: tshark, BER-TLV and nfcpy")
+struct OracleTests {
+    @Test(.enabled(if: tsharkExecutable != nil, "tshark is not installed: frames not compared with Wireshark"),
+          arguments: iso14443Fixtures)
+    func tsharkAgreesOnFramesDirectionsCRCsAndBlocks(_ name: String) throws {
+        let theirs = try tsharkFrames(fixturePath(name))
+        let (sink, _) = decodeFixture(name)
+        let ours = sink.frames
+        #expect(theirs.count == ours.count, "frame count")
+        var activated = false
+        var proprietary = false
+        var unexplained: [String] = []
+        var excused: [TsharkKnownError: Int] = [:]
+        for (t, o) in zip(theirs, ours) {
+            // Direction and field events.
+            let direction: String = switch (o.event, o.dir) {
+            case (.fieldOn?, _): "on"
+            case (.fieldOff?, _): "off"
+            case (nil, .reader?): "reader"
+            case (nil, .card?): "card"
+            default: "?"
+            }
+            let theirDirection: String = switch t.event {
+            case "0xfc": "on"
+            case "0xfd": "off"
+            case "0xfe", "0xfa": "reader"
+            case "0xff", "0xfb": "card"
+            default: "?"
+            }
+            if direction != theirDirection { unexplained.append("frame \(o.n): direction \(direction) vs \(theirDirection)") }
+            if o.event != nil { activated = false; proprietary = false; continue }
+            if o.info.hasPrefix("ATS") || o.info.hasPrefix("ATTRIB answer") { activated = true }
+            if o.info.hasPrefix("SAK") { proprietary = !o.info.contains("ISO-DEP") && o.info.contains("uid complete") }
+            if o.info.hasPrefix("REQA") || o.info.hasPrefix("WUPA") { activated = false }
+            func excuse(_ e: TsharkKnownError) { excused[e, default: 0] += 1 }
+            let isBlock = o.linkInfo.hasPrefix("block(")
+            // CRC verdicts, where both give one.
+            let theirCRC: CRCStatus? = t.crcStatus == "1" ? .ok : t.crcStatus == "0" ? .bad : nil
+            if let theirCRC, o.crc != .none, theirCRC != o.crc {
+                if o.info.hasPrefix("ATS") { excuse(.atsCRCPosition) }
+                else if o.info.hasPrefix("HLTB") { excuse(.hltbAsHLTA) }
+                else { unexplained.append("frame \(o.n) (\(o.info)): CRC \(o.crc) vs tshark \(theirCRC)") }
+            } else if theirCRC == nil, o.crc != .none, isBlock, !activated {
+                excuse(.crcOnlyAfterActivation)
+            }
+            // ISO-DEP blocks: the same PCB wherever either side sees a block.
+            if isBlock {
+                let ourPCB = UInt8(o.hex.prefix(2), radix: 16)
+                if t.pcb == nil {
+                    if o.crc == .none { excuse(.cutBeforeCRC) }
+                    else if !activated { excuse(.crcOnlyAfterActivation) }
+                    else { unexplained.append("frame \(o.n) (\(o.info)): a block tshark does not see") }
+                } else if t.pcb != ourPCB {
+                    unexplained.append("frame \(o.n): PCB \(o.hex.prefix(2)) vs tshark \(t.pcb.map { String($0, radix: 16) } ?? "-")")
+                } else if t.malformed {
+                    if o.info.hasPrefix("S(DESELECT)") { excuse(.deselectMalformed) }
+                    else if o.crc == .none { excuse(.cutBeforeCRC) }
+                }
+            } else if let pcb = t.pcb {
+                if ISODEPBlockParser.kind(ofPCB: pcb) == nil { excuse(.invalidPCBAsBlock) }
+                else if proprietary { excuse(.proprietaryAsBlocks) }
+                else if o.info.hasPrefix("HLTB") { excuse(.hltbAsHLTA) }
+                else { unexplained.append("frame \(o.n) (\(o.info.isEmpty ? o.hex : o.info)): tshark sees a block (PCB \(String(pcb, radix: 16)))") }
+            }
+        }
+        #expect(unexplained.isEmpty, "\(name): \(unexplained.joined(separator: "; "))")
+        if !excused.isEmpty {
+            // Visible in the test log: where tshark 4.0's known errors were met.
+            print("\(name): tshark 4.0 known errors met: " + excused.map { "\($0.key.rawValue) x\($0.value)" }.sorted().joined(separator: ", "))
+        }
+    }
+}
