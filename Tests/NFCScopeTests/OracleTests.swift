@@ -147,3 +147,91 @@ struct OracleTests {
         }
     }
 }
+
+// MARK: BER-TLV trees against an independent parser
+
+/// Python with PyPI's `ber-tlv` (0.0.6), when installed (`.ci/deps` tries to).
+private let pythonWithBERTLV: String? = {
+    for python in ["/usr/bin/python3", "/usr/local/bin/python3", "/root/.pyenv/shims/python3"]
+        where FileManager.default.isExecutableFile(atPath: python) {
+        if let out = try? runTool(python, ["-c", "import ber_tlv.tlv; print('yes')"]), out.hasPrefix("yes") { return python }
+    }
+    return nil
+}()
+
+/// Reads our JSON Lines on stdin; for every APDU TLV tree without error nodes, parses the
+/// raw bytes with ber-tlv and prints one line per difference, then `checked N`.
+private let berTLVScript = #"""
+import sys, json
+from ber_tlv.tlv import Tlv
+
+def ours(nodes):
+    out = []
+    for n in nodes:
+        tag = int(n["tag"], 16)
+        if "children" in n or constructed(tag):
+            out.append((tag, ours(n.get("children", []))))
+        else:
+            out.append((tag, bytes.fromhex(n["hex"])))
+    return out
+
+def constructed(tag):
+    first = tag
+    while first > 0xFF:
+        first >>= 8
+    return first & 0x20 != 0
+
+def theirs_tree(raw):
+    # ber-tlv's own recursion also parses primitive values that happen to look like
+    # TLV; only constructed tags (bit 6 of the first tag byte, X.690 8.1.2.5) hold TLV.
+    out = []
+    for tag, value in Tlv.parse(raw, recursive=False):
+        out.append((tag, theirs_tree(value) if constructed(tag) else value))
+    return out
+
+def has_error(nodes):
+    return any("error" in n or n.get("children_error") or n.get("indefinite") or has_error(n.get("children", [])) for n in nodes)
+
+checked = 0
+for line in sys.stdin:
+    d = json.loads(line)
+    if d.get("type") != "apdu":
+        continue
+    for key, raw in (("tlv", d.get("response")), ("command_tlv", d.get("data"))):
+        tree = d.get(key)
+        if not tree or raw is None or has_error(tree):
+            continue
+        mine = ours(tree)
+        try:
+            theirs = theirs_tree(bytes.fromhex(raw))
+        except Exception as e:
+            print("frames %s %s: ber-tlv refuses %s: %s" % (d["frames"], key, raw, e))
+            continue
+        if theirs != mine:
+            print("frames %s %s: ours %s theirs %s" % (d["frames"], key, mine, theirs))
+        checked += 1
+print("checked %d" % checked)
+"""#
+
+extension OracleTests {
+    static let apduFixtures = ["hf_visa_apple_transit_bypass.derived.pcap", "hf_visa_apple_normal.derived.pcap",
+                               "hf_visa_apple_ecp.derived.pcap", "hf_mfdes_sniff.trace", "hf_seos_sniff_fc54_cn64001.trace",
+                               "hf_mfp_mad_sl3.trace", "x.pcap", "edge14443.pcap", "test_NFC-A_106kbps_004.json",
+                               "test_NFC-A_424kbps_002.json", "libnfc-apdu-demo-debug.log"]
+
+    @Test(.enabled(if: pythonWithBERTLV != nil, "python3 with PyPI ber-tlv is not installed: TLV trees not compared"))
+    func everyTLVTreeMatchesAnIndependentBERTLVParser() throws {
+        var total = 0
+        for name in Self.apduFixtures {
+            let out = OutputBuffer()
+            _ = CaptureDecoder.decode(path: fixturePath(name), into: JSONLinesWriter(output: out))
+            let report = try runTool(pythonWithBERTLV ?? "python3", ["-c", berTLVScript], stdin: Data(out.string.utf8))
+            let lines = report.split(separator: "\n").map(String.init)
+            #expect(lines.last?.hasPrefix("checked ") == true, "\(name): \(report)")
+            #expect(lines.dropLast().isEmpty, "\(name): \(lines.dropLast().joined(separator: "\n"))")
+            total += Int(lines.last?.dropFirst(8) ?? "") ?? 0
+        }
+        // The Visa sniffs alone hold more than twenty trees.
+        #expect(total >= 20)
+    }
+}
