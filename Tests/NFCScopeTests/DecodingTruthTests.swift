@@ -354,3 +354,20 @@ extension DecodingTruthTests {
         #expect(ByteView.with(seos) { r.tag(0x8E, length: 8, aid: $0)?.name } == "Cryptographic Checksum (secure messaging)")
     }
 }
+
+// MARK: 7 (part). DESFire parameters in ISO wrapping are not TLV
+
+extension DecodingTruthTests {
+    /// `hf_mfdes_sniff`: READ DATA in ISO wrapping, `90 BD 00 00 07 0F 000000 050000 00`: file 0F,
+    /// offset 0, length 5 (3-byte little-endian each; NXP DESFire EV1 data sheet, ReadData).
+    /// Those bytes are not BER-TLV (`0F` tag, length 00...), nor is the 91xx-status answer.
+    @Test("hf_mfdes_sniff: no TLV tree for DESFire parameters or answers (CLA 90, SW 91xx)")
+    func desfireParametersAreNotTLV() throws {
+        let records = try jsonRecords(fixturePath("hf_mfdes_sniff.trace")).filter { $0["type"] as? String == "apdu" }
+        let wrapped = records.filter { $0["cla"] as? String == "90" }
+        #expect(wrapped.count >= 6)
+        #expect(wrapped.allSatisfy { $0["command_tlv"] == nil && $0["tlv"] == nil })
+        let read = try #require(wrapped.first { $0["ins"] as? String == "BD" })
+        #expect(read["data"] as? String == "0f000000050000" && read["sw"] as? String == "9100")
+    }
+}

@@ -86,13 +86,15 @@ public final class CardSession {
             x.handler = .emv
         }
 
-        if x.handler != .none, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
+        // Answers to DESFire commands in ISO wrapping are DESFire's own layouts, not TLV.
+        let desfire = DESFireWrapping.isWrapped(x.command) || DESFireWrapping.isWrappedAnswer(sw: x.response?.sw)
+        if x.handler != .none, !desfire, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
             var tree = BERTLV()
             swap(&tree, &spareResponseTLV)
             tree.reparse(data)
             x.responseTLV = consume tree
         }
-        if let c = x.command, !c.data.isEmpty {
+        if let c = x.command, !c.data.isEmpty, !desfire {
             splitCommandData(c, into: &x)
         }
         if let name = selecting, accepted {
