@@ -102,7 +102,8 @@ struct Proxmark3TraceTests {
         #expect(frames.map(\.dir) == [.reader, .card])
         #expect(frames.map(\.crc) == [.ok, .ok])
         #expect(frames[0].info == "INVENTORY 1 slot mask 0")
-        #expect(frames[1].info == "INVENTORY answer DSFID 01 UID e00780983e796083")
+        // E0 07: IC manufacturer 07, Texas Instruments (ISO/IEC 7816-6 register).
+        #expect(frames[1].info == "INVENTORY answer DSFID 01 UID e00780983e796083 (Texas Instruments)")
     }
 
     @Test("iCLASS: zero-length SOF records have a parity byte; no CRC is judged without a protocol")

@@ -132,12 +132,10 @@ extension LinkInfo {
             st.writeInfo(out)
         case .block(let b):
             writeBlockInfo(b, out)
-        case .proprietary(let cmd, let address):
-            out.ascii(cmd.name)
-            if let address {
-                out.byte(0x20)
-                out.int(Int(address))
-            }
+        case .t2t(let t):
+            t.writeInfo(out)
+        case .mifareClassic(let m):
+            m.writeInfo(out)
         case .appleECP(let ecp):
             out.ascii("ECP")
             out.int(Int(ecp.version))
@@ -273,11 +271,10 @@ extension LinkInfo {
             if let cid = b.cid { intMember(",\"cid\":", Int(cid), out) }
             if let nad = b.nad { codeMember(",\"nad\":\"", nad, out) }
             intMember(",\"inf_len\":", b.inf.count, out)
-        case .proprietary(let cmd, let address):
-            out.ascii(",\"command\":\"")
-            out.ascii(cmd.jsonName)
-            out.byte(0x22)
-            if let address { intMember(",\"address\":", Int(address), out) }
+        case .t2t(let t):
+            t.writeJSONMembers(out)
+        case .mifareClassic(let m):
+            m.writeJSONMembers(out)
         case .appleECP(let ecp):
             out.ascii(",\"command\":\"apple_ecp\"")
             intMember(",\"ecp_version\":", Int(ecp.version), out)
@@ -313,7 +310,7 @@ fileprivate func writeNFCVUID(_ uid: ByteView, _ out: OutputBuffer) {
 fileprivate func writeNFCVInfo(_ v: NFCVInfo, _ out: OutputBuffer) {
     if let code = v.errorCode {
         if let c = v.command {
-            out.ascii(NFCV.commandName(c))
+            out.ascii(NFCV.commandName(c, manufacturer: v.manufacturer))
             out.ascii(" answer ")
         }
         out.ascii("error ")
@@ -326,7 +323,7 @@ fileprivate func writeNFCVInfo(_ v: NFCVInfo, _ out: OutputBuffer) {
         out.ascii(v.isRequest ? "ISO 15693 request" : "ISO 15693 answer")
         return
     }
-    out.ascii(NFCV.commandName(c))
+    out.ascii(NFCV.commandName(c, manufacturer: v.manufacturer))
     if NFCV.isCustom(c) {
         out.byte(0x20)
         out.hexByte(c, uppercase: true)
@@ -373,6 +370,11 @@ fileprivate func writeNFCVInfo(_ v: NFCVInfo, _ out: OutputBuffer) {
     if !v.uid.isEmpty {
         out.ascii(" UID ")
         writeNFCVUID(v.uid, out)
+        if !v.isRequest, let m = v.uidManufacturer, let name = NFCV.manufacturerName(m) {
+            out.ascii(" (")
+            out.ascii(name)
+            out.byte(0x29)
+        }
     }
     if let blocks = v.memoryBlocks, let size = v.blockSize, v.infoFlags != nil {
         out.ascii(" memory ")
@@ -418,21 +420,26 @@ fileprivate func writeNFCVMembers(_ v: NFCVInfo, _ out: OutputBuffer) {
     }
     if let c = v.command {
         out.ascii(",\"command\":\"")
-        out.ascii(NFCV.commandJSONName(c))
+        out.ascii(NFCV.commandJSONName(c, manufacturer: v.manufacturer))
         out.byte(0x22)
         codeMember(",\"command_code\":\"", c, out)
     }
     if let m = v.manufacturer { codeMember(",\"manufacturer\":\"", m, out) }
+    if let m = v.manufacturer, let name = NFCV.manufacturerName(m) { stringMember(",\"manufacturer_name\":\"", name, out) }
+    // The card's error code is ISO 15693 content, not a decoding failure: never "error".
     if let code = v.errorCode {
-        codeMember(",\"error_code\":\"", code, out)
-        out.ascii(",\"error\":\"")
-        out.ascii(NFCV.errorName(code))
-        out.byte(0x22)
+        intMember(",\"v_error\":{\"code\":", Int(code), out)
+        stringMember(",\"meaning\":\"", NFCV.errorName(code), out)
+        out.byte(0x7D)
     }
     if !v.uid.isEmpty {
         out.ascii(",\"uid\":\"")
         writeNFCVUID(v.uid, out)
         out.byte(0x22)
+        if let m = v.uidManufacturer {
+            codeMember(",\"uid_manufacturer\":\"", m, out)
+            if let name = NFCV.manufacturerName(m) { stringMember(",\"uid_manufacturer_name\":\"", name, out) }
+        }
     }
     if let afi = v.afi { codeMember(",\"afi\":\"", afi, out) }
     if let dsfid = v.dsfid { codeMember(",\"dsfid\":\"", dsfid, out) }
@@ -516,20 +523,20 @@ fileprivate func writeBlockInfo(_ b: ISODEPBlock, _ out: OutputBuffer) {
 }
 
 @inline(__always)
-fileprivate func intMember(_ key: StaticString, _ v: Int, _ out: OutputBuffer) {
+func intMember(_ key: StaticString, _ v: Int, _ out: OutputBuffer) {
     out.ascii(key)
     out.int(v)
 }
 
 @inline(__always)
-fileprivate func boolMember(_ key: StaticString, _ v: Bool, _ out: OutputBuffer) {
+func boolMember(_ key: StaticString, _ v: Bool, _ out: OutputBuffer) {
     out.ascii(key)
     out.ascii(v ? "true" : "false")
 }
 
 /// A single-byte code value: two uppercase hex digits, like APDU cla/ins.
 @inline(__always)
-fileprivate func codeMember(_ key: StaticString, _ v: UInt8, _ out: OutputBuffer) {
+func codeMember(_ key: StaticString, _ v: UInt8, _ out: OutputBuffer) {
     out.ascii(key)
     out.hexByte(v, uppercase: true)
     out.byte(0x22)
@@ -537,7 +544,7 @@ fileprivate func codeMember(_ key: StaticString, _ v: UInt8, _ out: OutputBuffer
 
 /// A byte string: lowercase hex.
 @inline(__always)
-fileprivate func hexMember(_ key: StaticString, _ v: ByteView, _ out: OutputBuffer) {
+func hexMember(_ key: StaticString, _ v: ByteView, _ out: OutputBuffer) {
     out.ascii(key)
     out.hex(v)
     out.byte(0x22)

@@ -214,6 +214,8 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         self.inner = inner
     }
 
+    public var depth: DecodeDepth { inner.depth }
+
     public func begin(_ input: InputDescription) {
         inner.begin(input)
     }
@@ -221,7 +223,7 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
     public func frame(_ frame: Frame) {
         let isBlock: Bool
         if case .block = frame.info { isBlock = true } else { isBlock = false }
-        let endsSession = frame.event != nil || frame.info.endsISODEPSession
+        let endsSession = frame.closesExchange
         if held.isEmpty && !isBlock {
             write(frame, mask: maskFor(frame))
         } else {
@@ -234,15 +236,10 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         if endsSession { redactor.reset() }
     }
 
-    public func exchange(_ exchange: ISODEPExchange) {
-        if let response = exchange.response { redactor.learn(fromResponse: response) }
+    public func record<R: DecodedRecord>(_ record: R) {
+        if let bytes = record.secretBearingBytes { redactor.learn(fromResponse: bytes) }
         release()
-        masked { inner.exchange(exchange) }
-    }
-
-    public func felica(_ exchange: FeliCaExchange) {
-        release()
-        inner.felica(exchange)
+        masked { inner.record(record) }
     }
 
     public func problem(_ problem: InputProblem) {

@@ -1,0 +1,99 @@
+// The application stages of one decode and the one place they are registered.
+// The per-frame loop hands each frame here after the link layer, and the ISO-DEP
+// reassembler hands its exchanges; each stage keeps its own session state, and
+// stages feed each other (APDUs to the Type 4 Tag stage, FeliCa exchanges to the
+// Type 3 Tag stage) through the tables below. Every stage emits typed records to
+// the sink; writers only render them.
+//
+// Adding a protocol: write its stage (a folder under Application/), give its
+// records a `DecodedRecord` conformance, and add it here: a property, and a line
+// where its input arrives (a frame, an APDU of an application kind, a FeliCa
+// exchange of a system code).
+
+final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceiver {
+    let sink: Sink
+    let registry: Registry
+    /// False for sinks that want link-level records only (`stats`, `convert`).
+    let application: Bool
+
+    /// ISO 7816-4 APDUs: the application selected, its decoder (EMV, VAS, BER-TLV)
+    /// chosen by the kind of its registry entry, the card session's verdict.
+    private let cards: CardSession
+    /// FeliCa commands paired with their answers, systems per IDm, block layouts.
+    private let feliCa: FeliCaSession
+    /// NDEF on the four tag platforms.
+    private let type2 = TLVAreaTagStage(.type2)
+    private let type3 = Type3TagStage()
+    private let type4 = Type4TagStage()
+    private let type5 = TLVAreaTagStage(.type5)
+
+    init(sink: Sink, registry: Registry) {
+        self.sink = sink
+        self.registry = registry
+        self.application = sink.depth == .application
+        self.cards = CardSession(registry: registry)
+        self.feliCa = FeliCaSession(registry: registry)
+    }
+
+    /// A link-layer frame, after the sink has it.
+    @inline(__always)
+    func frame(_ frame: Frame) {
+        guard application else { return }
+        // Frames by what the link layer made of them.
+        switch frame.info {
+        case .t2t(let t): type2.type2Frame(t, n: frame.n, to: sink)
+        case .nfcv(let v): type5.type5Frame(v, n: frame.n, to: sink)
+        case .felica: feliCa.feed(frame, to: self)
+        case .sak(_, _, _, _, let uid?): cardIdentified(uid.array)
+        case .reqa, .wupa: type4.cardIdentified(nil)
+        default: break
+        }
+        if frame.event != nil { feliCa.feed(frame, to: self) }
+        if frame.endsCardSession { endCardSession(fieldDropped: frame.event == .fieldOff) }
+
+    }
+
+    /// The end of the input.
+    func finish() {
+        guard application else { return }
+        feliCa.flush(to: self)
+        type2.end(to: sink)
+        type3.end(to: sink)
+        type5.end(to: sink)
+        endCardSession(fieldDropped: false)
+    }
+
+    private func cardIdentified(_ uid: [UInt8]) {
+        type2.cardIdentified(uid, to: sink)
+        type4.cardIdentified(uid)
+    }
+
+    @inline(never)
+    private func endCardSession(fieldDropped: Bool) {
+        type2.sessionEnded()
+        type4.endSession(to: sink)
+        if let summary = cards.endSession(fieldDropped: fieldDropped) { sink.record(summary) }
+    }
+
+    // MARK: Inputs from other stages
+
+    /// An ISO-DEP exchange the reassembler completed.
+    func exchange(_ exchange: ISODEPExchange) {
+        guard application else {
+            sink.record(exchange)
+            return
+        }
+        cards.interpret(exchange) { x in
+            sink.record(x)
+            // Applications chosen by the registry's kind of their AID.
+            if x.handler == .ndef { type4.feed(x, to: sink) }
+        }
+    }
+
+    /// A FeliCa command with its answer (from the air or from a dump).
+    func feliCa(_ exchange: FeliCaExchange) {
+        sink.record(exchange)
+        // Systems chosen by their code.
+        if exchange.system == Type3TagStage.systemCode { type3.feed(exchange, to: sink) }
+    }
+}
