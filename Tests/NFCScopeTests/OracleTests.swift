@@ -235,3 +235,82 @@ extension OracleTests {
         #expect(total >= 20)
     }
 }
+
+// MARK: FeliCa command parsing against nfcpy
+
+/// Python with nfcpy (1.0.4), when installed (`.ci/deps` tries to).
+private let pythonWithNfcpy: String? = {
+    for python in ["/usr/bin/python3", "/usr/local/bin/python3", "/root/.pyenv/shims/python3"]
+        where FileManager.default.isExecutableFile(atPath: python) {
+        if let out = try? runTool(python, ["-c", "import nfc.tag.tt3; print('yes')"]), out.hasPrefix("yes") { return python }
+    }
+    return nil
+}()
+
+/// Reads our JSON Lines; for every Read/Write Without Encryption record, takes the reader
+/// frame's bytes and checks with nfcpy that (1) each service code read from the service
+/// list (`ServiceCode.unpack`, little-endian, number << 6 | attribute) is the one we show,
+/// with the same attribute kind, and (2) nfcpy's encoding (`BlockCode.pack`) of each block
+/// as we read it (number, access mode, service index) is exactly the block list's bytes.
+private let nfcpyScript = #"""
+import sys, json
+from nfc.tag.tt3 import ServiceCode, BlockCode
+
+frames, records = {}, []
+for line in sys.stdin:
+    d = json.loads(line)
+    if d.get("type") == "frame" and d.get("tech") == "nfc-f":
+        frames[d["n"]] = d
+    elif d.get("type") == "felica" and d.get("code") in ("06", "08") and d.get("frames"):
+        records.append(d)
+
+kinds = {0b0010: "random", 0b0011: "cyclic", 0b0100: "purse", 0b0101: "purse"}
+checked = 0
+for r in records:
+    f = frames.get(r["frames"][0])
+    if f is None or f.get("dir") != "reader":
+        continue
+    raw = bytes.fromhex(f["hex"])
+    if f.get("framing") == "sync":
+        raw = raw[2:]
+    # LEN, code, IDm (8), number of services
+    n = raw[10]
+    services = [ServiceCode.unpack(raw[11 + 2 * i: 13 + 2 * i]) for i in range(n)]
+    pos = 11 + 2 * n
+    m = raw[pos]
+    ours = [int(s["code"], 16) for s in r["services"]]
+    theirs = [int(s) for s in services]
+    if ours != theirs:
+        print("frames %s: services ours %s theirs %s" % (r["frames"], ours, theirs))
+    for s, sc in zip(r["services"], services):
+        kind = kinds.get(sc.attribute >> 2, "?")
+        if not s["attribute"].startswith(kind):
+            print("frames %s: service %s attribute ours %r nfcpy %s" % (r["frames"], s["code"], s["attribute"], sc))
+    blocks = r["blocks"]
+    if len(blocks) != m:
+        print("frames %s: %d blocks ours, %d in the list" % (r["frames"], len(blocks), m))
+        continue
+    encoded = b"".join(BlockCode(b["block"], b["access_mode"], [s["code"] for s in r["services"]].index(b["service"])).pack() for b in blocks)
+    listed = raw[pos + 1: pos + 1 + len(encoded)]
+    if encoded != listed:
+        print("frames %s: block list %s, nfcpy encodes ours as %s" % (r["frames"], listed.hex(), encoded.hex()))
+    checked += 1
+print("checked %d" % checked)
+"""#
+
+extension OracleTests {
+    @Test(.enabled(if: pythonWithNfcpy != nil, "python3 with PyPI nfcpy is not installed: FeliCa commands not compared"))
+    func feliCaServiceAndBlockListsMatchNfcpy() throws {
+        var total = 0
+        for name in ["test_NFC-F_212kbps_002.json", "test_NFC-F_212kbps_003.json", "libnfc-nfc-read-forum-tag3-debug.log"] {
+            let out = OutputBuffer()
+            _ = CaptureDecoder.decode(path: fixturePath(name), into: JSONLinesWriter(output: out))
+            let report = try runTool(pythonWithNfcpy ?? "python3", ["-c", nfcpyScript], stdin: Data(out.string.utf8))
+            let lines = report.split(separator: "\n").map(String.init)
+            #expect(lines.last?.hasPrefix("checked ") == true, "\(name): \(report)")
+            #expect(lines.dropLast().isEmpty, "\(name): \(lines.dropLast().joined(separator: "\n"))")
+            total += Int(lines.last?.dropFirst(8) ?? "") ?? 0
+        }
+        #expect(total >= 30)
+    }
+}
