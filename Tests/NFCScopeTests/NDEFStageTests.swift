@@ -358,4 +358,33 @@ struct NDEFStageTests {
         #expect(try ndefRecords(fixturePath("hf_14a_mfuc.trace")).isEmpty)
         #expect(try ndefRecords(fixturePath("hf_15_reader.trace")).isEmpty)
     }
+
+    /// A Flipper Zero `.nfc` FeliCa dump of a Type 3 Tag (system 12FC, service 000B):
+    /// the attribute block and the data blocks go through the same Type 3 stage.
+    @Test func type3FlipperDump() throws {
+        let message = ndefRecord(tnf: 1, type: ascii("U"), payload: [0x02] + ascii("example.net/dump"))
+        var attribute: [UInt8] = [0x10, 0x04, 0x01, 0x00, 0x0D, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x00, UInt8(message.count)]
+        let sum = attribute.reduce(0) { $0 + Int($1) }
+        attribute += [UInt8(sum >> 8), UInt8(sum & 0xFF)]
+        var data = message
+        while data.count % 16 != 0 { data.append(0) }
+        func hex(_ b: some Sequence<UInt8>) -> String { b.map { String(format: "%02X", $0) }.joined(separator: " ") }
+        var lines = [
+            "Filetype: Flipper NFC device", "Version: 4", "Device type: FeliCa",
+            "UID: 01 2E AA BB CC DD EE FF", "Data format version: 2",
+            "Manufacture id: 01 2E AA BB CC DD EE FF", "Manufacture parameter: 00 F1 00 00 00 01 43 00",
+            "System found: 1", "System 00: 12FC",
+            "Block 0000: | Service code 000B | Block index 00 | Data: \(hex(attribute)) |",
+        ]
+        for i in 0..<(data.count / 16) {
+            lines.append(String(format: "Block %04X: | Service code 000B | Block index %02X | Data: ", i + 1, i + 1)
+                         + hex(data[(i * 16)..<(i * 16 + 16)]) + " |")
+        }
+        let path = temporaryFile(Array((lines.joined(separator: "\n") + "\n").utf8), name: "t3t.nfc")
+        let found = try ndefRecords(path)
+        try #require(found.count == 1)
+        #expect(found[0]["source"] as? String == "t3t")
+        #expect(found[0]["idm"] as? String == "012EAABBCCDDEEFF")
+        #expect(records(found[0]).first?["uri"] as? String == "https://www.example.net/dump")
+    }
 }
