@@ -371,3 +371,23 @@ extension DecodingTruthTests {
         #expect(read["data"] as? String == "0f000000050000" && read["sw"] as? String == "9100")
     }
 }
+
+// MARK: 7 (part). MIFARE Plus answers have no status word
+
+extension DecodingTruthTests {
+    /// `hf_mfp_mad_sl3` / `hf_mfp_read_sc0_sl3`: MIFARE Plus SL3 first authentication (70,
+    /// then 72) and MACed reads (33 BNr Ext MAC): answers are status 90 + 16 or 32 bytes,
+    /// and 90 + 16 data + 8 MAC (NXP MIFARE Plus command set; Proxmark3 MFP_* codes). The
+    /// last two bytes (F177 in the first answer) are ciphertext, not a status word.
+    @Test("MIFARE Plus SL3 answers: no status word is read from their last bytes",
+          arguments: ["hf_mfp_mad_sl3.trace", "hf_mfp_read_sc0_sl3.trace"])
+    func mifarePlusHasNoStatusWord(_ name: String) throws {
+        let apdus = try jsonRecords(fixturePath(name)).filter { $0["type"] as? String == "apdu" }
+        #expect(apdus.count == 6)
+        #expect(apdus.allSatisfy { $0["sw"] is NSNull })
+        let out = OutputBuffer()
+        _ = CaptureDecoder.decode(path: fixturePath(name), into: TextWriter(output: out))
+        #expect(!out.string.contains("Invalid status word"))
+        #expect(out.string.contains("-> 17 bytes, no status word"))
+    }
+}

@@ -56,6 +56,11 @@ public final class CardSession {
             do throws(APDUError) { x.command = try APDUCommand(parsing: bytes) } catch { x.commandError = error }
         }
         x.response = exchange.response.map { APDUResponse(parsing: $0) }
+        if selectedAID == nil, let command = exchange.command, let response = exchange.response,
+           MIFAREPlusNative.isExchange(command: command, response: response) {
+            // A MIFARE Plus answer: its status is its first byte; there is no status word.
+            x.response = APDUResponse(noStatusWord: response)
+        }
         x.handler = .none
         x.commandDOL = nil
         x.commandDOLName = ""
