@@ -101,9 +101,20 @@ struct NFCVTests {
 
     @Test("short and truncated frames never crash")
     func robustness() {
-        for n in 0..<12 {
-            let bytes = Array(Self.withCRC([0x22, 0x23] + Self.uidAir + [0x00, 0x01]).prefix(n))
-            _ = Self.decode([(.reader, bytes), (.card, bytes)])
+        // An addressed READ MULTIPLE BLOCKS (ISO 15693-3 §10.4.6: flags, 23, UID, first
+        // block, number of blocks - 1, CRC): whole, it decodes with a good CRC; cut anywhere
+        // before its end, its last two bytes are not the CRC of the rest and no frame is
+        // taken for a well-formed request.
+        let whole = Self.withCRC([0x22, 0x23] + Self.uidAir + [0x00, 0x01])
+        let full = Self.decode([(.reader, whole)])
+        #expect(full[0].crc == .ok && full[0].error == nil)
+        #expect(full[0].info == "READ MULTIPLE BLOCKS block 0 count 2 UID e0040114b1a3dd03")
+        for n in 0..<whole.count {
+            let bytes = Array(whole.prefix(n))
+            let r = Self.decode([(.reader, bytes), (.card, bytes)])
+            #expect(r.count == 2)
+            #expect(r.allSatisfy { $0.crc != .ok }, "prefix \(n)")
+            if n >= 3 { #expect(r[0].crc == .bad, "prefix \(n)") }
         }
         let r = Self.decode([(.card, [])])
         #expect(r[0].error == nil && r[0].crc == .none)
