@@ -63,6 +63,12 @@ extension Registry {
                      + (e.empty ? " empty" : ""), text, e.source)
             }
         }
+        if kind == nil || kind == .capk {
+            for e in caPublicKeys {
+                let text = "\(e.modulus.count * 8)-bit key, exponent \(hex(e.exponent)), expiry \(e.expiry ?? "unknown") [\(e.origin)]"
+                line(.capk, hex(e.rid) + " " + Registry.hexByte(e.index), text, e.source)
+            }
+        }
     }
 
     static func hexByte(_ b: UInt8) -> String {
