@@ -8,8 +8,14 @@ import Testing
         "x.pcap", "edge14443.pcap", "hf_14a_mfuc.derived.pcap", "hf_14a_reader_4b_rats.derived.pcap",
         "hf_14a_reader_7b_rats.derived.pcap", "hf_14b_reader.derived.pcap", "hf_mfdes_sniff.derived.pcap",
         "hf_mfp_mad_sl3.derived.pcap", "hf_visa_apple_ecp.derived.pcap", "hf_visa_apple_normal.derived.pcap",
-        "hf_visa_apple_transit_bypass.derived.pcap", "llcp.pcap", "android-beam-server.pcap",
-        "pySim-trace_test_gsmtap.pcapng", "ccid_usbmon.pcap", "pn533_usbmon.pcap",
+        "hf_visa_apple_transit_bypass.derived.pcap",
+    ]
+
+    /// Captures of link types that are not decoded, with their link type (from each file's
+    /// header or interface description block).
+    static let otherLinkTypes: [(String, UInt32)] = [
+        // LLCP (245) is decoded (LLCPTests).
+        ("pySim-trace_test_gsmtap.pcapng", 1), ("ccid_usbmon.pcap", 220), ("pn533_usbmon.pcap", 220),
     ]
 
     @Test(arguments: captures)
@@ -163,12 +169,16 @@ import Testing
         #expect(sink.exchanges.filter { $0.command?.hasPrefix("00a404000e325041592e") == true }.count >= 1)
     }
 
-    @Test func otherLinkTypesAreListedWithAnError() {
-        // Ethernet (link type 1) carrying GSMTAP; LLCP (245) is decoded (LLCPTests).
-        let (sink, outcome) = decodeFixture("pySim-trace_test_gsmtap.pcapng")
-        #expect(!sink.frames.isEmpty)
-        #expect(sink.frames.allSatisfy { $0.error == FrameError(.unsupportedLinkType, 1) })
-        #expect(outcome.hadErrors)
+    /// One error for the whole input, naming its link type, and nothing decoded (issue 9).
+    @Test(arguments: otherLinkTypes)
+    func otherLinkTypesAreRefusedWithOneError(_ sample: (String, UInt32)) {
+        let (name, linkType) = sample
+        let (sink, outcome) = decodeFixture(name)
+        #expect(sink.frames.isEmpty)
+        #expect(outcome.unreadable)
+        #expect(sink.problems.count == 1)
+        #expect(sink.problems.first?.message.hasPrefix("link type \(linkType) (") == true)
+        #expect(sink.problems.first?.message.contains("is not decoded") == true)
     }
 
     @Test func truncatedCaptureReportsTheLastRecordAndKeepsTheRest() throws {

@@ -307,11 +307,23 @@ private func handBuiltFrames(_ v: ByteView) -> [Frame] {
         #expect(errors == ["\(copy): is the input file; refusing to overwrite it"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: fixturePath("x.pcap"))))
 
+        // LLCP (245) is decoded but not exported yet: each frame is named as skipped.
         errors = []
+        try? FileManager.default.removeItem(atPath: out)
         let llcp = CommandLineTool.run(["convert", fixturePath("llcp.pcap"), "-o", out][...], out: OutputBuffer(),
                                        outputIsTerminal: false) { errors.append($0) }
         #expect(llcp == 1)
         #expect(errors.first?.hasSuffix("llcp.pcap: frame 1: not exported: LLCP PDU (link type 245 is not exported)") == true)
+
+        // Another link type: refused with one error and exit status 2, no file written (issue 9).
+        errors = []
+        try? FileManager.default.removeItem(atPath: out)
+        let ethernet = CommandLineTool.run(["convert", fixturePath("pySim-trace_test_gsmtap.pcapng"), "-o", out][...],
+                                           out: OutputBuffer(), outputIsTerminal: false) { errors.append($0) }
+        #expect(ethernet == 2)
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("link type 1 (Ethernet) is not decoded") == true)
+        #expect(!FileManager.default.fileExists(atPath: out))
 
         #expect(throws: UsageError.unknownOutputExtension("a.txt")) { try Arguments.parse(["convert", "x", "-o", "a.txt"][...]) }
         #expect(throws: UsageError.noOutput) { try Arguments.parse(["convert", "x"][...]) }

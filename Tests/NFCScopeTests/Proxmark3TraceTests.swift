@@ -18,7 +18,7 @@ struct Proxmark3TraceTests {
         ("hf_14a_reader_7b_rats.trace", 16, .nfcA),
         ("hf_14b_cryptorf_select.trace", 12, .nfcB),
         ("hf_14b_reader.trace", 2, .nfcB),
-        ("hf_14b_xerox_info.trace", 190, .unknown),
+        ("hf_14b_xerox_info.trace", 190, .nfcB),  // by its CRC_B frames (issue 9)
         ("hf_15_reader.trace", 2, .nfcV),
         ("hf_iclass_sniff.trace", 31, .unknown),
         ("hf_mf_hid_sio_sim.trace", 46, .nfcA),

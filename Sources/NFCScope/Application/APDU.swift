@@ -148,6 +148,12 @@ public struct APDUResponse: Sendable {
     /// SW1 SW2; nil when fewer than two bytes arrived.
     public var sw: UInt16?
 
+    /// An answer that is not an ISO 7816 response (a native protocol's): all data.
+    public init(noStatusWord bytes: ByteView) {
+        self.sw = nil
+        self.data = bytes
+    }
+
     public init(parsing bytes: ByteView) {
         if bytes.count >= 2, let sw = bytes.u16be(bytes.count - 2) {
             self.sw = sw

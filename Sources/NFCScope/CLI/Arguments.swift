@@ -131,8 +131,9 @@ public enum Arguments {
 
     INPUTS
       pcap (both byte orders, microsecond and nanosecond) and pcapng, detected from
-      the content. Link type 264 (ISO 14443) is decoded; other link types are
-      listed frame by frame with an error. Proxmark3 .trace files (trace save)
+      the content. Link types 264 (ISO 14443) and 252 (exported PDUs) are
+      decoded; a capture of any other link type (LLCP, usbmon, Ethernet) is
+      refused with one error (exit status 2). Proxmark3 .trace files (trace save)
       and nfc-laboratory JSON (frame.json of a TRZ file, nfc-lab -j output).
       Formats are described in docs/input-formats.md.
 

@@ -1,6 +1,8 @@
 // pcap and pcapng records as frames: link type 264 (ISO 14443) through its
-// pseudo-header, link type 245 (LLCP) through its 2-byte header, link type 252 (Wireshark exported PDUs, as nfcscope exports NFC-F
-// and NFC-V) through its tags; any other link type is listed frame by frame with an error.
+// pseudo-header, link type 245 (NFC LLCP) through its 2-byte header, link type 252
+// (Wireshark exported PDUs, as nfcscope exports NFC-F and NFC-V) through its tags. A
+// capture with no record of these is refused as a whole when opened; a record of
+// another link type among them gets an error.
 
 public struct PcapFrameSource: FrameSource {
     private var reader: CaptureReader
@@ -15,6 +17,44 @@ public struct PcapFrameSource: FrameSource {
 
     public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
         reader.resume(with: view, dropped: dropped, final: final)
+    }
+
+    /// The link type that makes this capture undecodable: the first record's, when no
+    /// record of the capture has a link type nfcscope decodes (264, 245 or 252). Nil when
+    /// some record can be decoded (a pcapng may mix interfaces) or there is no record.
+    /// The walk stops at the first decodable record, so for NFC captures it reads one.
+    public static func undecodedLinkType(_ view: ByteView) -> UInt32? {
+        guard var reader = try? CaptureReader(view: view) else { return nil }
+        var first: UInt32?
+        while let record = reader.next() {
+            // A record without a usable interface has no link type to judge.
+            if record.error?.kind == .undefinedInterface { continue }
+            if record.linkType == LinkType.iso14443 || record.linkType == LinkType.exportedPDU
+                || record.linkType == LinkType.nfcLLCP { return nil }
+            if first == nil { first = record.linkType }
+        }
+        return first
+    }
+
+    /// What a link type is, for the message refusing it.
+    public static func linkTypeName(_ linkType: UInt32) -> String {
+        switch linkType {
+        case LinkType.ethernet: "Ethernet"
+        case 101: "raw IP"
+        case 113: "Linux cooked"
+        case 189: "USB Linux"
+        case 220: "USB Linux mmapped, usbmon"
+        case LinkType.nfcLLCP: "NFC LLCP"
+        case 249: "USB packets, USBPcap"
+        case 276: "Linux cooked v2"
+        case 147...162: "user-defined"
+        default: "not an NFC link type"
+        }
+    }
+
+    /// The one error for a capture of another link type.
+    public static func undecodedLinkTypeMessage(_ linkType: UInt32) -> String {
+        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP) and 252 (Wireshark exported PDUs) only"
     }
 
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }

@@ -38,7 +38,7 @@ public struct Proxmark3TraceSource: FrameSource {
     /// only once `needsMoreToOpen` is false (the technology is known).
     public init(view: ByteView, tech: Tech? = nil, final: Bool = true) {
         self.view = view
-        self.tech = tech ?? Self.scanTech(view).tech
+        self.tech = tech ?? Self.scanTech(view, final: final).tech
         self.final = final
         paddingStart = final ? Self.paddingStart(view) : Int.max
     }
@@ -53,7 +53,7 @@ public struct Proxmark3TraceSource: FrameSource {
     /// `--tech` did not name it): the first 64 records decide, as for a file.
     static func needsMoreToOpen(_ view: ByteView, tech: Tech?) -> Bool {
         guard tech == nil else { return false }
-        let scan = scanTech(view)
+        let scan = scanTech(view, final: false)
         return scan.tech == .unknown && scan.ranOut
     }
 
@@ -111,7 +111,9 @@ public struct Proxmark3TraceSource: FrameSource {
     // MARK: Detection
 
     /// Whether `view` reads as a tracelog: records of plausible length that end
-    /// exactly at the end of the input (or where zero padding starts). Only the
+    /// exactly at the end of the input (or where zero padding starts), or a file cut
+    /// short: at least `truncatedMinimum` whole records and then a last record whose
+    /// header or body runs past the end (a copy interrupted, a download cut). Only the
     /// first `recordLimit` records or `byteLimit` bytes are walked.
     public static func looksLikeTrace(_ view: ByteView, recordLimit: Int = 1000, byteLimit: Int = 64 << 10) -> Bool {
         looksLikeTrace(view, complete: true, recordLimit: recordLimit, byteLimit: byteLimit) ?? false
@@ -128,14 +130,14 @@ public struct Proxmark3TraceSource: FrameSource {
             if records >= recordLimit || offset >= byteLimit { return records > 0 }
             if records > 0, offset >= padding { return true }
             guard let h = header(view, at: offset) else {
-                return complete ? false : records > 0 ? true : nil
+                return complete ? records >= truncatedMinimum : records > 0 ? true : nil
             }
             guard h.dataLength <= maximumDataLength else { return false }
             // A record of all zeros at the start is padding, not a log.
             if records == 0, h.timestamp == 0, h.duration == 0, h.dataLength == 0 { return false }
             let next = offset + headerLength + h.bodyLength
             guard next <= view.count else {
-                return complete ? false : records > 0 ? true : nil
+                return complete ? records >= truncatedMinimum : records > 0 ? true : nil
             }
             offset = next
             records += 1
@@ -143,28 +145,47 @@ public struct Proxmark3TraceSource: FrameSource {
         return records > 0
     }
 
+    /// Whole records a cut-short file must start with to be taken as a trace: fewer say
+    /// too little about a format that has no magic number.
+    static let truncatedMinimum = 2
+
     // MARK: Technology
 
     /// The protocol of the first reader frame (of the first 64 records) that is
     /// characteristic of one: ISO 14443-A short frames and anticollision, REQB/WUPB,
-    /// an ISO 15693 request with a good CRC, the FeliCa sync. Unknown otherwise.
+    /// an ISO 15693 request with a good CRC, the FeliCa sync. When no frame is that
+    /// characteristic (proprietary 14443-B protocols such as Fuji Xerox's or ST's open
+    /// with other commands), the CRCs decide: the technology whose CRC verifies on
+    /// at least two frames of the first 256 records and on more frames than the
+    /// other's. Unknown otherwise (iCLASS, LF), so that no CRC verdict is invented.
     static func guessTech(_ view: ByteView) -> Tech { scanTech(view).tech }
 
     /// `guessTech`, and whether it gave up because the view ended (a stream may bring
-    /// the deciding record later) rather than after 64 records or at a broken one.
-    static func scanTech(_ view: ByteView) -> (tech: Tech, ranOut: Bool) {
+    /// the deciding record later) rather than after the records it looks at or at a
+    /// broken one. A stream that ends within the first 64 records is not decided by
+    /// CRCs yet: a characteristic frame may still come.
+    static func scanTech(_ view: ByteView, final: Bool = true) -> (tech: Tech, ranOut: Bool) {
         var offset = 0
         var records = 0
-        while records < 64 {
-            guard let h = header(view, at: offset) else { return (.unknown, true) }
+        var crcA = 0
+        var crcB = 0
+        var ranOut = false
+        while records < 256 {
+            guard let h = header(view, at: offset) else { ranOut = true; break }
             let dataStart = offset + headerLength
-            guard h.dataLength <= maximumDataLength else { return (.unknown, false) }
-            guard let data = view.slice(dataStart, h.dataLength) else { return (.unknown, true) }
-            if !h.isResponse, let tech = techOfReaderFrame(data, duration: h.duration) { return (tech, false) }
+            guard h.dataLength <= maximumDataLength else { break }
+            guard let data = view.slice(dataStart, h.dataLength) else { ranOut = true; break }
+            if records < 64, !h.isResponse, let tech = techOfReaderFrame(data, duration: h.duration) { return (tech, false) }
+            if data.count >= 3 {
+                if CRC14443.verify(data, .nfcB) { crcB += 1 } else if CRC14443.verify(data, .nfcA) { crcA += 1 }
+            }
             offset = dataStart + h.bodyLength
             records += 1
         }
-        return (.unknown, false)
+        if ranOut && !final && records < 64 { return (.unknown, true) }
+        if crcB >= 2, crcB > crcA { return (.nfcB, false) }
+        if crcA >= 2, crcA > crcB { return (.nfcA, false) }
+        return (.unknown, ranOut)
     }
 
     static func techOfReaderFrame(_ data: ByteView, duration: UInt16) -> Tech? {

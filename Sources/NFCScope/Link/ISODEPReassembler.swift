@@ -5,8 +5,10 @@
 // are written from the observer's side:
 // - a block with a bad CRC carries nothing (the receiver discards it too and asks
 //   for it again), but its frame still belongs to the exchange;
-// - within one chain the block number alternates, so a good block with the same
-//   number as the last one taken from that side is a retransmission;
+// - within one chain the block number alternates, so a block with the same number
+//   as the last one taken from that side is a retransmission when it repeats that
+//   block's bytes (or one of the two copies is damaged); a reader block with the same
+//   number and other bytes is a new command, and the one before it got no answer;
 // - a reader I-block arriving while a response is still awaited means the response
 //   was lost (or the capture missed it): the pending exchange is closed without one;
 // - field off, a new activation or DESELECT closes whatever is pending.
@@ -43,6 +45,9 @@ final class ChainAssembly {
     private var lastStart = 0
     private(set) var lastBlockNumber: UInt8 = 0xFF
     private(set) var lastTentative = false
+    /// The INF of the last block taken, to tell a repeated block from a new one
+    /// that happens to carry the same block number.
+    private(set) var lastINF = ByteView()
 
     var isEmpty: Bool { blocks == 0 }
 
@@ -53,6 +58,7 @@ final class ChainAssembly {
         lastStart = 0
         lastBlockNumber = 0xFF
         lastTentative = false
+        lastINF = ByteView()
         buffer.removeAll()
     }
 
@@ -71,6 +77,15 @@ final class ChainAssembly {
         blocks += 1
         lastBlockNumber = blockNumber
         lastTentative = tentative
+        lastINF = inf
+    }
+
+    /// Whether a block with this number and INF may be the last block sent again: the
+    /// same number, and the same bytes unless one of the two copies is damaged (then
+    /// the bytes cannot be compared).
+    func mayRepeatLast(blockNumber: UInt8, inf: ByteView, good: Bool) -> Bool {
+        guard blocks > 0, blockNumber == lastBlockNumber else { return false }
+        return !good || lastTentative || inf.elementsEqual(lastINF)
     }
 
     /// Puts a good copy in place of a tentative last block.
@@ -207,8 +222,10 @@ public final class ISODEPReassembler {
         case .idle:
             break
         case .command(let complete):
-            if !command.isEmpty && block.blockNumber == command.lastBlockNumber {
-                // Same number again: the reader is repeating its last block.
+            if command.mayRepeatLast(blockNumber: block.blockNumber, inf: block.inf, good: good) {
+                // The same block again: the reader is repeating it (after a NAK or a
+                // lost answer). A different block with the same number is a new
+                // command: the one before it got no answer.
                 note(n)
                 retransmissions += 1
                 if good && command.lastTentative { command.replaceLast(block.inf) }
@@ -216,8 +233,11 @@ public final class ISODEPReassembler {
                 return
             }
             // A finished command followed by another one: the first got no answer.
-            // An unfinished one continues its chain.
-            if complete { flush(to: receiver) }
+            // An unfinished one continues its chain, unless the block restarts the
+            // numbering with other bytes (the reader gave the chain up).
+            if complete || (!command.isEmpty && block.blockNumber == command.lastBlockNumber) {
+                flush(to: receiver)
+            }
         case .response:
             // A new command while a response chain was unfinished.
             flush(to: receiver)

@@ -12,6 +12,8 @@ public struct LinkDecoder: Sendable {
         case t2t(T2TPending)
         /// A MIFARE Classic plaintext command (nil: AUTH) and its block.
         case mfc(MFCCommand?, UInt8)
+        /// An ST SR command whose answer comes next.
+        case stsr(STSRCommand, address: UInt8?)
         /// A reader chip reported activation answers without the reader frames it sent
         /// itself (PN53x InListPassiveTarget): after an ATQA comes the final SAK, after
         /// a SAK with ISO-DEP support the ATS.
@@ -28,6 +30,12 @@ public struct LinkDecoder: Sendable {
     /// The SAK said ISO 14443-4, or a RATS was seen: a block whose CRC a reader chip
     /// checked and removed (so there is none to verify) is taken as a block.
     var isoDEPCapable = false
+    /// A REQB/WUPB was sent and neither an ATQB saying ISO 14443-4 nor an ATTRIB followed:
+    /// no frame is an ISO-DEP block (an ST SR INITIATE `06 00` fits an I-block pattern).
+    var typeBWithoutActivation = false
+    /// ST SR commands were seen in this session: their answers and the frames after them
+    /// are read as ST SR, not probed as blocks.
+    var stSR = false
     /// UID bytes collected from completed cascade levels, and how many levels.
     var uid = UIDBytes()
     var uidLevels: UInt8 = 0
@@ -237,6 +245,7 @@ public struct LinkDecoder: Sendable {
             let p = split(&frame, .nfcB)
             if p.count == 3 {
                 startActivation(.nfcB)
+                typeBWithoutActivation = true
                 frame.tech = .nfcB
                 frame.info = NFCB.reqb(p)
                 pending = .reqb
@@ -246,6 +255,7 @@ public struct LinkDecoder: Sendable {
             let p = split(&frame, .nfcB)
             if let info = NFCB.attrib(p) {
                 tech = .nfcB
+                typeBWithoutActivation = false
                 frame.tech = .nfcB
                 frame.info = info
                 pending = .attrib
@@ -273,6 +283,10 @@ public struct LinkDecoder: Sendable {
         default:
             break
         }
+        if !isoDEP, tech != .nfcA, let info = stSRCommand(&frame) {
+            frame.info = .stsr(info)
+            return nil
+        }
         frame.crc = .none
         if isoDEP, !frame.crcIncluded, ISODEPBlockParser.kind(ofPCB: b0) == nil {
             // A reader chip sends what its host gives it; a frame without CRC that fits no
@@ -297,11 +311,13 @@ public struct LinkDecoder: Sendable {
                 return nil
             }
         }
-        if !proprietaryCard, ISODEPBlockParser.kind(ofPCB: b0) != nil {
+        if mayProbeBlocks, ISODEPBlockParser.kind(ofPCB: b0) != nil {
             // A capture may start in the middle of an ISO-DEP session: accept a
-            // block without activation only when its CRC verifies.
+            // block without activation only when its CRC verifies and it is
+            // consistent as a block.
             var probe = frame
-            if decodeBlock(&probe, requireCRC: !chipChecked(frame), answer: false) == nil, case .block = probe.info {
+            if decodeBlock(&probe, requireCRC: !chipChecked(frame), answer: false) == nil,
+               case .block(let block) = probe.info, Self.consistentWithoutActivation(block) {
                 frame = probe
                 isoDEP = true
                 return nil
@@ -311,8 +327,7 @@ public struct LinkDecoder: Sendable {
             // Not a block and not a known command in an ISO-DEP session.
             return decodeBlock(&frame, requireCRC: false, answer: false)
         }
-        _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
-        frame.tech = tech
+        splitUnrecognised(&frame)
         pending = .other
         return nil
     }
@@ -406,6 +421,15 @@ public struct LinkDecoder: Sendable {
             if let atqb = NFCB.atqb(p) {
                 frame.tech = .nfcB
                 frame.info = .atqb(atqb)
+                // A lost ATTRIB may be followed by blocks only if the card said it speaks ISO 14443-4.
+                if atqb.isoDEP { typeBWithoutActivation = false }
+                return nil
+            }
+        case .stsr(let command, let address):
+            let p = split(&frame, .nfcB)
+            if let info = STSR.answer(p, to: command, address: address) {
+                frame.tech = .nfcB
+                frame.info = .stsr(info)
                 return nil
             }
         case .attrib:
@@ -473,10 +497,11 @@ public struct LinkDecoder: Sendable {
             break
         }
         frame.crc = .none
-        if !proprietaryCard, !isoDEP, answered == .none || answered == .other,
+        if mayProbeBlocks, !isoDEP, answered == .none || answered == .other,
            let b0 = bytes.byte(0), ISODEPBlockParser.kind(ofPCB: b0) != nil {
             var probe = frame
-            if decodeBlock(&probe, requireCRC: !chipChecked(frame), answer: true) == nil, case .block = probe.info {
+            if decodeBlock(&probe, requireCRC: !chipChecked(frame), answer: true) == nil,
+               case .block(let block) = probe.info, Self.consistentWithoutActivation(block) {
                 frame = probe
                 isoDEP = true
                 pending = .block
@@ -485,9 +510,21 @@ public struct LinkDecoder: Sendable {
         }
         // Answers to unknown or proprietary commands are not errors; their CRC still
         // says whether the bytes arrived intact.
-        _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
-        frame.tech = tech
+        splitUnrecognised(&frame)
         return nil
+    }
+
+    /// The CRC verdict of a frame no rule recognised. Before the session's technology is
+    /// known either CRC may be the frame's (a capture of a proprietary type B protocol
+    /// has no REQB to tell): the one that verifies names the technology, so the frames
+    /// after it are not read with the other's CRC.
+    mutating func splitUnrecognised(_ frame: inout Frame) {
+        if tech == .unknown {
+            if case (_, let verified?) = splitEither(&frame) { tech = verified }
+        } else {
+            _ = split(&frame, tech == .nfcB ? .nfcB : .nfcA)
+        }
+        frame.tech = tech
     }
 
     /// Whether a card frame may be the first activation answer a reader chip reports: it
@@ -520,6 +557,43 @@ public struct LinkDecoder: Sendable {
             return .atqb(atqb)
         }
         return nil
+    }
+
+    // MARK: ST SR
+
+    /// Frames outside an ISO-DEP session may be probed as blocks (a capture that starts
+    /// mid-session): not after a card said it is not ISO 14443-4 (SAK), not after a
+    /// type B wake-up without an ISO-DEP answer, not among ST SR commands.
+    var mayProbeBlocks: Bool { !proprietaryCard && !typeBWithoutActivation && !stSR }
+
+    /// An ST SR command in a type B session (or before any technology is known, when
+    /// its CRC_B verifies). Once one is seen, a damaged one is still taken as one.
+    mutating func stSRCommand(_ frame: inout Frame) -> STSRInfo? {
+        let bytes = frame.bytes
+        var payload = bytes
+        var crc = CRCStatus.none
+        if frame.crcIncluded {
+            guard bytes.count >= 3 else { return nil }
+            crc = CRC14443.verify(bytes, .nfcB) ? .ok : .bad
+            guard crc == .ok || stSR else { return nil }
+            payload = bytes.dropLast(2)
+        } else if tech != .nfcB {
+            return nil
+        }
+        guard let info = STSR.command(payload) else { return nil }
+        frame.crc = crc
+        frame.tech = .nfcB
+        tech = .nfcB
+        stSR = true
+        pending = info.command.answerLength == nil ? .other : .stsr(info.command, address: info.address)
+        return info
+    }
+
+    /// A block seen without any activation is taken as ISO-DEP only if it could be one in
+    /// a working session: an I-block carries something (a command or a status word), so
+    /// an empty one (`06 00`, which is ST's INITIATE) is not proof of ISO-DEP.
+    static func consistentWithoutActivation(_ block: ISODEPBlock) -> Bool {
+        block.kind != .i || !block.inf.isEmpty
     }
 
     // MARK: Blocks
@@ -651,6 +725,8 @@ public struct LinkDecoder: Sendable {
         isoDEP = false
         proprietaryCard = false
         isoDEPCapable = false
+        typeBWithoutActivation = false
+        stSR = false
         uid.removeAll()
         uidLevels = 0
         selectedLevel = 0
@@ -662,6 +738,8 @@ public struct LinkDecoder: Sendable {
         isoDEP = false
         proprietaryCard = false
         isoDEPCapable = false
+        typeBWithoutActivation = false
+        stSR = false
         tech = keep
     }
 

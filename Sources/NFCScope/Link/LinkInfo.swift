@@ -175,6 +175,8 @@ public enum LinkInfo: Sendable {
     case attribAnswer(mbli: UInt8, cid: UInt8, higherLayer: ByteView)
     case hltb(pupi: ByteView)
     case hltbAnswer
+    /// ST SR family (SRI512, SRIX4K...): CRC_B frames with ST's own commands.
+    case stsr(STSRInfo)
 
     // ISO 14443-4 (ISO-DEP)
     case block(ISODEPBlock)

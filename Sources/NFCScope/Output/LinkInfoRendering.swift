@@ -128,6 +128,8 @@ extension LinkInfo {
             out.hex(pupi)
         case .hltbAnswer:
             out.ascii("HLTB answer")
+        case .stsr(let st):
+            st.writeInfo(out)
         case .block(let b):
             writeBlockInfo(b, out)
         case .t2t(let t):
@@ -249,6 +251,8 @@ extension LinkInfo {
             hexMember(",\"higher_layer\":\"", hl, out)
         case .hltb(let pupi):
             hexMember(",\"pupi\":\"", pupi, out)
+        case .stsr(let st):
+            st.writeJSONMembers(out)
         case .block(let b):
             out.ascii(",\"block\":\"")
             out.ascii(b.kind == .i ? "i\"" : b.kind == .r ? "r\"" : "s\"")

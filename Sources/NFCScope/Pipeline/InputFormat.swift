@@ -114,7 +114,13 @@ public enum OpenedSource {
         switch format {
         case .pcap, .pcapng:
             do {
-                return .success(.pcap(try PcapFrameSource(view: view, final: final)))
+                let source = try PcapFrameSource(view: view, final: final)
+                // A capture of another link type is refused as a whole, not listed
+                // frame by frame with the same error.
+                if let linkType = PcapFrameSource.undecodedLinkType(view) {
+                    return .failure(SourceProblem(offset: 0, message: PcapFrameSource.undecodedLinkTypeMessage(linkType)))
+                }
+                return .success(.pcap(source))
             } catch {
                 return .failure(SourceProblem(offset: error.offset, message: "\(error.reason) (formats tried: \(InputFormat.triedList))"))
             }

@@ -1484,8 +1484,52 @@ balance | 11 | 2 | u-le
 transaction-number | 14 | 2 | u-be
 
 # CJRC: one block per transaction, newest first (up to 20). Line and station codes
-# are shown as numbers: the station name tables are not public-domain data. For
-# shop and bus entries bytes 6-9 hold other things (time, bus line and stop).
+# are shown as numbers: the station name tables are not public-domain data. Bytes 6-9
+# depend on where the entry was made (Metrodroid SuicaTrip.kt, FareBot SuicaTrip): a
+# variant below is chosen by the terminal (byte 0) or process (byte 1), first match
+# first; gates and ticket machines use the service's own layout (entry and exit).
+# A slot never written has terminal 00 (no such terminal): it is shown as empty, and
+# the fare of the oldest entry is not computed against it.
+[service 0003 090F when 0=00 empty | Unused history slot]
+
+# Shops (C7) and vending machines (C8): time of day (hour in 5 bits, minute in 6) and
+# the terminal's id instead of stations.
+[service 0003 090F when 0=C7,C8 | Transaction history (shop or vending machine)]
+terminal | 0 | 1 | enum | cjrc-terminal
+process | 1 | 1 | enum | cjrc-process
+date | 4 | 2 | date
+time | 6 | 2 | time-hm
+terminal-id | 8 | 2 | hex
+balance | 10 | 2 | u-le
+fare | 10 | 2 | delta-le
+transaction-number | 12 | 3 | u-be
+region | 15 | 1 | hex
+
+# Buses (on-board terminal 05): bus line code and stop code (the operator is part of
+# the line code in the bus stop tables, which are not bundled).
+[service 0003 090F when 0=05 | Transaction history (bus)]
+terminal | 0 | 1 | enum | cjrc-terminal
+process | 1 | 1 | enum | cjrc-process
+date | 4 | 2 | date
+bus-line | 6 | 2 | hex
+bus-stop | 8 | 2 | hex
+balance | 10 | 2 | u-le
+fare | 10 | 2 | delta-le
+transaction-number | 12 | 3 | u-be
+region | 15 | 1 | hex
+
+# Charges (process 02) at station machines: the place (line, station); no exit.
+[service 0003 090F when 1=02 | Transaction history (charge)]
+terminal | 0 | 1 | enum | cjrc-terminal
+process | 1 | 1 | enum | cjrc-process
+date | 4 | 2 | date
+place | 6 | 2 | station
+balance | 10 | 2 | u-le
+fare | 10 | 2 | delta-le
+transaction-number | 12 | 3 | u-be
+region | 15 | 1 | hex
+
+# Rail: gates, ticket machines and station windows.
 [service 0003 090F | Transaction history]
 terminal | 0 | 1 | enum | cjrc-terminal
 process | 1 | 1 | enum | cjrc-process
@@ -1720,6 +1764,32 @@ checksum | 14 | 2 | sum-be
 0x4801 | RC-SA21/2x1
 0x4B02 | RC-SA28/1x
 0xF100 | RC-S966 FeliCa Lite-S
+
+"""#),
+        ("iso7816-tags.plugin", #"""
+# ISO/IEC 7816-4 interindustry data objects, for applications that are not EMV
+# (access, transit, identity, NDEF and unknown applications): EMV's meanings of the
+# same tag numbers (82 AIP, 8E CVM List, 97 TDOL...) apply only inside EMV
+# applications. Tag numbers and meanings from ISO/IEC 7816-4:2013, 10.2 (secure
+# messaging data objects) and 7.5.2 (dynamic authentication template).
+# Format: as emv-tags.plugin; every line carries scope=iso7816.
+#
+# Tags 80-84 mean different things by their parent (inside 7C: witness, challenge,
+# response, committed challenge, authentication code; in secure messaging: plain or
+# encrypted values; inside an FCP: file size, descriptor, identifier, DF name), and a
+# tag's name here cannot depend on its parent: they are left unnamed rather than
+# named wrongly. 85 and 87 likewise (secure messaging cryptograms; inside 7C 85 is
+# the exponential; inside an FCP proprietary data and the FCI extension EF).
+
+[tag]
+62 | template | File Control Parameters (FCP) Template | scope=iso7816
+64 | template | File Management Data (FMD) Template | scope=iso7816
+6F | template | File Control Information (FCI) Template | scope=iso7816
+7C | template | Dynamic Authentication Template | scope=iso7816
+A5 | template | Proprietary Information (BER-TLV) | scope=iso7816
+8E | b | Cryptographic Checksum (secure messaging) | scope=iso7816
+97 | b | Le (secure messaging) | scope=iso7816
+99 | b | Processing Status SW1-SW2 (secure messaging) | scope=iso7816
 
 """#),
         ("vas-tags.plugin", #"""

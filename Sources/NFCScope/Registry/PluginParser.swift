@@ -41,12 +41,14 @@ enum PluginParser {
         var tag: UInt32
         var lengths: [Int]
         var aidPrefixes: [[UInt8]]
+        var scope: TagScope
     }
 
     private struct ServiceKey: Hashable {
         var system: UInt16?
         var code: UInt16
         var block: Int?
+        var condition: BlockCondition?
     }
 
     static func parse(_ text: String, file: String, builtin: Bool) -> (PluginFileContents, [PluginDiagnostic]) {
@@ -140,6 +142,27 @@ enum PluginParser {
                     contents.codeTables.append(CodeTable(name: words[1], entries: [:], source: source))
                     section = .codes(contents.codeTables.count - 1)
                 case "service":
+                    var words = words
+                    // Variants: `when OFFSET=HEX[,HEX...]` and `empty` after the codes.
+                    var condition: BlockCondition?
+                    var empty = false
+                    if words.last == "empty", words.count >= 5 {
+                        empty = true
+                        words.removeLast()
+                    }
+                    if words.count == 5, words[3] == "when" {
+                        guard let parsed = Self.blockCondition(words[4]) else {
+                            report("condition '\(words[4])' is not OFFSET=HEX[,HEX...] with OFFSET from 0 to 15")
+                            section = .skipped
+                            continue
+                        }
+                        condition = parsed
+                        words.removeLast(2)
+                    } else if empty {
+                        report("'empty' is only allowed after a condition: [service SYSTEM CODE when OFFSET=HEX empty | NAME]")
+                        section = .skipped
+                        continue
+                    }
                     var block: Int?
                     if words.count == 5, words[3] == "block" {
                         guard let b = Int(words[4]), (0...0xFFFF).contains(b) else {
@@ -169,14 +192,16 @@ enum PluginParser {
                         section = .skipped
                         continue
                     }
-                    let key = ServiceKey(system: system, code: code, block: block)
-                    if duplicate("service \(words[1]) \(words[2])" + (block.map { " block \($0)" } ?? ""), seenServices[key]) {
+                    let key = ServiceKey(system: system, code: code, block: block, condition: condition)
+                    if duplicate("service \(words[1]) \(words[2])" + (block.map { " block \($0)" } ?? "")
+                                 + (condition.map { " " + $0.description } ?? ""), seenServices[key]) {
                         section = .skipped
                         continue
                     }
                     seenServices[key] = lineNumber
                     contents.services.append(FeliCaServiceEntry(system: system, code: code, name: title, fields: [],
-                                                                source: source, block: block))
+                                                                source: source, block: block, condition: condition,
+                                                                empty: empty))
                     section = .service(contents.services.count - 1)
                 default:
                     report("unknown section kind '\(kind)' (expected aid, tag, bits, codes, system, service or capk)")
@@ -235,7 +260,7 @@ enum PluginParser {
                 if columns.count == 4, let problem = applyTagOptions(columns[3], to: &entry) {
                     report(problem); continue
                 }
-                let key = TagKey(tag: tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes)
+                let key = TagKey(tag: tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
                 if duplicate("tag \(columns[0]) with the same constraints", seenTags[key]) { continue }
                 seenTags[key] = lineNumber
                 contents.tags.append(entry)
@@ -372,8 +397,13 @@ enum PluginParser {
                     prefixes.append(bytes)
                 }
                 entry.aidPrefixes = Array(Set(prefixes)).sorted { $0.lexicographicallyPrecedes($1) }
+            case "scope":
+                guard let scope = TagScope(rawValue: String(value)) else {
+                    return "unknown scope '\(value)' (expected \(TagScope.allCases.map(\.rawValue).joined(separator: ", ")))"
+                }
+                entry.scope = scope
             default:
-                return "unknown option '\(key)' (expected renderer, length or aid)"
+                return "unknown option '\(key)' (expected renderer, length, aid or scope)"
             }
         }
         return nil
@@ -419,6 +449,18 @@ enum PluginParser {
             }
         }
         return high == nil && !bytes.isEmpty ? bytes : nil
+    }
+
+    /// `OFFSET=HEX[,HEX...]`: a byte offset inside a 16-byte block and the values it may hold.
+    static func blockCondition(_ s: String) -> BlockCondition? {
+        let parts = s.split(separator: "=", omittingEmptySubsequences: false)
+        guard parts.count == 2, let offset = Int(parts[0]), (0..<16).contains(offset) else { return nil }
+        var values: [UInt8] = []
+        for v in parts[1].split(separator: ",", omittingEmptySubsequences: false) {
+            guard v.count == 2, let bytes = hexBytes(v), bytes.count == 1 else { return nil }
+            values.append(bytes[0])
+        }
+        return values.isEmpty ? nil : BlockCondition(offset: offset, values: values)
     }
 
     static func hex16<S: StringProtocol>(_ s: S) -> UInt16? {

@@ -55,6 +55,8 @@ public final class Registry: Sendable {
     private let shortTagRuns: [TagRun]
     private let longTagRuns: [UInt32: TagRun]
     private let serviceIndex: [ServiceLookupKey: FeliCaServiceEntry]
+    /// Layout variants of a service (`when OFFSET=...`), by system (or any) and code.
+    private let serviceVariants: [ServiceLookupKey: [FeliCaServiceEntry]]
     private let currencies: [Int: Currency]
     /// The currency table as the EMV layer reads it (see `codeTable`).
     private let currencyTableForRenderers: CodeTable?
@@ -96,10 +98,17 @@ public final class Registry: Sendable {
         }
 
         var serviceIndex: [ServiceLookupKey: FeliCaServiceEntry] = [:]
+        var serviceVariants: [ServiceLookupKey: [FeliCaServiceEntry]] = [:]
         for entry in services {
-            serviceIndex[ServiceLookupKey(system: entry.system, code: entry.code, block: entry.block)] = entry
+            if entry.condition != nil {
+                // Variants are tried in the order they were declared.
+                serviceVariants[ServiceLookupKey(system: entry.system, code: entry.code), default: []].append(entry)
+            } else {
+                serviceIndex[ServiceLookupKey(system: entry.system, code: entry.code, block: entry.block)] = entry
+            }
         }
         self.serviceIndex = serviceIndex
+        self.serviceVariants = serviceVariants
 
         var currencies: [Int: Currency] = [:]
         if let table = b.codeTables["currency"] {
@@ -144,6 +153,7 @@ public final class Registry: Sendable {
                 let jsonName = escaped.contents
                 let textName = Array(entry.name.utf8)
                 var slot = TagSlot(isRestricted: !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty,
+                                   scope: entry.scope, boundToAIDs: !entry.aidPrefixes.isEmpty,
                                    jsonNameStart: pool.count, jsonNameCount: jsonName.count,
                                    textNameStart: pool.count + jsonName.count, textNameCount: textName.count,
                                    renderer: .none, table: 0, bcdKey: false)
@@ -203,6 +213,10 @@ public final class Registry: Sendable {
     /// One tag candidate, with no references: its names are ranges of `tagNamePool`.
     private struct TagSlot {
         var isRestricted: Bool
+        /// The entry names its tag only in applications of this scope (entries bound to
+        /// AID prefixes apply in those applications whatever their scope).
+        var scope: TagScope = .emv
+        var boundToAIDs = false
         var jsonNameStart: Int
         var jsonNameCount: Int
         var textNameStart: Int
@@ -292,13 +306,32 @@ public final class Registry: Sendable {
         }
         var i = Int(run.start)
         let end = i + Int(run.count)
+        // The application's dictionary, worked out once and only if an entry needs it.
+        var scope: TagScope?
         while i < end {
             let index = i
             i += 1
-            if tagSlots[index].isRestricted, !restrictionsFit(index, length: length, aid: aid) { continue }
+            let slot = tagSlots[index]
+            if !slot.boundToAIDs {
+                if scope == nil { scope = tagScope(aid: aid) }
+                if slot.scope != scope { continue }
+            }
+            if slot.isRestricted, !restrictionsFit(index, length: length, aid: aid) { continue }
             return index
         }
         return nil
+    }
+
+    /// The dictionary an application's data is read with: EMV for payment applications
+    /// and their directories (and Apple VAS, whose objects follow EMV's), and when no
+    /// application is known yet; ISO 7816 for every other application, known or not.
+    public func tagScope(aid: ByteView?) -> TagScope {
+        guard let aid else { return .emv }
+        guard let index = aidIndex(aid) else { return .iso7816 }
+        switch aids[index].kind {
+        case .emvPayment, .vas: return .emv
+        default: return .iso7816
+        }
     }
 
     private func restrictionsFit(_ index: Int, length: Int?, aid: ByteView?) -> Bool {
@@ -412,6 +445,22 @@ public final class Registry: Sendable {
         }
         return serviceIndex[ServiceLookupKey(system: nil, code: code)]
     }
+
+    /// The layout for a block's bytes: an entry for this block number first, then the
+    /// first variant of the service whose condition the bytes meet (same system first,
+    /// then any system), then the service's own entry.
+    public func feliCaLayout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaServiceEntry? {
+        if let system, let e = serviceIndex[ServiceLookupKey(system: system, code: code, block: block)] { return e }
+        if let e = serviceIndex[ServiceLookupKey(system: nil, code: code, block: block)] { return e }
+        if !serviceVariants.isEmpty {
+            if let system, let variants = serviceVariants[ServiceLookupKey(system: system, code: code)],
+               let e = variants.first(where: { $0.condition?.matches(data) == true }) { return e }
+            if let variants = serviceVariants[ServiceLookupKey(system: nil, code: code)],
+               let e = variants.first(where: { $0.condition?.matches(data) == true }) { return e }
+        }
+        if let system, let e = serviceIndex[ServiceLookupKey(system: system, code: code)] { return e }
+        return serviceIndex[ServiceLookupKey(system: nil, code: code)]
+    }
 }
 
 /// Collects plugin files in load order; a later definition replaces an earlier one with
@@ -422,11 +471,13 @@ struct RegistryBuilder {
         var tag: UInt32
         var lengths: [Int]
         var aidPrefixes: [[UInt8]]
+        var scope: TagScope = .emv
     }
     struct ServiceKey: Hashable {
         var system: UInt16?
         var code: UInt16
         var block: Int?
+        var condition: BlockCondition? = nil
     }
 
     var aids: [[UInt8]: AIDEntry] = [:]
@@ -446,7 +497,7 @@ struct RegistryBuilder {
             if aids.updateValue(entry, forKey: entry.aid) == nil { aidOrder.append(entry.aid) }
         }
         for entry in contents.tags {
-            let key = TagKey(tag: entry.tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes)
+            let key = TagKey(tag: entry.tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
             if tags.updateValue(entry, forKey: key) == nil { tagOrder.append(key) }
         }
         for table in contents.bitTables {
@@ -481,7 +532,7 @@ struct RegistryBuilder {
         }
         for entry in contents.systems { systems[entry.code] = entry }
         for entry in contents.services {
-            let key = ServiceKey(system: entry.system, code: entry.code, block: entry.block)
+            let key = ServiceKey(system: entry.system, code: entry.code, block: entry.block, condition: entry.condition)
             if services.updateValue(entry, forKey: key) == nil { serviceOrder.append(key) }
         }
         for key in contents.caPublicKeys {

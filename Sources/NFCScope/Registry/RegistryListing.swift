@@ -59,7 +59,8 @@ extension Registry {
                 let fields = e.fields.map { "\($0.name)@\($0.offset)+\($0.size):\($0.type.rawValue)" }
                 let text = e.name + (fields.isEmpty ? "" : " [" + fields.joined(separator: " ") + "]")
                 line(.service, (e.system.map(Registry.hex16) ?? "*") + " " + Registry.hex16(e.code)
-                     + (e.block.map { " block \($0)" } ?? ""), text, e.source)
+                     + (e.block.map { " block \($0)" } ?? "") + (e.condition.map { " " + $0.description } ?? "")
+                     + (e.empty ? " empty" : ""), text, e.source)
             }
         }
         if kind == nil || kind == .capk {

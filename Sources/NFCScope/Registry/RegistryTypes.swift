@@ -71,6 +71,19 @@ public struct TagEntry: Sendable {
     /// Only inside applications whose AID starts with one of these; empty = any.
     public var aidPrefixes: [[UInt8]]
     public var source: EntrySource
+    /// Which dictionary the entry belongs to: EMV meanings apply only inside EMV
+    /// applications, ISO 7816 interindustry meanings inside the others.
+    public var scope: TagScope = .emv
+}
+
+/// The tag dictionary an application's data is read with (`scope=` in a tag line).
+public enum TagScope: String, Sendable, CaseIterable {
+    /// EMV (Book 3 and the kernel books): payment applications and their directories,
+    /// Apple VAS, and data seen before any application is known.
+    case emv
+    /// ISO/IEC 7816-4 interindustry objects (secure messaging, dynamic authentication,
+    /// FCI/FCP): every other application.
+    case iso7816
 }
 
 /// A bit table: which bit of which byte means what (AIP, TVR, TTQ, CTQ, ...).
@@ -150,6 +163,26 @@ public struct FeliCaServiceEntry: Sendable {
     public var source: EntrySource
     /// Only this block number of the service (nil: every block).
     public var block: Int? = nil
+    /// A variant of the service's layout: used for the blocks whose bytes match.
+    public var condition: BlockCondition? = nil
+    /// The variant describes an unused slot (a history entry never written): the block
+    /// has no fields, and a delta field of the block before it has nothing to subtract.
+    public var empty: Bool = false
+}
+
+/// `when OFFSET=V1,V2,...`: the block's byte at OFFSET is one of the values.
+public struct BlockCondition: Sendable, Hashable {
+    public var offset: Int
+    public var values: [UInt8]
+
+    public func matches(_ block: ByteView) -> Bool {
+        guard let b = block.byte(offset) else { return false }
+        return values.contains(b)
+    }
+
+    public var description: String {
+        "when \(offset)=" + values.map { Registry.hexByte($0) }.joined(separator: ",")
+    }
 }
 
 /// A mistake in a plugin file.

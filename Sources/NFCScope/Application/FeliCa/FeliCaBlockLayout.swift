@@ -73,6 +73,17 @@ enum FeliCaBlockLayout {
         }
     }
 
+    /// The layout of a block (chosen by its bytes when the service has variants), and
+    /// the next block of the read for delta fields: none when that block is an empty
+    /// slot, since a value computed against a slot never written would be invented.
+    static func layout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int, data: ByteView,
+                       next: ByteView?) -> (FeliCaServiceEntry, ByteView?)? {
+        guard let entry = registry.feliCaLayout(system: system, code: code, block: block, data: data) else { return nil }
+        guard let next, !entry.empty else { return (entry, nil) }
+        let nextEntry = registry.feliCaLayout(system: system, code: code, block: block + 1, data: next)
+        return (entry, nextEntry?.empty == true ? nil : next)
+    }
+
     /// `"fields":{...}` members, each field once, in layout order.
     static func writeJSON(_ entry: FeliCaServiceEntry, block: ByteView, next: ByteView?, registry: Registry,
                           to out: OutputBuffer) {

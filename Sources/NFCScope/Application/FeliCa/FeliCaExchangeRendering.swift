@@ -117,11 +117,16 @@ extension FeliCaExchange {
             out.ascii(",\"hex\":")
             if let data { quotedHex(data, out) } else { out.ascii("null") }
             if let data, let code,
-               let entry = registry.feliCaService(system: system, code: code, block: element?.block ?? i),
-               !entry.fields.isEmpty {
-                out.ascii(",\"layout\":"); quoted(entry.name, out)
-                out.ascii(",\"fields\":")
-                FeliCaBlockLayout.writeJSON(entry, block: data, next: next, registry: registry, to: out)
+               let (entry, previous) = FeliCaBlockLayout.layout(registry, system: system, code: code,
+                                                                block: element?.block ?? i, data: data, next: next) {
+                if entry.empty {
+                    out.ascii(",\"layout\":"); quoted(entry.name, out)
+                    out.ascii(",\"empty\":true")
+                } else if !entry.fields.isEmpty {
+                    out.ascii(",\"layout\":"); quoted(entry.name, out)
+                    out.ascii(",\"fields\":")
+                    FeliCaBlockLayout.writeJSON(entry, block: data, next: previous, registry: registry, to: out)
+                }
             }
             out.byte(0x7D)
         }
@@ -316,12 +321,19 @@ extension FeliCaExchange {
             out.int(element?.block ?? i)
             if let data {
                 out.ascii("  "); out.hex(data)
-                if let code, let entry = registry.feliCaService(system: system, code: code, block: element?.block ?? i),
-                   !entry.fields.isEmpty {
+                if let code,
+                   let (entry, previous) = FeliCaBlockLayout.layout(registry, system: system, code: code,
+                                                                    block: element?.block ?? i, data: data, next: next),
+                   entry.empty || !entry.fields.isEmpty {
                     out.byte(0x0A)
                     line()
                     out.ascii("    ")
-                    FeliCaBlockLayout.writeText(entry, block: data, next: next, registry: registry, to: out)
+                    if entry.empty {
+                        out.ascii("empty: ")
+                        out.string(entry.name)
+                    } else {
+                        FeliCaBlockLayout.writeText(entry, block: data, next: previous, registry: registry, to: out)
+                    }
                 }
             }
             out.byte(0x0A)

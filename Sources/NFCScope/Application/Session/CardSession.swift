@@ -56,6 +56,11 @@ public final class CardSession {
             do throws(APDUError) { x.command = try APDUCommand(parsing: bytes) } catch { x.commandError = error }
         }
         x.response = exchange.response.map { APDUResponse(parsing: $0) }
+        if selectedAID == nil, let command = exchange.command, let response = exchange.response,
+           MIFAREPlusNative.isExchange(command: command, response: response) {
+            // A MIFARE Plus answer: its status is its first byte; there is no status word.
+            x.response = APDUResponse(noStatusWord: response)
+        }
         x.handler = .none
         x.commandDOL = nil
         x.commandDOLName = ""
@@ -86,13 +91,15 @@ public final class CardSession {
             x.handler = .emv
         }
 
-        if x.handler.parsesTLV, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
+        // Answers to DESFire commands in ISO wrapping are DESFire's own layouts, not TLV.
+        let desfire = DESFireWrapping.isWrapped(x.command) || DESFireWrapping.isWrappedAnswer(sw: x.response?.sw)
+        if x.handler.parsesTLV, !desfire, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
             var tree = BERTLV()
             swap(&tree, &spareResponseTLV)
             tree.reparse(data)
             x.responseTLV = consume tree
         }
-        if let c = x.command, !c.data.isEmpty {
+        if let c = x.command, !c.data.isEmpty, !desfire {
             splitCommandData(c, into: &x)
         }
         if let name = selecting, accepted {
