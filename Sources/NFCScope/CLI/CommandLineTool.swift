@@ -43,7 +43,8 @@ public enum CommandLineTool {
             options = try Arguments.parse(arguments)
         } catch {
             errorLine(error.description)
-            return exitUsage
+            // diff(1)'s convention: 2 for trouble.
+            return arguments.first == "diff" ? DiffCommand.exitTrouble : exitUsage
         }
         switch options.subcommand {
         case .help:
@@ -63,7 +64,7 @@ public enum CommandLineTool {
             return mistakes == 0 ? exitOK : exitInputErrors
         case .convert:
             return ConvertCommand.run(options, errorLine: errorLine)
-        case .decode, .stats, .pluginsList:
+        case .decode, .stats, .pluginsList, .diff:
             break
         }
         // A plugin mistake never stops decoding: the valid entries are used and the
@@ -85,6 +86,11 @@ public enum CommandLineTool {
             registry.writeList(kind: options.pluginKind, to: out)
             out.flush()
             return status
+        }
+        if options.subcommand == .diff {
+            let result = DiffCommand.run(options, registry: registry, out: out, outputIsTerminal: outputIsTerminal,
+                                         errorLine: errorLine)
+            return result
         }
         let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
         func account(_ outcome: DecodeOutcome) {
