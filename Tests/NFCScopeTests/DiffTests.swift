@@ -70,10 +70,19 @@ import Testing
         let amount = found.first { ($0["path"] as? String)?.hasSuffix("9F02") == true }
         #expect(amount?["a"] as? String == "000000010001")
         #expect(amount?["b"] as? String == "000000025000")
+        // 5F2A 0036 is AUD, two decimals (ISO 4217).
+        #expect(amount?["a_text"] as? String == "100.01 AUD")
+        #expect(amount?["b_text"] as? String == "250.00 AUD")
         let atc = found.first { ($0["path"] as? String)?.hasSuffix("9F36") == true }
         #expect(atc?["a"] as? String == "0035")
         #expect(atc?["b"] as? String == "0036")
         #expect(ops(r.out).filter { $0 == "changed" }.count == 1)
+
+        // Text: activation is frames 1-9 (field on, REQA … ATS); the six APDUs before
+        // GENERATE AC take 30 frames (chained answers of 61-byte blocks with R(ACK)s).
+        let text = run(["diff", "--format", "text", "--color", "never", a, b])
+        #expect(text.out.contains("! GENERATE AC → 9000  [a 40-45 | b 40-45]\n!     apdu[GENERATE AC]/command_fields/9F02\n!       a: 000000010001  (100.01 AUD)\n!       b: 000000025000  (250.00 AUD)\n"))
+        #expect(text.out.hasSuffix("6 equal, 1 changed, 0 inserted, 0 deleted; 4 field differences\n"))
 
         let volatile = run(["diff", "--format", "jsonl", "--ignore-volatile", a, b])
         #expect(volatile.status == 1)
