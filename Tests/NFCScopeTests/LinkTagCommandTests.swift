@@ -89,6 +89,9 @@ struct LinkTagCommandTests {
         #expect(t2[0].text == "AUTH-A block 4")
         #expect(!t2[1].text.contains("nt"))
         #expect(t2[2].text == "READ page 4")
+        // An Ultralight's NAK to AUTH is not given MIFARE Classic NAK meanings.
+        let nak = Self.afterSAK(0x00, [(.reader, T.withCRCA([0x61, 0x04])), (.card, [0x00])])
+        #expect(nak[1].isUnknown)
     }
 
     @Test("MIFARE Classic plaintext NAKs (MF1S50 table 10) and the SAK deciding C2")

@@ -245,4 +245,21 @@ import Testing
         #expect(ByteView.with(bytes("00000000")) { T2TCapabilityContainer($0)?.problems.isEmpty } == false)
         #expect(ByteView.with(bytes("E110")) { T2TCapabilityContainer($0) } == nil)
     }
+
+    // MARK: Text lines
+
+    @Test func capabilityContainerText() {
+        let out = OutputBuffer()
+        if let cc = ByteView.with(bytes("E1100600"), { T2TCapabilityContainer($0) }) { NDEFRendering.writeText(cc, to: out, indent: 0) }
+        if let cc = ByteView.with(bytes("E1400E01"), { T5TCapabilityContainer($0) }) { NDEFRendering.writeText(cc, to: out, indent: 0) }
+        if let a = ByteView.with(bytes("100101000d0000000000010000130034"), { T3TAttributeInformation($0) }) {
+            NDEFRendering.writeText(a, to: out, indent: 0)
+        }
+        #expect(out.string.split(separator: "\n").map(String.init) == [
+            "T2T CC E1 version 1.0, data area 48 bytes, read granted, write granted",
+            "T5T CC E1 (4 bytes) version 1.0, data area 112 bytes, read granted, write granted, MBREAD",
+            "T3T attribute block version 1.0, Nbr 1, Nbw 1, Nmaxb 13, write done, read/write, Ln 19, checksum BAD"
+                + " [checksum 0034 does not match the sum of bytes 0-13 (0033)]",
+        ])
+    }
 }

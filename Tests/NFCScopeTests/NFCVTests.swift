@@ -101,9 +101,20 @@ struct NFCVTests {
 
     @Test("short and truncated frames never crash")
     func robustness() {
-        for n in 0..<12 {
-            let bytes = Array(Self.withCRC([0x22, 0x23] + Self.uidAir + [0x00, 0x01]).prefix(n))
-            _ = Self.decode([(.reader, bytes), (.card, bytes)])
+        // An addressed READ MULTIPLE BLOCKS (ISO 15693-3 §10.4.6: flags, 23, UID, first
+        // block, number of blocks - 1, CRC): whole, it decodes with a good CRC; cut anywhere
+        // before its end, its last two bytes are not the CRC of the rest and no frame is
+        // taken for a well-formed request.
+        let whole = Self.withCRC([0x22, 0x23] + Self.uidAir + [0x00, 0x01])
+        let full = Self.decode([(.reader, whole)])
+        #expect(full[0].crc == .ok && full[0].error == nil)
+        #expect(full[0].info == "READ MULTIPLE BLOCKS block 0 count 2 UID e0040114b1a3dd03")
+        for n in 0..<whole.count {
+            let bytes = Array(whole.prefix(n))
+            let r = Self.decode([(.reader, bytes), (.card, bytes)])
+            #expect(r.count == 2)
+            #expect(r.allSatisfy { $0.crc != .ok }, "prefix \(n)")
+            if n >= 3 { #expect(r[0].crc == .bad, "prefix \(n)") }
         }
         let r = Self.decode([(.card, [])])
         #expect(r[0].error == nil && r[0].crc == .none)
@@ -302,8 +313,11 @@ struct NFCVCommandTests {
         #expect(Self.duplicateKeys(#"{"a":"#) == nil)
     }
 
-    @Test("every JSON line of the NFC-V captures parses and no object carries a key twice",
-          arguments: ["test_NFC-V_26kbps_001.json", "test_NFC-V_26kbps_002.json", "hf_15_reader.trace"])
+    @Test("every JSON line of the NFC-V (and Type 2 / MIFARE Classic) captures parses and no object carries a key twice",
+          arguments: ["test_NFC-V_26kbps_001.json", "test_NFC-V_26kbps_002.json", "hf_15_reader.trace",
+                      "hf_14a_mfu.trace", "hf_14a_mfuc.trace", "hf_14a_mfu-sim.trace",
+                      "hf_14a_mful_aes_defaultkey_secure_message.trace", "hf_mf_hid_sio_sim.trace",
+                      "test_NFC-A_106kbps_001.json"])
     func noDuplicateKeys(_ name: String) {
         let out = OutputBuffer()
         let status = CommandLineTool.run(["decode", "--format", "jsonl", fixturePath(name)][...], out: out,
@@ -325,5 +339,40 @@ struct NFCVCommandTests {
         #expect(r[1].error == nil)
         #expect(!r[1].members.contains(#""error""#))
         #expect(Self.duplicateKeys("{\"type\":\"frame\"" + r[1].members + "}") == [])
+    }
+}
+
+@Suite("NFC-V extended reads feed the Type 5 NDEF stage")
+struct NFCVExtendedReadNDEFTests {
+    /// A T5T read with EXTENDED READ SINGLE BLOCK (30) and EXTENDED READ MULTIPLE BLOCKS (33,
+    /// 2-byte block numbers, ISO/IEC 15693-3:2019): CC E1 40 10 01 (NFC Forum T5T: version 1.0,
+    /// MLEN 16 = 128 bytes), an NDEF TLV with a URI record (D1 01 len 'U' 03 "nfc.example/x":
+    /// NFC Forum URI RTD, prefix 03 = "http://"), terminator FE.
+    @Test func extendedReadsAssembleTheMessage() throws {
+        let uri = Array("nfc.example/x".utf8)
+        let record: [UInt8] = [0xD1, 0x01, UInt8(uri.count + 1), 0x55, 0x03] + uri
+        var memory: [UInt8] = [0xE1, 0x40, 0x10, 0x01, 0x03, UInt8(record.count)] + record + [0xFE]
+        while memory.count % 4 != 0 { memory.append(0) }
+        let uid: [UInt8] = [0x78, 0x56, 0x34, 0x12, 0x01, 0x08, 0x04, 0xE0]
+        var frames: [(Bool, [UInt8])] = [
+            (true, NFCVTests.withCRC([0x26, 0x01, 0x00])),
+            (false, NFCVTests.withCRC([0x00, 0x00] + uid)),
+            (true, NFCVTests.withCRC([0x22, 0x30] + uid + [0x00, 0x00])),
+            (false, NFCVTests.withCRC([0x00] + Array(memory[0..<4]))),
+        ]
+        let blocks = memory.count / 4
+        frames.append((true, NFCVTests.withCRC([0x22, 0x33] + uid + [0x01, 0x00, UInt8(blocks - 2), 0x00])))
+        frames.append((false, NFCVTests.withCRC([0x00] + Array(memory[4...]))))
+        var items: [String] = []
+        for (i, f) in frames.enumerated() {
+            let hex = f.1.map { String(format: "%02X", $0) }.joined(separator: ":")
+            items.append("{\"frameData\":\"\(hex)\",\"frameType\":\(f.0 ? 258 : 259),\"techType\":260,\"timeStart\":\(Double(i) * 0.01)}")
+        }
+        let path = temporaryFile(Array("{\"frames\":[\(items.joined(separator: ","))]}".utf8), name: "t5t-extended.json")
+        let ndef = try jsonRecords(path).filter { $0["type"] as? String == "ndef" }
+        try #require(ndef.count == 1)
+        #expect(ndef[0]["source"] as? String == "t5t")
+        let records = ndef[0]["records"] as? [[String: Any]] ?? []
+        #expect(records.first?["uri"] as? String == "http://nfc.example/x")
     }
 }

@@ -253,6 +253,18 @@ enum LibnfcLineSyntax {
     /// Content check for `InputFormat.detect`: one of the first lines is a libnfc debug
     /// log line, an example program's hex line or its banner.
     static func looksLikeLibnfc(_ view: ByteView) -> Bool {
+        looksLikeLibnfc(view, complete: true) ?? false
+    }
+
+    /// The check on the first bytes of a stream (`complete` false): only whole lines
+    /// count, and nil means they do not tell yet (fewer than 32 lines and 64 KiB).
+    static func looksLikeLibnfc(_ view: ByteView, complete: Bool) -> Bool? {
+        var view = view
+        if !complete {
+            var end = view.count
+            while end > 0, view.byte(end - 1) != 0x0A { end -= 1 }
+            view = view.prefix(end)
+        }
         var start = 0
         var lines = 0
         let limit = min(view.count, 64 << 10)
@@ -275,6 +287,6 @@ enum LibnfcLineSyntax {
             }
             lines += 1
         }
-        return false
+        return !complete && lines < 32 && limit < 64 << 10 ? nil : false
     }
 }

@@ -22,12 +22,19 @@ final class Redactor {
     private(set) var digitSecrets: [DigitSecret] = []
     /// Cardholder names (ASCII bytes), hidden entirely.
     private(set) var nameSecrets: [[UInt8]] = []
+    /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
+    struct TextSecret: Equatable {
+        var bytes: [UInt8]
+        var masked: [Bool]
+    }
+    private(set) var textSecrets: [TextSecret] = []
 
-    var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty }
+    var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty && textSecrets.isEmpty }
 
     func reset() {
         digitSecrets.removeAll(keepingCapacity: true)
         nameSecrets.removeAll(keepingCapacity: true)
+        textSecrets.removeAll(keepingCapacity: true)
     }
 
     /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1, 5F20/9F0B names).
@@ -86,8 +93,13 @@ final class Redactor {
     private func addTrack1(_ bytes: [UInt8]) {
         let parts = bytes.split(separator: 0x5E, maxSplits: 2, omittingEmptySubsequences: false)
         if parts.count >= 2 {
-            let pan = parts[0].drop { $0 < 0x30 || $0 > 0x39 }
+            let pan = Array(parts[0].drop { $0 < 0x30 || $0 > 0x39 })
             addPAN(pan.map { $0 - 0x30 })
+            // The same digits as ASCII, as the response and frame bytes carry them.
+            let secret = TextSecret(bytes: pan, masked: panMask(pan.count))
+            if pan.count >= 6, pan.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), !textSecrets.contains(secret) {
+                textSecrets.append(secret)
+            }
             addName(Array(parts[1]))
         }
         addName(bytes)
@@ -141,6 +153,11 @@ final class Redactor {
                 for k in 0..<secret.nibbles.count where secret.masked[k] { hit((start + k) / 2, (start + k) % 2) }
             }
         }
+        for secret in textSecrets {
+            for start in occurrences(of: secret.bytes, in: bytes) {
+                for k in 0..<secret.bytes.count where secret.masked[k] { hit(start + k, 0); hit(start + k, 1) }
+            }
+        }
         for name in nameSecrets {
             for start in occurrences(of: name, in: bytes) {
                 for k in 0..<name.count { hit(start + k, 0); hit(start + k, 1) }
@@ -171,11 +188,16 @@ final class Redactor {
     // MARK: Text
 
     /// Masks the secrets in written text: digit strings as hex or decimal digits (either
-    /// case), names as text and as hex.
+    /// case), ASCII digit strings and names as text and as hex.
     func maskText(_ text: inout [UInt8]) {
         for secret in digitSecrets {
             let pattern = secret.nibbles.map { hexChar($0) }
             maskOccurrences(of: pattern, in: &text) { k in secret.masked[k] }
+        }
+        for secret in textSecrets {
+            maskOccurrences(of: secret.bytes, in: &text) { k in secret.masked[k] }
+            let hex = secret.bytes.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }
+            maskOccurrences(of: hex, in: &text) { k in secret.masked[k / 2] }
         }
         for name in nameSecrets {
             maskOccurrences(of: name, in: &text) { _ in true }

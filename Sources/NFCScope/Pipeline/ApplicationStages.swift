@@ -35,10 +35,22 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         self.feliCa = FeliCaSession(registry: registry)
     }
 
-    /// A link-layer frame, after the sink has it.
+    /// A link-layer frame, after the sink has it. `closesExchange` is the loop's
+    /// `frame.closesExchange`, computed once per frame.
     @inline(__always)
-    func frame(_ frame: Frame) {
+    func frame(_ frame: Frame, closesExchange: Bool) {
         guard application else { return }
+        // ISO-DEP blocks are most frames of a payment capture: they concern the APDU
+        // stage only through the reassembler, and only DESELECT ends the session.
+        if case .block = frame.info {
+            if closesExchange { endCardSession(fieldDropped: false) }
+            return
+        }
+        otherFrame(frame, closesExchange: closesExchange)
+    }
+
+    @inline(never)
+    private func otherFrame(_ frame: Frame, closesExchange: Bool) {
         // Frames by what the link layer made of them.
         switch frame.info {
         case .t2t(let t): type2.type2Frame(t, n: frame.n, to: sink)
@@ -49,8 +61,9 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         default: break
         }
         if frame.event != nil { feliCa.feed(frame, to: self) }
-        if frame.endsCardSession { endCardSession(fieldDropped: frame.event == .fieldOff) }
-
+        if frame.endsCardSession(closesExchange: closesExchange) {
+            endCardSession(fieldDropped: frame.event == .fieldOff)
+        }
     }
 
     /// The end of the input.

@@ -32,6 +32,7 @@ final class Type4TagStage {
     /// An APDU sent to the NDEF Tag Application.
     func feed<Sink: DecodeSink>(_ x: APDUInterpretation, to sink: Sink) {
         guard let c = x.command, c.cla & 0x80 == 0 else { return }
+        active = true
         let sw = x.response?.sw
         let ok = sw == 0x9000 || sw == 0x6282
         frames.add(x.exchange.frames)
@@ -64,6 +65,7 @@ final class Type4TagStage {
 
     /// The card session ended: a message not wholly seen is reported with what is missing.
     func endSession<Sink: DecodeSink>(to sink: Sink) {
+        guard active else { return }
         defer { reset() }
         guard !file.isEmpty, emitted == nil else { return }
         let header = extendedLength ? 4 : 2
@@ -75,7 +77,11 @@ final class Type4TagStage {
         emit(message: ByteView(), problem: "the capture shows \(seen) of the message's \(length) bytes", to: sink)
     }
 
+    /// Whether the session sent the application anything (most sessions do not).
+    private var active = false
+
     private func reset() {
+        active = false
         selected = nil
         cc.removeAll()
         file.removeAll()
