@@ -124,7 +124,7 @@ func bytes(fromHex hex: String) -> [UInt8] {
 /// Decodes a built capture to JSON records.
 func jsonRecords(of builder: CaptureBuilder, registry: Registry = .builtin) throws -> [[String: Any]] {
     let out = OutputBuffer()
-    _ = CaptureDecoder.decode(path: temporaryFile(builder.pcap), into: JSONLinesWriter(output: out, registry: registry))
+    _ = CaptureDecoder.decode(path: temporaryFile(builder.pcap), registry: registry, into: JSONLinesWriter(output: out, registry: registry))
     return try out.string.split(separator: "\n").map { line in
         try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
     }

@@ -82,6 +82,7 @@ enum ApplicationRendering {
         out.ascii(",\"pass_returned\":")
         out.ascii(s.vasPassReturned ? "true" : "false")
         out.byte(0x7D)
+        ODARendering.writeJSONMembers(s, to: out)
     }
 
     // MARK: Text
@@ -160,6 +161,7 @@ enum ApplicationRendering {
             }
             out.byte(0x0A)
         }
+        ODARendering.writeText(s, registry: registry, to: out)
     }
 
     // MARK: Helpers

@@ -37,6 +37,16 @@ final class Redactor {
         textSecrets.removeAll(keepingCapacity: true)
     }
 
+    /// Secrets kept after their session ended: transaction records written later (the
+    /// text output's summaries close it) show the PAN of the ICC certificate.
+    static let retainedSecrets = 256
+
+    /// A session ended: the oldest secrets beyond `retainedSecrets` are forgotten.
+    func endSession() {
+        if digitSecrets.count > Redactor.retainedSecrets { digitSecrets.removeFirst(digitSecrets.count - Redactor.retainedSecrets) }
+        if nameSecrets.count > Redactor.retainedSecrets { nameSecrets.removeFirst(nameSecrets.count - Redactor.retainedSecrets) }
+    }
+
     /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1, 5F20/9F0B names).
     func learn(fromResponse data: ByteView) {
         guard !data.isEmpty, BERTLV.looksLikeTLV(data) else { return }
@@ -252,10 +262,11 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
             held.append(frame)
             if held.count >= holdLimit || endsSession { release() }
         }
-        // A card's secrets are learnt again from its own answers in each session, so
-        // they are forgotten when the session ends: memory and masking work stay
-        // bounded however many cards a capture holds.
-        if endsSession { redactor.reset() }
+        // A card's secrets are learnt again from its own answers in each session; the
+        // most recent cards' are kept for the summaries written at the end (text), the
+        // older ones forgotten: memory and masking work stay bounded however many
+        // cards a capture holds.
+        if endsSession { redactor.endSession() }
     }
 
     public func record<R: DecodedRecord>(_ record: R) {

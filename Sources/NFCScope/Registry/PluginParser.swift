@@ -11,25 +11,26 @@ struct PluginFileContents: Sendable {
     var codeTables: [CodeTable] = []
     var systems: [FeliCaSystemEntry] = []
     var services: [FeliCaServiceEntry] = []
+    var caPublicKeys: [CAPublicKey] = []
 }
 
 /// The kinds of entries a plugin can define (`plugins list --kind`).
 public enum PluginKind: String, Sendable, CaseIterable {
-    case aid, tag, bits, codes, system, service
+    case aid, tag, bits, codes, system, service, capk
 }
 
 extension TagEntry {
     /// Renderer names the EMV layer implements; `bits:` and `enum:` name a table.
     public static let knownRenderers: Set<String> = [
         "amount", "currency", "country", "date", "time", "track2", "pan", "afl",
-        "cvm-list", "cid", "dol", "text", "numeric", "hex",
+        "cvm-list", "cid", "dol", "text", "numeric", "hex", "iad", "cvm-results",
     ]
 }
 
 enum PluginParser {
     private enum Section {
         case none
-        case aid, tag, system
+        case aid, tag, system, capk
         case bits(Int)      // index into contents.bitTables
         case codes(Int)     // index into contents.codeTables
         case service(Int)   // index into contents.services
@@ -61,6 +62,7 @@ enum PluginParser {
         var seenBits: [Int: Int] = [:]          // byte * 16 + bit → line, per current table
         var seenCodes: [Int: Int] = [:]         // code → line, per current table
         var seenFields: [String: Int] = [:]
+        var seenCAPKs: [CAPublicKeyKey: Int] = [:]
 
         var lineNumber = 0
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -95,13 +97,13 @@ enum PluginParser {
                 seenCodes = [:]
                 seenFields = [:]
                 switch kind {
-                case "aid", "tag", "system":
+                case "aid", "tag", "system", "capk":
                     if words.count != 1 || title != nil {
                         report("section [\(kind)] takes no arguments")
                         section = .skipped
                         continue
                     }
-                    section = kind == "aid" ? .aid : kind == "tag" ? .tag : .system
+                    section = kind == "aid" ? .aid : kind == "tag" ? .tag : kind == "capk" ? .capk : .system
                 case "bits":
                     guard words.count == 2 || words.count == 3, title == nil, isTableName(words[1]) else {
                         report("expected [bits NAME] or [bits NAME BYTES] with NAME of letters, digits and '-'")
@@ -177,7 +179,7 @@ enum PluginParser {
                                                                 source: source, block: block))
                     section = .service(contents.services.count - 1)
                 default:
-                    report("unknown section kind '\(kind)' (expected aid, tag, bits, codes, system or service)")
+                    report("unknown section kind '\(kind)' (expected aid, tag, bits, codes, system, service or capk)")
                     section = .skipped
                 }
                 continue
@@ -269,6 +271,16 @@ enum PluginParser {
                 contents.codeTables[index].entries[code] = columns[1]
                 contents.codeTables[index].rowSources[code] = source
                 if columns.count > 2 { contents.codeTables[index].columns[code] = Array(columns[2...]) }
+            case .capk:
+                switch caPublicKey(columns, source: source) {
+                case .failure(let problem):
+                    diagnostics.append(problem)
+                case .success(let key):
+                    let id = CAPublicKeyKey(rid: key.rid, index: key.index, modulus: key.modulus)
+                    if duplicate("CA key \(columns[0]) \(columns[1]) with the same modulus", seenCAPKs[id]) { continue }
+                    seenCAPKs[id] = lineNumber
+                    contents.caPublicKeys.append(key)
+                }
             case .system:
                 guard columns.count == 2 else {
                     report("expected SYSTEM | NAME, found \(columns.count) column(s)"); continue
@@ -435,7 +447,7 @@ enum PluginParser {
             guard !digits.isEmpty, digits.count <= 8 else { return nil }
             return Int(digits, radix: 16)
         }
-        guard !s.isEmpty, s.count <= 9, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !s.isEmpty, s.count <= 15, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Int(s)
     }
 }

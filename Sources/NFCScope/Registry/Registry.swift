@@ -26,6 +26,8 @@ public final class Registry: Sendable {
     public let codeTables: [String: CodeTable]
     public let systems: [UInt16: FeliCaSystemEntry]
     public let services: [FeliCaServiceEntry]
+    /// Certification authority public keys, in the order of their first definition.
+    public let caPublicKeys: [CAPublicKey]
 
     /// AID prefix -> index in `aids`.
     private let aidIndex: PrefixDissectorTable<Int>
@@ -65,6 +67,7 @@ public final class Registry: Sendable {
         codeTables = b.codeTables
         systems = b.systems
         services = b.serviceOrder.compactMap { b.services[$0] }
+        caPublicKeys = b.caPublicKeyOrder.compactMap { b.caPublicKeys[$0] }
 
         var aidIndex = PrefixDissectorTable<Int>()
         for (i, entry) in aids.enumerated() { aidIndex.register(prefix: entry.aid, i) }
@@ -159,6 +162,8 @@ public final class Registry: Sendable {
                 case .track2: slot.renderer = .track2
                 case .afl: slot.renderer = .afl
                 case .cvmList: slot.renderer = .cvmList
+                case .issuerApplicationData: slot.renderer = .issuerApplicationData
+                case .cvmResults: slot.renderer = .cvmResults
                 case .cid: slot.renderer = .cid
                 case .dol: slot.renderer = .dol
                 case .tagList: slot.renderer = .tagList
@@ -191,6 +196,7 @@ public final class Registry: Sendable {
     private enum RendererKind: UInt8 {
         case none, numeric, compressedNumeric, text
         case amount, currency, country, date, time, track2, afl, cvmList, cid, dol, tagList
+        case issuerApplicationData, cvmResults
         case bits, enumeration
     }
 
@@ -352,6 +358,8 @@ public final class Registry: Sendable {
         case .track2: renderTrack2(value, out)
         case .afl: renderAFL(value, out)
         case .cvmList: renderCVMList(value, out)
+        case .issuerApplicationData: renderIssuerApplicationData(value, context: context, dictionary: self, out, target)
+        case .cvmResults: renderCVMResults(value, out)
         case .cid: renderCID(value, out)
         case .dol: renderDOL(value, context: context, dictionary: self, out, target)
         case .tagList: renderTagList(value, context: context, dictionary: self, out, target)
@@ -430,6 +438,8 @@ struct RegistryBuilder {
     var systems: [UInt16: FeliCaSystemEntry] = [:]
     var services: [ServiceKey: FeliCaServiceEntry] = [:]
     var serviceOrder: [ServiceKey] = []
+    var caPublicKeys: [CAPublicKeyKey: CAPublicKey] = [:]
+    var caPublicKeyOrder: [CAPublicKeyKey] = []
 
     mutating func add(_ contents: PluginFileContents) {
         for entry in contents.aids {
@@ -473,6 +483,10 @@ struct RegistryBuilder {
         for entry in contents.services {
             let key = ServiceKey(system: entry.system, code: entry.code, block: entry.block)
             if services.updateValue(entry, forKey: key) == nil { serviceOrder.append(key) }
+        }
+        for key in contents.caPublicKeys {
+            let id = CAPublicKeyKey(rid: key.rid, index: key.index, modulus: key.modulus)
+            if caPublicKeys.updateValue(key, forKey: id) == nil { caPublicKeyOrder.append(id) }
         }
     }
 

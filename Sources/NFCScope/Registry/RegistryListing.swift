@@ -62,6 +62,12 @@ extension Registry {
                      + (e.block.map { " block \($0)" } ?? ""), text, e.source)
             }
         }
+        if kind == nil || kind == .capk {
+            for e in caPublicKeys {
+                let text = "\(e.modulus.count * 8)-bit key, exponent \(hex(e.exponent)), expiry \(e.expiry ?? "unknown") [\(e.origin)]"
+                line(.capk, hex(e.rid) + " " + Registry.hexByte(e.index), text, e.source)
+            }
+        }
     }
 
     static func hexByte(_ b: UInt8) -> String {

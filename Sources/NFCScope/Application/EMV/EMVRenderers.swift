@@ -7,6 +7,7 @@
 public enum EMVValueRenderer: Sendable {
     case numeric, compressedNumeric, text
     case amount, currency, country, date, time, track2, pan, afl, cvmList, cid, dol, tagList
+    case issuerApplicationData, cvmResults
     case bits(BitTable)
     case enumeration(CodeTable, bcdKey: Bool)
 
@@ -24,6 +25,8 @@ public enum EMVValueRenderer: Sendable {
             case "pan": return .pan
             case "afl": return .afl
             case "cvm-list": return .cvmList
+            case "iad": return .issuerApplicationData
+            case "cvm-results": return .cvmResults
             case "cid": return .cid
             case "dol": return .dol
             case "text": return .text
@@ -66,6 +69,8 @@ public enum EMVValueRenderer: Sendable {
         case .track2: renderTrack2(value, out)
         case .afl: renderAFL(value, out)
         case .cvmList: renderCVMList(value, out)
+        case .issuerApplicationData: renderIssuerApplicationData(value, context: context, dictionary: dictionary, out, target)
+        case .cvmResults: renderCVMResults(value, out)
         case .cid: renderCID(value, out)
         case .dol: renderDOL(value, context: context, dictionary: dictionary, out, target)
         case .tagList: renderTagList(value, context: context, dictionary: dictionary, out, target)

@@ -46,6 +46,18 @@ public struct TransactionSummary: Sendable {
     public var vasPassReturned = false
     /// Whether any exchange went to a payment application or directory.
     public var payment = false
+    /// Offline data authentication redone from the capture (nil: no EMV application seen).
+    public var oda: ODAResult?
+    /// Consistency checks that failed (PAN, track 2, expiry, amounts).
+    public var warnings: [String] = []
+    /// The contactless kernel, the token (wallet) markers and the card's transaction log.
+    public var kernel: KernelInfo?
+    public var token: TokenInfo?
+    public var transactionLog: [LogEntry] = []
+    /// What the card decided and why: its last issuer application data (9F10) and the
+    /// terminal's CVM results (9F34), each as hex and rendered text.
+    public var issuerApplicationData: (hex: String, text: String)?
+    public var cvmResults: (hex: String, text: String)?
 
     /// The outcome in a few words.
     public var outcome: String {
@@ -65,6 +77,9 @@ struct TransactionTracker {
     private var lastSW: UInt16?
     private var lastIncomplete = false
     private var lastHadResponse = true
+    /// What offline data authentication and the consistency checks need (EMV/ODA).
+    private var evidence = ODAEvidence()
+    private var registry: Registry?
 
     var isEmpty: Bool { summary.apdus == 0 }
 
@@ -83,7 +98,11 @@ struct TransactionTracker {
         lastHadResponse = x.response != nil
         lastIncomplete = x.exchange.incomplete
 
-        if x.handler == .emv { summary.payment = true }
+        if x.handler == .emv {
+            summary.payment = true
+            evidence.observe(x)
+            self.registry = registry
+        }
         guard let c = x.command else { return }
         let ok = x.response?.sw == 0x9000
         if c.ins == 0xA4, c.cla & 0x80 == 0, let name = c.selectedName {
@@ -127,6 +146,7 @@ struct TransactionTracker {
     /// Closes the session: decides where it stopped when no cryptogram was produced.
     mutating func finish(fieldDropped: Bool) -> TransactionSummary {
         var s = summary
+        if let registry { EMVSessionChecks.apply(evidence, registry: registry, to: &s) }
         guard s.cryptogram == nil else { return s }
         let last = lastCommandName.map { String(describing: $0) } ?? "the first command"
         if !s.directory.isEmpty, let aid = s.aid, !s.selectAccepted,

@@ -1,0 +1,183 @@
+// What is worked out once per card session from everything it showed: offline
+// data authentication and the consistency of the card's data (Luhn check of every
+// PAN, PAN in 5A vs track 2 vs the ICC certificate, expiry in 5F24 vs track 2).
+
+enum EMVSessionChecks {
+    static func apply(_ e: ODAEvidence, registry: Registry, to s: inout TransactionSummary) {
+        s.oda = ODAVerifier.verify(e, registry: registry)
+        s.warnings = consistencyWarnings(e, oda: s.oda)
+        s.kernel = kernel(e, registry: registry)
+        s.token = token(e, registry: registry)
+        s.transactionLog = transactionLog(e)
+        s.issuerApplicationData = rendered(0x9F10, e.card[0x9F10], e, registry)
+        s.cvmResults = rendered(0x9F34, e.terminal[0x9F34], e, registry)
+    }
+
+    /// A value as the tag's renderer shows it, inside the session's application.
+    private static func rendered(_ tag: UInt32, _ value: [UInt8]?, _ e: ODAEvidence, _ registry: Registry) -> (hex: String, text: String)? {
+        guard let value else { return nil }
+        var context = EMVContext()
+        if let aid = e.aid { ByteView.with(aid) { context.learn(tag: 0x84, value: $0) } }
+        let out = OutputBuffer()
+        let shown: Bool = ByteView.with(value) { v in
+            context.withSelectedAID { aid in
+                guard let entry = registry.tag(tag, length: v.count, aid: aid) else { return false }
+                return renderValue(tag: entry, value: v, context: context, dictionary: registry, to: out, target: .text)
+            }
+        }
+        return (hexUpper(value), shown ? out.string : "")
+    }
+
+    static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {
+        var out: [String] = []
+        let pan5A = e.card[0x5A].flatMap(digits)
+        let track2 = e.card[0x57], track2Mobile = e.card[0x9F6B]
+        let panT2 = track2.flatMap(track2PAN)
+        let panT2Mobile = track2Mobile.flatMap(track2PAN)
+        var checked: Set<String> = []
+        for (pan, source) in [(pan5A, "5A"), (panT2, "track 2 (57)"), (panT2Mobile, "track 2 (9F6B)")] {
+            guard let pan, !pan.isEmpty, !checked.contains(pan) else { continue }
+            checked.insert(pan)
+            if !luhnValid(pan) { out.append("PAN \(maskedPAN(pan)) in \(source) fails the Luhn check") }
+        }
+        if let a = pan5A, let b = panT2, a != b {
+            out.append("PAN in 5A (\(maskedPAN(a))) differs from track 2 (57) (\(maskedPAN(b)))")
+        }
+        if let a = pan5A ?? panT2, let b = panT2Mobile, a != b {
+            out.append("PAN \(maskedPAN(a)) differs from track 2 (9F6B) (\(maskedPAN(b)))")
+        }
+        if let icc = oda?.iccCertificate, let pan = pan5A ?? panT2, icc.identifier != pan, oda?.step?.contains("PAN") != true {
+            out.append("PAN \(maskedPAN(pan)) differs from the ICC certificate's \(maskedPAN(icc.identifier))")
+        }
+        // The terminal's amount and currency should be the same in every DOL's data.
+        if let first = e.dolAmounts.first {
+            for other in e.dolAmounts.dropFirst() {
+                if let a = first.amount, let b = other.amount, a != b {
+                    out.append("amount in the \(other.dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))")
+                }
+                if let a = first.currency, let b = other.currency, a != b {
+                    out.append("currency in the \(other.dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))")
+                }
+            }
+        }
+        if let expiry = e.card[0x5F24], expiry.count == 3 {
+            let yymm = hexUpper(Array(expiry.prefix(2)))
+            for (t2, source) in [(track2, "track 2 (57)"), (track2Mobile, "track 2 (9F6B)")] {
+                guard let t2, let e2 = track2Expiry(t2) else { continue }
+                if e2 != yymm {
+                    out.append("expiry in 5F24 (20\(yymm.prefix(2))-\(yymm.suffix(2))) differs from \(source) (20\(e2.prefix(2))-\(e2.suffix(2)))")
+                }
+            }
+        }
+        return out
+    }
+}
+
+/// The Luhn (mod 10) check digit test of ISO/IEC 7812-1.
+func luhnValid(_ digits: String) -> Bool {
+    var sum = 0
+    var double = false
+    var count = 0
+    for c in digits.utf8.reversed() {
+        guard c >= 0x30, c <= 0x39 else { return false }
+        var d = Int(c - 0x30)
+        if double { d *= 2; if d > 9 { d -= 9 } }
+        sum += d
+        double.toggle()
+        count += 1
+    }
+    return count >= 2 && sum % 10 == 0
+}
+
+/// The contactless kernel (EMV Book B kernel identifiers; Book C-2 ... C-7).
+public struct KernelInfo: Sendable {
+    public var id: Int
+    public var name: String?
+    /// Where it was read: `"9F2A"` (the card's Kernel Identifier) or `"AID"` (the scheme's RID).
+    public var from: String
+}
+
+/// Token markers: 9F19 Token Requestor ID (named when the `token-requestor` table
+/// knows it) and 9F24 Payment Account Reference.
+public struct TokenInfo: Sendable {
+    public var requestorID: String?
+    public var wallet: String?
+    public var par: String?
+}
+
+/// One record of the card's transaction log (9F4D, 9F4F), split by the log format.
+public struct LogEntry: Sendable {
+    public var record: Int
+    /// Tag and value of each field, in log format order.
+    public var fields: [(tag: UInt32, value: [UInt8])]
+    public var amountMinor: Int64?
+    public var currency: Int?
+    /// YYYY-MM-DD from 9A.
+    public var date: String?
+    public var time: String?
+    public var cryptogramType: String?
+    /// The record was shorter or longer than the log format says.
+    public var lengthMismatch: Bool
+}
+
+extension EMVSessionChecks {
+    static func kernel(_ e: ODAEvidence, registry: Registry) -> KernelInfo? {
+        if let k = e.card[0x9F2A], let first = k.first {
+            let id = Int(first & 0x3F)
+            return KernelInfo(id: id, name: registry.code("kernel", id), from: "9F2A")
+        }
+        guard let rid = e.rid else { return nil }
+        let byRID: [[UInt8]: Int] = [
+            [0xA0, 0, 0, 0, 0x04]: 2, [0xA0, 0, 0, 0, 0x03]: 3, [0xA0, 0, 0, 0, 0x25]: 4,
+            [0xA0, 0, 0, 0, 0x65]: 5, [0xA0, 0, 0, 0x01, 0x52]: 6, [0xA0, 0, 0, 0x03, 0x33]: 7,
+        ]
+        guard let id = byRID[rid] else { return nil }
+        return KernelInfo(id: id, name: registry.code("kernel", id), from: "AID")
+    }
+
+    static func token(_ e: ODAEvidence, registry: Registry) -> TokenInfo? {
+        let trid = e.card[0x9F19].flatMap { digits($0) }
+        let par = e.card[0x9F24].map { String(decoding: $0.map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x2E }, as: UTF8.self) }
+        guard trid != nil || par != nil else { return nil }
+        let wallet = trid.flatMap { Int($0) }.flatMap { registry.code("token-requestor", $0) }
+        return TokenInfo(requestorID: trid, wallet: wallet, par: par)
+    }
+
+    /// Records of the log SFI (9F4D byte 1) split by the log format (9F4F).
+    static func transactionLog(_ e: ODAEvidence) -> [LogEntry] {
+        guard let entry = e.card[0x9F4D], let sfi = entry.first.map(Int.init), let format = e.card[0x9F4F] else { return [] }
+        let dol = ByteView.with(format) { DataObjectList(parsing: $0) }
+        var out: [LogEntry] = []
+        for r in e.records where r.sfi == sfi {
+            // The split's views point into the record: used only inside this closure.
+            out.append(ByteView.with(r.data) { data in logEntry(record: r.record, dol.split(data)) })
+        }
+        return out
+    }
+
+    private static func logEntry(record: Int, _ split: DOLSplit) -> LogEntry {
+        var fields: [(tag: UInt32, value: [UInt8])] = []
+        var log = LogEntry(record: record, fields: [], lengthMismatch: !split.matches)
+        for v in split.values where v.isComplete {
+            fields.append((v.tag, v.value.array))
+            switch v.tag {
+            case 0x9F02: log.amountMinor = bcdValue(v.value)
+            case 0x5F2A: log.currency = bcdValue(v.value).map(Int.init)
+            case 0x9A:
+                let b = v.value.array
+                if b.count == 3, let y = bcdByte(b[0]), let m = bcdByte(b[1]), let d = bcdByte(b[2]) {
+                    log.date = "20" + twoDigits(y) + "-" + twoDigits(m) + "-" + twoDigits(d)
+                }
+            case 0x9F21:
+                let b = v.value.array
+                if b.count == 3, let h = bcdByte(b[0]), let m = bcdByte(b[1]), let s = bcdByte(b[2]) {
+                    log.time = twoDigits(h) + ":" + twoDigits(m) + ":" + twoDigits(s)
+                }
+            case 0x9F27: log.cryptogramType = v.value.byte(0).map { cryptogramType($0).rawValue }
+            default: break
+            }
+        }
+        log.fields = fields
+        return log
+    }
+}

@@ -1,0 +1,155 @@
+// 9F10 Issuer Application Data broken down by scheme, and 9F34 CVM Results.
+//
+// Layouts (only what public sources give; anything else is shown as unknown hex):
+// - Visa, first byte 06 (formats 0/1/3, VIS 1.5/1.6 and VCPS): length 06, derivation key
+//   index, cryptogram version number, CVR (length 03 + 3 bytes), then optionally the
+//   length of the issuer discretionary data and that data. CVR bits: the `visa-cvr`
+//   table; byte 2 bits 8-7 and 6-5 are two-bit codes, byte 4 bits 8-5 a script count.
+//   First byte 1F (formats 2 and 4, VIS 1.6): only the CVN (byte 2) is decoded.
+//   CVN values: Visa's table as republished by Thredd ("Visa Cryptogram Version
+//   Number Values": 0A, 0C, 11, 12, 32-3B for formats 0/1/3; 22, 2C for 2; 43 for 4).
+// - Mastercard M/Chip 4 (18 bytes; M/Chip 4 Issuer Guide A.19 as cited by
+//   binaryfoo/emv-bertlv): key derivation index, CVN, CVR (6 bytes, `mastercard-cvr`),
+//   DAC/ICC dynamic number (2), counters (8). Other lengths (M/Chip Advance): index
+//   and CVN only.
+// - American Express and UnionPay (first byte 06 / 07): index, CVN and CVR bytes as
+//   binaryfoo/emv-bertlv's cases show them; the CVR bits are not decoded.
+
+func renderIssuerApplicationData(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionary,
+                                 _ out: OutputBuffer, _ target: EMVTextTarget) {
+    let rid: UInt64 = context.selectedAID.map { aid in aid.prefix(5).reduce(0) { $0 << 8 | UInt64($1) } } ?? 0
+    switch rid {
+    case 0xA0_0000_0003 where v.first == 0x06 && v.count >= 7:
+        out.ascii("Visa format 0/1/3, DKI "); out.hexByte(v[1], uppercase: true)
+        out.ascii(", CVN "); writeVisaCVN(v[2], out)
+        out.ascii(", CVR "); out.hex(v.slice(3, 4) ?? ByteView(), uppercase: true)
+        if v[3] == 0x03 {
+            out.ascii(": ")
+            writeVisaCVR(v[4], v[5], v[6], dictionary: dictionary, out, target)
+        } else {
+            out.ascii(" (length byte not 03: bits not decoded)")
+        }
+        if v.count > 7 {
+            let length = Int(v[7])
+            if 8 + length <= v.count, length > 0 {
+                out.ascii("; issuer discretionary data "); out.hex(v.slice(8, length) ?? ByteView(), uppercase: true)
+                if 8 + length < v.count { out.ascii("; unknown "); out.hex(v.suffix(from: 8 + length), uppercase: true) }
+            } else {
+                out.ascii("; unknown "); out.hex(v.suffix(from: 7), uppercase: true)
+            }
+        }
+    case 0xA0_0000_0003 where v.first == 0x1F && v.count >= 2:
+        out.ascii("Visa format 2/4, CVN "); writeVisaCVN(v[1], out)
+        out.ascii("; bytes 3-"); out.int(v.count); out.ascii(" not decoded "); out.hex(v.suffix(from: 2), uppercase: true)
+    case 0xA0_0000_0004 where v.count >= 2:
+        out.ascii("Mastercard, key derivation index "); out.hexByte(v[0], uppercase: true)
+        out.ascii(", CVN "); out.hexByte(v[1], uppercase: true)
+        if v.count == 18 {
+            out.ascii(" (M/Chip 4 layout), CVR "); out.hex(v.slice(2, 6) ?? ByteView(), uppercase: true)
+            out.ascii(": ")
+            writeMastercardCVR(v.slice(2, 6) ?? ByteView(), dictionary: dictionary, out, target)
+            out.ascii("; DAC/ICC dynamic number "); out.hex(v.slice(8, 2) ?? ByteView(), uppercase: true)
+            out.ascii("; counters "); out.hex(v.slice(10, 8) ?? ByteView(), uppercase: true)
+        } else if v.count > 2 {
+            out.ascii("; layout of a "); out.int(v.count); out.ascii("-byte IAD unknown: ")
+            out.hex(v.suffix(from: 2), uppercase: true)
+        }
+    case 0xA0_0000_0025 where v.first == 0x06 && v.count >= 7,
+         0xA0_0000_0333 where v.first == 0x07 && v.count >= 8:
+        out.ascii(rid == 0xA0_0000_0025 ? "American Express" : "UnionPay")
+        out.ascii(", DKI "); out.hexByte(v[1], uppercase: true)
+        out.ascii(", CVN "); out.hexByte(v[2], uppercase: true)
+        let cvrLength = rid == 0xA0_0000_0025 ? 4 : 5
+        out.ascii(", CVR "); out.hex(v.slice(3, cvrLength) ?? ByteView(), uppercase: true)
+        out.ascii(" (bits not decoded)")
+        if v.count > 3 + cvrLength { out.ascii("; unknown "); out.hex(v.suffix(from: 3 + cvrLength), uppercase: true) }
+    default:
+        out.ascii("layout unknown for this application")
+    }
+}
+
+private func writeVisaCVN(_ cvn: UInt8, _ out: OutputBuffer) {
+    out.hexByte(cvn, uppercase: true)
+    out.ascii(" (")
+    out.int(Int(cvn))
+    switch cvn {
+    case 0x0A, 0x11, 0x12, 0x0C, 0x32...0x3B: out.ascii(", IAD format 0/1/3)")
+    case 0x22, 0x2C: out.ascii(", IAD format 2)")
+    case 0x43: out.ascii(", IAD format 4)")
+    default: out.ascii(", not in Visa's published list)")
+    }
+}
+
+/// Visa CVR bytes 2-4 (the `visa-cvr` table numbers them 1-3).
+private func writeVisaCVR(_ b2: UInt8, _ b3: UInt8, _ b4: UInt8, dictionary: some EMVDictionary,
+                          _ out: OutputBuffer, _ target: EMVTextTarget) {
+    writeCryptogramsReturned(b2, first: "GPO/first GENERATE AC", out)
+    let table = dictionary.bitTable("visa-cvr")
+    writeTableBits([b2 & 0x0F, b3, b4 & 0x0F], table: table, out, target)
+    out.ascii("; issuer script commands processed on last transaction: "); out.int(Int(b4 >> 4))
+}
+
+/// M/Chip 4 CVR (6 bytes).
+private func writeMastercardCVR(_ cvr: ByteView, dictionary: some EMVDictionary, _ out: OutputBuffer, _ target: EMVTextTarget) {
+    guard cvr.count == 6 else { return }
+    let b1 = cvr[0]
+    writeCryptogramsReturned(b1, first: "first GENERATE AC", out)
+    let table = dictionary.bitTable("mastercard-cvr")
+    writeTableBits([b1 & 0x0F, cvr[1], 0, cvr[3], cvr[4], cvr[5]], table: table, out, target)
+    out.ascii("; script counter (right nibble) "); out.int(Int(cvr[2] >> 4))
+    out.ascii("; PIN try counter (right nibble) "); out.int(Int(cvr[2] & 0x0F))
+}
+
+/// The two-bit codes of a CVR byte (Visa byte 2, M/Chip byte 1): bits 8-7 what the
+/// second GENERATE AC returned, bits 6-5 what the first (or the GPO) returned.
+private func writeCryptogramsReturned(_ b: UInt8, first: StaticString, _ out: OutputBuffer) {
+    switch b >> 6 {
+    case 0: out.ascii("AAC returned in second GENERATE AC")
+    case 1: out.ascii("TC returned in second GENERATE AC")
+    case 2: out.ascii("second GENERATE AC not requested")
+    default: out.ascii("second GENERATE AC: RFU code 11")
+    }
+    switch (b >> 4) & 0x03 {
+    case 0: out.ascii("; AAC returned in ")
+    case 1: out.ascii("; TC returned in ")
+    case 2: out.ascii("; ARQC returned in ")
+    default: out.ascii("; RFU code 11 in ")
+    }
+    out.ascii(first)
+}
+
+/// "; meaning" for each set bit, from the table (1-based bytes), "RFU byte N bit M" otherwise.
+private func writeTableBits(_ bytes: [UInt8], table: BitTable?, _ out: OutputBuffer, _ target: EMVTextTarget) {
+    for (i, b) in bytes.enumerated() where b != 0 {
+        for bit in stride(from: 8, through: 1, by: -1) where b & (1 << UInt8(bit - 1)) != 0 {
+            out.ascii("; ")
+            if let entry = table?.bits.first(where: { $0.byte == i + 1 && $0.bit == bit }) {
+                emvDictionaryText(entry.meaning, out, target)
+            } else {
+                out.ascii("unknown byte "); out.int(i + 1); out.ascii(" bit "); out.int(bit)
+            }
+        }
+    }
+}
+
+/// 9F34 (EMV Book 4, A4): method performed, its condition, and the result.
+func renderCVMResults(_ v: ByteView, _ out: OutputBuffer) {
+    guard v.count == 3 else {
+        out.ascii("invalid CVM results length "); out.int(v.count)
+        return
+    }
+    if v[0] == 0x3F {
+        out.ascii("no CVM performed")
+    } else {
+        writeCVMMethod(v[0] & 0x3F, out)
+        out.ascii(v[0] & 0x40 != 0 ? " (next rule if unsuccessful)" : " (fail if unsuccessful)")
+    }
+    out.ascii(", ")
+    writeCVMCondition(v[1], out)
+    switch v[2] {
+    case 0x00: out.ascii(", result unknown")
+    case 0x01: out.ascii(", failed")
+    case 0x02: out.ascii(", successful")
+    default: out.ascii(", result code "); out.hexByte(v[2], uppercase: true); out.ascii(" (RFU)")
+    }
+}

@@ -1,0 +1,204 @@
+// What a card session showed that offline data authentication and the consistency
+// checks need: the records read (with their SFI and number), the card's data
+// elements, the terminal's DOL data, INTERNAL AUTHENTICATE and GENERATE AC.
+// Values are copied (the exchange buffers are reused), only for the few commands
+// concerned, and the total kept per session is capped.
+
+struct ODAEvidence {
+    /// One GENERATE AC: its command data, CDOL values and answer.
+    struct GenerateAC {
+        var p1: UInt8
+        var commandData: [UInt8]
+        /// Unpredictable Number from the CDOL data.
+        var unpredictableNumber: [UInt8]?
+        /// The TLV objects of the format 2 answer in order, signed dynamic data left out
+        /// (what the transaction data hash code covers).
+        var responseObjects: [UInt8] = []
+        var signedDynamicData: [UInt8]?
+        var cid: UInt8?
+        var cryptogram: [UInt8]?
+    }
+
+    /// Bytes kept at most per session (records and values); beyond, data counts as missing.
+    static let byteBudget = 1 << 20
+    /// Records kept at most per session.
+    static let maxRecords = 1024
+
+    var rid: [UInt8]?
+    /// The selected application's AID.
+    var aid: [UInt8]?
+    /// Card data elements from the GPO answer and the records (first value seen).
+    var card: [UInt32: [UInt8]] = [:]
+    /// Terminal data elements from the PDOL and CDOL data (last value seen).
+    var terminal: [UInt32: [UInt8]] = [:]
+    var records: [(sfi: Int, record: Int, data: [UInt8])] = []
+    var pdolData: [UInt8]?
+    /// Signed dynamic data (9F4B) in the GPO answer or a record: fDDA.
+    var fddaSignature: [UInt8]?
+    var internalAuthenticate: (ddolData: [UInt8], signature: [UInt8])?
+    var generateACs: [GenerateAC] = []
+    /// Amount (9F02) and currency (5F2A) of each DOL's data, in order (PDOL, CDOL1, CDOL2).
+    var dolAmounts: [(dol: String, amount: [UInt8]?, currency: [UInt8]?)] = []
+    var keptBytes = 0
+    var overBudget = false
+
+    /// Card tags worth keeping (ODA, consistency, what the card decided).
+    static func keeps(_ tag: UInt32) -> Bool {
+        switch tag {
+        case 0x82, 0x94, 0x8F, 0x90, 0x92, 0x93, 0x9F32, 0x9F46, 0x9F47, 0x9F48, 0x9F4A, 0x5A, 0x57, 0x9F6B,
+             0x5F24, 0x5F34, 0x9F69, 0x9F10, 0x9F6E, 0x9F19, 0x9F24, 0x9F4D, 0x9F4F, 0x9F2A, 0x9F6C, 0x9F36:
+            return true
+        default:
+            return false
+        }
+    }
+
+    mutating func observe(_ x: APDUInterpretation) {
+        guard x.handler == .emv, let c = x.command, let r = x.response, r.sw == 0x9000 else { return }
+        if c.cla & 0x80 == 0, c.ins == 0xA4, let name = c.selectedName {
+            if !isDirectoryName(name) {
+                self = ODAEvidence()
+                aid = name.array
+                rid = Array(name.array.prefix(5))
+                // The FCI may carry the log entry (9F4D) and the kernel identifier.
+                if let tlv = x.responseTLV { collect(tlv) }
+            }
+            return
+        }
+        if let dol = x.commandDOL {
+            var amount: [UInt8]?, currency: [UInt8]?
+            for v in dol.values where v.isComplete {
+                keep(terminal: true, v.tag, v.value, replacing: true)
+                if v.tag == 0x9F02 { amount = v.value.array }
+                if v.tag == 0x5F2A { currency = v.value.array }
+            }
+            if (amount != nil || currency != nil) && dolAmounts.count < 4 {
+                dolAmounts.append((String(describing: x.commandDOLName), amount, currency))
+            }
+        }
+        switch (c.cla & 0x80, c.ins) {
+        case (0x80, 0xA8):
+            let wrapper = BERTLV(parsing: c.data)
+            if let node = wrapper.first(0x83), node.depth == 0 { pdolData = copy(node.value) }
+            if let tlv = x.responseTLV, let f1 = tlv.first(0x80), f1.depth == 0 {
+                // Format 1: AIP then AFL.
+                if f1.value.count >= 2 {
+                    keep(terminal: false, 0x82, f1.value.prefix(2), replacing: false)
+                    keep(terminal: false, 0x94, f1.value.suffix(from: 2), replacing: false)
+                }
+            } else if let tlv = x.responseTLV {
+                collect(tlv)
+                if let sdad = tlv.first(0x9F4B) { fddaSignature = copy(sdad.value) }
+            }
+        case (0x00, 0xB2):
+            guard c.p2 & 0x07 == 0x04 else { return }
+            let sfi = Int(c.p2 >> 3), record = Int(c.p1)
+            guard records.count < ODAEvidence.maxRecords, let data = copy(r.data) else {
+                overBudget = true
+                return
+            }
+            records.append((sfi, record, data))
+            if let tlv = x.responseTLV {
+                collect(tlv)
+                if let sdad = tlv.first(0x9F4B), fddaSignature == nil { fddaSignature = copy(sdad.value) }
+            }
+        case (0x00, 0x88):
+            guard let tlv = x.responseTLV, let ddol = copy(c.data) else { return }
+            if let f1 = tlv.first(0x80), f1.depth == 0, let s = copy(f1.value) {
+                internalAuthenticate = (ddol, s)
+            } else if let s = tlv.first(0x9F4B), let sig = copy(s.value) {
+                internalAuthenticate = (ddol, sig)
+            }
+        case (0x80, 0xAE):
+            guard let data = copy(c.data) else { return }
+            var g = GenerateAC(p1: c.p1, commandData: data)
+            if let dol = x.commandDOL, let un = dol.values.first(where: { $0.tag == 0x9F37 && $0.isComplete }) {
+                g.unpredictableNumber = un.value.array
+            }
+            if let tlv = x.responseTLV {
+                if let t77 = tlv.first(0x77), t77.depth == 0 {
+                    for (_, child) in tlv.children(of: tlv.nodes.firstIndex { $0.tag == 0x77 } ?? 0) {
+                        guard child.error == nil else { continue }
+                        if child.tag == 0x9F4B {
+                            g.signedDynamicData = child.value.array
+                        } else {
+                            let start = child.offset, length = child.headerLength + child.value.count
+                            if let raw = tlv.bytes.slice(start, length) { g.responseObjects += raw.array }
+                            if child.tag == 0x9F27 { g.cid = child.value.byte(0) }
+                            if child.tag == 0x9F26 { g.cryptogram = child.value.array }
+                            if child.tag == 0x9F10 { keep(terminal: false, 0x9F10, child.value, replacing: true) }
+                        }
+                    }
+                } else if let f1 = tlv.first(0x80), f1.depth == 0 {
+                    // Format 1: CID, ATC, cryptogram, then the issuer application data.
+                    g.cid = f1.value.byte(0)
+                    g.cryptogram = f1.value.slice(3, 8)?.array
+                    if f1.value.count > 11 { keep(terminal: false, 0x9F10, f1.value.suffix(from: 11), replacing: true) }
+                }
+            }
+            keptBytes += g.responseObjects.count + (g.signedDynamicData?.count ?? 0)
+            if generateACs.count < 4 { generateACs.append(g) }
+        default:
+            if let tlv = x.responseTLV, c.ins == 0xCA { collect(tlv) }
+        }
+    }
+
+    private mutating func collect(_ tlv: BERTLV) {
+        for node in tlv.nodes where !node.constructed && node.error == nil && ODAEvidence.keeps(node.tag) {
+            keep(terminal: false, node.tag, node.value, replacing: false)
+        }
+    }
+
+    private mutating func keep(terminal: Bool, _ tag: UInt32, _ value: ByteView, replacing: Bool) {
+        if !replacing, (terminal ? self.terminal[tag] : card[tag]) != nil { return }
+        guard let bytes = copy(value) else { return }
+        if terminal { self.terminal[tag] = bytes } else { card[tag] = bytes }
+    }
+
+    private mutating func copy(_ v: ByteView) -> [UInt8]? {
+        guard keptBytes + v.count <= ODAEvidence.byteBudget else {
+            overBudget = true
+            return nil
+        }
+        keptBytes += v.count
+        return v.array
+    }
+
+    var aip: [UInt8]? { card[0x82] }
+    var afl: [UInt8]? { card[0x94] }
+
+    /// The PAN: 5A, else from track 2 (57, then 9F6B).
+    var pan: String? {
+        if let p = card[0x5A] { return digits(p) }
+        if let t = card[0x57] ?? card[0x9F6B] { return track2PAN(t) }
+        return nil
+    }
+}
+
+/// Decimal digits of cn/n data up to the first F nibble (nil if another non-digit appears).
+func digits(_ bytes: [UInt8]) -> String? { digitsUntil(0x0F, bytes, orEnd: true) }
+
+/// The PAN of track 2 equivalent data: the digits before the separator D.
+func track2PAN(_ bytes: [UInt8]) -> String? { digitsUntil(0x0D, bytes, orEnd: false) }
+
+private func digitsUntil(_ stop: UInt8, _ bytes: [UInt8], orEnd: Bool) -> String? {
+    var s = ""
+    for b in bytes {
+        for nibble in [b >> 4, b & 0x0F] {
+            if nibble == stop { return s }
+            guard nibble < 10 else { return nil }
+            s.append(Character(Unicode.Scalar(0x30 + nibble)))
+        }
+    }
+    return orEnd ? s : nil
+}
+
+/// Expiry YYMM of track 2 equivalent data (the 4 digits after the separator).
+func track2Expiry(_ bytes: [UInt8]) -> String? {
+    var nibbles: [UInt8] = []
+    for b in bytes { nibbles.append(b >> 4); nibbles.append(b & 0x0F) }
+    guard let sep = nibbles.firstIndex(of: 0x0D), sep + 4 < nibbles.count else { return nil }
+    let e = nibbles[(sep + 1)...(sep + 4)]
+    guard e.allSatisfy({ $0 < 10 }) else { return nil }
+    return String(e.map { Character(Unicode.Scalar(0x30 + $0)) })
+}

@@ -1,0 +1,221 @@
+// The transaction record's `oda` and `warnings` members and their text lines:
+// the verdict of offline data authentication with what was recovered, and the
+// consistency checks that failed.
+
+enum ODARendering {
+    // MARK: JSON
+
+    /// `,"oda":{...}` (null when the session showed no EMV application) and `,"warnings":[...]`.
+    static func writeJSONMembers(_ s: TransactionSummary, to out: OutputBuffer) {
+        out.ascii(",\"oda\":")
+        if let r = s.oda {
+            out.ascii("{\"method\":"); string(r.method?.rawValue, out)
+            out.ascii(",\"result\":"); string(r.result.rawValue, out)
+            out.ascii(",\"step\":"); string(r.step, out)
+            out.ascii(",\"reason\":"); string(r.reason, out)
+            out.ascii(",\"ca_key\":")
+            if let k = r.caKey {
+                out.ascii("{\"rid\":"); hex(k.rid, out)
+                out.ascii(",\"index\":"); hex([k.index], out)
+                out.ascii(",\"source\":"); string(k.origin, out)
+                out.byte(0x7D)
+            } else {
+                out.ascii("null")
+            }
+            out.ascii(",\"issuer_certificate\":"); certificate(r.issuerCertificate, out)
+            out.ascii(",\"icc_certificate\":"); certificate(r.iccCertificate, out)
+            out.ascii(",\"signed_data\":"); signed(r.signedData, out)
+            out.ascii(",\"notes\":"); strings(r.notes, out)
+            out.byte(0x7D)
+        } else {
+            out.ascii("null")
+        }
+        out.ascii(",\"warnings\":"); strings(s.warnings, out)
+        out.ascii(",\"issuer_application_data\":"); hexAndText(s.issuerApplicationData, out)
+        out.ascii(",\"cvm_results\":"); hexAndText(s.cvmResults, out)
+        out.ascii(",\"kernel\":")
+        if let k = s.kernel {
+            out.ascii("{\"id\":"); out.int(k.id)
+            out.ascii(",\"name\":"); string(k.name, out)
+            out.ascii(",\"from\":"); string(k.from, out)
+            out.byte(0x7D)
+        } else {
+            out.ascii("null")
+        }
+        out.ascii(",\"token\":")
+        if let t = s.token {
+            out.ascii("{\"requestor_id\":"); string(t.requestorID, out)
+            out.ascii(",\"wallet\":"); string(t.wallet, out)
+            out.ascii(",\"par\":"); string(t.par, out)
+            out.byte(0x7D)
+        } else {
+            out.ascii("null")
+        }
+        out.ascii(",\"transaction_log\":[")
+        for (i, e) in s.transactionLog.enumerated() {
+            if i > 0 { out.byte(0x2C) }
+            out.ascii("{\"record\":"); out.int(e.record)
+            out.ascii(",\"date\":"); string(e.date, out)
+            out.ascii(",\"time\":"); string(e.time, out)
+            out.ascii(",\"amount_minor\":")
+            if let a = e.amountMinor { out.int(Int(a)) } else { out.ascii("null") }
+            out.ascii(",\"currency_code\":")
+            if let c = e.currency { out.int(c) } else { out.ascii("null") }
+            out.ascii(",\"cryptogram\":"); string(e.cryptogramType, out)
+            out.ascii(",\"length_matches_format\":"); out.ascii(e.lengthMismatch ? "false" : "true")
+            out.ascii(",\"fields\":[")
+            for (j, f) in e.fields.enumerated() {
+                if j > 0 { out.byte(0x2C) }
+                out.ascii("{\"tag\":\""); emvTagHex(f.tag, out)
+                out.ascii("\",\"hex\":"); hex(f.value, out)
+                out.byte(0x7D)
+            }
+            out.ascii("]}")
+        }
+        out.byte(0x5D)
+    }
+
+    private static func certificate(_ c: RecoveredCertificate?, _ out: OutputBuffer) {
+        guard let c else { out.ascii("null"); return }
+        out.ascii("{\"header\":"); hex([c.header], out)
+        out.ascii(",\"format\":"); hex([c.format], out)
+        out.ascii(",\"identifier\":"); string(c.identifier, out)
+        out.ascii(",\"expiry\":"); string(c.expiryText ?? hexUpper(c.expiry), out)
+        out.ascii(",\"serial\":"); hex(c.serial, out)
+        out.ascii(",\"hash_algorithm\":"); hex([c.hashAlgorithm], out)
+        out.ascii(",\"key_algorithm\":"); hex([c.keyAlgorithm], out)
+        out.ascii(",\"key_length\":"); out.int(c.keyLength)
+        out.ascii(",\"exponent_length\":"); out.int(c.exponentLength)
+        out.ascii(",\"public_key\":"); hex(c.publicKey, out)
+        out.ascii(",\"exponent\":"); hex(c.exponent, out)
+        out.ascii(",\"hash\":"); hex(c.hash, out)
+        out.ascii(",\"hash_ok\":"); bool(c.computedHash.map { $0 == c.hash }, out)
+        out.ascii(",\"trailer\":"); hex([c.trailer], out)
+        out.byte(0x7D)
+    }
+
+    private static func signed(_ d: RecoveredSignedData?, _ out: OutputBuffer) {
+        guard let d else { out.ascii("null"); return }
+        out.ascii("{\"header\":"); hex([d.header], out)
+        out.ascii(",\"format\":"); hex([d.format], out)
+        out.ascii(",\"hash_algorithm\":"); hex([d.hashAlgorithm], out)
+        if let dac = d.dataAuthenticationCode { out.ascii(",\"data_authentication_code\":"); hex(dac, out) }
+        if let l = d.dynamicDataLength { out.ascii(",\"dynamic_data_length\":"); out.int(l) }
+        if let dn = d.iccDynamicNumber { out.ascii(",\"icc_dynamic_number\":"); hex(dn, out) }
+        if let cid = d.cid { out.ascii(",\"cid\":"); hex([cid], out) }
+        if let ac = d.cryptogram { out.ascii(",\"cryptogram\":"); hex(ac, out) }
+        if let h = d.transactionDataHash {
+            out.ascii(",\"transaction_data_hash\":"); hex(h, out)
+            out.ascii(",\"transaction_data_hash_ok\":"); bool(d.computedTransactionDataHash.map { $0 == h }, out)
+        }
+        out.ascii(",\"hash\":"); hex(d.hash, out)
+        out.ascii(",\"hash_ok\":"); bool(d.computedHash.map { $0 == d.hash }, out)
+        out.ascii(",\"trailer\":"); hex([d.trailer], out)
+        out.byte(0x7D)
+    }
+
+    // MARK: Text
+
+    static func writeText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        if let r = s.oda {
+            var line = "    offline data authentication: "
+            if let m = r.method { line += m.rawValue + " " }
+            line += r.result.rawValue
+            if let step = r.step { line += " at " + step }
+            if let reason = r.reason { line += ": " + reason }
+            out.string(line + "\n")
+            if let k = r.caKey {
+                out.string("      CA key \(hexUpper(k.rid)) \(hexUpper([k.index])) (\(k.modulus.count * 8) bits, \(k.origin))\n")
+            }
+            if let c = r.issuerCertificate { out.string("      issuer certificate: " + certificateText(c, identifier: "issuer") + "\n") }
+            if let c = r.iccCertificate { out.string("      ICC certificate: " + certificateText(c, identifier: "PAN") + "\n") }
+            if let d = r.signedData {
+                var t = d.format == 0x03 ? "      signed static data: format 03" : "      signed dynamic data: format " + hexUpper([d.format])
+                if let dac = d.dataAuthenticationCode { t += ", data authentication code " + hexUpper(dac) }
+                if let dn = d.iccDynamicNumber { t += ", ICC dynamic number " + hexUpper(dn) }
+                if let cid = d.cid { t += ", CID " + hexUpper([cid]) }
+                if let ac = d.cryptogram { t += ", cryptogram " + hexUpper(ac) }
+                if let h = d.transactionDataHash {
+                    t += ", transaction data hash " + hexUpper(h) + verdict(d.computedTransactionDataHash.map { $0 == h })
+                }
+                t += ", hash " + hexUpper(d.hash) + verdict(d.computedHash.map { $0 == d.hash })
+                out.string(t + "\n")
+            }
+            for note in r.notes { out.string("      note: " + note + "\n") }
+        }
+        for w in s.warnings { out.string("    warning: " + w + "\n") }
+        if let iad = s.issuerApplicationData { out.string("    issuer application data: " + (iad.text.isEmpty ? iad.hex : iad.text) + "\n") }
+        if let cvm = s.cvmResults { out.string("    CVM results: " + (cvm.text.isEmpty ? cvm.hex : cvm.text) + "\n") }
+        if let k = s.kernel { out.string("    kernel: " + (k.name ?? "kernel \(k.id)") + " (from " + k.from + ")\n") }
+        if let t = s.token {
+            var line = "    tokenised"
+            if let w = t.wallet { line += ": " + w }
+            if let id = t.requestorID { line += (t.wallet == nil ? ": " : " ") + "(token requestor ID " + id + ")" }
+            if let par = t.par { line += ", PAR " + par }
+            out.string(line + "\n")
+        }
+        for e in s.transactionLog {
+            var line = "    log record \(e.record):"
+            if let d = e.date { line += " " + d }
+            if let t = e.time { line += " " + t }
+            if let a = e.amountMinor {
+                line += " " + (ApplicationRendering.amountText(a, currency: e.currency, registry: registry) ?? "\(a)")
+            }
+            if let c = e.cryptogramType { line += " " + c }
+            if e.lengthMismatch { line += " (length differs from the log format)" }
+            out.string(line + "\n")
+        }
+    }
+
+    private static func certificateText(_ c: RecoveredCertificate, identifier: String) -> String {
+        var t = "format " + hexUpper([c.format]) + ", " + identifier + " " + c.identifier
+        t += ", expiry " + (c.expiryText ?? hexUpper(c.expiry)) + ", serial " + hexUpper(c.serial)
+        t += ", hash algorithm " + hexUpper([c.hashAlgorithm]) + ", key algorithm " + hexUpper([c.keyAlgorithm])
+        t += ", key \(c.keyLength) bytes, exponent " + (c.exponent.map(hexUpper) ?? "?")
+        t += ", hash " + hexUpper(c.hash) + verdict(c.computedHash.map { $0 == c.hash })
+        return t
+    }
+
+    private static func verdict(_ ok: Bool?) -> String {
+        switch ok {
+        case true?: " ok"
+        case false?: " MISMATCH"
+        case nil: " (not checked)"
+        }
+    }
+
+    // MARK: Helpers
+
+    private static func string(_ s: String?, _ out: OutputBuffer) {
+        guard let s else { out.ascii("null"); return }
+        out.byte(0x22); out.jsonEscaped(s); out.byte(0x22)
+    }
+
+    private static func hex(_ bytes: [UInt8]?, _ out: OutputBuffer) {
+        guard let bytes else { out.ascii("null"); return }
+        out.byte(0x22)
+        ByteView.with(bytes) { out.hex($0, uppercase: true) }
+        out.byte(0x22)
+    }
+
+    private static func hexAndText(_ v: (hex: String, text: String)?, _ out: OutputBuffer) {
+        guard let v else { out.ascii("null"); return }
+        out.ascii("{\"hex\":"); string(v.hex, out)
+        out.ascii(",\"text\":"); string(v.text, out)
+        out.byte(0x7D)
+    }
+
+    private static func bool(_ b: Bool?, _ out: OutputBuffer) {
+        guard let b else { out.ascii("null"); return }
+        out.ascii(b ? "true" : "false")
+    }
+
+    private static func strings(_ list: [String], _ out: OutputBuffer) {
+        out.byte(0x5B)
+        for (i, s) in list.enumerated() {
+            if i > 0 { out.byte(0x2C) }
+            string(s, out)
+        }
+        out.byte(0x5D)
+    }
+}

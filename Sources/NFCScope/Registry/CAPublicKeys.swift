@@ -1,0 +1,83 @@
+// Certification authority public keys (`[capk]` plugin sections): the keys a
+// terminal uses to recover an issuer's public key certificate (EMV Book 2, 5.1 and
+// 6.1). The payment schemes publish them; the built-in file cites where each came
+// from, and a lab adds its test keys through its own plugin folder.
+
+public struct CAPublicKey: Sendable {
+    /// Registered application provider identifier: the first 5 bytes of the AID.
+    public var rid: [UInt8]
+    /// Certification Authority Public Key Index (tag 8F on the card).
+    public var index: UInt8
+    public var exponent: [UInt8]
+    public var modulus: [UInt8]
+    /// Last day the key may be used (YYYY-MM-DD), when the source gives it.
+    public var expiry: String?
+    /// SHA-1 over RID, index, modulus and exponent, when the source gives it.
+    public var checksum: [UInt8]?
+    /// Where the key comes from (publication, project), as the plugin line says.
+    public var origin: String
+    public var source: EntrySource
+
+    /// The checksum a key's data gives (EMV Book 2, 11.2.2).
+    public var computedChecksum: [UInt8] { SHA1.hash(rid + [index] + modulus + exponent) }
+}
+
+/// A key's identity for overriding: the same RID and index may name several keys
+/// (a scheme's test and production sets), told apart by their moduli.
+struct CAPublicKeyKey: Hashable {
+    var rid: [UInt8]
+    var index: UInt8
+    var modulus: [UInt8]
+}
+
+extension PluginParser {
+    /// One `RID | index | exponent | modulus | expiry | checksum | origin` line.
+    /// User keys' checksums are verified here (the built-in ones by a test).
+    static func caPublicKey(_ columns: [String], source: EntrySource) -> Result<CAPublicKey, PluginDiagnostic> {
+        func mistake(_ reason: String) -> Result<CAPublicKey, PluginDiagnostic> {
+            .failure(PluginDiagnostic(file: source.file, line: source.line, reason: reason))
+        }
+        guard columns.count == 7 else {
+            return mistake("expected RID | INDEX | EXPONENT | MODULUS | EXPIRY | CHECKSUM | SOURCE, found \(columns.count) column(s)")
+        }
+        guard let rid = hexBytes(columns[0]), rid.count == 5 else { return mistake("RID '\(columns[0])' is not 5 hex bytes") }
+        guard let index = hexBytes(columns[1]), index.count == 1 else { return mistake("index '\(columns[1])' is not 1 hex byte") }
+        guard let exponent = hexBytes(columns[2]), (1...RSAPublicKeyOperation.maxExponentBytes).contains(exponent.count),
+              exponent.contains(where: { $0 != 0 }) else {
+            return mistake("exponent '\(columns[2])' is not 1 to \(RSAPublicKeyOperation.maxExponentBytes) hex bytes (non-zero)")
+        }
+        guard let modulus = hexBytes(columns[3]), (16...RSAPublicKeyOperation.maxModulusBytes).contains(modulus.count),
+              modulus[0] != 0, let last = modulus.last, last & 1 == 1 else {
+            return mistake("modulus is not 16 to \(RSAPublicKeyOperation.maxModulusBytes) hex bytes of an odd number without leading zeros")
+        }
+        var expiry: String?
+        if columns[4] != "-" {
+            let e = columns[4]
+            let parts = e.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+                  let m = Int(parts[1]), let d = Int(parts[2]), Int(parts[0]) != nil, (1...12).contains(m), (1...31).contains(d) else {
+                return mistake("expiry '\(e)' is not YYYY-MM-DD or -")
+            }
+            expiry = e
+        }
+        var checksum: [UInt8]?
+        if columns[5] != "-" {
+            guard let c = hexBytes(columns[5]), c.count == 20 else { return mistake("checksum '\(columns[5])' is not 20 hex bytes or -") }
+            checksum = c
+        }
+        guard !columns[6].isEmpty else { return mistake("missing source (say where the key comes from)") }
+        let key = CAPublicKey(rid: rid, index: index[0], exponent: exponent, modulus: modulus, expiry: expiry,
+                              checksum: checksum, origin: columns[6], source: source)
+        if !source.builtin, let checksum, key.computedChecksum != checksum {
+            return mistake("checksum does not match the key (SHA-1 of RID, index, modulus, exponent is \(hexUpper(key.computedChecksum)))")
+        }
+        return .success(key)
+    }
+}
+
+extension Registry {
+    /// The keys a RID and index name, the latest definition first.
+    public func caPublicKeys(rid: [UInt8], index: UInt8) -> [CAPublicKey] {
+        caPublicKeys.filter { $0.index == index && $0.rid == rid }.reversed()
+    }
+}
