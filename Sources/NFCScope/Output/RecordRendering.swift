@@ -44,6 +44,7 @@ extension ISODEPExchange: DecodedRecord {
     }
 
     /// `wtx`, `retransmissions`, `crc`, `complete`.
+    @inline(__always)
     func writeLinkJSONMembers(_ out: OutputBuffer) {
         out.ascii(",\"wtx\":")
         out.int(waitingTimeExtensions)
