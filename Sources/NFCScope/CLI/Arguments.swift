@@ -16,6 +16,8 @@ public enum Subcommand: Equatable, Sendable {
     case pluginsCheck
     /// `convert IN -o OUT`: the frames of IN written as a pcap or pcapng capture.
     case convert
+    /// `diff A B`: the aligned exchanges of two inputs and their field differences.
+    case diff
     /// `devices`: the readers libnfc finds.
     case devices
 }
@@ -36,6 +38,14 @@ public struct Options: Equatable, Sendable {
     public var tech: Tech?
     /// `--redact`: mask PANs, track 2 and cardholder names in the output.
     public var redact = false
+    /// `diff --ignore LIST`: EMV tags and field names whose changes are not differences.
+    public var diffIgnore: [String] = []
+    /// `diff --ignore-volatile`: ignore `DiffSettings.volatileTags`.
+    public var diffIgnoreVolatile = false
+    /// `diff --link`: also compare link-layer details (frame numbers, WTX, retransmissions, CRC verdicts).
+    public var diffLink = false
+    /// `diff --color`.
+    public var color: ColorMode = .auto
     /// `--line-buffered`: write each record out as soon as it is decoded.
     public var lineBuffered = false
 
@@ -52,6 +62,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case unexpectedArgument(String)
     case noOutput
     case unknownOutputExtension(String)
+    case diffNeedsTwo
 
     public var description: String {
         switch self {
@@ -63,6 +74,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .noPluginFolder: "no plugin folder given to check"
         case .unexpectedArgument(let s): "unexpected argument '\(s)'"
         case .noOutput: "convert needs an output file (-o FILE.pcap or FILE.pcapng)"
+        case .diffNeedsTwo: "diff needs two inputs: nfcscope diff A B"
         case .unknownOutputExtension(let s): "cannot tell the output format of '\(s)' (use .pcap or .pcapng)"
         }
     }
@@ -81,6 +93,8 @@ public enum Arguments {
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service|capk] [--plugins DIR]...
       nfcscope plugins check DIR...
       nfcscope convert [--input FORMAT] IN -o OUT.pcap|OUT.pcapng
+      nfcscope diff [--format text|jsonl] [--ignore LIST] [--ignore-volatile] [--link]
+                  [--color auto|always|never] [--tech ...] [--plugins DIR]... A B
       nfcscope devices [--format text|jsonl]
       nfcscope help | --help | --version
 
@@ -103,6 +117,13 @@ public enum Arguments {
                reads back: ISO 14443 link type 264, NFC-F/V as Wireshark exported
                PDUs (link type 252). Details: docs/export.md.
 
+      diff     Aligns the exchanges of two inputs (APDUs, FeliCa commands, NDEF
+               messages) by what they are and shows what changed, field by field
+               (TLV paths, DOL entries, FeliCa block fields, NDEF record fields,
+               status words). Inputs may be of different formats, or JSON Lines
+               written by decode. Exit status 0 equal, 1 different, 2 trouble.
+               Details: docs/diff.md.
+
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
                             The JSON Lines schema is in docs/jsonl-schema.md.
@@ -123,6 +144,14 @@ public enum Arguments {
                             on a terminal; otherwise output is written in large blocks,
                             and whenever a pipe or FIFO input has to wait for its writer).
       -o, --output FILE     convert: the file to write; .pcap or .pcapng.
+      --ignore LIST         (diff) Comma-separated EMV tags (9F37,9F36) and field names
+                            (sw, uid) whose changes are not differences.
+      --ignore-volatile     (diff) Ignore what changes every transaction: 9F37, 9F36,
+                            9F26, 9F4B, 9F10, 9F4C, 9F69, 9F60, 9F61.
+      --link                (diff) Also compare frame numbers, WTX, retransmissions, CRC.
+      --color auto|always|never
+                            (diff) Colour the text output (auto: on a terminal).
+      -                     Read the capture from standard input.
       -                     Read the capture from standard input. Standard input, pipes
                             and FIFOs are decoded as the bytes arrive.
 
@@ -163,6 +192,7 @@ public enum Arguments {
         case "decode": options.subcommand = .decode
         case "stats": options.subcommand = .stats
         case "convert": options.subcommand = .convert
+        case "diff": options.subcommand = .diff
         case "devices": options.subcommand = .devices
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
@@ -212,6 +242,21 @@ public enum Arguments {
                 guard options.subcommand == .convert else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.outputPath = value
+            case "--ignore":
+                guard options.subcommand == .diff else { throw .unknownOption(arg) }
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                options.diffIgnore += value.split(separator: ",").map { String($0) }
+            case "--ignore-volatile":
+                guard options.subcommand == .diff else { throw .unknownOption(arg) }
+                options.diffIgnoreVolatile = true
+            case "--link":
+                guard options.subcommand == .diff else { throw .unknownOption(arg) }
+                options.diffLink = true
+            case "--color", "--colour":
+                guard options.subcommand == .diff else { throw .unknownOption(arg) }
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                guard let mode = ColorMode(rawValue: value) else { throw .invalidValue(option: name, value: value) }
+                options.color = mode
             case "--line-buffered":
                 guard options.subcommand == .decode || options.subcommand == .stats else { throw .unknownOption(arg) }
                 options.lineBuffered = true
@@ -245,6 +290,9 @@ public enum Arguments {
             if options.files.count > 1 { throw .unexpectedArgument(options.files[1]) }
             guard let output = options.outputPath else { throw .noOutput }
             if ExportContainer(path: output) == nil { throw .unknownOutputExtension(output) }
+        case .diff:
+            if options.files.count < 2 { throw .diffNeedsTwo }
+            if options.files.count > 2 { throw .unexpectedArgument(options.files[2]) }
         default:
             if options.files.isEmpty { throw .noInput }
         }

@@ -45,7 +45,8 @@ public enum CommandLineTool {
             options = try Arguments.parse(arguments)
         } catch {
             errorLine(error.description)
-            return exitUsage
+            // diff(1)'s convention: 2 for trouble.
+            return arguments.first == "diff" ? DiffCommand.exitTrouble : exitUsage
         }
         switch options.subcommand {
         case .help:
@@ -68,7 +69,7 @@ public enum CommandLineTool {
         case .devices:
             return DevicesCommand.run(options, out: out, format: options.format ?? (outputIsTerminal ? .text : .jsonl),
                                       errorLine: errorLine)
-        case .decode, .stats, .pluginsList:
+        case .decode, .stats, .pluginsList, .diff:
             break
         }
         // A plugin mistake never stops decoding: the valid entries are used and the
@@ -90,6 +91,11 @@ public enum CommandLineTool {
             registry.writeList(kind: options.pluginKind, to: out)
             out.flush()
             return status
+        }
+        if options.subcommand == .diff {
+            let result = DiffCommand.run(options, registry: registry, out: out, outputIsTerminal: outputIsTerminal,
+                                         errorLine: errorLine)
+            return result
         }
         let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
         if outputIsTerminal || options.lineBuffered { out.flushEachRecord = true }

@@ -1,0 +1,122 @@
+// Aligns two inputs' exchanges by key and compares the paired ones field by field.
+
+enum DiffOp: String {
+    case equal, changed, inserted, deleted
+}
+
+struct DiffChange {
+    var path: String
+    /// Compact JSON of each side's value; nil when the field is absent on that side.
+    var a: String?
+    var b: String?
+    var aText: String?
+    var bText: String?
+}
+
+struct DiffEntry {
+    var op: DiffOp
+    var a: Int?
+    var b: Int?
+    var changes: [DiffChange] = []
+    /// Changes hidden by `--ignore` / `--ignore-volatile`.
+    var ignored = 0
+}
+
+struct DiffSettings {
+    /// Upper-cased names: EMV tags and field names. A change is ignored when a
+    /// component of its path (before any `#n` or `:block`) is one of them.
+    var ignore: Set<String> = []
+    var link = false
+
+    /// `--ignore-volatile`: what changes from one transaction to the next by design.
+    /// 9F37 Unpredictable Number, 9F36 ATC, 9F26 Application Cryptogram, 9F4B Signed
+    /// Dynamic Application Data, 9F10 Issuer Application Data (carries counters and
+    /// the cryptogram's own data), 9F4C ICC Dynamic Number, 9F69 Card Authentication
+    /// Related Data (carries the card's unpredictable number), 9F60/9F61 CVC3 (Track1/
+    /// Track2). Not 9F27 (Cryptogram Information Data): whether the card approved,
+    /// declined or went online is a real difference.
+    static let volatileTags = ["9F37", "9F36", "9F26", "9F4B", "9F10", "9F4C", "9F69", "9F60", "9F61"]
+
+    func ignores(_ path: String) -> Bool {
+        guard !ignore.isEmpty else { return false }
+        for component in path.split(separator: "/") {
+            var name = Substring(component)
+            if let hash = name.firstIndex(of: "#") { name = name[..<hash] }
+            if ignore.contains(name.uppercased()) { return true }
+            if let colon = name.firstIndex(of: ":"), ignore.contains(name[..<colon].uppercased()) { return true }
+        }
+        return false
+    }
+}
+
+enum DiffEngine {
+    /// Field lists kept for at most this many changed pairs (second pass); further
+    /// pairs are reported as changed without their fields.
+    static let maxDetailedPairs = 20_000
+
+    /// The alignment and, for pairs whose hashes differ, which exchanges need fields.
+    static func align(_ a: DiffSide, _ b: DiffSide) -> (ops: [AlignOp], keepA: Set<Int>, keepB: Set<Int>) {
+        let ops = Alignment.align(a.headers.map(\.key), b.headers.map(\.key))
+        var keepA = Set<Int>(), keepB = Set<Int>()
+        for op in ops {
+            guard case .match(let i, let j) = op, a.headers[i].contentHash != b.headers[j].contentHash else { continue }
+            guard keepA.count < maxDetailedPairs else { break }
+            keepA.insert(i)
+            keepB.insert(j)
+        }
+        return (ops, keepA, keepB)
+    }
+
+    static func entries(_ ops: [AlignOp], _ a: DiffSide, _ b: DiffSide, settings: DiffSettings) -> [DiffEntry] {
+        ops.map { op in
+            switch op {
+            case .delete(let i): return DiffEntry(op: .deleted, a: i, b: nil)
+            case .insert(let j): return DiffEntry(op: .inserted, a: nil, b: j)
+            case .match(let i, let j):
+                if a.headers[i].contentHash == b.headers[j].contentHash { return DiffEntry(op: .equal, a: i, b: j) }
+                guard let fa = a.details[i], let fb = b.details[j] else {
+                    return DiffEntry(op: .changed, a: i, b: j)
+                }
+                let (changes, ignored) = compare(fa, fb, settings: settings)
+                return DiffEntry(op: changes.isEmpty ? .equal : .changed, a: i, b: j, changes: changes, ignored: ignored)
+            }
+        }
+    }
+
+    /// Field differences of a pair at their most specific paths, then the ignores.
+    static func compare(_ a: [DiffField], _ b: [DiffField], settings: DiffSettings) -> ([DiffChange], Int) {
+        var bIndex: [String: Int] = [:]
+        for (i, f) in b.enumerated() where bIndex[f.path] == nil { bIndex[f.path] = i }
+        var seen = Set<String>()
+        var found: [(DiffChange, DiffField)] = []
+        for f in a where seen.insert(f.path).inserted {
+            if let j = bIndex[f.path] {
+                let g = b[j]
+                if f.value != g.value {
+                    found.append((DiffChange(path: f.path, a: f.value, b: g.value, aText: f.text, bText: g.text), f))
+                }
+            } else {
+                found.append((DiffChange(path: f.path, a: f.value, b: nil, aText: f.text, bText: nil), f))
+            }
+        }
+        for g in b where seen.insert(g.path).inserted {
+            found.append((DiffChange(path: g.path, a: nil, b: g.value, aText: nil, bText: g.text), g))
+        }
+        // A raw byte field is not a difference of its own when a field that decodes
+        // those bytes differs (even an ignored one: ignoring the source ignores it).
+        let specific = found.filter { !$0.1.raw }.map(\.0.path)
+        let kept = found.filter { change, field in
+            guard field.raw else { return true }
+            return !field.explainedBy.contains { e in
+                if e == "*" {
+                    let prefix = field.scope.isEmpty ? "" : field.scope + "/"
+                    return specific.contains { $0.hasPrefix(prefix) }
+                }
+                let root = DiffFlattener.join(field.scope, e)
+                return specific.contains { $0 == root || $0.hasPrefix(root + "/") }
+            }
+        }.map(\.0)
+        let visible = kept.filter { !settings.ignores($0.path) }
+        return (visible, kept.count - visible.count)
+    }
+}

@@ -1,0 +1,152 @@
+// Reads one side of a diff: any capture nfcscope decodes (through the whole
+// pipeline, into a sink that reads each record back from its own JSON), or a JSON
+// Lines file written by `decode` (its records read as they are).
+//
+// Memory: the first pass keeps, per exchange, its interned key, a hash of its
+// compared fields, its frame range and a one-line summary (about 100 bytes); the
+// field lists are kept only in the second pass and only for the exchanges the
+// alignment paired with a different hash.
+
+/// Interns alignment keys so both sides share the numbers.
+final class DiffKeyTable {
+    private var ids: [String: Int32] = [:]
+    func id(_ key: String) -> Int32 {
+        if let id = ids[key] { return id }
+        let id = Int32(ids.count)
+        ids[key] = id
+        return id
+    }
+}
+
+final class DiffSide {
+    static let maxExchanges = 2_000_000
+
+    let path: String
+    var format = "?"
+    var headers: [DiffExchangeHeader] = []
+    var summaries: [String] = []
+    var labels: [String] = []
+    /// Second pass: the field lists of these exchanges.
+    var details: [Int: [DiffField]] = [:]
+    var unreadable = false
+    var problems: [String] = []
+    var truncated = false
+
+    init(path: String) { self.path = path }
+}
+
+/// Receives records of one pass (from the pipeline or a JSON Lines file).
+final class DiffCollector {
+    let side: DiffSide
+    let keys: DiffKeyTable
+    let options: FlattenOptions
+    /// nil in the first pass; in the second, the exchanges whose fields to keep.
+    let keep: Set<Int>?
+    private var index = 0
+
+    init(side: DiffSide, keys: DiffKeyTable, options: FlattenOptions, keep: Set<Int>?) {
+        self.side = side
+        self.keys = keys
+        self.options = options
+        self.keep = keep
+    }
+
+    static let comparedTypes: Set<String> = ["apdu", "felica", "ndef"]
+
+    func add(_ record: JSONValue) {
+        guard let type = record["type"]?.stringValue, Self.comparedTypes.contains(type) else { return }
+        defer { index += 1 }
+        if let keep {
+            if keep.contains(index) { side.details[index] = DiffFlattener.flatten(record, options: options) }
+            return
+        }
+        guard side.headers.count < DiffSide.maxExchanges else {
+            side.truncated = true
+            return
+        }
+        var hash = FNV64()
+        for field in DiffFlattener.flatten(record, options: options) {
+            hash.add(field.path)
+            hash.add(field.value)
+        }
+        let (first, last) = DiffKey.frames(of: record)
+        side.headers.append(DiffExchangeHeader(key: keys.id(DiffKey.key(of: record)), contentHash: hash.value,
+                                               firstFrame: first, lastFrame: last))
+        side.summaries.append(DiffKey.summary(of: record))
+        side.labels.append(DiffKey.label(of: record))
+    }
+}
+
+/// The pipeline's sink for `diff`: each application record rendered as JSON Lines
+/// renders it, then read back, so what is compared is what `decode` shows.
+final class DiffSink: DecodeSink {
+    let collector: DiffCollector
+    private let scratch = OutputBuffer()
+    private let context: RenderContext
+
+    init(_ collector: DiffCollector, registry: Registry) {
+        self.collector = collector
+        self.context = RenderContext(registry: registry)
+    }
+
+    var depth: DecodeDepth { .application }
+    func begin(_ input: InputDescription) { collector.side.format = "\(input.format)" }
+    func frame(_ frame: Frame) {}
+    func record<R: DecodedRecord>(_ record: R) {
+        let name = "\(R.typeName)"
+        guard DiffCollector.comparedTypes.contains(name) else { return }
+        scratch.removeAll()
+        scratch.ascii("{\"type\":\"")
+        scratch.ascii(R.typeName)
+        scratch.byte(0x22)
+        record.writeJSONMembers(scratch, context)
+        scratch.byte(0x7D)
+        if let value = JSONParser.parse(scratch.contents) {
+            collector.add(value)
+        } else {
+            collector.side.problems.append("\(collector.side.path): a \(name) record could not be read back")
+        }
+    }
+    func problem(_ problem: InputProblem) {
+        if collector.keep == nil { collector.side.problems.append(problem.line) }
+    }
+    func end(_ input: InputDescription) {}
+}
+
+enum DiffLoader {
+    static let jsonlPrefix: [UInt8] = Array("{\"type\":\"input\",\"schema\":\"nfcscope.jsonl/".utf8)
+
+    static func isJSONLines(_ view: ByteView) -> Bool {
+        guard view.count >= jsonlPrefix.count else { return false }
+        for (i, b) in jsonlPrefix.enumerated() where view[i] != b { return false }
+        return true
+    }
+
+    /// One pass over `input` into `collector`.
+    static func pass(_ input: CaptureInput, collector: DiffCollector, format: InputFormat?, tech: Tech?,
+                     registry: Registry) {
+        let view = input.view
+        if isJSONLines(view) {
+            collector.side.format = "jsonl"
+            var start = 0
+            var line = 0
+            while start < view.count {
+                var end = start
+                while end < view.count, view[end] != 0x0A { end += 1 }
+                line += 1
+                let bytes = view[start..<end].array
+                start = end + 1
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { continue }
+                if let value = JSONParser.parse(bytes) {
+                    collector.add(value)
+                } else if collector.keep == nil {
+                    collector.side.problems.append("\(collector.side.path): line \(line): not a JSON object")
+                }
+            }
+            return
+        }
+        let outcome = CaptureDecoder.decode(input: input, as: format, tech: tech, registry: registry,
+                                            into: DiffSink(collector, registry: registry))
+        if outcome.unreadable { collector.side.unreadable = true }
+    }
+}

@@ -1,0 +1,218 @@
+// A small JSON reader for `diff`: it reads back the records nfcscope itself
+// renders (and JSON Lines files written by `decode`). Numbers are kept as their
+// text so that a comparison never depends on floating-point rounding.
+
+enum JSONValue {
+    case null
+    case bool(Bool)
+    /// The number exactly as written.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Members in their order in the text.
+    case object(keys: [String], values: [JSONValue])
+
+    subscript(key: String) -> JSONValue? {
+        guard case .object(let keys, let values) = self, let i = keys.firstIndex(of: key) else { return nil }
+        return values[i]
+    }
+
+    /// An object's members in order; nil for other values.
+    var members: [(String, JSONValue)]? {
+        guard case .object(let keys, let values) = self else { return nil }
+        return Array(zip(keys, values))
+    }
+
+    static func object(_ members: [(String, JSONValue)]) -> JSONValue {
+        .object(keys: members.map(\.0), values: members.map(\.1))
+    }
+
+    var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    var isScalar: Bool {
+        switch self {
+        case .array, .object: false
+        default: true
+        }
+    }
+
+    /// Compact JSON text of the value (members in their order).
+    func write(to out: OutputBuffer) {
+        switch self {
+        case .null: out.ascii("null")
+        case .bool(let b): out.ascii(b ? "true" : "false")
+        case .number(let n): out.string(n)
+        case .string(let s):
+            out.byte(0x22); out.jsonEscaped(s); out.byte(0x22)
+        case .array(let items):
+            out.byte(0x5B)
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.byte(0x2C) }
+                item.write(to: out)
+            }
+            out.byte(0x5D)
+        case .object(let keys, let values):
+            out.byte(0x7B)
+            for (i, (k, v)) in zip(keys, values).enumerated() {
+                if i > 0 { out.byte(0x2C) }
+                out.byte(0x22); out.jsonEscaped(k); out.ascii("\":")
+                v.write(to: out)
+            }
+            out.byte(0x7D)
+        }
+    }
+
+    var jsonText: String {
+        let out = OutputBuffer()
+        write(to: out)
+        return out.string
+    }
+
+    /// `plainText`, or nil for null.
+    var nonNullText: String? {
+        if case .null = self { return nil }
+        return plainText
+    }
+
+    /// The value as a person reads it: strings without quotes, others as JSON.
+    var plainText: String {
+        if case .string(let s) = self { return s }
+        return jsonText
+    }
+}
+
+/// Parses one JSON document from bytes; nil when it is not valid JSON (or nests
+/// deeper than 64 levels).
+struct JSONParser {
+    private let bytes: [UInt8]
+    private var i = 0
+
+    static func parse(_ bytes: [UInt8]) -> JSONValue? {
+        var p = JSONParser(bytes: bytes)
+        guard let v = p.value(depth: 0) else { return nil }
+        p.skipSpace()
+        return p.i == bytes.count ? v : nil
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private mutating func skipSpace() {
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
+    }
+
+    private mutating func literal(_ word: String) -> Bool {
+        let w = Array(word.utf8)
+        let n = w.count
+        guard i + n <= bytes.count else { return false }
+        for k in 0..<n where bytes[i + k] != w[k] { return false }
+        i += n
+        return true
+    }
+
+    private mutating func value(depth: Int) -> JSONValue? {
+        guard depth < 64 else { return nil }
+        skipSpace()
+        guard i < bytes.count else { return nil }
+        switch bytes[i] {
+        case 0x7B:
+            i += 1
+            var members: [(String, JSONValue)] = []
+            skipSpace()
+            if i < bytes.count, bytes[i] == 0x7D { i += 1; return .object(members) }
+            while true {
+                skipSpace()
+                guard let key = string() else { return nil }
+                skipSpace()
+                guard i < bytes.count, bytes[i] == 0x3A else { return nil }
+                i += 1
+                guard let v = value(depth: depth + 1) else { return nil }
+                members.append((key, v))
+                skipSpace()
+                guard i < bytes.count else { return nil }
+                if bytes[i] == 0x2C { i += 1; continue }
+                if bytes[i] == 0x7D { i += 1; return .object(members) }
+                return nil
+            }
+        case 0x5B:
+            i += 1
+            var items: [JSONValue] = []
+            skipSpace()
+            if i < bytes.count, bytes[i] == 0x5D { i += 1; return .array(items) }
+            while true {
+                guard let v = value(depth: depth + 1) else { return nil }
+                items.append(v)
+                skipSpace()
+                guard i < bytes.count else { return nil }
+                if bytes[i] == 0x2C { i += 1; continue }
+                if bytes[i] == 0x5D { i += 1; return .array(items) }
+                return nil
+            }
+        case 0x22:
+            return string().map { .string($0) }
+        case 0x74: return literal("true") ? .bool(true) : nil
+        case 0x66: return literal("false") ? .bool(false) : nil
+        case 0x6E: return literal("null") ? .null : nil
+        default:
+            let start = i
+            while i < bytes.count, bytes[i] == 0x2D || bytes[i] == 0x2B || bytes[i] == 0x2E
+                || bytes[i] == 0x45 || bytes[i] == 0x65 || (bytes[i] >= 0x30 && bytes[i] <= 0x39) { i += 1 }
+            guard i > start else { return nil }
+            return .number(String(decoding: bytes[start..<i], as: UTF8.self))
+        }
+    }
+
+    private mutating func hex4() -> UInt32? {
+        guard i + 4 <= bytes.count else { return nil }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[i]
+            let d: UInt8
+            switch c {
+            case 0x30...0x39: d = c - 0x30
+            case 0x41...0x46: d = c - 0x37
+            case 0x61...0x66: d = c - 0x57
+            default: return nil
+            }
+            v = v << 4 | UInt32(d)
+            i += 1
+        }
+        return v
+    }
+
+    private mutating func string() -> String? {
+        guard i < bytes.count, bytes[i] == 0x22 else { return nil }
+        i += 1
+        var out: [UInt8] = []
+        while i < bytes.count {
+            let c = bytes[i]
+            i += 1
+            if c == 0x22 { return String(decoding: out, as: UTF8.self) }
+            if c != 0x5C { out.append(c); continue }
+            guard i < bytes.count else { return nil }
+            let e = bytes[i]
+            i += 1
+            switch e {
+            case 0x22, 0x5C, 0x2F: out.append(e)
+            case 0x62: out.append(0x08)
+            case 0x66: out.append(0x0C)
+            case 0x6E: out.append(0x0A)
+            case 0x72: out.append(0x0D)
+            case 0x74: out.append(0x09)
+            case 0x75:
+                guard var scalar = hex4() else { return nil }
+                if scalar >= 0xD800, scalar < 0xDC00, i + 1 < bytes.count, bytes[i] == 0x5C, bytes[i + 1] == 0x75 {
+                    i += 2
+                    guard let low = hex4(), low >= 0xDC00, low < 0xE000 else { return nil }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                let u = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                out.append(contentsOf: Array(String(Character(u)).utf8))
+            default: return nil
+            }
+        }
+        return nil
+    }
+}
