@@ -109,6 +109,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         out.ascii(exchange.sawBadCRC ? ",\"crc\":\"bad\"" : ",\"crc\":\"ok\"")
         out.ascii(",\"complete\":")
         out.ascii(exchange.incomplete ? "false" : "true")
+        if exchange.overlong { out.ascii(",\"overlong\":true") }
         out.ascii("}\n")
         out.recordDone()
     }

@@ -113,7 +113,11 @@ public final class TextWriter: MaskableFrameWriter {
             out.pad(toColumn: Self.dataColumn, lineStart: out.position)
             out.ascii("(")
             var sep = false
-            if exchange.incomplete { out.ascii("incomplete"); sep = true }
+            if exchange.overlong {
+                out.ascii("overlong: longer than "); out.int(ISODEPReassembler.maxMessageBytes)
+                out.ascii(" bytes or "); out.int(ISODEPReassembler.maxExchangeFrames); out.ascii(" frames, not reassembled")
+                sep = true
+            } else if exchange.incomplete { out.ascii("incomplete"); sep = true }
             if exchange.waitingTimeExtensions > 0 {
                 if sep { out.ascii(", ") }
                 out.int(exchange.waitingTimeExtensions)

@@ -79,6 +79,16 @@ public enum CaptureDecoder {
             }
         }
 
+        var overlongReported = 0
+        func reportOverlong() {
+            for r in isoDEP.takeOverlongReports() {
+                sink.problem(InputProblem(path: path, offset: nil, frame: r.first, message:
+                    "ISO-DEP exchange longer than \(ISODEPReassembler.maxMessageBytes) bytes or \(ISODEPReassembler.maxExchangeFrames) frames"
+                    + " by frame \(r.last): not reassembled, its frames are listed in overlong records"))
+                overlongReported += 1
+            }
+        }
+
         var frame = Frame.blank
         while source.next(into: &frame) {
             let base = firstTime ?? frame.time
@@ -93,6 +103,7 @@ public enum CaptureDecoder {
             if endsSession { isoDEP.flush(to: sink) }
             sink.frame(frame)
             if !endsSession { isoDEP.feedBlock(of: frame, to: sink) }
+            if isoDEP.hasOverlongReport { reportOverlong() }
             if frame.tech == .nfcF || frame.event != nil { feliCa.feed(frame, to: sink) }
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
@@ -105,7 +116,7 @@ public enum CaptureDecoder {
         outcome.startTime = firstTime
         feliCa.flush(to: sink)
         reportProblems()
-        outcome.problems += problemsReported
+        outcome.problems += problemsReported + overlongReported
         sink.end(description)
         return outcome
     }
