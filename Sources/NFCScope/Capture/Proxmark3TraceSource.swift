@@ -83,11 +83,14 @@ public struct Proxmark3TraceSource: FrameSource {
         while offset < view.count {
             if records >= recordLimit || offset >= byteLimit { return records > 0 }
             if records > 0, offset >= padding { return true }
+            if records > 0, offset + headerLength > view.count { return true }  // a cut header, see below
             guard let h = header(view, at: offset), h.dataLength <= maximumDataLength else { return false }
             // A record of all zeros at the start is padding, not a log.
             if records == 0, h.timestamp == 0, h.duration == 0, h.dataLength == 0 { return false }
             let next = offset + headerLength + h.bodyLength
-            guard next <= view.count else { return false }
+            // A last record cut short (the trace was copied while written, or
+            // truncated) after whole ones: the decoder reports it and keeps the rest.
+            guard next <= view.count else { return records > 0 }
             offset = next
             records += 1
         }
