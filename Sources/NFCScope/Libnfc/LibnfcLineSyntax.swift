@@ -266,6 +266,7 @@ enum LibnfcLineSyntax {
             while let b = view.byte(end), b != 0x0A, end < scanLimit { end += 1 }
             let line = view.slice(start, end - start) ?? ByteView()
             start = end + 1
+            if case .blank = classify(line) { continue }
             lines += 1
             if line.count > 64 << 10 {
                 damaged += 1
