@@ -39,4 +39,5 @@ let fuzzTargets: [String: (ByteView) -> Void] = [
     "emv": FuzzHarness.emvResponse,
     "felica": FuzzHarness.feliCaExchange,
     "plugin": FuzzHarness.pluginFile,
+    "ndef": FuzzHarness.ndef,
 ]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs one libFuzzer target (or all of them) for a number of seconds each:
 #   Fuzz/run.sh TARGET SECONDS      Fuzz/run.sh all SECONDS      Fuzz/run.sh build
-# Targets: detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica plugin.
+# Targets: detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin.
 # The library sources and every harness are compiled in one swiftc call with
 # libFuzzer and AddressSanitizer (rebuilt when a source is newer than the binary).
 # Seeds come from samples/, the test fixtures and Fuzz/corpus/TARGET; what the
@@ -10,7 +10,7 @@
 # each run (executions, coverage, features, corpus) is printed, for docs/robustness.md.
 set -eu
 cd "$(dirname "$0")/.."
-TARGETS="detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica plugin"
+TARGETS="detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin"
 OUT=.build/fuzz
 BIN=$OUT/nfcscope-fuzz
 mkdir -p "$OUT"
@@ -41,6 +41,7 @@ seeds() {
         nfclab) ls $F/*.json ;;
         flipper) ls $F/*.nfc ;;
         emv|felica) ;;
+        ndef) ;;
         plugin) ls plugins/*.plugin ;;
     esac 2>/dev/null | grep -v README || true
 }

@@ -90,6 +90,20 @@ enum FuzzHarness {
         return c
     }
 
+    // MARK: NDEF
+
+    /// The input as an NDEF message (records, nested messages, payload decoders) and
+    /// as a Type 2 Tag data area (TLV walk), each rendered to JSON and text, with and
+    /// without masking.
+    static func ndef(_ data: ByteView) {
+        let message = NDEFMessage(parsing: data)
+        for mask in [false, true] {
+            NDEFRendering.writeJSONMembers(message, to: OutputBuffer(), mask: mask)
+            NDEFRendering.writeText(message, to: OutputBuffer(), indent: 4, mask: mask)
+        }
+        _ = NDEFTagMemory(dataArea: data, baseAddress: 16)
+    }
+
     // MARK: Plugin files
 
     /// The input as a plugin file: parsed, cross-checked, made into a registry and

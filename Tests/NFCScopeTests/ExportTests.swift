@@ -45,7 +45,9 @@ private final class ValuesSink: DecodeSink {
         if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
         exportable.append(frame.dir != nil || frame.event != nil)
     }
-    func exchange(_ exchange: ISODEPExchange) {
+    var depth: DecodeDepth { .link }
+    func record<R: DecodedRecord>(_ record: R) {
+        guard let exchange = record as? ISODEPExchange else { return }
         apdus.append("\(exchange.command.map { hexString($0) } ?? "-") → \(exchange.response.map { hexString($0) } ?? "-") wtx \(exchange.waitingTimeExtensions) retx \(exchange.retransmissions) incomplete \(exchange.incomplete)")
         exchangeFrames.append(Array(exchange.frames))
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import NFCScope
 
 /// Collects FeliCa exchanges as their JSON members, parsed, plus frames.
-final class FeliCaCollector: DecodeSink {
+final class FeliCaCollector: DecodeSink, FeliCaReceiver {
     var frames: [FrameSnapshot] = []
     var records: [[String: Any]] = []
     var texts: [String] = []
@@ -15,10 +15,13 @@ final class FeliCaCollector: DecodeSink {
         inner.frame(frame)
         frames = inner.frames
     }
-    func exchange(_ exchange: ISODEPExchange) {}
+    var depth: DecodeDepth { .application }
     func problem(_ problem: InputProblem) { problems.append(problem) }
     func end(_ input: InputDescription) {}
-    func felica(_ exchange: FeliCaExchange) {
+    func record<R: DecodedRecord>(_ record: R) {
+        if let exchange = record as? FeliCaExchange { feliCa(exchange) }
+    }
+    func feliCa(_ exchange: FeliCaExchange) {
         let out = OutputBuffer()
         out.ascii("{\"type\":\"felica\"")
         exchange.writeJSONMembers(out)

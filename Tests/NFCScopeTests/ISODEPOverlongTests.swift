@@ -9,10 +9,14 @@ import Testing
         var frames = 0
         var records: [(frames: [Int], command: [UInt8]?, response: [UInt8]?, overlong: Bool)] = []
         var problems: [InputProblem] = []
+        let depth = DecodeDepth.application
         func begin(_ input: InputDescription) {}
         func frame(_ frame: Frame) { frames += 1 }
-        func exchange(_ e: ISODEPExchange) {
-            records.append((Array(e.frames), e.command?.array, e.response?.array, e.overlong))
+        func record<R: DecodedRecord>(_ record: R) {
+            let exchange = (record as? APDUInterpretation)?.exchange ?? record as? ISODEPExchange
+            if let e = exchange {
+                records.append((Array(e.frames), e.command?.array, e.response?.array, e.overlong))
+            }
         }
         func problem(_ problem: InputProblem) { problems.append(problem) }
         func end(_ input: InputDescription) {}

@@ -87,7 +87,7 @@ struct LibnfcLogRobustnessTests {
         #expect(run.problems.isEmpty)
         #expect(run.airFrames.map(\.hex) == ["4400", "00", "3004", String(repeating: "ab", count: 16)])
         #expect(run.airFrames[1].members.contains("\"uid\":\"04112233445566\""))
-        #expect(run.airFrames[2].info == "READ 4")
+        #expect(run.airFrames[2].info == "READ page 4")
         #expect(run.airFrames[1].line == 3)
 
         func ccid(_ type: UInt8, _ payload: [UInt8]) -> String {

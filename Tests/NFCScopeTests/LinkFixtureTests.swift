@@ -62,8 +62,12 @@ import Testing
     @Test func ultralightC() {
         let d = LinkTest.decodeFixture("hf_14a_mfuc.derived")
         #expect(d[9].text == "SAK 00 (uid complete) UID 04942cca994f80")
-        #expect(d[10].text == "READ 2" && d[12].text == "UL-C AUTH")
-        #expect(d[11].isUnknown && d[11].crc == .ok && d[11].error == nil)
+        #expect(d[10].text == "READ page 2" && d[12].text == "AUTHENTICATE key 0")
+        // READ 2 answers pages 2-5 (MF0ICU2 READ: 16 bytes); 9c480f00 is page 2 of the UID/lock page.
+        #expect(d[11].text == "READ answer pages 2-5" && d[11].crc == .ok && d[11].error == nil)
+        #expect(d[13].text == "AUTHENTICATE answer AF ek(RndB)")
+        #expect(d[14].text == "AUTHENTICATE step 2 AF ek(RndA||RndB')")
+        #expect(d[15].text == "AUTHENTICATE step 2 answer 00 ek(RndA')")
         #expect(d.allSatisfy { $0.error == nil && $0.crc != .bad })
     }
 

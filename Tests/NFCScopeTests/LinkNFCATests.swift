@@ -125,13 +125,15 @@ import Testing
             (.reader, T.withCRCA([0xA2, 0x05, 1, 2, 3, 4])), (.card, [0x0A]),
             (.reader, T.withCRCA([0x6A, 0x02, 0xC8])),
         ])
-        #expect(d[4].text == "AUTH-A 4" && d[4].json == #","command":"auth_a","address":4"#)
-        #expect(d[5].isUnknown && d[5].crc == .none && d[5].error == nil)
-        #expect(d[6].text == "READ 4")
-        #expect(d[7].isUnknown && d[7].crc == .ok && d[7].error == nil)
-        // A2 is also R(ACK 0); with a MIFARE card selected it is WRITE.
-        #expect(d[8].text == "WRITE 5")
-        #expect(d[9].isUnknown && d[9].crc == .none)
+        #expect(d[4].text == "AUTH-A block 4" && d[4].json == #","command":"auth_a","block":4"#)
+        // The card's nonce nt (MF1S50 10.3: 4 bytes, no CRC).
+        #expect(d[5].text == "AUTH answer nt 01020304" && d[5].crc == .none && d[5].error == nil)
+        // The reader did not go on with {nr}{ar}: no authentication, the next frame is plaintext.
+        #expect(d[6].text == "MIFARE READ block 4")
+        #expect(d[7].text == "MIFARE READ answer block 4" && d[7].crc == .ok && d[7].error == nil)
+        // A2 is also R(ACK 0); with a MIFARE card selected it is not a block.
+        #expect(d[8].text == "WRITE page 5 data 01020304")
+        #expect(d[9].text == "WRITE answer: ACK" && d[9].crc == .none)
         // 6A 02 C8 announces 8 data bytes that are not there.
         #expect(d[10].text == "ECP2 (length does not match its version)")
     }

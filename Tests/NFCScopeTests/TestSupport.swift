@@ -62,16 +62,45 @@ func hexString(_ bytes: some Sequence<UInt8>) -> String {
     bytes.map { String(format: "%02x", $0) }.joined()
 }
 
-final class CollectingSink: DecodeSink {
+final class CollectingSink: DecodeSink, ExchangeReceiver {
     var inputs: [InputDescription] = []
     var frames: [FrameSnapshot] = []
     var exchanges: [ExchangeSnapshot] = []
     var problems: [InputProblem] = []
+    /// Every record as its type and JSON line, as the JSON Lines writer would write it.
+    var records: [(type: String, json: String)] = []
+    let depth: DecodeDepth
+
+    init(depth: DecodeDepth = .application) {
+        self.depth = depth
+    }
 
     func begin(_ input: InputDescription) { inputs.append(input) }
 
     func frame(_ frame: Frame) {
         frames.append(FrameSnapshot(frame))
+    }
+
+    func record<R: DecodedRecord>(_ record: R) {
+        let out = OutputBuffer()
+        out.ascii("{\"type\":\"")
+        out.ascii(R.typeName)
+        out.byte(0x22)
+        record.writeJSONMembers(out, RenderContext(registry: .builtin))
+        out.ascii("}")
+        records.append((R.typeName.description, out.string))
+        if let x = record as? APDUInterpretation {
+            exchange(x.exchange)
+        } else if let e = record as? ISODEPExchange {
+            exchange(e)
+        }
+    }
+
+    /// Records of one type, parsed.
+    func parsedRecords(_ type: String) -> [[String: Any]] {
+        records.filter { $0.type == type }.compactMap { record in
+            (try? JSONSerialization.jsonObject(with: Data(record.json.utf8))) as? [String: Any]
+        }
     }
 
     func exchange(_ exchange: ISODEPExchange) {

@@ -114,6 +114,18 @@ public final class OutputBuffer: @unchecked Sendable {
         String(decoding: contents, as: UTF8.self)
     }
 
+    /// Forgets everything written (memory mode), keeping the storage.
+    public func removeAll() {
+        count = 0
+        flushedTotal = 0
+        collected.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends everything another (memory mode) buffer holds.
+    public func append(_ other: OutputBuffer) {
+        bytes(other.contents)
+    }
+
     @inline(__always)
     public func byte(_ b: UInt8) {
         reserve(1)

@@ -15,10 +15,10 @@ final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
         self.report = report
     }
 
+    var depth: DecodeDepth { inner.depth }
     func begin(_ input: InputDescription) { inner.begin(input) }
     @inline(__always) func frame(_ frame: Frame) { inner.frame(frame) }
-    func exchange(_ exchange: ISODEPExchange) { inner.exchange(exchange) }
-    func felica(_ exchange: FeliCaExchange) { inner.felica(exchange) }
+    func record<R: DecodedRecord>(_ record: R) { inner.record(record) }
     func problem(_ problem: InputProblem) {
         report(problem.line)
         inner.problem(problem)

@@ -15,7 +15,8 @@ final class ExportPrescan: DecodeSink {
     func frame(_ frame: Frame) {
         if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
     }
-    func exchange(_ exchange: ISODEPExchange) {}
+    var depth: DecodeDepth { .link }
+    func record<R: DecodedRecord>(_ record: R) {}
     func problem(_ problem: InputProblem) {
         if problems.count < 100 { problems.append(problem) }
     }

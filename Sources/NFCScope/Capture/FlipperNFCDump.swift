@@ -29,7 +29,11 @@ public struct FlipperNFCDump {
         var data: [UInt8] = []
     }
 
-    public func decode<Sink: DecodeSink>(path: String, registry: Registry, into sink: Sink) -> DecodeOutcome {
+    /// Emits the dump's polling answer and block reads as FeliCa exchanges through the
+    /// application stages, as if a reader had read them.
+    func decode<Sink: DecodeSink>(path: String, into stages: ApplicationStages<Sink>) -> DecodeOutcome {
+        let sink = stages.sink
+        let registry = stages.registry
         var outcome = DecodeOutcome()
         let description = InputDescription(path: path, format: "flipper-nfc", timestampDigits: 6)
         sink.begin(description)
@@ -78,8 +82,8 @@ public struct FlipperNFCDump {
             let c = FeliCaFrameInfo(framing: .length, code: code, command: kind, isResponse: false, packet: command.view)
             let r = FeliCaFrameInfo(framing: .length, code: kind.responseCode, command: kind, isResponse: true,
                                     packet: response.view)
-            sink.felica(FeliCaExchange(frames: [][...], command: c, response: r, system: system,
-                                       fromDump: true, registry: registry))
+            stages.feliCa(FeliCaExchange(frames: [][...], command: c, response: r, system: system,
+                                         fromDump: true, registry: registry))
         }
 
         func emitPolling(_ code: UInt16) {
@@ -114,7 +118,8 @@ public struct FlipperNFCDump {
                 deviceType = String(value)
                 if value != "FeliCa" {
                     problem(lineNumber, "Flipper dump of a '\(value)' card: only FeliCa dumps are decoded")
-                    sink.end(description)
+                    stages.finish()
+        sink.end(description)
                     return outcome
                 }
             case "Manufacture id":
@@ -150,6 +155,7 @@ public struct FlipperNFCDump {
         }
         emitRun()
         if deviceType == nil { problem(max(lineNumber, 1), "no 'Device type' line: not a card dump") }
+        stages.finish()
         sink.end(description)
         return outcome
     }

@@ -7,7 +7,11 @@ public struct LinkDecoder: Sendable {
     /// What the last reader frame asked for, i.e. what the card's next frame answers.
     enum Pending: Equatable, Sendable {
         case none, reqa, anticollision(UInt8), select(UInt8), rats, pps, reqb, attrib, hltb
-        case auth, block, other
+        case block, other
+        /// A Type 2 Tag command: its answer's layout depends on it.
+        case t2t(T2TPending)
+        /// A MIFARE Classic plaintext command (nil: AUTH) and its block.
+        case mfc(MFCCommand?, UInt8)
         /// A reader chip reported activation answers without the reader frames it sent
         /// itself (PN53x InListPassiveTarget): after an ATQA comes the final SAK, after
         /// a SAK with ISO-DEP support the ATS.
@@ -30,6 +34,13 @@ public struct LinkDecoder: Sendable {
     /// The UID CLn of the last SELECT (4 bytes, big-endian in the frame's order).
     var selectedPart: UInt32 = 0
     var selectedLevel: UInt8 = 0
+    /// The card family the final SAK named (AN10833): picks between overlapping command sets.
+    var family: CardFamily = .unknown
+    /// MIFARE Classic authentication progress; `.on`: every frame is Crypto1 ciphertext.
+    var crypto1: Crypto1State = .off
+    /// The first step of a two-step Type 2 command the card accepted: the reader's next
+    /// frame is its second step.
+    var t2tStep: T2TPending?
     /// The last ISO 15693 request, which the next NFC-V card frame answers.
     var nfcvPending: NFCV.Pending?
 
@@ -101,6 +112,7 @@ public struct LinkDecoder: Sendable {
             if complete {
                 proprietaryCard = !compliant
                 isoDEPCapable = compliant
+                if case .sak(let v, _, _, _, _) = frame.info { family = CardFamily(sak: v) }
             }
             pending = complete && compliant ? .reportedATS : .none
         case .block:
@@ -169,6 +181,19 @@ public struct LinkDecoder: Sendable {
             frame.info = b0 == NFCA.reqa ? .reqa : .wupa
             pending = .reqa
             return nil
+        }
+        // After a MIFARE Classic authentication everything is ciphertext, whatever it looks like.
+        if crypto1 != .off, mifareClassicReader(&frame) { return nil }
+        if let step = t2tStep {
+            t2tStep = nil
+            let p = split(&frame, .nfcA)
+            if let (t, next) = Type2Tag.secondStep(p, step) {
+                frame.tech = .nfcA
+                frame.info = .t2t(t)
+                pending = .t2t(next)
+                return nil
+            }
+            frame.crc = .none
         }
         if let level = NFCA.cascadeLevel(b0), let nvb = bytes.byte(1) {
             return anticollisionOrSelect(&frame, level: level, nvb: nvb)
@@ -250,14 +275,9 @@ public struct LinkDecoder: Sendable {
         }
         if tech != .nfcB {
             let p = split(&frame, .nfcA)
-            if let info = NFCA.proprietary(p) {
+            if let info = proprietaryCommand(p) {
                 frame.tech = tech == .unknown ? .nfcA : tech
                 frame.info = info
-                if case .proprietary(let cmd, _) = info, cmd == .authA || cmd == .authB {
-                    pending = .auth
-                } else {
-                    pending = .other
-                }
                 return nil
             }
         }
@@ -320,6 +340,7 @@ public struct LinkDecoder: Sendable {
         // ISO-DEP session and nothing otherwise.
         pending = isoDEP ? .block : .none
         let bytes = frame.bytes
+        if crypto1 != .off, mifareClassicCard(&frame) { return nil }
         if startsReportedActivation(frame, answering: answered), let info = reportedActivation(bytes) {
             frame.info = info
             frame.tech = tech
@@ -388,11 +409,32 @@ public struct LinkDecoder: Sendable {
                 endSession(keep: .nfcB)
                 return nil
             }
-        case .auth where bytes.count == 4:
-            // The MIFARE Classic tag nonce has no CRC.
-            frame.tech = .nfcA
-            frame.crc = .none
-            return nil
+        case .t2t(let command):
+            // A data answer whose CRC fails is shown, not read.
+            let p = split(&frame, .nfcA)
+            if frame.crc != .bad, let answer = Type2Tag.answer(p, to: command) {
+                frame.tech = .nfcA
+                frame.info = .t2t(answer)
+                switch answer {
+                case .ack(.compatibilityWrite), .ack(.sectorSelect), .authenticateChallenge:
+                    t2tStep = command
+                default:
+                    break
+                }
+                return nil
+            }
+        case .mfc(let command, let block):
+            let p = split(&frame, .nfcA)
+            if p.count == 1, let v = p.byte(0), v <= 0x0F {
+                frame.tech = .nfcA
+                frame.info = .mifareClassic(v == T2TAck.ack && command != nil ? .ack(command) : .nak(v))
+                return nil
+            }
+            if command == .read, p.count == 16, frame.crc != .bad {
+                frame.tech = .nfcA
+                frame.info = .mifareClassic(.readAnswer(block: block, data: p))
+                return nil
+            }
         case .block:
             return decodeBlock(&frame, requireCRC: false, answer: true)
         case .reportedSAK where bytes.count == 1 && !frame.crcIncluded:
@@ -498,10 +540,97 @@ public struct LinkDecoder: Sendable {
         return error
     }
 
+    // MARK: MIFARE Classic and Type 2 Tag
+
+    /// A proprietary reader command (MIFARE Classic, Type 2 Tag, Apple ECP) from its payload
+    /// without CRC; sets what the card's answer is read against.
+    mutating func proprietaryCommand(_ p: ByteView) -> LinkInfo? {
+        if let auth = MIFAREClassic.auth(p), case .auth(_, let block) = auth {
+            // 60/61 + block: AUTH by its length (GET_VERSION is 60 alone). Only a card whose
+            // SAK is not the Type 2 one can go on to encrypt (checked on its answer).
+            crypto1 = .awaitingNonce
+            pending = .mfc(nil, block)
+            return .mifareClassic(auth)
+        }
+        if family == .classic, let c = MIFAREClassic.command(p), case .command(let cmd, let block) = c {
+            pending = .mfc(cmd, block)
+            return .mifareClassic(c)
+        }
+        if let (t, next) = Type2Tag.command(p) {
+            pending = .t2t(next)
+            return .t2t(t)
+        }
+        if p.byte(0) == 0x6A, p.count >= 2, let ecp = AppleECPInfo(p) {
+            pending = .other
+            return .appleECP(ecp)
+        }
+        return nil
+    }
+
+    /// A reader frame while a MIFARE Classic authentication runs or has succeeded. Returns
+    /// false when the frame is to be decoded as usual (the authentication was abandoned,
+    /// or a plaintext HLTA ends the encrypted session).
+    mutating func mifareClassicReader(_ frame: inout Frame) -> Bool {
+        switch crypto1 {
+        case .awaitingReaderResponse where frame.bytes.count == 8:
+            crypto1 = .awaitingTagResponse
+            setMIFAREClassic(&frame, .readerResponse)
+            return true
+        case .on:
+            if Self.isPlainHLTA(frame) { return false }
+            setMIFAREClassic(&frame, .encrypted)
+            return true
+        default:
+            // The card did not answer the step before: no authentication.
+            crypto1 = .off
+            return false
+        }
+    }
+
+    /// A card frame while a MIFARE Classic authentication runs or has succeeded.
+    mutating func mifareClassicCard(_ frame: inout Frame) -> Bool {
+        switch crypto1 {
+        case .awaitingNonce where frame.bytes.count == 4 && family != .type2:
+            crypto1 = .awaitingReaderResponse
+            setMIFAREClassic(&frame, .tagNonce(frame.bytes))
+            return true
+        case .awaitingTagResponse where frame.bytes.count == 4:
+            crypto1 = .on
+            setMIFAREClassic(&frame, .tagResponse)
+            return true
+        case .on:
+            setMIFAREClassic(&frame, .encrypted)
+            return true
+        default:
+            crypto1 = .off
+            return false
+        }
+    }
+
+    /// Ciphertext carries its CRC encrypted: no verdict is possible.
+    mutating func setMIFAREClassic(_ frame: inout Frame, _ m: MFCFrame) {
+        frame.tech = .nfcA
+        frame.crc = .none
+        frame.info = .mifareClassic(m)
+        pending = .other
+    }
+
+    /// 50 00 with a valid CRC_A (or without CRC when the capture dropped it): a HLTA the
+    /// reader sent in the clear.
+    static func isPlainHLTA(_ frame: Frame) -> Bool {
+        let b = frame.bytes
+        guard b.byte(0) == 0x50, b.byte(1) == 0x00 else { return false }
+        if !frame.crcIncluded { return b.count == 2 }
+        return b.count == 4 && CRC14443.verify(b, .nfcA)
+    }
+
     // MARK: Session state
 
     mutating func startActivation(_ newTech: Tech) {
         tech = newTech
+        family = .unknown
+        crypto1 = .off
+        t2tStep = nil
         isoDEP = false
         proprietaryCard = false
         isoDEPCapable = false
@@ -511,6 +640,8 @@ public struct LinkDecoder: Sendable {
     }
 
     mutating func endSession(keep: Tech) {
+        crypto1 = .off
+        t2tStep = nil
         isoDEP = false
         proprietaryCard = false
         isoDEPCapable = false
@@ -539,6 +670,7 @@ public struct LinkDecoder: Sendable {
         if complete {
             proprietaryCard = !isoDEPCompliant
             isoDEPCapable = isoDEPCompliant
+            family = CardFamily(sak: sak)
             if uidLevels == level, uid.count == 4 || uid.count == 7 || uid.count == 10 {
                 fullUID = uid
             }

@@ -144,47 +144,6 @@ public struct ATQBInfo: Sendable {
     }
 }
 
-/// Well-known proprietary reader commands outside ISO 14443-3/-4 (MIFARE Classic,
-/// MIFARE Ultralight / NTAG, Apple ECP). Named only; their answers stay `.unknown`.
-public enum ProprietaryCommand: UInt8, Sendable {
-    case read, write, compatibilityWrite, authA, authB, ultralightCAuth, getVersion,
-         fastRead, readCounter, readSignature, passwordAuth, appleECP
-
-    public var name: StaticString {
-        switch self {
-        case .read: "READ"
-        case .write: "WRITE"
-        case .compatibilityWrite: "COMPAT-WRITE"
-        case .authA: "AUTH-A"
-        case .authB: "AUTH-B"
-        case .ultralightCAuth: "UL-C AUTH"
-        case .getVersion: "GET-VERSION"
-        case .fastRead: "FAST-READ"
-        case .readCounter: "READ-CNT"
-        case .readSignature: "READ-SIG"
-        case .passwordAuth: "PWD-AUTH"
-        case .appleECP: "ECP"
-        }
-    }
-
-    public var jsonName: StaticString {
-        switch self {
-        case .read: "read"
-        case .write: "write"
-        case .compatibilityWrite: "compat_write"
-        case .authA: "auth_a"
-        case .authB: "auth_b"
-        case .ultralightCAuth: "ulc_auth"
-        case .getVersion: "get_version"
-        case .fastRead: "fast_read"
-        case .readCounter: "read_cnt"
-        case .readSignature: "read_sig"
-        case .passwordAuth: "pwd_auth"
-        case .appleECP: "apple_ecp"
-        }
-    }
-}
-
 public enum LinkInfo: Sendable {
     /// Not recognised at the link layer (also: raw proprietary commands).
     case unknown
@@ -223,8 +182,11 @@ public enum LinkInfo: Sendable {
     /// Apple Enhanced Contactless Polling frame (reader → phone).
     case appleECP(AppleECPInfo)
 
-    /// A recognised proprietary reader command; `address` is its block/page byte when it has one.
-    case proprietary(ProprietaryCommand, address: UInt8?)
+    /// A Type 2 Tag (MIFARE Ultralight family, NTAG) command or the card's answer to one.
+    case t2t(T2TFrame)
+
+    /// A MIFARE Classic authentication step, plaintext command or answer, or Crypto1 ciphertext.
+    case mifareClassic(MFCFrame)
 
     // NFC-F (JIS X 6319-4)
     case felica(FeliCaFrameInfo)

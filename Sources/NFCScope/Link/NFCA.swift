@@ -91,27 +91,4 @@ public enum NFCA {
         let pps1 = (pps0 ?? 0) & 0x10 != 0 ? p.byte(2) : nil
         return .pps(cid: ppss & 0x0F, pps0: pps0, pps1: pps1)
     }
-
-    /// Proprietary reader commands worth naming (MIFARE, Ultralight/NTAG, Apple ECP),
-    /// recognised by command byte and exact payload length so that ISO-DEP blocks
-    /// and random data are not mistaken for them.
-    public static func proprietary(_ p: ByteView) -> LinkInfo? {
-        guard let cmd = p.byte(0) else { return nil }
-        let n = p.count
-        switch (cmd, n) {
-        case (0x30, 2): return .proprietary(.read, address: p.byte(1))
-        case (0xA2, 6): return .proprietary(.write, address: p.byte(1))
-        case (0xA0, 2): return .proprietary(.compatibilityWrite, address: p.byte(1))
-        case (0x60, 2): return .proprietary(.authA, address: p.byte(1))
-        case (0x61, 2): return .proprietary(.authB, address: p.byte(1))
-        case (0x60, 1): return .proprietary(.getVersion, address: nil)
-        case (0x1A, 2): return .proprietary(.ultralightCAuth, address: nil)
-        case (0x3A, 3): return .proprietary(.fastRead, address: p.byte(1))
-        case (0x39, 2): return .proprietary(.readCounter, address: p.byte(1))
-        case (0x3C, 2): return .proprietary(.readSignature, address: p.byte(1))
-        case (0x1B, 5): return .proprietary(.passwordAuth, address: nil)
-        case (0x6A, _) where n >= 2: return AppleECPInfo(p).map { .appleECP($0) }
-        default: return nil
-        }
-    }
 }

@@ -42,8 +42,9 @@ enum ApplicationRendering {
         }
     }
 
+    /// The members of a `transaction` record after its type.
     static func writeTransactionJSON(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
-        out.ascii("{\"type\":\"transaction\",\"frames\":[")
+        out.ascii(",\"frames\":[")
         out.int(s.firstFrame); out.byte(0x2C); out.int(s.lastFrame)
         out.ascii("],\"apdus\":"); out.int(s.apdus)
         out.ascii(",\"aid\":")
@@ -80,7 +81,7 @@ enum ApplicationRendering {
         out.ascii(s.vasRequested ? "true" : "false")
         out.ascii(",\"pass_returned\":")
         out.ascii(s.vasPassReturned ? "true" : "false")
-        out.ascii("}}\n")
+        out.byte(0x7D)
     }
 
     // MARK: Text

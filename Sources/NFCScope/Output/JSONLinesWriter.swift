@@ -9,19 +9,18 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     private let out: OutputBuffer
     public var output: OutputBuffer { out }
     public var nextFrameMask: [Bool]?
-    private let registry: Registry
-    private let session: CardSession
+    private let context: RenderContext
     private var digits = 6
 
     public init(output: OutputBuffer, registry: Registry = .builtin) {
         self.out = output
-        self.registry = registry
-        self.session = CardSession(registry: registry)
+        self.context = RenderContext(registry: registry)
     }
+
+    public var depth: DecodeDepth { .application }
 
     public func begin(_ input: InputDescription) {
         digits = input.timestampDigits
-        session.reset()
         out.ascii("{\"type\":\"input\",\"schema\":\"")
         out.ascii(Self.schema)
         out.ascii("\",\"file\":\"")
@@ -85,54 +84,16 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         }
         out.ascii("}\n")
         out.recordDone()
-        if let summary = session.observe(frame) { writeTransaction(summary) }
     }
 
-    private func writeTransaction(_ summary: TransactionSummary) {
-        ApplicationRendering.writeTransactionJSON(summary, registry: registry, to: out)
-        out.recordDone()
-    }
-
-    public func exchange(_ exchange: ISODEPExchange) {
-        let out = self.out
-        out.ascii("{\"type\":\"apdu\",\"frames\":")
-        writeNumbers(exchange.frames)
-        session.interpret(exchange) { x in
-            APDUExchangeView(command: exchange.command, response: exchange.response)
-                .writeJSONMembers(out, parsed: x.command, error: x.commandError, response: x.response)
-            ApplicationRendering.writeJSONMembers(x, registry: registry, to: out)
-        }
-        out.ascii(",\"wtx\":")
-        out.int(exchange.waitingTimeExtensions)
-        out.ascii(",\"retransmissions\":")
-        out.int(exchange.retransmissions)
-        out.ascii(exchange.sawBadCRC ? ",\"crc\":\"bad\"" : ",\"crc\":\"ok\"")
-        out.ascii(",\"complete\":")
-        out.ascii(exchange.incomplete ? "false" : "true")
-        if exchange.overlong { out.ascii(",\"overlong\":true") }
+    /// Any stage's record: `{"type":...,` its members `}`.
+    public func record<R: DecodedRecord>(_ record: R) {
+        out.ascii("{\"type\":\"")
+        out.ascii(R.typeName)
+        out.byte(0x22)
+        record.writeJSONMembers(out, context)
         out.ascii("}\n")
         out.recordDone()
-    }
-
-    public func felica(_ exchange: FeliCaExchange) {
-        let out = self.out
-        out.ascii("{\"type\":\"felica\",\"frames\":")
-        writeNumbers(exchange.frames)
-        exchange.writeJSONMembers(out)
-        out.ascii("}\n")
-        out.recordDone()
-    }
-
-    /// A JSON array of frame numbers.
-    private func writeNumbers(_ numbers: some Sequence<Int>) {
-        out.byte(0x5B)
-        var first = true
-        for n in numbers {
-            if !first { out.byte(0x2C) }
-            out.int(n)
-            first = false
-        }
-        out.byte(0x5D)
     }
 
     public func problem(_ problem: InputProblem) {
@@ -155,9 +116,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         out.recordDone()
     }
 
-    public func end(_ input: InputDescription) {
-        if let summary = session.finish() { writeTransaction(summary) }
-    }
+    public func end(_ input: InputDescription) {}
 
     private func writeTime(_ nanos: Int64) {
         if digits >= 9 {

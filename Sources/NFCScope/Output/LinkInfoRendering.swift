@@ -130,12 +130,10 @@ extension LinkInfo {
             out.ascii("HLTB answer")
         case .block(let b):
             writeBlockInfo(b, out)
-        case .proprietary(let cmd, let address):
-            out.ascii(cmd.name)
-            if let address {
-                out.byte(0x20)
-                out.int(Int(address))
-            }
+        case .t2t(let t):
+            t.writeInfo(out)
+        case .mifareClassic(let m):
+            m.writeInfo(out)
         case .appleECP(let ecp):
             out.ascii("ECP")
             out.int(Int(ecp.version))
@@ -269,11 +267,10 @@ extension LinkInfo {
             if let cid = b.cid { intMember(",\"cid\":", Int(cid), out) }
             if let nad = b.nad { codeMember(",\"nad\":\"", nad, out) }
             intMember(",\"inf_len\":", b.inf.count, out)
-        case .proprietary(let cmd, let address):
-            out.ascii(",\"command\":\"")
-            out.ascii(cmd.jsonName)
-            out.byte(0x22)
-            if let address { intMember(",\"address\":", Int(address), out) }
+        case .t2t(let t):
+            t.writeJSONMembers(out)
+        case .mifareClassic(let m):
+            m.writeJSONMembers(out)
         case .appleECP(let ecp):
             out.ascii(",\"command\":\"apple_ecp\"")
             intMember(",\"ecp_version\":", Int(ecp.version), out)
@@ -512,20 +509,20 @@ fileprivate func writeBlockInfo(_ b: ISODEPBlock, _ out: OutputBuffer) {
 }
 
 @inline(__always)
-fileprivate func intMember(_ key: StaticString, _ v: Int, _ out: OutputBuffer) {
+func intMember(_ key: StaticString, _ v: Int, _ out: OutputBuffer) {
     out.ascii(key)
     out.int(v)
 }
 
 @inline(__always)
-fileprivate func boolMember(_ key: StaticString, _ v: Bool, _ out: OutputBuffer) {
+func boolMember(_ key: StaticString, _ v: Bool, _ out: OutputBuffer) {
     out.ascii(key)
     out.ascii(v ? "true" : "false")
 }
 
 /// A single-byte code value: two uppercase hex digits, like APDU cla/ins.
 @inline(__always)
-fileprivate func codeMember(_ key: StaticString, _ v: UInt8, _ out: OutputBuffer) {
+func codeMember(_ key: StaticString, _ v: UInt8, _ out: OutputBuffer) {
     out.ascii(key)
     out.hexByte(v, uppercase: true)
     out.byte(0x22)
@@ -533,7 +530,7 @@ fileprivate func codeMember(_ key: StaticString, _ v: UInt8, _ out: OutputBuffer
 
 /// A byte string: lowercase hex.
 @inline(__always)
-fileprivate func hexMember(_ key: StaticString, _ v: ByteView, _ out: OutputBuffer) {
+func hexMember(_ key: StaticString, _ v: ByteView, _ out: OutputBuffer) {
     out.ascii(key)
     out.hex(v)
     out.byte(0x22)

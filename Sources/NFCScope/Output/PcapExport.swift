@@ -71,7 +71,8 @@ public final class PcapExporter: DecodeSink {
     public func begin(_ input: InputDescription) {}
     public func problem(_ problem: InputProblem) {}
     public func end(_ input: InputDescription) {}
-    public func exchange(_ exchange: ISODEPExchange) {}
+    public var depth: DecodeDepth { .link }
+    public func record<R: DecodedRecord>(_ record: R) {}
 
     public func frame(_ frame: Frame) {
         guard frame.dir != nil || frame.event != nil else {

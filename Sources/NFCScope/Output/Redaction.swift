@@ -337,6 +337,8 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         self.inner = inner
     }
 
+    public var depth: DecodeDepth { inner.depth }
+
     public func begin(_ input: InputDescription) {
         inner.begin(input)
     }
@@ -344,7 +346,7 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
     public func frame(_ frame: Frame) {
         let isBlock: Bool
         if case .block = frame.info { isBlock = true } else { isBlock = false }
-        let endsSession = frame.event != nil || frame.info.endsISODEPSession
+        let endsSession = frame.closesExchange
         if held.isEmpty && !isBlock {
             write(frame, mask: maskFor(frame))
         } else {
@@ -355,15 +357,10 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         // a later session may show the same card number under another tag.
     }
 
-    public func exchange(_ exchange: ISODEPExchange) {
-        if let response = exchange.response { redactor.learn(fromResponse: response) }
+    public func record<R: DecodedRecord>(_ record: R) {
+        if let bytes = record.secretBearingBytes { redactor.learn(fromResponse: bytes) }
         release()
-        masked { inner.exchange(exchange) }
-    }
-
-    public func felica(_ exchange: FeliCaExchange) {
-        release()
-        inner.felica(exchange)
+        masked { inner.record(record) }
     }
 
     public func problem(_ problem: InputProblem) {

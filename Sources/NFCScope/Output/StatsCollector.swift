@@ -55,7 +55,11 @@ public final class StatsCollector: DecodeSink {
         current.lastTime = frame.time
     }
 
-    public func exchange(_ exchange: ISODEPExchange) {
+    /// Counts runs the link layer and ISO-DEP reassembly only.
+    public var depth: DecodeDepth { .link }
+
+    public func record<R: DecodedRecord>(_ record: R) {
+        guard let exchange = record as? ISODEPExchange else { return }
         current.exchanges += 1
         if exchange.response == nil { current.exchangesWithoutResponse += 1 }
     }

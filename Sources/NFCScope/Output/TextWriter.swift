@@ -7,13 +7,15 @@ public final class TextWriter: MaskableFrameWriter {
     private let out: OutputBuffer
     public var output: OutputBuffer { out }
     public var nextFrameMask: [Bool]?
-    private let registry: Registry
-    private let session: CardSession
-    /// Summaries for the closing section. Capped so that memory stays flat on captures
-    /// with hundreds of thousands of sessions; the count says how many there were.
-    private var transactions: [TransactionSummary] = []
-    private var transactionCount = 0
-    private static let transactionsKept = 1000
+    private let context: RenderContext
+    /// The closing section (per-session verdicts), rendered as they come. Capped so
+    /// that memory stays flat on captures with hundreds of thousands of sessions; the
+    /// count says how many there were.
+    private let closing = OutputBuffer()
+    private var closingHeading: StaticString?
+    private var closingCount = 0
+    private var closingKept = 0
+    private static let closingLimit = 1000
     private var digits = 6
     private static let bytesPerLine = 16
     private static let dataColumn = 30
@@ -21,15 +23,17 @@ public final class TextWriter: MaskableFrameWriter {
 
     public init(output: OutputBuffer, registry: Registry = .builtin) {
         self.out = output
-        self.registry = registry
-        self.session = CardSession(registry: registry)
+        self.context = RenderContext(registry: registry, indent: Self.dataColumn - 4)
     }
+
+    public var depth: DecodeDepth { .application }
 
     public func begin(_ input: InputDescription) {
         digits = input.timestampDigits
-        session.reset()
-        transactions.removeAll()
-        transactionCount = 0
+        closing.removeAll()
+        closingHeading = nil
+        closingCount = 0
+        closingKept = 0
         out.ascii("# ")
         out.string(input.path)
         out.ascii(" (")
@@ -98,49 +102,22 @@ public final class TextWriter: MaskableFrameWriter {
         }
         out.byte(0x0A)
         out.recordDone()
-        if let summary = session.observe(frame) { keep(summary) }
     }
 
-    public func exchange(_ exchange: ISODEPExchange) {
-        session.interpret(exchange) { x in
-            APDUExchangeView(command: exchange.command, response: exchange.response)
-                .writeText(out, indent: Self.dataColumn - 4, parsed: x.command,
-                           error: x.commandError, response: x.response)
-            ApplicationRendering.writeText(x, registry: registry, indent: Self.dataColumn - 4, to: out)
+    /// Any stage's record: its lines under the frame that completed it, or kept for
+    /// the closing section.
+    public func record<R: DecodedRecord>(_ record: R) {
+        switch R.textPlacement {
+        case .inline:
+            record.writeText(out, context)
+            out.recordDone()
+        case .closing(let heading):
+            closingCount += 1
+            guard closingKept < Self.closingLimit else { return }
+            if closingHeading == nil { closingHeading = heading }
+            record.writeText(closing, context)
+            closingKept += 1
         }
-        if exchange.incomplete || exchange.waitingTimeExtensions > 0 || exchange.retransmissions > 0
-            || exchange.sawBadCRC {
-            out.pad(toColumn: Self.dataColumn, lineStart: out.position)
-            out.ascii("(")
-            var sep = false
-            if exchange.overlong {
-                out.ascii("overlong: longer than "); out.int(ISODEPReassembler.maxMessageBytes)
-                out.ascii(" bytes or "); out.int(ISODEPReassembler.maxExchangeFrames); out.ascii(" frames, not reassembled")
-                sep = true
-            } else if exchange.incomplete { out.ascii("incomplete"); sep = true }
-            if exchange.waitingTimeExtensions > 0 {
-                if sep { out.ascii(", ") }
-                out.int(exchange.waitingTimeExtensions)
-                out.ascii(" WTX")
-                sep = true
-            }
-            if exchange.retransmissions > 0 {
-                if sep { out.ascii(", ") }
-                out.int(exchange.retransmissions)
-                out.ascii(" retransmitted")
-                sep = true
-            }
-            if exchange.sawBadCRC {
-                if sep { out.ascii(", ") }
-                out.ascii("a block had a bad CRC")
-            }
-            out.ascii(")\n")
-        }
-        out.recordDone()
-    }
-
-    public func felica(_ exchange: FeliCaExchange) {
-        exchange.writeText(out, indent: Self.dataColumn - 4)
     }
 
     public func problem(_ problem: InputProblem) {
@@ -151,27 +128,21 @@ public final class TextWriter: MaskableFrameWriter {
     }
 
     public func end(_ input: InputDescription) {
-        if let summary = session.finish() { keep(summary) }
-        if !transactions.isEmpty {
-            out.ascii("\nTransactions\n")
-            for t in transactions {
-                ApplicationRendering.writeTransactionText(t, registry: registry, to: out)
-            }
-            if transactionCount > transactions.count {
+        if let heading = closingHeading {
+            out.ascii("\n")
+            out.ascii(heading)
+            out.byte(0x0A)
+            out.append(closing)
+            if closingCount > closingKept {
                 out.ascii("  ... ")
-                out.int(transactionCount - transactions.count)
+                out.int(closingCount - closingKept)
                 out.ascii(" more (the first ")
-                out.int(transactions.count)
+                out.int(closingKept)
                 out.ascii(" are listed; --format jsonl has a record for each)\n")
             }
         }
         out.byte(0x0A)
         out.recordDone()
-    }
-
-    private func keep(_ summary: TransactionSummary) {
-        transactionCount += 1
-        if transactions.count < Self.transactionsKept { transactions.append(summary) }
     }
 
     /// Frame bytes from byte `offset` of the frame on, masked when redacting.

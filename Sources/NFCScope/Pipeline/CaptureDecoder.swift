@@ -1,5 +1,6 @@
 // Drives one input through the layers: source frames → link layer → ISO-DEP
-// exchanges, handing each result to a sink as soon as it exists. Nothing is kept
+// exchanges → application stages, handing each frame and record to a sink as soon
+// as it exists. Nothing is kept
 // per frame, so memory stays flat however long the capture is.
 
 /// What happened while decoding one input.
@@ -46,7 +47,8 @@ public enum CaptureDecoder {
         case .success(.pcap(var source)):
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         case .success(.flipperNFC(let dump)):
-            return dump.decode(path: displayPath, registry: registry, into: sink)
+            let stages = ApplicationStages(sink: sink, registry: registry)
+            return dump.decode(path: displayPath, into: stages)
         case .success(.proxmark3(var source)):
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         case .success(.nfcLabJSON(var source)):
@@ -66,7 +68,7 @@ public enum CaptureDecoder {
         sink.begin(description)
         var link = LinkDecoder()
         let isoDEP = ISODEPReassembler()
-        let feliCa = FeliCaSession(registry: registry)
+        let stages = ApplicationStages(sink: sink, registry: registry)
         var firstTime: Int64?
         var nextRelease = 16 << 20
         var problemsReported = 0
@@ -99,12 +101,12 @@ public enum CaptureDecoder {
             outcome.frames += 1
             // A frame that ends the session closes the pending exchange first, so the
             // exchange is reported inside the session it belongs to.
-            let endsSession = frame.event != nil || frame.info.endsISODEPSession
-            if endsSession { isoDEP.flush(to: sink) }
+            let closes = frame.closesExchange
+            if closes { isoDEP.flush(to: stages) }
             sink.frame(frame)
-            if !endsSession { isoDEP.feedBlock(of: frame, to: sink) }
+            if !closes { isoDEP.feedBlock(of: frame, to: stages) }
             if isoDEP.hasOverlongReport { reportOverlong() }
-            if frame.tech == .nfcF || frame.event != nil { feliCa.feed(frame, to: sink) }
+            stages.frame(frame)
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
             if position >= nextRelease {
@@ -112,9 +114,9 @@ public enum CaptureDecoder {
                 nextRelease = position + (16 << 20)
             }
         }
-        isoDEP.flush(to: sink)
+        isoDEP.flush(to: stages)
         outcome.startTime = firstTime
-        feliCa.flush(to: sink)
+        stages.finish()
         reportProblems()
         outcome.problems += problemsReported + overlongReported
         sink.end(description)

@@ -1,5 +1,7 @@
-// Where decoded frames and exchanges go: the text and JSON writers, the stats
-// counter and tests all implement this.
+// Where decoded frames and records go: the text and JSON writers, the stats
+// counter, the exporter and tests all implement this. Every method is a
+// requirement without a default, so a wrapper that forgets to forward one does not
+// compile instead of dropping records silently.
 
 /// Describes one input as the pipeline starts on it.
 public struct InputDescription: Sendable {
@@ -36,15 +38,14 @@ public struct InputProblem: Sendable, Equatable {
     }
 }
 
-public protocol DecodeSink: ExchangeReceiver {
+public protocol DecodeSink: AnyObject {
+    /// How much of the pipeline this sink needs.
+    var depth: DecodeDepth { get }
     func begin(_ input: InputDescription)
+    /// Every frame of the input, in order, after the link layer decoded it.
     func frame(_ frame: Frame)
+    /// A record an application stage emitted, after the frame that completed it.
+    func record<R: DecodedRecord>(_ record: R)
     func problem(_ problem: InputProblem)
     func end(_ input: InputDescription)
-    /// A FeliCa command/answer pair (or a dump's service), after the frame that completed it.
-    func felica(_ exchange: FeliCaExchange)
-}
-
-extension DecodeSink {
-    public func felica(_ exchange: FeliCaExchange) {}
 }

@@ -3,6 +3,11 @@
 // card's answer carries no service list: the request's is kept (copied, since the
 // capture's pages may be released) until the answer arrives.
 
+/// Whoever takes the FeliCa exchanges the session pairs (the application stages).
+public protocol FeliCaReceiver: AnyObject {
+    func feliCa(_ exchange: FeliCaExchange)
+}
+
 public final class FeliCaSession {
     private let registry: Registry
     /// IDm → the system code the reader polled it with. Bounded: a capture with more
@@ -20,7 +25,7 @@ public final class FeliCaSession {
         frames.reserveCapacity(4)
     }
 
-    public func feed<Sink: DecodeSink>(_ frame: Frame, to sink: Sink) {
+    public func feed<Receiver: FeliCaReceiver>(_ frame: Frame, to sink: Receiver) {
         if frame.event != nil {
             flush(to: sink)
             return
@@ -53,18 +58,18 @@ public final class FeliCaSession {
     }
 
     /// Emits a command still waiting for its answer.
-    public func flush<Sink: DecodeSink>(to sink: Sink) {
+    public func flush<Receiver: FeliCaReceiver>(to sink: Receiver) {
         guard let command = pending else { return }
         emit(command: command, response: nil, to: sink)
     }
 
-    private func emit<Sink: DecodeSink>(command: FeliCaFrameInfo?, response: FeliCaFrameInfo?, to sink: Sink) {
+    private func emit<Receiver: FeliCaReceiver>(command: FeliCaFrameInfo?, response: FeliCaFrameInfo?, to sink: Receiver) {
         if command?.command == .polling || response?.command == .polling {
             learnSystem(command: command, response: response)
         }
         var system: UInt16?
         if let idm = (command?.idm ?? response?.idm).flatMap(FeliCaIDm.init) { system = systems[idm.key] }
-        sink.felica(FeliCaExchange(frames: frames[...], command: command, response: response, system: system,
+        sink.feliCa(FeliCaExchange(frames: frames[...], command: command, response: response, system: system,
                                    sawBadCRC: badCRC, registry: registry))
         pending = nil
         frames.removeAll(keepingCapacity: true)

@@ -1,7 +1,7 @@
 // The application layer's memory of one card session: which application is
 // selected, what the card and terminal revealed (currency, DOLs), and how the
 // transaction is going. Exchanges are interpreted here once, then rendered by
-// the writer in use; link-layer frames tell it where sessions begin and end.
+// the writers; the application stages tell it where sessions end.
 
 public final class CardSession {
     public let registry: Registry
@@ -136,38 +136,15 @@ public final class CardSession {
         }
     }
 
-    /// Watches link-layer frames for the end of a card session; returns its summary
-    /// when one that carried APDUs ends.
-    // Inlined into the writers' per-frame code: the summary (a large optional) is
-    // then only built and copied on the rare frame that ends a session.
-    @inline(__always)
-    public func observe(_ frame: Frame) -> TransactionSummary? {
-        let ends: Bool
-        var fieldDropped = false
-        if let event = frame.event {
-            ends = event == .fieldOff
-            fieldDropped = ends
-        } else {
-            ends = frame.info.endsISODEPSession
-        }
-        guard ends else { return nil }
-        return endSession(fieldDropped: fieldDropped)
-    }
-
-    /// The end of the input ends the session in progress.
-    public func finish() -> TransactionSummary? {
-        endSession(fieldDropped: false)
-    }
-
-    @inline(never)
-    private func endSession(fieldDropped: Bool) -> TransactionSummary? {
+    /// Ends the card session (the field dropped, a link frame ended it, or the input
+    /// ended); returns its summary when it carried APDUs.
+    public func endSession(fieldDropped: Bool) -> TransactionSummary? {
         defer { reset() }
         guard !tracker.isEmpty else { return nil }
         return tracker.finish(fieldDropped: fieldDropped)
     }
 
-    /// Forgets the session in progress, as for a new input. Writers keep one session
-    /// for their lifetime (a `let`: no reference counting per frame) and reset it.
+    /// Forgets the session in progress.
     public func reset() {
         tracker = TransactionTracker()
         current.context = EMVContext()

@@ -1,0 +1,130 @@
+// The records of the APDU stage, rendered: an APDU exchange with what the
+// application layer made of it, a bare ISO-DEP exchange (link depth), and a card
+// session's transaction verdict. The writers frame them; nothing here keeps state.
+
+extension APDUInterpretation: DecodedRecord {
+    public static var typeName: StaticString { "apdu" }
+
+    public var secretBearingBytes: ByteView? { exchange.response }
+
+    public func writeJSONMembers(_ out: OutputBuffer, _ context: RenderContext) {
+        out.ascii(",\"frames\":")
+        out.jsonNumbers(exchange.frames)
+        APDUExchangeView(command: exchange.command, response: exchange.response)
+            .writeJSONMembers(out, parsed: command, error: commandError, response: response)
+        ApplicationRendering.writeJSONMembers(self, registry: context.registry, to: out)
+        exchange.writeLinkJSONMembers(out)
+    }
+
+    public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
+        APDUExchangeView(command: exchange.command, response: exchange.response)
+            .writeText(out, indent: context.indent, parsed: command, error: commandError, response: response)
+        ApplicationRendering.writeText(self, registry: context.registry, indent: context.indent, to: out)
+        exchange.writeLinkText(out, indent: context.indent + 4)
+    }
+}
+
+extension ISODEPExchange: DecodedRecord {
+    public static var typeName: StaticString { "exchange" }
+
+    public var secretBearingBytes: ByteView? { response }
+
+    public func writeJSONMembers(_ out: OutputBuffer, _ context: RenderContext) {
+        out.ascii(",\"frames\":")
+        out.jsonNumbers(frames)
+        out.ascii(",\"command\":")
+        if let command { out.byte(0x22); out.hex(command); out.byte(0x22) } else { out.ascii("null") }
+        out.ascii(",\"response\":")
+        if let response { out.byte(0x22); out.hex(response); out.byte(0x22) } else { out.ascii("null") }
+        writeLinkJSONMembers(out)
+    }
+
+    public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
+        writeLinkText(out, indent: context.indent + 4)
+    }
+
+    /// `wtx`, `retransmissions`, `crc`, `complete`.
+    func writeLinkJSONMembers(_ out: OutputBuffer) {
+        out.ascii(",\"wtx\":")
+        out.int(waitingTimeExtensions)
+        out.ascii(",\"retransmissions\":")
+        out.int(retransmissions)
+        out.ascii(sawBadCRC ? ",\"crc\":\"bad\"" : ",\"crc\":\"ok\"")
+        out.ascii(",\"complete\":")
+        out.ascii(incomplete ? "false" : "true")
+        if overlong { out.ascii(",\"overlong\":true") }
+    }
+
+    /// One line naming what happened on the link, when anything did.
+    func writeLinkText(_ out: OutputBuffer, indent: Int) {
+        guard incomplete || waitingTimeExtensions > 0 || retransmissions > 0 || sawBadCRC else { return }
+        out.pad(toColumn: indent, lineStart: out.position)
+        out.ascii("(")
+        var sep = false
+        if overlong {
+            out.ascii("overlong: longer than "); out.int(ISODEPReassembler.maxMessageBytes)
+            out.ascii(" bytes or "); out.int(ISODEPReassembler.maxExchangeFrames); out.ascii(" frames, not reassembled")
+            sep = true
+        } else if incomplete {
+            out.ascii("incomplete"); sep = true
+        }
+        if waitingTimeExtensions > 0 {
+            if sep { out.ascii(", ") }
+            out.int(waitingTimeExtensions)
+            out.ascii(" WTX")
+            sep = true
+        }
+        if retransmissions > 0 {
+            if sep { out.ascii(", ") }
+            out.int(retransmissions)
+            out.ascii(" retransmitted")
+            sep = true
+        }
+        if sawBadCRC {
+            if sep { out.ascii(", ") }
+            out.ascii("a block had a bad CRC")
+        }
+        out.ascii(")\n")
+    }
+}
+
+extension TransactionSummary: DecodedRecord {
+    public static var typeName: StaticString { "transaction" }
+    public static var textPlacement: TextPlacement { .closing("Transactions") }
+
+    public func writeJSONMembers(_ out: OutputBuffer, _ context: RenderContext) {
+        ApplicationRendering.writeTransactionJSON(self, registry: context.registry, to: out)
+    }
+
+    public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
+        ApplicationRendering.writeTransactionText(self, registry: context.registry, to: out)
+    }
+}
+
+extension FeliCaExchange: DecodedRecord {
+    public static var typeName: StaticString { "felica" }
+
+    public func writeJSONMembers(_ out: OutputBuffer, _ context: RenderContext) {
+        out.ascii(",\"frames\":")
+        out.jsonNumbers(frames)
+        writeJSONMembers(out)
+    }
+
+    public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
+        writeText(out, indent: context.indent)
+    }
+}
+
+extension OutputBuffer {
+    /// A JSON array of numbers.
+    func jsonNumbers(_ numbers: some Sequence<Int>) {
+        byte(0x5B)
+        var first = true
+        for n in numbers {
+            if !first { byte(0x2C) }
+            int(n)
+            first = false
+        }
+        byte(0x5D)
+    }
+}
