@@ -13,7 +13,8 @@ private func target() -> (ByteView) -> Void {
     let name = getenv("NFCSCOPE_FUZZ_TARGET").map { String(cString: $0) } ?? ""
     guard let harness = fuzzTargets[name] else {
         let known = fuzzTargets.keys.sorted().joined(separator: " ")
-        fputs("NFCSCOPE_FUZZ_TARGET must be one of: \(known)\n", stderr)
+        let message = Array("NFCSCOPE_FUZZ_TARGET must be one of: \(known)\n".utf8)
+        _ = write(2, message, message.count)
         exit(2)
     }
     selected = harness
@@ -28,7 +29,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 }
 
 /// Every target: its name (as `Fuzz/run.sh` takes it) and harness.
-let fuzzTargets: [String: (ByteView) -> Void] = [
+nonisolated(unsafe) let fuzzTargets: [String: (ByteView) -> Void] = [
     "detect": { FuzzHarness.decode($0, as: nil) },
     "pcap": { FuzzHarness.decode($0, as: .pcap) },
     "pcapng": { FuzzHarness.decode($0, as: .pcapng) },

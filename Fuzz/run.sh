@@ -22,7 +22,7 @@ build() {
     [ $stale = yes ] || return 0
     echo "building $BIN" >&2
     # shellcheck disable=SC2046
-    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name NFCScope -swift-version 6 \
+    swiftc -O -wmo -sanitize=fuzzer,address -parse-as-library -module-name NFCScope -swift-version 6 \
         -I Sources/CPcap -I Sources/CNfc \
         $(find Sources/NFCScope -name '*.swift' | sort) Fuzz/Entry.swift Fuzz/Harnesses/*.swift \
         -o "$BIN.tmp"
