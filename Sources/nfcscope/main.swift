@@ -9,8 +9,14 @@ func writeError(_ line: String) {
     text.withUTF8 { u in _ = write(2, u.baseAddress, u.count) }
 }
 
+// A closed output (| head, quitting less) shows as EPIPE on the next write: stop there,
+// quietly and successfully, as a filter whose reader has all it wanted.
 signal(SIGPIPE, SIG_IGN)
+Interruption.install()
 let out = OutputBuffer(fd: 1)
+out.onWriteFailure = { error in
+    if error == EPIPE { exit(CommandLineTool.exitOK) }
+}
 var environment: [String: String] = [:]
 if let plugins = getenv(PluginLoader.environmentVariable) {
     environment[PluginLoader.environmentVariable] = String(cString: plugins)

@@ -5,8 +5,17 @@ import Testing
 @Suite struct CaptureReaderTests {
     // MARK: Real captures
 
-    @Test func fixturesArePresent() {
-        #expect(Fixtures.captureNames().count >= 17)
+    /// The pcap and pcapng files are exactly those Fixtures/README.md lists (with provenance
+    /// and licence), so a capture added without a provenance line, or lost, fails here.
+    @Test func fixturesArePresent() throws {
+        let readme = try String(contentsOf: try #require(Fixtures.url("README.md")), encoding: .utf8)
+        let listed = readme.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("- `") else { return nil }
+            let name = line.dropFirst(3).prefix { $0 != "`" }
+            return name.hasSuffix(".pcap") || name.hasSuffix(".pcapng") ? String(name) : nil
+        }
+        #expect(listed.count == 17)
+        #expect(Set(Fixtures.captureNames()) == Set(listed))
     }
 
     @Test(arguments: Fixtures.captureNames())
@@ -21,6 +30,8 @@ import Testing
         try compare(ours.records, reference.records)
     }
 
+    // Counts and first timestamps below agree with tshark 4.0 (`tshark -r F -T fields -e
+    // frame.number -e frame.time_epoch`) and with libpcap (fixtureMatchesLibpcap).
     @Test func handmadeIso14443Values() throws {
         let r = try #require(readCapture(Fixtures.bytes("x.pcap")).result)
         #expect(r.format == .pcap)

@@ -81,6 +81,91 @@ import Testing
         #expect(transaction["outcome"] as? String == "declined by the card (AAC)")
     }
 
+    /// binaryfoo contactless-msd case: a Mastercard magstripe-mode (PayPass MSD) card with
+    /// track 1 (56) and track 2 (9F6B) in its record; values from contactless-msd-out.txt.
+    @Test func contactlessMagstripeWithTrack1() throws {
+        let b = CaptureBuilder.fromAPDULog(try log("emv-bertlv-contactless-msd.txt"))
+        let a = apdus(try jsonRecords(of: b))
+        try #require(a.count == 4)
+        #expect(findNode(a[0]["tlv"], "50")?["text"] as? String == "ID351 v1 1")
+        #expect(findNode(a[1]["tlv"], "94")?["text"] as? String == "SFI 1 records 1-1")
+        // 56: "B5413330056003511^CUST IMP MC 351/^1412101067750500" in ASCII.
+        let track1 = "B5413330056003511^CUST IMP MC 351/^1412101067750500"
+        #expect((findNode(a[2]["tlv"], "56")?["hex"] as? String)?.uppercased()
+                == track1.utf8.map { String(format: "%02X", $0) }.joined())
+        #expect(findNode(a[2]["tlv"], "9F6B")?["hex"] as? String == "5413330056003511d1412101067750500f")
+        // 9F36 ATC 000B = 11 (binary).
+        #expect(findNode(a[3]["tlv"], "9F36")?["hex"] as? String == "000b")
+
+        // --redact: the PAN and name of track 1 and the PAN of track 2 are gone everywhere.
+        let path = temporaryFile(b.pcap)
+        for format in ["jsonl", "text"] {
+            let out = OutputBuffer()
+            _ = CommandLineTool.run(["decode", "--redact", "--format", format, path][...], out: out,
+                                    outputIsTerminal: false) { _ in }
+            let text = out.string
+            let compact = text.replacingOccurrences(of: " ", with: "").uppercased()
+            #expect(!compact.contains("5413330056003511"), "\(format)")
+            #expect(!compact.contains("35343133333330303536303033353131"), "\(format)")  // the PAN in ASCII, as hex
+            #expect(!text.contains("CUST IMP MC"), "\(format)")
+            #expect(!compact.contains("4355535420494D50204D43"), "\(format)")  // "CUST IMP MC" as hex
+            #expect(text.contains("541333******3511"), "\(format)")
+        }
+    }
+
+    /// lumag/emv-tools data/maestro.emu: an emulated Maestro card as blocks of
+    /// `key = <hex>, <hex>;` (one block per application). Played back as a contact card
+    /// would answer: PSE, its record, the Maestro AID, GPO, then the records the AFL names.
+    /// Expected values decoded by hand from the file's bytes per EMV Book 3 (Annex A formats,
+    /// §10.2 AFL, track 2 layout of ISO/IEC 7813).
+    @Test func emvToolsMaestroCard() throws {
+        let text = try log("emv-tools-maestro.emu")
+        var blocks: [[String: [[UInt8]]]] = []
+        for block in text.split(separator: "{") where block.contains("name") {
+            var entries: [String: [[UInt8]]] = [:]
+            for statement in block.split(separator: ";") {
+                let parts = statement.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                let key = parts[0].trimmingCharacters(in: .whitespacesAndNewlines)
+                entries[key] = parts[1].split(separator: ",").map { bytes(fromHex: String($0)) }
+            }
+            blocks.append(entries)
+        }
+        try #require(blocks.count == 2)
+        let pse = blocks[0], maestro = blocks[1]
+        func one(_ b: [String: [[UInt8]]], _ key: String) throws -> [UInt8] { try #require(b[key]?.first) }
+        let ok: [UInt8] = [0x90, 0x00]
+        var b = CaptureBuilder()
+        b.activate()
+        b.apdu([0x00, 0xA4, 0x04, 0x00, 0x0E] + (try one(pse, "name")) + [0x00], try one(pse, "fci") + ok)
+        b.apdu([0x00, 0xB2, 0x01, 0x0C, 0x00], try one(pse, "sfi1") + ok)
+        b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07] + (try one(maestro, "name")) + [0x00], try one(maestro, "fci") + ok)
+        b.apdu([0x80, 0xA8, 0x00, 0x00, 0x02, 0x83, 0x00, 0x00], try one(maestro, "gpo") + ok)
+        // AFL 08010500 10010201: SFI 1 records 1-5, SFI 2 records 1-2.
+        let sfi1 = try #require(maestro["sfi1"]), sfi2 = try #require(maestro["sfi2"])
+        try #require(sfi1.count == 5 && sfi2.count == 2)
+        for (i, r) in sfi1.enumerated() { b.apdu([0x00, 0xB2, UInt8(i + 1), 0x0C, 0x00], r + ok) }
+        for (i, r) in sfi2.enumerated() { b.apdu([0x00, 0xB2, UInt8(i + 1), 0x14, 0x00], r + ok) }
+        b.fieldOff()
+        let a = apdus(try jsonRecords(of: b))
+        try #require(a.count == 11)
+        // PSE record: 61 { 4F A0000000043060, 50 "Maestro" }.
+        #expect(findNode(a[1]["tlv"], "4F")?["hex"] as? String == "a0000000043060")
+        #expect(findNode(a[1]["tlv"], "50")?["text"] as? String == "Maestro")
+        // FCI: 5F2D language preference "ruen".
+        #expect(findNode(a[2]["tlv"], "5F2D")?["text"] as? String == "ruen")
+        #expect(findNode(a[3]["tlv"], "82")?["hex"] as? String == "3800")
+        #expect(findNode(a[3]["tlv"], "94")?["text"] as? String == "SFI 1 records 1-5, SFI 2 records 1-2 (1 for ODA)")
+        // 57: PAN 676196000294003414, separator D, expiry 1611, service code 226.
+        let track2 = try #require(findNode(a[4]["tlv"], "57")?["text"] as? String)
+        #expect(track2.hasPrefix("PAN 676196000294003414, expiry 2016-11, service code 226"))
+        // SFI 2 record 1: 5F25 131101, 5F24 161130, 5F28 0643 (ISO 3166 643).
+        #expect(findNode(a[9]["tlv"], "5F25")?["text"] as? String == "2013-11-01")
+        #expect(findNode(a[9]["tlv"], "5F24")?["text"] as? String == "2016-11-30")
+        #expect((findNode(a[9]["tlv"], "5F28")?["text"] as? String)?.hasSuffix("(643)") == true)
+        #expect(a.allSatisfy { $0["sw"] as? String == "9000" })
+    }
+
     @Test func amexWithDirectory() throws {
         let records = try jsonRecords(of: .fromAPDULog(try log("emv-bertlv-amex-cda.txt")))
         let transaction = try #require(records.first { $0["type"] as? String == "transaction" })

@@ -87,17 +87,41 @@ private func roundTrip(_ path: String, _ container: ExportContainer) throws -> (
 private let tsharkPath: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark", "/opt/homebrew/bin/tshark"]
     .first { FileManager.default.isExecutableFile(atPath: $0) }
 
+struct TsharkFailed: Error, CustomStringConvertible {
+    var arguments: [String]
+    var status: Int32
+    var stderr: String
+    var description: String { "tshark \(arguments.joined(separator: " ")) exited \(status): \(stderr)" }
+}
+
+/// Runs tshark and returns its standard output; throws when it exits non-zero (it exits 2,
+/// printing nothing, on a display filter it rejects, so output alone proves nothing).
 private func tshark(_ args: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: tsharkPath ?? "tshark")
     process.arguments = args
     let pipe = Pipe()
+    let errors = Pipe()
     process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
+    process.standardError = errors
     try process.run()
+    // Standard error is small (one warning line when run as root); read it after stdout.
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        throw TsharkFailed(arguments: args, status: process.terminationStatus,
+                           stderr: String(decoding: errorData, as: UTF8.self))
+    }
     return String(decoding: data, as: UTF8.self)
+}
+
+/// Frames of `path` that match the display filter, after checking that tshark read
+/// `packets` packets from it (a file it cannot read would otherwise match nothing).
+private func tsharkMatches(_ path: String, filter: String, packets: Int) throws -> String {
+    let numbers = try tshark(["-r", path, "-T", "fields", "-e", "frame.number"]).split(separator: "\n")
+    #expect(numbers.count == packets, "tshark read \(numbers.count) packets of \(path), expected \(packets)")
+    return try tshark(["-r", path, "-Y", filter])
 }
 
 /// Hand-built frames of every technology, direction, event and flag; views into `bytes`.
@@ -313,8 +337,11 @@ private func handBuiltFrames(_ v: ByteView) -> [Frame] {
                 }
             }
             #expect(lines.map { $0.count > 1 ? $0[1] : "" } == expectedEvents)
-            let malformed = try tshark(["-r", out, "-Y", "_ws.malformed || _ws.expert.severity == error"])
+            let malformed = try tsharkMatches(out, filter: "_ws.malformed || _ws.expert.severity == error",
+                                              packets: original.frames.count)
             #expect(malformed.isEmpty, "\(malformed)")
+            // A filter tshark rejects is an error, not an empty (passing) match.
+            #expect(throws: TsharkFailed.self) { try tshark(["-r", out, "-Y", "_ws.malformed |||"]) }
         }
     }
 
@@ -340,7 +367,7 @@ private func handBuiltFrames(_ v: ByteView) -> [Frame] {
             #expect(lines[2][2] == "0xff")
             #expect(lines[7][2] == "0xfa")
             #expect(lines[5][3] == "ISO 15693")
-            let malformed = try tshark(["-r", out, "-Y", "_ws.malformed"])
+            let malformed = try tsharkMatches(out, filter: "_ws.malformed", packets: 10)
             #expect(malformed.isEmpty, "\(malformed)")
         }
     }

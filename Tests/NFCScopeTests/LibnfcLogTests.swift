@@ -18,8 +18,14 @@ struct LibnfcLogCaptureTests {
         ByteView.with(bytes) { #expect(InputFormat.detect($0) == .libnfc) }
         let (sink, outcome) = decodeFixture(name)
         #expect(sink.inputs.first.map { "\($0.format)" } == "libnfc")
+        // These runs all succeeded against the emulator (their stdout says so), so nothing
+        // in them is damaged: no problem and no frame error is the expected value.
         #expect(sink.problems.isEmpty, "\(sink.problems)")
         #expect(outcome.frameErrors == 0)
+        #expect(outcome.frames == sink.frames.count)
+        // Every run but the two frameless stdouts (see framelessOutput) carries frames.
+        let frameless = ["libnfc-nfc-list-stdout.txt", "libnfc-nfc-read-forum-tag3-stdout.txt"]
+        #expect(sink.frames.isEmpty == frameless.contains(name))
     }
 
     @Test("nfc-list: NFC-A activation with UID, FeliCa polling with IDm/PMm/system code, ATQB")
@@ -38,7 +44,8 @@ struct LibnfcLogCaptureTests {
         let ats = try #require(air.first { $0.info.hasPrefix("ATS") })
         #expect(ats.hex == "0578807002")
         #expect(ats.members.contains("\"fsc\":256"))
-        // The line of the RX that carried the target data.
+        // The line of the RX that starts the InListPassiveTarget answer (`RX: d5 4b`, line
+        // 114 of the log; line 115 holds the target data).
         #expect(ats.line == 114)
 
         let felica = air.filter { $0.tech == .nfcF }
@@ -152,16 +159,26 @@ struct LibnfcLogCaptureTests {
         let times = run.frames.map(\.time)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 })
         let first = try #require(run.frames.first)
+        // The trace's own clock (first column): the InListPassiveTarget answer carrying the
+        // ATQA at 0.956759 s (line 38), the first frame, RFConfiguration, at 0.937361 s (line 18).
         #expect(run.frames.first { $0.info.hasPrefix("ATQA") }.map { $0.time - first.time } == 19_398_000)
         #expect(run.exchanges.count == 10)
     }
 
+    /// nfc-list and nfc-read-forum-tag3 print what they found (target fields, the NDEF
+    /// attribute block), never frame bytes (libnfc 1.8.0 utils/nfc-list.c and
+    /// nfc-read-forum-tag3.c print through str_nfc_target / printf of decoded fields), so
+    /// there is nothing to decode; the anticol stdout next to them does print frames.
     @Test("program output without frames (nfc-list, nfc-read-forum-tag3) gives no frames and no problems")
     func framelessOutput() throws {
         for name in ["libnfc-nfc-list-stdout.txt", "libnfc-nfc-read-forum-tag3-stdout.txt"] {
             let run = try runLibnfcFixture(name)
             #expect(run.frames.isEmpty)
             #expect(run.problems.isEmpty)
+            let records = try jsonRecords(fixturePath(name))
+            #expect(records.map { $0["type"] as? String } == ["input"])
+            #expect(records.first?["format"] as? String == "libnfc")
         }
+        #expect(try runLibnfcFixture("libnfc-nfc-anticol-stdout.txt").frames.count == 9)
     }
 }

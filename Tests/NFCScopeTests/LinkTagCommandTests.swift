@@ -38,6 +38,17 @@ struct LinkTagCommandTests {
         }
     }
 
+    @Test("Proxmark3 HID SIO simulation: one clear AUTH, then 26 encrypted frames (nested AUTH included) until WUPA")
+    func classicProxmarkSession() throws {
+        let f = try #require(drainBytes(fixtureBytes("hf_mf_hid_sio_sim.trace"))).frames
+        #expect(f[9].info.hasPrefix("SAK 08"))
+        #expect(f[10].info == "AUTH-A block 0" && f[11].info == "AUTH answer nt 1ed24a6a")
+        #expect(f[12].info == "AUTH {nr}{ar} (encrypted)" && f[13].info == "AUTH answer {at} (encrypted)")
+        for i in 14...39 { #expect(f[i].info == "encrypted (MIFARE Classic Crypto1)" && f[i].crc == .none) }
+        #expect(f[40].info == "WUPA" && f[45].info.hasPrefix("SAK 08"))
+        #expect(f.allSatisfy { $0.error == nil })
+    }
+
     @Test("after a Classic authentication nothing is decoded until REQA/WUPA, a clear HLTA or the field drops")
     func classicSessionEnds() {
         let nonce: [UInt8] = [0x01, 0x02, 0x03, 0x04]
@@ -78,6 +89,9 @@ struct LinkTagCommandTests {
         #expect(t2[0].text == "AUTH-A block 4")
         #expect(!t2[1].text.contains("nt"))
         #expect(t2[2].text == "READ page 4")
+        // An Ultralight's NAK to AUTH is not given MIFARE Classic NAK meanings.
+        let nak = Self.afterSAK(0x00, [(.reader, T.withCRCA([0x61, 0x04])), (.card, [0x00])])
+        #expect(nak[1].isUnknown)
     }
 
     @Test("MIFARE Classic plaintext NAKs (MF1S50 table 10) and the SAK deciding C2")

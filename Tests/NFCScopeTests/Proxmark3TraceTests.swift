@@ -4,7 +4,8 @@ import Testing
 
 @Suite("Proxmark3 .trace")
 struct Proxmark3TraceTests {
-    /// Records per file (counted by walking the record chain to EOF) and the technology guessed.
+    /// Records per file (the record chain walked to EOF by `walk`, below, which the test
+    /// re-checks) and the technology expected.
     static let traces: [(String, Int, Tech)] = [
         ("hf_14a_mfu-sim.trace", 306, .nfcA),
         ("hf_14a_mfu.trace", 22, .nfcA),
@@ -32,18 +33,46 @@ struct Proxmark3TraceTests {
         ("lf_hitag_crypto_dump.trace", 20, .unknown),
     ]
 
+    /// The record chain walked the way the format is documented (captures/proxmark3/README.txt:
+    /// u32 LE timestamp, u16 LE duration, u16 LE length | isResponse << 15, data, then the
+    /// parity bytes), written here independently of Proxmark3TraceSource. The firmware sizes
+    /// the parity as (length - 1) / 8 + 1 in C integer arithmetic (proxmark3 include/pm3_cmd.h,
+    /// TRACELOG_PARITY_LEN), so a zero-length record (an iCLASS SOF) still has one byte.
+    static func walk(_ bytes: [UInt8]) -> [(response: Bool, data: [UInt8])] {
+        var out: [(Bool, [UInt8])] = []
+        var at = 0
+        while at + 8 <= bytes.count {
+            let field = Int(bytes[at + 6]) | Int(bytes[at + 7]) << 8
+            let length = field & 0x7FFF
+            let end = at + 8 + length + (length - 1) / 8 + 1
+            guard end <= bytes.count else { break }
+            out.append((field & 0x8000 != 0, Array(bytes[(at + 8)..<(at + 8 + length)])))
+            at = end
+        }
+        return out
+    }
+
+    /// The technology each trace is of, from its description in proxmark3's traces/README.md
+    /// (hf_14a: ISO 14443-A, hf_14b: ISO 14443-B, hf_15: ISO 15693); iCLASS and LF Hitag
+    /// are none we decode, and the Xerox trace's first frames name no ISO 14443-B command,
+    /// so its technology stays unknown unless `--tech` says it (see techOption).
     @Test("every sample is detected and gives one frame per record", arguments: traces)
     func counts(_ sample: (String, Int, Tech)) throws {
         let (name, records, tech) = sample
         let bytes = fixtureBytes(name)
         #expect(ByteView.with(bytes) { InputFormat.detect($0) } == .proxmark3)
         #expect(ByteView.with(bytes) { Proxmark3TraceSource(view: $0).tech } == tech)
+        let walked = Self.walk(bytes)
+        #expect(walked.count == records)
         let (sink, outcome) = decodeFixture(name)
         #expect(sink.inputs.first?.format.description == "proxmark3")
         #expect(sink.frames.count == records)
         #expect(outcome.frames == records)
         #expect(sink.problems.isEmpty)
         #expect(sink.frames.map(\.n) == Array(1...records))
+        // Each frame carries its record's bytes, in the record's direction.
+        #expect(sink.frames.map(\.hex) == walked.map { hexString($0.data) })
+        #expect(sink.frames.map { $0.dir == .card } == walked.map(\.response))
         // No record runs past the end or is implausible in these files.
         #expect(!sink.frames.contains { $0.error?.kind == .truncatedRecord || $0.error?.kind == .oversizedRecord })
     }
@@ -65,8 +94,35 @@ struct Proxmark3TraceTests {
         #expect(frames[1].offset == 10)
     }
 
+    /// Frame numbers whose recorded parity bits differ from odd parity (ISO 14443-3 §6.2.3.2:
+    /// each byte followed by an odd parity bit), from the records `walk` reads; the parity
+    /// bytes hold one bit per data byte, most significant bit first. One-byte frames are
+    /// 7-bit short frames, sent without parity (§6.2.3.1), so they are left out.
+    static func parityErrors(_ bytes: [UInt8]) -> [Int] {
+        var numbers: [Int] = []
+        var at = 0, n = 0
+        while at + 8 <= bytes.count {
+            let length = (Int(bytes[at + 6]) | Int(bytes[at + 7]) << 8) & 0x7FFF
+            let parityStart = at + 8 + length
+            let end = parityStart + (length - 1) / 8 + 1
+            guard end <= bytes.count else { break }
+            n += 1
+            if length >= 2, (0..<length).contains(where: { k in
+                let odd: UInt8 = bytes[at + 8 + k].nonzeroBitCount % 2 == 0 ? 1 : 0
+                return (bytes[parityStart + k / 8] >> (7 - UInt8(k % 8))) & 1 != odd
+            }) { numbers.append(n) }
+            at = end
+        }
+        return numbers
+    }
+
     @Test("parity: the ATQA of the 4-byte run was recorded with wrong parity bits")
     func parity() throws {
+        // The counts below are the frames parityErrors finds, computed from the parity bits.
+        #expect(Self.parityErrors(fixtureBytes("hf_14a_reader_4b_rats.trace")) == [2])
+        #expect(Self.parityErrors(fixtureBytes("hf_mf_hid_sio_sim.trace")).count == 26)
+        #expect(Self.parityErrors(fixtureBytes("hf_visa_apple_normal.trace")).count == 8)
+        #expect(Self.parityErrors(fixtureBytes("hf_visa_apple_normal.trace")).first == 644)
         let frames = try #require(drainBytes(fixtureBytes("hf_14a_reader_4b_rats.trace"))).frames
         #expect(frames.map { $0.flags.contains(.parityError) } == [false, true, false, false, false, false, false, false])
         #expect(frames[5].info == "SAK 20 (ISO-DEP, uid complete) UID a1a2a3a4")
@@ -102,7 +158,8 @@ struct Proxmark3TraceTests {
         #expect(frames.map(\.dir) == [.reader, .card])
         #expect(frames.map(\.crc) == [.ok, .ok])
         #expect(frames[0].info == "INVENTORY 1 slot mask 0")
-        #expect(frames[1].info == "INVENTORY answer DSFID 01 UID e00780983e796083")
+        // E0 07: IC manufacturer 07, Texas Instruments (ISO/IEC 7816-6 register).
+        #expect(frames[1].info == "INVENTORY answer DSFID 01 UID e00780983e796083 (Texas Instruments)")
     }
 
     @Test("iCLASS: zero-length SOF records have a parity byte; no CRC is judged without a protocol")

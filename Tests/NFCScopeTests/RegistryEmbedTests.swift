@@ -22,7 +22,21 @@ import Testing
         }
     }
 
-    @Test func pluginFolderChecksClean() {
+    /// The shipped folder checks clean, and the same folder with one planted mistake reports
+    /// exactly that mistake (so "clean" is not what the checker says of anything).
+    @Test func pluginFolderChecksClean() throws {
         #expect(PluginChecker.check(directory: Self.pluginsDirectory) == [])
+        var files: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: Self.pluginsDirectory) where name.hasSuffix(".plugin") {
+            files[name] = try String(contentsOfFile: Self.pluginsDirectory + "/" + name, encoding: .utf8)
+        }
+        let aids = try #require(files["aids.plugin"])
+        let badLine = aids.split(separator: "\n", omittingEmptySubsequences: false).count
+        files["aids.plugin"] = aids + "A00000000G1010 | emv-payment | X | Planted mistake\n"
+        let copy = pluginFolder(files)
+        let diagnostics = PluginChecker.check(directory: copy)
+        #expect(diagnostics.count == 1, "\(diagnostics)")
+        #expect(diagnostics.first?.file == copy + "/aids.plugin")
+        #expect(diagnostics.first?.line == badLine)
     }
 }

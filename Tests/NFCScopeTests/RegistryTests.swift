@@ -17,8 +17,25 @@ func pluginFolder(_ files: [String: String]) -> String {
 @Suite struct RegistryBuiltinTests {
     let registry = Registry.builtin
 
+    /// No diagnostics, and every entry line of the plugin files made it in: the AID and tag
+    /// lines are counted here straight from the files' text (section headers in brackets,
+    /// one entry per non-comment line).
     @Test func builtinFilesHaveNoMistakes() {
         #expect(Registry.builtinWithDiagnostics.1 == [])
+        func entryLines(_ section: String) -> Int {
+            var n = 0
+            for file in BuiltinPlugins.files {
+                var inside = false
+                for line in file.text.split(separator: "\n") {
+                    let t = line.trimmingCharacters(in: .whitespaces)
+                    if t.hasPrefix("[") { inside = t == "[\(section)]"; continue }
+                    if inside && !t.isEmpty && !t.hasPrefix("#") { n += 1 }
+                }
+            }
+            return n
+        }
+        #expect(registry.aids.count == entryLines("aid"))
+        #expect(registry.tags.count == entryLines("tag"))
         #expect(registry.aids.count >= 120)
         #expect(registry.tags.count >= 150)
     }
@@ -274,6 +291,8 @@ func pluginFolder(_ files: [String: String]) -> String {
         let diagnostics = PluginChecker.check(directory: "/nonexistent/nfcscope/plugins")
         #expect(diagnostics.count == 1)
         #expect(diagnostics.first?.line == 0)
+        #expect(diagnostics.first?.file == "/nonexistent/nfcscope/plugins")
+        #expect(diagnostics.first?.reason.contains("does not exist") == true)
     }
 }
 

@@ -182,3 +182,29 @@ func temporaryFile(_ bytes: [UInt8], name: String = "capture") -> String {
     _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
     return path
 }
+
+/// xorshift64* (Vigna 2016): a seeded generator, so a randomised test can be replayed.
+/// (The benchmark's SplitMix64 lives in the nfcscope-bench executable, which tests cannot
+/// import.) The seed is `NFCSCOPE_TEST_SEED` when set, else the given default; tests print
+/// it so a failure can be reproduced.
+struct SeededGenerator: RandomNumberGenerator {
+    private(set) var state: UInt64
+
+    /// xorshift needs a non-zero state: seed 0 is replaced by a fixed odd constant.
+    init(seed: UInt64) { state = seed == 0 ? 0x2545_F491_4F6C_DD1D : seed }
+
+    /// The environment's seed, or `fallback`; printed either way.
+    static func fromEnvironment(default fallback: UInt64, test: String) -> SeededGenerator {
+        let env = ProcessInfo.processInfo.environment["NFCSCOPE_TEST_SEED"]
+        let seed = env.flatMap { UInt64($0, radix: 16) ?? UInt64($0) } ?? fallback
+        print("\(test): random seed 0x\(String(seed, radix: 16)) (set NFCSCOPE_TEST_SEED to replay another)")
+        return SeededGenerator(seed: seed)
+    }
+
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
+    }
+}

@@ -1,6 +1,7 @@
 // Owns the bytes of one input: a read-only private mapping of a regular file, or
-// the whole of a pipe / stdin read once into memory. Everything else sees the
-// bytes only through `ByteView`.
+// a pipe / stdin, either read as it flows (`StreamInput`, for decoding) or read
+// once into memory (for callers that need the whole input). Everything else sees
+// the bytes only through `ByteView`.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,13 +19,24 @@ public final class CaptureInput: @unchecked Sendable {
     private let mapped: UnsafeMutableRawPointer?
     private let mappedLength: Int
     private let owned: GrowableBytes?
+    /// A pipe, FIFO or terminal opened for decoding as it flows (`streaming`).
+    public let stream: StreamInput?
     /// Bytes before this offset have been handed back to the kernel (see `release`).
     private var releasedUpTo: Int = 0
 
-    /// Opens `path`; "-" reads standard input to its end.
-    public init(path: String) throws(InputError) {
+    /// Opens `path`; "-" is standard input. A pipe, FIFO or terminal is read to its
+    /// end here, unless `streaming`: then it is left to `stream`, read as it flows.
+    public init(path: String, streaming: Bool = false) throws(InputError) {
         self.path = path
+        if path == "-" && streaming {
+            stream = StreamInput(fd: 0, ownsDescriptor: false)
+            owned = nil
+            mapped = nil
+            mappedLength = 0
+            return
+        }
         if path == "-" {
+            stream = nil
             let buffer = GrowableBytes(capacity: 1 << 16)
             while true {
                 let n = buffer.appendReading(maxCount: 1 << 20) { ptr, cap in read(0, ptr, cap) }
@@ -41,10 +53,24 @@ public final class CaptureInput: @unchecked Sendable {
         }
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw InputError(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw InputError(path: path, reason: String(cString: strerror(errno))) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw InputError(path: path, reason: "is a directory") }
+        guard fstat(fd, &st) == 0 else {
+            close(fd)
+            throw InputError(path: path, reason: String(cString: strerror(errno)))
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw InputError(path: path, reason: "is a directory")
+        }
+        if streaming && (st.st_mode & S_IFMT) != S_IFREG {
+            stream = StreamInput(fd: fd, ownsDescriptor: true)
+            owned = nil
+            mapped = nil
+            mappedLength = 0
+            return
+        }
+        defer { close(fd) }
+        stream = nil
         if (st.st_mode & S_IFMT) != S_IFREG {
             // A FIFO or character device: read it like stdin.
             let buffer = GrowableBytes(capacity: 1 << 16)
@@ -85,10 +111,12 @@ public final class CaptureInput: @unchecked Sendable {
         }
     }
 
-    public var count: Int { owned?.count ?? mappedLength }
+    public var count: Int { stream?.count ?? owned?.count ?? mappedLength }
 
-    /// The whole input as a view. Valid while this object is alive.
+    /// The whole input as a view (a stream's: what its buffer holds now). Valid while
+    /// this object is alive and, for a stream, until its next refill.
     public var view: ByteView {
+        if let stream { return stream.view }
         if let owned { return owned.view }
         return ByteView(base: mapped.map { UnsafeRawPointer($0) }, count: mappedLength)
     }

@@ -20,6 +20,11 @@ public final class OutputBuffer: @unchecked Sendable {
     private let fd: Int32?
     private var collected: [UInt8] = []
     public private(set) var writeFailed = false
+    /// Flush after every record (`--line-buffered`, a terminal), not only once the
+    /// buffer is full.
+    public var flushEachRecord = false
+    /// Called with errno when writing to the descriptor fails (a closed pipe: EPIPE).
+    public var onWriteFailure: ((Int32) -> Void)?
     private let flushThreshold: Int
     /// The digits of the last `counter` value, right-aligned in 24 bytes: frame
     /// numbers go up by one, so the next one is an in-place increment.
@@ -77,7 +82,7 @@ public final class OutputBuffer: @unchecked Sendable {
     @inline(__always)
     public func recordDone() {
         recordEnd = count
-        if count >= flushThreshold && !holdsFlush { flush() }
+        if (count >= flushThreshold || flushEachRecord) && !holdsFlush { flush() }
     }
 
     /// End (in `storage`) of the last whole record, for `flushForExit`.
@@ -92,6 +97,7 @@ public final class OutputBuffer: @unchecked Sendable {
                 if n < 0 {
                     if errno == EINTR { continue }
                     writeFailed = true
+                    onWriteFailure?(errno)
                     break
                 }
                 off += n

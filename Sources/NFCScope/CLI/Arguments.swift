@@ -16,6 +16,8 @@ public enum Subcommand: Equatable, Sendable {
     case pluginsCheck
     /// `convert IN -o OUT`: the frames of IN written as a pcap or pcapng capture.
     case convert
+    /// `devices`: the readers libnfc finds.
+    case devices
 }
 
 public struct Options: Equatable, Sendable {
@@ -34,6 +36,8 @@ public struct Options: Equatable, Sendable {
     public var tech: Tech?
     /// `--redact`: mask PANs, track 2 and cardholder names in the output.
     public var redact = false
+    /// `--line-buffered`: write each record out as soon as it is decoded.
+    public var lineBuffered = false
 
     public init() {}
 }
@@ -72,11 +76,12 @@ public enum Arguments {
 
     USAGE
       nfcscope decode [--format text|jsonl] [--redact] [--input FORMAT] [--tech 14a|14b|15|felica]
-                  [--plugins DIR]... FILE...
+                  [--line-buffered] [--plugins DIR]... FILE...
       nfcscope stats [--format text|jsonl] [--tech 14a|14b|15|felica] [--plugins DIR]... FILE...
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service] [--plugins DIR]...
       nfcscope plugins check DIR...
       nfcscope convert [--input FORMAT] IN -o OUT.pcap|OUT.pcapng
+      nfcscope devices [--format text|jsonl]
       nfcscope help | --help | --version
 
     COMMANDS
@@ -89,6 +94,10 @@ public enum Arguments {
                that defined it.
       plugins check  Validates the plugin files of folders and reports each mistake
                as FILE:LINE: reason. Exit status 1 when there are mistakes.
+
+      devices  The NFC readers libnfc finds (USB, and serial ones named by
+               LIBNFC_DEVICE or libnfc's configuration): connection string, name,
+               and the modulations and baud rates each can poll with.
 
       convert  Writes the frames of IN as a capture Wireshark opens and nfcscope
                reads back: ISO 14443 link type 264, NFC-F/V as Wireshark exported
@@ -110,8 +119,12 @@ public enum Arguments {
                             reported on stderr, the valid entries are used and the
                             exit status is at least 1.
       --input FORMAT        Read the input as FORMAT instead of detecting it.
+      --line-buffered       Write each record out as soon as it is decoded (the default
+                            on a terminal; otherwise output is written in large blocks,
+                            and whenever a pipe or FIFO input has to wait for its writer).
       -o, --output FILE     convert: the file to write; .pcap or .pcapng.
-      -                     Read the capture from standard input.
+      -                     Read the capture from standard input. Standard input, pipes
+                            and FIFOs are decoded as the bytes arrive.
 
     ENVIRONMENT
       NFCSCOPE_PLUGINS      Plugin folders separated by ':', loaded before --plugins.
@@ -124,8 +137,10 @@ public enum Arguments {
       Formats are described in docs/input-formats.md.
 
     EXIT STATUS
-      0 all input decoded, 1 some frames or records were malformed (decoding went
-      on), 2 an input could not be read or recognised, 64 usage error.
+      0 all input decoded (or the reader of the output went away: nfcscope stops at
+      once, as | head expects), 1 some frames or records were malformed (decoding went
+      on), 2 an input could not be read or recognised, 64 usage error, 130 stopped by
+      Ctrl-C (what was decoded until then is written, transaction summaries included).
     """
 
     /// `--tech` values, in Proxmark3's protocol names and ours.
@@ -147,6 +162,7 @@ public enum Arguments {
         case "decode": options.subcommand = .decode
         case "stats": options.subcommand = .stats
         case "convert": options.subcommand = .convert
+        case "devices": options.subcommand = .devices
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
         case "plugins":
@@ -195,6 +211,9 @@ public enum Arguments {
                 guard options.subcommand == .convert else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.outputPath = value
+            case "--line-buffered":
+                guard options.subcommand == .decode || options.subcommand == .stats else { throw .unknownOption(arg) }
+                options.lineBuffered = true
             case "--redact":
                 guard options.subcommand == .decode else { throw .unknownOption(arg) }
                 options.redact = true
@@ -216,7 +235,7 @@ public enum Arguments {
             }
         }
         switch options.subcommand {
-        case .pluginsList:
+        case .pluginsList, .devices:
             if let extra = options.files.first { throw .unexpectedArgument(extra) }
         case .pluginsCheck:
             if options.files.isEmpty { throw .noPluginFolder }

@@ -32,6 +32,8 @@ public enum CommandLineTool {
     public static let exitInputErrors: Int32 = 1
     public static let exitUnreadable: Int32 = 2
     public static let exitUsage: Int32 = 64
+    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+    public static let exitInterrupted: Int32 = 130
 
     /// Runs one command. `out` receives standard output; `errorLine` one line of stderr
     /// each (without the program name or newline).
@@ -63,6 +65,9 @@ public enum CommandLineTool {
             return mistakes == 0 ? exitOK : exitInputErrors
         case .convert:
             return ConvertCommand.run(options, errorLine: errorLine)
+        case .devices:
+            return DevicesCommand.run(options, out: out, format: options.format ?? (outputIsTerminal ? .text : .jsonl),
+                                      errorLine: errorLine)
         case .decode, .stats, .pluginsList:
             break
         }
@@ -87,6 +92,7 @@ public enum CommandLineTool {
             return status
         }
         let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
+        if outputIsTerminal || options.lineBuffered { out.flushEachRecord = true }
         func account(_ outcome: DecodeOutcome) {
             if outcome.unreadable {
                 status = max(status, exitUnreadable)
@@ -98,7 +104,8 @@ public enum CommandLineTool {
             let echo = ProblemEcho(sink, report: errorLine)
             for file in options.files {
                 account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech,
-                                              registry: registry, into: echo))
+                                              registry: registry, whileWaiting: { out.flush() }, into: echo))
+                if Interruption.requested { break }
             }
         }
         if options.subcommand == .stats {
@@ -106,13 +113,13 @@ public enum CommandLineTool {
             decodeAll(into: stats)
             stats.write(to: out, json: format == .jsonl)
         } else if format == .jsonl {
-            let writer = JSONLinesWriter(output: out, registry: registry)
+            let writer = JSONLinesWriter(output: out, registry: registry, redact: options.redact)
             if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         } else {
-            let writer = TextWriter(output: out, registry: registry)
+            let writer = TextWriter(output: out, registry: registry, redact: options.redact)
             if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         }
         out.flush()
-        return status
+        return Interruption.requested ? exitInterrupted : status
     }
 }

@@ -1,14 +1,24 @@
-// Reads the records of a whole capture held in memory (usually a mapped file),
-// whichever of the two formats it is in. Records are views into the input; the
-// walk allocates only when it has a problem to report.
+// Reads the records of a capture held in memory (usually a mapped file, or the
+// buffer of a stream that holds only part of it), whichever of the two formats it
+// is in. Records are views into the input; the walk allocates only when it has a
+// problem to report.
 
 public enum CaptureFormat: Sendable, Equatable {
     case pcap, pcapng
 }
 
 public struct CaptureReader: Sendable {
-    public let view: ByteView
+    public private(set) var view: ByteView
     public let format: CaptureFormat
+    /// False while `view` may hold only part of a stream: a unit cut off at its end
+    /// is waited for (`needsMore`) instead of reported as truncated.
+    private var final = true
+    /// Set when `next` returned nil because the view ends inside a unit.
+    public private(set) var needsMore = false
+    /// Stream offset of the view's first byte; record and problem offsets include it.
+    private var base = 0
+    /// Problems whose offsets already include `base`.
+    private var problemsPlaced = 0
     private var pcap = PcapReader.State()
     private var pcapng = PcapngReader.State()
     /// Offset of the next unit to decode.
@@ -25,8 +35,27 @@ public struct CaptureReader: Sendable {
         return nil
     }
 
+    /// Whether a stream's first bytes are too few to open it: the file header or the
+    /// blocks before the first record (whose resolution the output needs) are cut off.
+    static func needsMoreToOpen(_ view: ByteView) -> Bool {
+        guard let format = detect(view) else { return view.count < 4 }
+        var pcap = PcapReader.State(), pcapng = PcapngReader.State()
+        var offset = 0
+        while true {
+            let step = format == .pcap ? PcapReader.step(view, at: offset, state: &pcap)
+                                       : PcapngReader.step(view, at: offset, state: &pcapng)
+            switch step {
+            case .consumed(let next): offset = next
+            case .needMore: return true
+            default: return false
+            }
+        }
+    }
+
     /// Checks the magic and reads the file header (pcap) or first section header (pcapng).
-    public init(view: ByteView) throws(CaptureFileError) {
+    /// `final` false: `view` is the start of a stream that `resume` will extend.
+    public init(view: ByteView, final: Bool = true) throws(CaptureFileError) {
+        self.final = final
         guard let format = Self.detect(view) else {
             let reason = if let magic = view.u32be(0) {
                 "not a pcap or pcapng file (magic 0x\(hex8(magic)))"
@@ -50,6 +79,27 @@ public struct CaptureReader: Sendable {
             var lookahead = self
             while case .consumed(let next) = lookahead.stepOnce() { lookahead.offset = next }
             leadingDigits = lookahead.pcapng.timestampDigits
+        }
+        placeProblems()
+    }
+
+    /// The stream moved on: `view` now starts `dropped` bytes further into it (those
+    /// bytes were all read), and holds the whole rest of it when `final`.
+    public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
+        self.view = view
+        offset -= dropped
+        base += dropped
+        self.final = final
+        needsMore = false
+    }
+
+    /// Puts the stream offset into problems found since the last call.
+    private mutating func placeProblems() {
+        guard base != 0 else { problemsPlaced = problemCount; return }
+        while problemsPlaced < problemCount {
+            if format == .pcap { pcap.problems[problemsPlaced].offset += base }
+            else { pcapng.problems[problemsPlaced].offset += base }
+            problemsPlaced += 1
         }
     }
 
@@ -84,13 +134,20 @@ public struct CaptureReader: Sendable {
         // and going through `step` and its enum costs more than reading the record.
         // Headers, damage and the end of the file take the general walk.
         if format == .pcap, !ended, let header = pcap.header,
-           let (record, next) = PcapReader.wholeRecord(view, at: offset, header: header,
-                                                       number: pcap.recordsRead + 1) {
+           case (var record, let next)? = PcapReader.wholeRecord(view, at: offset, header: header,
+                                                                 number: pcap.recordsRead + 1) {
             pcap.recordsRead = record.n
             offset = next
+            record.offset &+= base
             return record
         }
-        return walk()
+        guard var record = walk() else {
+            placeProblems()
+            return nil
+        }
+        placeProblems()
+        record.offset += base
+        return record
     }
 
     @inline(never)
@@ -104,6 +161,10 @@ public struct CaptureReader: Sendable {
             case .consumed(let next):
                 offset = next
             case .needMore:
+                if !final {
+                    needsMore = true
+                    return nil
+                }
                 ended = true
                 return format == .pcap
                     ? PcapReader.finish(view, at: offset, state: &pcap)

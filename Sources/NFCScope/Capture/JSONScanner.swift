@@ -279,3 +279,31 @@ func hexValue(_ b: UInt8) -> UInt8? {
     default: nil
     }
 }
+
+extension JSONScanner {
+    /// Where the object or array starting at `start` ends (the offset after its closing
+    /// bracket), found by counting brackets outside strings without checking grammar;
+    /// nil when the view ends first. A stream waits for that much before the grammar is
+    /// checked, so a grammar failure is always the input's, never a read cut short.
+    func containerEnd(from start: Int) -> Int? {
+        var i = start
+        var depth = 0
+        var inString = false
+        while let b = view.byte(i) {
+            i += 1
+            if inString {
+                if b == 0x5C { i += 1 } else if b == 0x22 { inString = false }
+                continue
+            }
+            switch b {
+            case 0x22: inString = true
+            case 0x7B, 0x5B: depth += 1
+            case 0x7D, 0x5D:
+                depth -= 1
+                if depth <= 0 { return i }
+            default: break
+            }
+        }
+        return nil
+    }
+}

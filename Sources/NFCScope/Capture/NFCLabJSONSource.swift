@@ -24,15 +24,22 @@ public struct NFCLabJSONSource: FrameSource {
 
     let layout: Layout
     private var scanner: JSONScanner
-    private let buffer: GrowableBytes
-    private let bufferLimit: Int
+    private var buffer: GrowableBytes
+    private var bufferLimit: Int
     private var n = 0
     private var ended = false
     /// Inside the `frames` array, between elements.
     private var inArray = false
     private var problems: [SourceProblem] = []
+    /// Streams: false while the view may hold only part of the input.
+    private var final = true
+    public private(set) var needsMore = false
+    /// Stream offset of the view's first byte.
+    private var base = 0
 
-    public init(view: ByteView) throws(SourceProblem) {
+    /// `final` false: `view` is the start of a stream that `resume` extends.
+    public init(view: ByteView, final: Bool = true) throws(SourceProblem) {
+        self.final = final
         guard let layout = Self.layout(of: view) else {
             throw SourceProblem(offset: 0, message: "not an nfc-laboratory JSON frame list")
         }
@@ -49,27 +56,83 @@ public struct NFCLabJSONSource: FrameSource {
     public var problemCount: Int { problems.count }
     public func problem(_ index: Int) -> SourceProblem { problems[index] }
 
+    /// Whether a stream's first bytes are too few to tell the layout or to reach the
+    /// `frames` array (up to 64 KiB are waited for; then it is judged as it is).
+    static func needsMoreToOpen(_ view: ByteView) -> Bool {
+        guard view.count < 64 << 10 else { return false }
+        switch layoutDecision(of: view) {
+        case .undecided: return true
+        case .no: return false
+        case .yes(.lines): return false
+        case .yes(.document):
+            guard let trial = try? NFCLabJSONSource(view: view) else { return false }
+            return trial.ended && !trial.problems.isEmpty
+        }
+    }
+
+    public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
+        scanner = JSONScanner(view, at: scanner.pos - dropped)
+        base += dropped
+        self.final = final
+        needsMore = false
+        // Every frame's bytes were handed out before: the hex buffer starts over, sized
+        // (once, never moving until the next resume) for what the view can hold.
+        buffer.removeAll()
+        if view.count / 2 + 16 > bufferLimit {
+            bufferLimit = view.count / 2 + 16
+            buffer = GrowableBytes(capacity: bufferLimit)
+        }
+    }
+
+    /// Streams: whether the next frame (or the end of the frame list) is all there;
+    /// checked without moving the scanner.
+    private func nextIsComplete() -> Bool {
+        var probe = scanner
+        if layout == .document && n > 0 {
+            guard let b = probe.peek() else { return false }
+            // The end of the array: the few bytes closing the document come with the end.
+            guard b == 0x2C else { return false }
+            probe.pos += 1
+        }
+        guard let first = probe.peek() else { return false }
+        return first != 0x7B || probe.containerEnd(from: probe.pos) != nil
+    }
+
     // MARK: Detection
 
     /// The layout of `view` when it starts like an nfc-laboratory frame list: an
     /// object whose members (read within the first 64 KiB) include `frames`, or
     /// a frame object of `nfc-lab -j`.
     static func layout(of view: ByteView) -> Layout? {
-        var s = JSONScanner(view.prefix(64 << 10))
-        guard s.take(0x7B) else { return nil }
+        if case .yes(let layout) = layoutDecision(of: view) { return layout }
+        return nil
+    }
+
+    enum Decision { case yes(Layout), no, undecided }
+
+    /// `layout(of:)`, telling apart a view that ends before the first object says
+    /// what it is (a stream's first bytes: undecided) from one that is no frame list.
+    static func layoutDecision(of view: ByteView) -> Decision {
+        let window = view.prefix(64 << 10)
+        var s = JSONScanner(window)
+        guard s.take(0x7B) else { return s.peek() == nil ? .undecided : .no }
+        // Whatever stopped the reading below, it is only a "no" once the first object
+        // is all there (or the window is full).
+        let whole = window.count == 64 << 10 || s.containerEnd(from: s.pos - 1) != nil
+        func undecidedOrNo() -> Decision { whole ? .no : .undecided }
         var frameKeys = 0
         while s.failure == nil, let key = s.string() {
-            if s.equals(key.range, "frames") { return .document }
+            if s.equals(key.range, "frames") { return .yes(.document) }
             if s.equals(key.range, "data") || s.equals(key.range, "tech_type")
                 || s.equals(key.range, "frame_type") || s.equals(key.range, "tech") || s.equals(key.range, "type") {
                 frameKeys += 1
             }
-            guard s.expect(0x3A, "expected ':'"), s.skipValue() else { break }
+            guard s.expect(0x3A, "expected ':'"), s.skipValue() else { return undecidedOrNo() }
             if !s.take(0x2C) {
-                return s.take(0x7D) && frameKeys >= 2 ? .lines : nil
+                return s.take(0x7D) && frameKeys >= 2 ? .yes(.lines) : undecidedOrNo()
             }
         }
-        return nil
+        return undecidedOrNo()
     }
 
     // MARK: Walking the document
@@ -106,18 +169,23 @@ public struct NFCLabJSONSource: FrameSource {
         ended = true
         inArray = false
         if let f = scanner.failure {
-            problems.append(SourceProblem(offset: f.offset, message: "JSON: \(f.message); decoding stops here"))
+            problems.append(SourceProblem(offset: base + f.offset, message: "JSON: \(f.message); decoding stops here"))
         }
     }
 
     public mutating func next(into frame: inout Frame) -> Bool {
-        guard let next = nextFrame() else { return false }
+        guard var next = nextFrame() else { return false }
+        next.offset &+= base
         frame = next
         return true
     }
 
     private mutating func nextFrame() -> Frame? {
         guard !ended else { return nil }
+        if !final && !nextIsComplete() {
+            needsMore = true
+            return nil
+        }
         switch layout {
         case .document:
             guard inArray else { return nil }

@@ -5,8 +5,16 @@
 public struct PcapFrameSource: FrameSource {
     private var reader: CaptureReader
 
-    public init(view: ByteView) throws(CaptureFileError) {
-        reader = try CaptureReader(view: view)
+    public init(view: ByteView, final: Bool = true) throws(CaptureFileError) {
+        reader = try CaptureReader(view: view, final: final)
+    }
+
+    static func needsMoreToOpen(_ view: ByteView) -> Bool { CaptureReader.needsMoreToOpen(view) }
+
+    public var needsMore: Bool { reader.needsMore }
+
+    public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
+        reader.resume(with: view, dropped: dropped, final: final)
     }
 
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }

@@ -19,19 +19,28 @@ public struct Proxmark3TraceSource: FrameSource {
     /// (nine bit periods of 128 carrier cycles each, plus a margin).
     static let shortFrameDuration = 1088
 
-    public let view: ByteView
+    public private(set) var view: ByteView
     /// The technology every frame is given; `.unknown` leaves it to the link layer.
     public let tech: Tech
-    private let paddingStart: Int
+    private var paddingStart: Int
     private var offset = 0
     private var n = 0
     private var ended = false
     private var problems: [SourceProblem] = []
+    /// Streams: false while the view may hold only part of the input. The zero padding
+    /// at the end of a trace is then only known as such once the input ended.
+    private var final = true
+    public private(set) var needsMore = false
+    /// Stream offset of the view's first byte.
+    private var base = 0
 
-    public init(view: ByteView, tech: Tech? = nil) {
+    /// `final` false: `view` is the start of a stream that `resume` extends; open it
+    /// only once `needsMoreToOpen` is false (the technology is known).
+    public init(view: ByteView, tech: Tech? = nil, final: Bool = true) {
         self.view = view
-        self.tech = tech ?? Self.guessTech(view)
-        paddingStart = Self.paddingStart(view)
+        self.tech = tech ?? Self.scanTech(view).tech
+        self.final = final
+        paddingStart = final ? Self.paddingStart(view) : Int.max
     }
 
     public var formatName: StaticString { "proxmark3" }
@@ -39,6 +48,34 @@ public struct Proxmark3TraceSource: FrameSource {
     public var position: Int { offset }
     public var problemCount: Int { problems.count }
     public func problem(_ index: Int) -> SourceProblem { problems[index] }
+
+    /// Whether the first records of a stream do not tell the technology yet (and
+    /// `--tech` did not name it): the first 64 records decide, as for a file.
+    static func needsMoreToOpen(_ view: ByteView, tech: Tech?) -> Bool {
+        guard tech == nil else { return false }
+        let scan = scanTech(view)
+        return scan.tech == .unknown && scan.ranOut
+    }
+
+    public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
+        self.view = view
+        offset -= dropped
+        base += dropped
+        self.final = final
+        needsMore = false
+        if final { paddingStart = Self.paddingStart(view) }
+    }
+
+    /// Whether everything from `start` to the end of the view is zero (possibly the
+    /// padding after the log, which only the end of the input tells).
+    private func zerosToEnd(from start: Int) -> Bool {
+        var i = start
+        while let b = view.byte(i) {
+            if b != 0 { return false }
+            i += 1
+        }
+        return true
+    }
 
     // MARK: Record layout
 
@@ -77,20 +114,32 @@ public struct Proxmark3TraceSource: FrameSource {
     /// exactly at the end of the input (or where zero padding starts). Only the
     /// first `recordLimit` records or `byteLimit` bytes are walked.
     public static func looksLikeTrace(_ view: ByteView, recordLimit: Int = 1000, byteLimit: Int = 64 << 10) -> Bool {
+        looksLikeTrace(view, complete: true, recordLimit: recordLimit, byteLimit: byteLimit) ?? false
+    }
+
+    /// The check on the first bytes of a stream (`complete` false): the last record may
+    /// be cut off, and nil means not even one record is whole yet.
+    static func looksLikeTrace(_ view: ByteView, complete: Bool, recordLimit: Int = 1000,
+                               byteLimit: Int = 64 << 10) -> Bool? {
         var offset = 0
         var records = 0
         let padding = paddingStart(view)
         while offset < view.count {
             if records >= recordLimit || offset >= byteLimit { return records > 0 }
             if records > 0, offset >= padding { return true }
-            if records > 0, offset + headerLength > view.count { return true }  // a cut header, see below
-            guard let h = header(view, at: offset), h.dataLength <= maximumDataLength else { return false }
+            // A last record (or its header) cut short after whole ones: the trace was
+            // copied while written, or truncated; the decoder reports it and keeps the
+            // rest. With nothing whole yet, a stream may still bring the rest.
+            guard let h = header(view, at: offset) else {
+                return records > 0 ? true : complete ? false : nil
+            }
+            guard h.dataLength <= maximumDataLength else { return false }
             // A record of all zeros at the start is padding, not a log.
             if records == 0, h.timestamp == 0, h.duration == 0, h.dataLength == 0 { return false }
             let next = offset + headerLength + h.bodyLength
-            // A last record cut short (the trace was copied while written, or
-            // truncated) after whole ones: the decoder reports it and keeps the rest.
-            guard next <= view.count else { return records > 0 }
+            guard next <= view.count else {
+                return records > 0 ? true : complete ? false : nil
+            }
             offset = next
             records += 1
         }
@@ -102,18 +151,23 @@ public struct Proxmark3TraceSource: FrameSource {
     /// The protocol of the first reader frame (of the first 64 records) that is
     /// characteristic of one: ISO 14443-A short frames and anticollision, REQB/WUPB,
     /// an ISO 15693 request with a good CRC, the FeliCa sync. Unknown otherwise.
-    static func guessTech(_ view: ByteView) -> Tech {
+    static func guessTech(_ view: ByteView) -> Tech { scanTech(view).tech }
+
+    /// `guessTech`, and whether it gave up because the view ended (a stream may bring
+    /// the deciding record later) rather than after 64 records or at a broken one.
+    static func scanTech(_ view: ByteView) -> (tech: Tech, ranOut: Bool) {
         var offset = 0
         var records = 0
-        while records < 64, let h = header(view, at: offset) {
+        while records < 64 {
+            guard let h = header(view, at: offset) else { return (.unknown, true) }
             let dataStart = offset + headerLength
-            guard h.dataLength <= maximumDataLength,
-                  let data = view.slice(dataStart, h.dataLength) else { return .unknown }
-            if !h.isResponse, let tech = techOfReaderFrame(data, duration: h.duration) { return tech }
+            guard h.dataLength <= maximumDataLength else { return (.unknown, false) }
+            guard let data = view.slice(dataStart, h.dataLength) else { return (.unknown, true) }
+            if !h.isResponse, let tech = techOfReaderFrame(data, duration: h.duration) { return (tech, false) }
             offset = dataStart + h.bodyLength
             records += 1
         }
-        return .unknown
+        return (.unknown, false)
     }
 
     static func techOfReaderFrame(_ data: ByteView, duration: UInt16) -> Tech? {
@@ -133,17 +187,31 @@ public struct Proxmark3TraceSource: FrameSource {
     // MARK: Frames
 
     public mutating func next(into frame: inout Frame) -> Bool {
-        guard let next = nextFrame() else { return false }
+        guard var next = nextFrame() else { return false }
+        next.offset &+= base
         frame = next
         return true
     }
 
     private mutating func nextFrame() -> Frame? {
-        guard !ended, offset < view.count else { return nil }
+        guard !ended, offset < view.count else {
+            if !ended && !final { needsMore = true }
+            return nil
+        }
         let start = offset
         if n > 0, start >= paddingStart {
             ended = true
             return nil
+        }
+        if !final {
+            // Wait for the whole record, and for what follows zeros that may be padding.
+            let whole = Self.header(view, at: start).map { h in
+                h.dataLength > Self.maximumDataLength || h.bodyLength <= view.count - start - Self.headerLength
+            } ?? false
+            if !whole || (n > 0 && zerosToEnd(from: start)) {
+                needsMore = true
+                return nil
+            }
         }
         n += 1
         guard let h = Self.header(view, at: start) else {
@@ -160,7 +228,7 @@ public struct Proxmark3TraceSource: FrameSource {
             // Nothing after a length this wrong can be trusted to start a record.
             ended = true
             offset = view.count
-            problems.append(SourceProblem(offset: start, message: "record length \(h.dataLength) is not plausible; the rest of the file is skipped"))
+            problems.append(SourceProblem(offset: base + start, message: "record length \(h.dataLength) is not plausible; the rest of the file is skipped"))
             return Frame(n: n, offset: start, time: time, dir: dir, tech: tech, bytes: ByteView(),
                          error: FrameError(.oversizedRecord, h.dataLength, Self.maximumDataLength))
         }

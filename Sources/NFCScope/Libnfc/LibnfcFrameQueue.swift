@@ -10,8 +10,8 @@ final class LibnfcFrameQueue {
     private var frames: [Frame] = []
     private var head = 0
     private(set) var problems: [SourceProblem] = []
-    let store: GrowableBytes
-    let capacity: Int
+    private(set) var store: GrowableBytes
+    private(set) var capacity: Int
     /// Bytes of the line being decoded, before they are kept in the store.
     var scratch: [UInt8] = []
     /// Line (1-based) and byte offset that new frames and problems are attributed to.
@@ -31,6 +31,21 @@ final class LibnfcFrameQueue {
         store = GrowableBytes(capacity: min(capacity, 1 << 30))
         frames.reserveCapacity(16)
         scratch.reserveCapacity(512)
+    }
+
+    /// Streams: every frame was handed out; the store starts over, sized for an input of
+    /// `inputSize` bytes (the stream's buffer), and never moves until the next restart.
+    /// Returns views of `kept` (bytes still needed: a reply spread over lines, the
+    /// command awaiting its answer), in order, copied into the fresh store.
+    func restart(inputSize: Int, keeping kept: [[UInt8]]) -> [ByteView] {
+        let keptCount = kept.reduce(0) { $0 + $1.count }
+        capacity = inputSize + keptCount + 256
+        store = GrowableBytes(capacity: capacity)
+        storeFullReported = false
+        return kept.map { bytes in
+            scratch = bytes
+            return keepScratch() ?? ByteView()
+        }
     }
 
     func push(_ frame: Frame) { frames.append(frame) }

@@ -7,8 +7,14 @@
 // a made-up clock would look like a measurement).
 
 public struct LibnfcFrameSource: FrameSource {
-    private let input: ByteView
+    private var input: ByteView
     private var cursor = 0
+    /// Streams: false while the view may hold only part of the input (a line without
+    /// its newline is then waited for, not read).
+    private var final = true
+    public private(set) var needsMore = false
+    /// Stream offset of the view's first byte.
+    private var base = 0
     private var lineNumber = 0
     private let out: LibnfcFrameQueue
     private var recovery = PN53xAirRecovery()
@@ -27,7 +33,9 @@ public struct LibnfcFrameSource: FrameSource {
     private var rxEnd = 0
     private var rxLines: [(offset: Int, line: Int)] = []
 
-    public init(view: ByteView) {
+    /// `final` false: `view` is the start of a stream that `resume` extends.
+    public init(view: ByteView, final: Bool = true) {
+        self.final = final
         input = view
         out = LibnfcFrameQueue(inputSize: view.count)
         rxLines.reserveCapacity(8)
@@ -38,6 +46,30 @@ public struct LibnfcFrameSource: FrameSource {
     public var position: Int { min(cursor, input.count) }
     public var problemCount: Int { out.problems.count }
     public func problem(_ index: Int) -> SourceProblem { out.problems[index] }
+
+    public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
+        input = view
+        cursor -= dropped
+        base += dropped
+        self.final = final
+        needsMore = false
+        // Frames were all handed out: only a reply still being collected and the
+        // command awaiting its answer keep bytes in the store.
+        // The reply goes last, so that its next line's bytes follow it in the store.
+        var kept: [[UInt8]] = []
+        if let command = recovery.pending { kept.append(command.data.array) }
+        var rx: ByteView?
+        if let start = rxStart { rx = out.store.view.slice(start, rxEnd - start) }
+        if let rx { kept.append(rx.array) }
+        let moved = out.restart(inputSize: view.count, keeping: kept)
+        if recovery.pending != nil, let first = moved.first { recovery.movePending(to: first) }
+        if let start = rxStart, let last = moved.last, let newStart = last.offset(in: out.store.view) {
+            let shift = newStart - start
+            for k in rxLines.indices { rxLines[k].offset += shift }
+            rxStart = newStart
+            rxEnd = newStart + last.count
+        }
+    }
 
     public mutating func next(into frame: inout Frame) -> Bool {
         guard let next = nextFrame() else { return false }
@@ -50,7 +82,12 @@ public struct LibnfcFrameSource: FrameSource {
             if var frame = out.pop() {
                 frame.n = nextN
                 nextN += 1
+                frame.offset &+= base
                 return frame
+            }
+            if !final && !wholeLineAhead() {
+                needsMore = true
+                return nil
             }
             if cursor >= input.count {
                 if finished { return nil }
@@ -69,6 +106,16 @@ public struct LibnfcFrameSource: FrameSource {
         if let last = lastRawTime, raw < last { clockShift = clockShift &+ (last - raw) }
         lastRawTime = raw
         out.time = raw &+ clockShift
+    }
+
+    /// Streams: whether the line at the cursor has its newline in the view.
+    private func wholeLineAhead() -> Bool {
+        var i = cursor
+        while let b = input.byte(i) {
+            if b == 0x0A { return true }
+            i += 1
+        }
+        return false
     }
 
     private mutating func readLine() {

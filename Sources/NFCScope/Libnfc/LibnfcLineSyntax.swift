@@ -257,6 +257,18 @@ enum LibnfcLineSyntax {
     /// longer than 64 KiB is skipped. Binary data is told apart by its other control
     /// bytes: more than 4 lines with them and it is not a text log.
     static func looksLikeLibnfc(_ view: ByteView) -> Bool {
+        looksLikeLibnfc(view, complete: true) ?? false
+    }
+
+    /// The check on the first bytes of a stream (`complete` false): only whole lines
+    /// count, and nil means they do not tell yet (fewer than 32 lines and 64 KiB).
+    static func looksLikeLibnfc(_ view: ByteView, complete: Bool) -> Bool? {
+        var view = view
+        if !complete {
+            var end = view.count
+            while end > 0, view.byte(end - 1) != 0x0A { end -= 1 }
+            view = view.prefix(end)
+        }
         var start = 0
         var lines = 0
         var damaged = 0
@@ -288,7 +300,7 @@ enum LibnfcLineSyntax {
                 : isLibnfcEvidence(line)
             if evidence { return true }
         }
-        return false
+        return !complete && lines < 32 && view.count < 64 << 10 ? nil : false
     }
 
     /// `line` without NUL bytes and ANSI escape sequences (ESC [ parameters final-byte,

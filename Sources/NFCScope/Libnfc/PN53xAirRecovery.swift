@@ -29,6 +29,11 @@ struct PN53xAirRecovery {
     /// The command waiting for its answer.
     private(set) var pending: Command?
 
+    /// Streams: the pending command's bytes were moved (the store started over).
+    mutating func movePending(to data: ByteView) {
+        pending?.data = data
+    }
+
     // Initiator side: the target the last InListPassiveTarget activated.
     private var targetTech: Tech = .unknown
     private var targetISODEP = false

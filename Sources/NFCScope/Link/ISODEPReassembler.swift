@@ -105,6 +105,17 @@ final class ChainAssembly {
         lastTentative = false
     }
 
+    /// Copies a single block still held as a view of the input into the own buffer,
+    /// before the input's buffer moves (streams).
+    func detach() {
+        guard blocks > 0, !chained, let first = single else { return }
+        buffer.removeAll()
+        buffer.append(first)
+        chained = true
+        lastStart = 0
+        single = nil
+    }
+
     var bytes: ByteView? {
         guard blocks > 0, !discarding else { return nil }
         return chained ? buffer.view : single
@@ -155,6 +166,13 @@ public final class ISODEPReassembler {
 
     public init() {
         frames.reserveCapacity(64)
+    }
+
+    /// The input's bytes are about to move (a stream's buffer is compacted): a pending
+    /// exchange keeps its own copy of what it still holds of them.
+    public func detachFromInput() {
+        command.detach()
+        response.detach()
     }
 
     /// Feeds one frame; hands `receiver` the exchange the frame completes, if any.

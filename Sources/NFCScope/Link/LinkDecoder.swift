@@ -425,7 +425,8 @@ public struct LinkDecoder: Sendable {
             }
         case .mfc(let command, let block):
             let p = split(&frame, .nfcA)
-            if p.count == 1, let v = p.byte(0), v <= 0x0F {
+            // MIFARE Classic NAK meanings (MF1S50) only for a card that is not of another family.
+            if p.count == 1, let v = p.byte(0), v <= 0x0F, family == .classic || family == .unknown {
                 frame.tech = .nfcA
                 frame.info = .mifareClassic(v == T2TAck.ack && command != nil ? .ack(command) : .nak(v))
                 return nil

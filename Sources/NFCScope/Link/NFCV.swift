@@ -65,6 +65,21 @@ public struct NFCVInfo: Sendable {
         securityStatus = false
     }
 
+    /// Block `k` (0-based, within this answer) of a read answer: the block security status
+    /// byte when the request had the option flag, and the block's bytes. The first block's
+    /// number is `block`, the size `blockSize`.
+    public func readBlock(_ k: Int) -> (status: UInt8?, data: ByteView)? {
+        guard !isRequest, let size = blockSize, let count = blockCount, k >= 0, k < count else { return nil }
+        let stride = securityStatus ? size + 1 : size
+        guard let bytes = data.slice(k * stride + (securityStatus ? 1 : 0), size) else { return nil }
+        return (securityStatus ? data.byte(k * stride) : nil, bytes)
+    }
+
+    /// The IC manufacturer code of an ISO 15693 UID (E0, code, serial; air order LSB first).
+    public var uidManufacturer: UInt8? {
+        uid.count == 8 && uid.byte(7) == 0xE0 ? uid.byte(6) : nil
+    }
+
     // Request flag bits.
     public var dualSubcarrier: Bool { flags & 0x01 != 0 }
     public var highDataRate: Bool { flags & 0x02 != 0 }
@@ -104,81 +119,6 @@ public enum NFCV {
 
     public static func isCustom(_ c: UInt8) -> Bool { c >= 0xA0 }
 
-    public static func commandName(_ c: UInt8) -> StaticString {
-        switch c {
-        case inventory: "INVENTORY"
-        case stayQuiet: "STAY QUIET"
-        case readSingleBlock: "READ SINGLE BLOCK"
-        case writeSingleBlock: "WRITE SINGLE BLOCK"
-        case lockBlock: "LOCK BLOCK"
-        case readMultipleBlocks: "READ MULTIPLE BLOCKS"
-        case writeMultipleBlocks: "WRITE MULTIPLE BLOCKS"
-        case select: "SELECT"
-        case resetToReady: "RESET TO READY"
-        case writeAFI: "WRITE AFI"
-        case lockAFI: "LOCK AFI"
-        case writeDSFID: "WRITE DSFID"
-        case lockDSFID: "LOCK DSFID"
-        case getSystemInformation: "GET SYSTEM INFORMATION"
-        case getMultipleBlockSecurityStatus: "GET MULTIPLE BLOCK SECURITY STATUS"
-        case 0xA0...0xDF: "CUSTOM"
-        case 0xE0...0xFF: "PROPRIETARY"
-        default: "RFU"
-        }
-    }
-
-    public static func commandJSONName(_ c: UInt8) -> StaticString {
-        switch c {
-        case inventory: "inventory"
-        case stayQuiet: "stay_quiet"
-        case readSingleBlock: "read_single_block"
-        case writeSingleBlock: "write_single_block"
-        case lockBlock: "lock_block"
-        case readMultipleBlocks: "read_multiple_blocks"
-        case writeMultipleBlocks: "write_multiple_blocks"
-        case select: "select"
-        case resetToReady: "reset_to_ready"
-        case writeAFI: "write_afi"
-        case lockAFI: "lock_afi"
-        case writeDSFID: "write_dsfid"
-        case lockDSFID: "lock_dsfid"
-        case getSystemInformation: "get_system_information"
-        case getMultipleBlockSecurityStatus: "get_multiple_block_security_status"
-        case 0xA0...0xDF: "custom"
-        case 0xE0...0xFF: "proprietary"
-        default: "rfu"
-        }
-    }
-
-    /// ISO 15693-3 response error codes.
-    public static func errorName(_ code: UInt8) -> StaticString {
-        switch code {
-        case 0x01: "command not supported"
-        case 0x02: "command not recognised"
-        case 0x03: "option not supported"
-        case 0x0F: "unknown error"
-        case 0x10: "block not available"
-        case 0x11: "block already locked"
-        case 0x12: "block locked, content cannot change"
-        case 0x13: "block not programmed"
-        case 0x14: "block not locked"
-        case 0xA0...0xDF: "custom command error"
-        default: "RFU error code"
-        }
-    }
-
-    /// IC manufacturer codes (ISO/IEC 7816-6) of common ISO 15693 chips.
-    public static func manufacturerName(_ code: UInt8) -> StaticString? {
-        switch code {
-        case 0x02: "STMicroelectronics"
-        case 0x04: "NXP"
-        case 0x05: "Infineon"
-        case 0x07: "Texas Instruments"
-        case 0x16: "EM Microelectronic"
-        default: nil
-        }
-    }
-
     // MARK: Decoding
 
     /// What a request left for its response to be read against.
@@ -187,6 +127,39 @@ public enum NFCV {
         var option: Bool
         var blockCount: Int
         var block: Int
+        var manufacturer: UInt8? = nil
+    }
+
+    /// How a command's parameters are laid out: block number width (0: none) and whether a
+    /// block count follows.
+    static func blockLayout(_ cmd: UInt8, manufacturer: UInt8?, protocolExtension: Bool) -> (width: Int, count: Bool) {
+        let narrow = protocolExtension ? 2 : 1
+        switch cmd {
+        case readSingleBlock, writeSingleBlock, lockBlock: return (narrow, false)
+        case readMultipleBlocks, writeMultipleBlocks, getMultipleBlockSecurityStatus: return (narrow, true)
+        case extendedReadSingleBlock, extendedWriteSingleBlock, extendedLockBlock: return (2, false)
+        case extendedReadMultipleBlocks, extendedWriteMultipleBlocks, extendedGetMultipleBlockSecurityStatus: return (2, true)
+        case 0xC0 where manufacturer == st: return (1, false)
+        case 0xC1 where manufacturer == st: return (2, false)
+        case 0xC3 where manufacturer == st: return (1, true)
+        case 0xC4 where manufacturer == st: return (2, true)
+        default: return (0, false)
+        }
+    }
+
+    /// Commands whose answer is block data (with a security status byte per block under
+    /// the option flag): READ SINGLE/MULTIPLE, their extended forms, ST's fast reads.
+    static func isRead(_ cmd: UInt8, manufacturer: UInt8?) -> Bool {
+        switch cmd {
+        case readSingleBlock, readMultipleBlocks, extendedReadSingleBlock, extendedReadMultipleBlocks: true
+        case 0xC0, 0xC1, 0xC3, 0xC4: manufacturer == st
+        default: false
+        }
+    }
+
+    static func isWrite(_ cmd: UInt8) -> Bool {
+        cmd == writeSingleBlock || cmd == writeMultipleBlocks || cmd == extendedWriteSingleBlock
+            || cmd == extendedWriteMultipleBlocks
     }
 
     /// Fills crc, info and error of an NFC-V frame. `pending` carries the last
@@ -206,7 +179,7 @@ public enum NFCV {
             frame.info = .nfcv(info)
             if let c = info.command {
                 pending = Pending(command: c, option: info.optionFlag, blockCount: info.blockCount ?? 1,
-                                  block: info.block ?? 0)
+                                  block: info.block ?? 0, manufacturer: info.manufacturer)
             } else {
                 pending = nil
             }
@@ -247,24 +220,31 @@ public enum NFCV {
             info.data = mask
             return (info, p.count == i + 1 + maskBytes ? nil : FrameError(.malformed, i + 1 + maskBytes))
         }
+        // EXTENDED GET SYSTEM INFORMATION: the information requested comes before the UID.
+        if cmd == extendedGetSystemInformation {
+            guard let requested = p.byte(i) else { return (info, FrameError(.malformed, i)) }
+            info.infoFlags = requested
+            i += 1
+        }
         // STAY QUIET and SELECT are always addressed.
         if info.addressFlag || cmd == stayQuiet || cmd == select {
             guard let uid = p.slice(i, 8) else { return (info, FrameError(.malformed, i)) }
             info.uid = uid
             i += 8
         }
-        // Block numbers are one byte, two with the protocol extension flag.
-        let blockWidth = info.protocolExtension ? 2 : 1
+        // Block numbers are one byte (two with the protocol extension flag), two for the
+        // extended commands, least significant first; a count is the number of blocks minus one.
+        let (blockWidth, hasCount) = blockLayout(cmd, manufacturer: info.manufacturer, protocolExtension: info.protocolExtension)
         func blockNumber(_ at: Int) -> Int? {
             blockWidth == 1 ? p.byte(at).map(Int.init) : p.u16le(at).map(Int.init)
         }
         switch cmd {
-        case readSingleBlock, writeSingleBlock, lockBlock:
+        case _ where blockWidth > 0 && !hasCount:
             guard let b = blockNumber(i) else { return (info, FrameError(.malformed, i)) }
             info.block = b
             info.blockCount = 1
             i += blockWidth
-        case readMultipleBlocks, writeMultipleBlocks, getMultipleBlockSecurityStatus:
+        case _ where blockWidth > 0:
             guard let b = blockNumber(i), let c = blockNumber(i + blockWidth) else {
                 return (info, FrameError(.malformed, i))
             }
@@ -283,13 +263,55 @@ public enum NFCV {
             break
         }
         info.data = p.suffix(from: i)
-        let takesData = cmd == writeSingleBlock || cmd == writeMultipleBlocks || isCustom(cmd)
+        let takesData = isWrite(cmd) || isCustom(cmd) || (0x35...0x39).contains(cmd)
         if !takesData, !info.data.isEmpty { return (info, FrameError(.malformed, i)) }
         return (info, nil)
     }
 
+    /// (EXTENDED) GET SYSTEM INFORMATION answer: info flags, UID, then per flag: DSFID, AFI,
+    /// memory size (number of blocks minus one, then block size minus one in the low 5 bits),
+    /// IC reference. The extended answer (ISO/IEC 15693-3:2019, ST25DV) has the number of
+    /// blocks on 2 bytes, LSB first, and may go on with fields (command list, ...) this
+    /// decoder leaves in `data`; the basic answer ends there.
+    static func systemInformation(_ p: ByteView, into base: NFCVInfo, extended: Bool) -> (NFCVInfo, FrameError?) {
+        var info = base
+        guard let infoFlags = p.byte(1), let uid = p.slice(2, 8) else {
+            info.data = p.suffix(from: 1)
+            return (info, FrameError(.malformed, p.count))
+        }
+        info.infoFlags = infoFlags
+        info.uid = uid
+        var i = 10
+        if infoFlags & 0x01 != 0 {
+            guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
+            info.dsfid = v
+            i += 1
+        }
+        if infoFlags & 0x02 != 0 {
+            guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
+            info.afi = v
+            i += 1
+        }
+        if infoFlags & 0x04 != 0 {
+            let width = extended ? 2 : 1
+            guard let blocks = extended ? p.u16le(i).map(Int.init) : p.byte(i).map(Int.init),
+                  let size = p.byte(i + width) else { return (info, FrameError(.malformed, i)) }
+            info.memoryBlocks = blocks + 1
+            info.blockSize = Int(size & 0x1F) + 1
+            i += width + 1
+        }
+        if infoFlags & 0x08 != 0 {
+            guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
+            info.icReference = v
+            i += 1
+        }
+        info.data = p.suffix(from: i)
+        return (info, extended || info.data.isEmpty ? nil : FrameError(.malformed, i))
+    }
+
     static func response(_ p: ByteView, flags: UInt8, answering request: Pending?) -> (NFCVInfo, FrameError?) {
         var info = NFCVInfo(isRequest: false, flags: flags, command: request?.command)
+        info.manufacturer = request?.manufacturer
         if info.errorFlag {
             guard let code = p.byte(1) else { return (info, FrameError(.malformed, 1)) }
             info.errorCode = code
@@ -300,46 +322,7 @@ public enum NFCV {
             return (info, nil)
         }
         switch request.command {
-        case inventory:
-            guard p.count == 10, let dsfid = p.byte(1), let uid = p.slice(2, 8) else {
-                info.data = p.suffix(from: 1)
-                return (info, FrameError(.malformed, min(p.count, 10)))
-            }
-            info.dsfid = dsfid
-            info.uid = uid
-        case getSystemInformation:
-            guard let infoFlags = p.byte(1), let uid = p.slice(2, 8) else {
-                info.data = p.suffix(from: 1)
-                return (info, FrameError(.malformed, p.count))
-            }
-            info.infoFlags = infoFlags
-            info.uid = uid
-            var i = 10
-            if infoFlags & 0x01 != 0 {
-                guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
-                info.dsfid = v
-                i += 1
-            }
-            if infoFlags & 0x02 != 0 {
-                guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
-                info.afi = v
-                i += 1
-            }
-            if infoFlags & 0x04 != 0 {
-                // Number of blocks minus one, then block size minus one in the low 5 bits.
-                guard let blocks = p.byte(i), let size = p.byte(i + 1) else { return (info, FrameError(.malformed, i)) }
-                info.memoryBlocks = Int(blocks) + 1
-                info.blockSize = Int(size & 0x1F) + 1
-                i += 2
-            }
-            if infoFlags & 0x08 != 0 {
-                guard let v = p.byte(i) else { return (info, FrameError(.malformed, i)) }
-                info.icReference = v
-                i += 1
-            }
-            info.data = p.suffix(from: i)
-            if !info.data.isEmpty { return (info, FrameError(.malformed, i)) }
-        case readSingleBlock, readMultipleBlocks:
+        case let c where isRead(c, manufacturer: request.manufacturer):
             info.block = request.block
             info.blockCount = request.blockCount
             info.securityStatus = request.option
@@ -349,7 +332,18 @@ public enum NFCV {
                 return (info, FrameError(.malformed, p.count))
             }
             info.blockSize = request.option ? perBlock - 1 : perBlock
-        case getMultipleBlockSecurityStatus:
+        case inventory:
+            guard p.count == 10, let dsfid = p.byte(1), let uid = p.slice(2, 8) else {
+                info.data = p.suffix(from: 1)
+                return (info, FrameError(.malformed, min(p.count, 10)))
+            }
+            info.dsfid = dsfid
+            info.uid = uid
+        case getSystemInformation:
+            return systemInformation(p, into: info, extended: false)
+        case extendedGetSystemInformation:
+            return systemInformation(p, into: info, extended: true)
+        case getMultipleBlockSecurityStatus, extendedGetMultipleBlockSecurityStatus:
             info.block = request.block
             info.blockCount = request.blockCount
             info.data = p.suffix(from: 1)

@@ -12,9 +12,10 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     private let context: RenderContext
     private var digits = 6
 
-    public init(output: OutputBuffer, registry: Registry = .builtin) {
+    /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
+    public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false) {
         self.out = output
-        self.context = RenderContext(registry: registry)
+        self.context = RenderContext(registry: registry, redact: redact)
     }
 
     public var depth: DecodeDepth { .application }

@@ -306,7 +306,7 @@ fileprivate func writeNFCVUID(_ uid: ByteView, _ out: OutputBuffer) {
 fileprivate func writeNFCVInfo(_ v: NFCVInfo, _ out: OutputBuffer) {
     if let code = v.errorCode {
         if let c = v.command {
-            out.ascii(NFCV.commandName(c))
+            out.ascii(NFCV.commandName(c, manufacturer: v.manufacturer))
             out.ascii(" answer ")
         }
         out.ascii("error ")
@@ -319,7 +319,7 @@ fileprivate func writeNFCVInfo(_ v: NFCVInfo, _ out: OutputBuffer) {
         out.ascii(v.isRequest ? "ISO 15693 request" : "ISO 15693 answer")
         return
     }
-    out.ascii(NFCV.commandName(c))
+    out.ascii(NFCV.commandName(c, manufacturer: v.manufacturer))
     if NFCV.isCustom(c) {
         out.byte(0x20)
         out.hexByte(c, uppercase: true)
@@ -366,6 +366,11 @@ fileprivate func writeNFCVInfo(_ v: NFCVInfo, _ out: OutputBuffer) {
     if !v.uid.isEmpty {
         out.ascii(" UID ")
         writeNFCVUID(v.uid, out)
+        if !v.isRequest, let m = v.uidManufacturer, let name = NFCV.manufacturerName(m) {
+            out.ascii(" (")
+            out.ascii(name)
+            out.byte(0x29)
+        }
     }
     if let blocks = v.memoryBlocks, let size = v.blockSize, v.infoFlags != nil {
         out.ascii(" memory ")
@@ -411,21 +416,26 @@ fileprivate func writeNFCVMembers(_ v: NFCVInfo, _ out: OutputBuffer) {
     }
     if let c = v.command {
         out.ascii(",\"command\":\"")
-        out.ascii(NFCV.commandJSONName(c))
+        out.ascii(NFCV.commandJSONName(c, manufacturer: v.manufacturer))
         out.byte(0x22)
         codeMember(",\"command_code\":\"", c, out)
     }
     if let m = v.manufacturer { codeMember(",\"manufacturer\":\"", m, out) }
+    if let m = v.manufacturer, let name = NFCV.manufacturerName(m) { stringMember(",\"manufacturer_name\":\"", name, out) }
+    // The card's error code is ISO 15693 content, not a decoding failure: never "error".
     if let code = v.errorCode {
-        codeMember(",\"error_code\":\"", code, out)
-        out.ascii(",\"error\":\"")
-        out.ascii(NFCV.errorName(code))
-        out.byte(0x22)
+        intMember(",\"v_error\":{\"code\":", Int(code), out)
+        stringMember(",\"meaning\":\"", NFCV.errorName(code), out)
+        out.byte(0x7D)
     }
     if !v.uid.isEmpty {
         out.ascii(",\"uid\":\"")
         writeNFCVUID(v.uid, out)
         out.byte(0x22)
+        if let m = v.uidManufacturer {
+            codeMember(",\"uid_manufacturer\":\"", m, out)
+            if let name = NFCV.manufacturerName(m) { stringMember(",\"uid_manufacturer_name\":\"", name, out) }
+        }
     }
     if let afi = v.afi { codeMember(",\"afi\":\"", afi, out) }
     if let dsfid = v.dsfid { codeMember(",\"dsfid\":\"", dsfid, out) }

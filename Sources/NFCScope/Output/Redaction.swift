@@ -29,13 +29,20 @@ final class Redactor {
     private(set) var nameSecrets: [[UInt8]] = []
     /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
     private(set) var track2Values: [[UInt8]] = []
+    /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
+    struct TextSecret: Equatable {
+        var bytes: [UInt8]
+        var masked: [Bool]
+    }
+    private(set) var textSecrets: [TextSecret] = []
 
-    var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty }
+    var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty && textSecrets.isEmpty }
 
     func reset() {
         digitSecrets.removeAll(keepingCapacity: true)
         nameSecrets.removeAll(keepingCapacity: true)
         track2Values.removeAll(keepingCapacity: true)
+        textSecrets.removeAll(keepingCapacity: true)
     }
 
     /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1,
@@ -149,7 +156,23 @@ final class Redactor {
     private func addTrack1(_ bytes: [UInt8]) {
         let parts = bytes.split(separator: 0x5E, maxSplits: 2, omittingEmptySubsequences: false)
         if parts.count >= 2 {
-            addPAN(parts[0].filter { $0 >= 0x30 && $0 <= 0x39 }.map { $0 &- 0x30 })
+            let isDigit: (UInt8) -> Bool = { $0 >= 0x30 && $0 <= 0x39 }
+            let field = Array(parts[0].drop { !isDigit($0) })
+            let digits = field.filter(isDigit).map { $0 &- 0x30 }
+            addPAN(digits)
+            // The same digits as ASCII, as the response and frame bytes carry them
+            // (with the spaces some issuers group them by).
+            let digitMask = panMask(digits.count)
+            var masked: [Bool] = []
+            var k = 0
+            for b in field {
+                if isDigit(b) { masked.append(digitMask[k]); k += 1 } else { masked.append(false) }
+            }
+            let secret = TextSecret(bytes: field, masked: masked)
+            if digits.count >= 6, !textSecrets.contains(secret) {
+                if textSecrets.count >= Redactor.secretLimit { textSecrets.removeFirst() }
+                textSecrets.append(secret)
+            }
             addName(Array(parts[1]))
             if parts.count == 3 { addName(Array(parts[2])) }
         }
@@ -218,6 +241,11 @@ final class Redactor {
                 for k in 0..<secret.nibbles.count where secret.masked[k] { hit((start + k) / 2, (start + k) % 2) }
             }
         }
+        for secret in textSecrets {
+            for start in occurrences(of: secret.bytes, in: bytes) {
+                for k in 0..<secret.bytes.count where secret.masked[k] { hit(start + k, 0); hit(start + k, 1) }
+            }
+        }
         for name in nameSecrets {
             for start in occurrences(of: name, in: bytes) {
                 for k in 0..<name.count { hit(start + k, 0); hit(start + k, 1) }
@@ -248,8 +276,9 @@ final class Redactor {
     // MARK: Text
 
     /// Masks the secrets in written text: the rendering of track 2 (all after the
-    /// PAN), digit strings as hex or decimal digits (either case), names as they are
-    /// written (raw, escaped for text or for JSON) and as hex.
+    /// PAN), digit strings as hex or decimal digits (either case), ASCII digit strings
+    /// as text and as hex, names as they are written (raw, escaped for text or for
+    /// JSON) and as hex.
     func maskText(_ text: inout [UInt8]) {
         // First, before the PAN digits inside it are masked and it no longer matches.
         for value in track2Values {
@@ -259,6 +288,11 @@ final class Redactor {
         for secret in digitSecrets {
             let pattern = secret.nibbles.map { hexChar($0) }
             maskOccurrences(of: pattern, in: &text) { k in secret.masked[k] }
+        }
+        for secret in textSecrets {
+            maskOccurrences(of: secret.bytes, in: &text) { k in secret.masked[k] }
+            let hex = secret.bytes.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }
+            maskOccurrences(of: hex, in: &text) { k in secret.masked[k / 2] }
         }
         for name in nameSecrets {
             for form in writtenForms(of: name) {

@@ -21,9 +21,10 @@ public final class TextWriter: MaskableFrameWriter {
     private static let dataColumn = 30
     private static let crcColumn = dataColumn + bytesPerLine * 3 + 1
 
-    public init(output: OutputBuffer, registry: Registry = .builtin) {
+    /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
+    public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false) {
         self.out = output
-        self.context = RenderContext(registry: registry, indent: Self.dataColumn - 4)
+        self.context = RenderContext(registry: registry, indent: Self.dataColumn - 4, redact: redact)
     }
 
     public var depth: DecodeDepth { .application }

@@ -21,6 +21,11 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     private let cards: CardSession
     /// FeliCa commands paired with their answers, systems per IDm, block layouts.
     private let feliCa: FeliCaSession
+    /// NDEF on the four tag platforms.
+    private let type2 = TLVAreaTagStage(.type2)
+    private let type3 = Type3TagStage()
+    private let type4 = Type4TagStage()
+    private let type5 = TLVAreaTagStage(.type5)
 
     init(sink: Sink, registry: Registry) {
         self.sink = sink
@@ -30,23 +35,56 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         self.feliCa = FeliCaSession(registry: registry)
     }
 
-    /// A link-layer frame, after the sink has it.
+    /// A link-layer frame, after the sink has it. `closesExchange` is the loop's
+    /// `frame.closesExchange`, computed once per frame.
     @inline(__always)
-    func frame(_ frame: Frame) {
+    func frame(_ frame: Frame, closesExchange: Bool) {
         guard application else { return }
-        if frame.tech == .nfcF || frame.event != nil { feliCa.feed(frame, to: self) }
-        if frame.endsCardSession { endCardSession(fieldDropped: frame.event == .fieldOff) }
+        // ISO-DEP blocks are most frames of a payment capture: they concern the APDU
+        // stage only through the reassembler, and only DESELECT ends the session.
+        if case .block = frame.info {
+            if closesExchange { endCardSession(fieldDropped: false) }
+            return
+        }
+        otherFrame(frame, closesExchange: closesExchange)
+    }
+
+    @inline(never)
+    private func otherFrame(_ frame: Frame, closesExchange: Bool) {
+        // Frames by what the link layer made of them.
+        switch frame.info {
+        case .t2t(let t): type2.type2Frame(t, n: frame.n, to: sink)
+        case .nfcv(let v): type5.type5Frame(v, n: frame.n, to: sink)
+        case .felica: feliCa.feed(frame, to: self)
+        case .sak(_, _, _, _, let uid?): cardIdentified(uid.array)
+        case .reqa, .wupa: type4.cardIdentified(nil)
+        default: break
+        }
+        if frame.event != nil { feliCa.feed(frame, to: self) }
+        if frame.endsCardSession(closesExchange: closesExchange) {
+            endCardSession(fieldDropped: frame.event == .fieldOff)
+        }
     }
 
     /// The end of the input.
     func finish() {
         guard application else { return }
         feliCa.flush(to: self)
+        type2.end(to: sink)
+        type3.end(to: sink)
+        type5.end(to: sink)
         endCardSession(fieldDropped: false)
+    }
+
+    private func cardIdentified(_ uid: [UInt8]) {
+        type2.cardIdentified(uid, to: sink)
+        type4.cardIdentified(uid)
     }
 
     @inline(never)
     private func endCardSession(fieldDropped: Bool) {
+        type2.sessionEnded()
+        type4.endSession(to: sink)
         if let summary = cards.endSession(fieldDropped: fieldDropped) { sink.record(summary) }
     }
 
@@ -60,11 +98,15 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         }
         cards.interpret(exchange) { x in
             sink.record(x)
+            // Applications chosen by the registry's kind of their AID.
+            if x.handler == .ndef { type4.feed(x, to: sink) }
         }
     }
 
     /// A FeliCa command with its answer (from the air or from a dump).
     func feliCa(_ exchange: FeliCaExchange) {
         sink.record(exchange)
+        // Systems chosen by their code.
+        if exchange.system == Type3TagStage.systemCode { type3.feed(exchange, to: sink) }
     }
 }

@@ -20,11 +20,14 @@ public struct DecodeOutcome: Sendable {
 
 public enum CaptureDecoder {
     /// Decodes the file at `path` ("-" for stdin) into `sink`; `format` overrides detection.
+    /// A pipe or FIFO is decoded as it flows; `whileWaiting` runs whenever it has to wait
+    /// for the writer (the output is flushed there).
     public static func decode(path: String, as format: InputFormat? = nil, tech: Tech? = nil, registry: Registry = .builtin,
-                              into sink: some DecodeSink) -> DecodeOutcome {
+                              whileWaiting: (() -> Void)? = nil, into sink: some DecodeSink) -> DecodeOutcome {
         let input: CaptureInput
         do {
-            input = try CaptureInput(path: path)
+            input = try CaptureInput(path: path, streaming: true)
+            input.stream?.beforeWaiting = whileWaiting
         } catch {
             var outcome = DecodeOutcome()
             outcome.unreadable = true
@@ -37,7 +40,27 @@ public enum CaptureDecoder {
     public static func decode(input: CaptureInput, as format: InputFormat? = nil, tech: Tech? = nil, registry: Registry = .builtin,
                               into sink: some DecodeSink) -> DecodeOutcome {
         let displayPath = input.path == "-" ? "<stdin>" : input.path
-        switch OpenedSource.open(input.view, as: format, tech: tech) {
+        var final = true
+        var format = format
+        if let stream = input.stream {
+            // Read only as much as tells the format and opens it.
+            while true {
+                final = stream.atEnd
+                if format == nil {
+                    switch InputFormat.detect(streamStart: stream.view, final: final) {
+                    case .format(let detected): format = detected
+                    case .unrecognised: final = true
+                    case .needMore: break
+                    }
+                }
+                if final { break }
+                if let format, !OpenedSource.needsMoreToOpen(stream.view, as: format, tech: tech) { break }
+                if Interruption.requested { return DecodeOutcome() }
+                stream.refill(keepingFrom: 0)
+            }
+            if format == nil { format = InputFormat.detect(stream.view) }
+        }
+        switch OpenedSource.open(input.view, as: format, tech: tech, final: final) {
         case .failure(let problem):
             var outcome = DecodeOutcome()
             outcome.unreadable = true
@@ -92,6 +115,8 @@ public enum CaptureDecoder {
         }
 
         var frame = Frame.blank
+        var nextCheck = 1 << 20
+        while true {
         while source.next(into: &frame) {
             let base = firstTime ?? frame.time
             if firstTime == nil { firstTime = frame.time }
@@ -106,13 +131,31 @@ public enum CaptureDecoder {
             sink.frame(frame)
             if !closes { isoDEP.feedBlock(of: frame, to: stages) }
             if isoDEP.hasOverlongReport { reportOverlong() }
-            stages.frame(frame)
+            stages.frame(frame, closesExchange: closes)
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
-            if position >= nextRelease {
-                input.release(upTo: position)
-                nextRelease = position + (16 << 20)
+            if position >= nextCheck {
+                if Interruption.requested { break }
+                nextCheck = position + (1 << 20)
+                if position >= nextRelease {
+                    input.release(upTo: position)
+                    nextRelease = position + (16 << 20)
+                }
             }
+        }
+        // A stream's view ends inside a record: wait for more, then go on where it stopped.
+        guard source.needsMore, let stream = input.stream, !Interruption.requested else { break }
+        if problemsReported < source.problemCount { reportProblems() }
+        isoDEP.detachFromInput()
+        let dropped = stream.refill(keepingFrom: source.position)
+        if Interruption.requested { break }
+        source.resume(with: stream.view, dropped: dropped, final: stream.atEnd)
+        nextCheck = source.position + (1 << 20)
+        }
+        if let failure = input.stream?.failure {
+            sink.problem(InputProblem(path: path, offset: input.stream.map { $0.consumed + $0.count },
+                                      message: failure))
+            outcome.problems += 1
         }
         isoDEP.flush(to: stages)
         outcome.startTime = firstTime

@@ -18,10 +18,14 @@ public enum TextPlacement: Sendable {
 public struct RenderContext {
     public var registry: Registry
     public var indent: Int
+    /// `--redact`: records mask the secrets they know of themselves (Wi-Fi keys in
+    /// NDEF); card numbers and names are masked by the redacting sink.
+    public var redact: Bool
 
-    public init(registry: Registry, indent: Int = 26) {
+    public init(registry: Registry, indent: Int = 26, redact: Bool = false) {
         self.registry = registry
         self.indent = indent
+        self.redact = redact
     }
 }
 

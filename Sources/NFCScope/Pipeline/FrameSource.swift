@@ -30,8 +30,27 @@ public protocol FrameSource {
     /// Problems found so far; read after each frame so they are reported in order.
     var problemCount: Int { get }
     func problem(_ index: Int) -> SourceProblem
-    /// Byte offset reached in the input, so that mapped pages behind it can be released.
+    /// Byte offset reached in the input, so that mapped pages behind it can be released
+    /// (and a stream's buffer compacted: nothing before it is looked at again).
     var position: Int { get }
+
+    // Streams (pipes, FIFOs): the source may be opened on the first bytes of the input,
+    // its view ending inside a record. Then `next` returns false with `needsMore` set
+    // ("nil = need more bytes"), and the decoder calls `resume` once more has arrived.
+    // Formats read from a whole file never set it.
+
+    /// True when `next` returned false because the view ends before the next frame is whole.
+    var needsMore: Bool { get }
+    /// The input's buffer moved on: `view` replaces the old one and starts `dropped`
+    /// bytes further into the input (bytes before `position` that were all read);
+    /// `final` says it now holds the whole rest of the input. Views handed out before
+    /// are no longer valid; offsets reported afterwards still count from the input's start.
+    mutating func resume(with view: ByteView, dropped: Int, final: Bool)
+}
+
+extension FrameSource {
+    public var needsMore: Bool { false }
+    public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {}
 }
 
 extension FrameSource {

@@ -29,6 +29,53 @@ public enum InputFormat: String, Sendable, CaseIterable {
     }
 }
 
+extension InputFormat {
+    /// What the first bytes of a stream say.
+    public enum StreamDetection: Equatable, Sendable {
+        case format(InputFormat)
+        case unrecognised
+        /// The bytes so far do not tell yet.
+        case needMore
+    }
+
+    /// Detection on the first bytes of a stream, which needs only as much as tells the
+    /// format: the magic number, the first object, the first lines or records. `final`
+    /// (the stream ended, or 64 KiB arrived without a decision) judges what is there
+    /// as a whole file would be judged.
+    public static func detect(streamStart view: ByteView, final: Bool) -> StreamDetection {
+        if final || view.count >= 64 << 10 {
+            return detect(view).map { .format($0) } ?? .unrecognised
+        }
+        guard view.count >= 4 else { return .needMore }
+        switch CaptureReader.detect(view) {
+        case .pcap?: return .format(.pcap)
+        case .pcapng?: return .format(.pcapng)
+        case nil: break
+        }
+        let magic = FlipperNFCDump.magic
+        let isMagicPrefix = magic.withUTF8Buffer { m in
+            view.count < m.count && view.indices.allSatisfy { view[$0] == m[$0] }
+        }
+        if isMagicPrefix { return .needMore }
+        if FlipperNFCDump.detect(view) { return .format(.flipperNFC) }
+        switch NFCLabJSONSource.layoutDecision(of: view) {
+        case .yes: return .format(.nfcLabJSON)
+        case .undecided: return .needMore
+        case .no: break
+        }
+        switch LibnfcLineSyntax.looksLikeLibnfc(view, complete: false) {
+        case true?: return .format(.libnfc)
+        case nil: return .needMore
+        case false?: break
+        }
+        switch Proxmark3TraceSource.looksLikeTrace(view, complete: false) {
+        case true?: return .format(.proxmark3)
+        case nil: return .needMore
+        case false?: return .unrecognised
+        }
+    }
+}
+
 /// An opened input of any format. An enum rather than an existential so that
 /// the decoder is specialised for each format's `next()`.
 public enum OpenedSource {
@@ -39,9 +86,24 @@ public enum OpenedSource {
     case nfcLabJSON(NFCLabJSONSource)
     case libnfc(LibnfcFrameSource)
 
+    /// Whether the first bytes of a stream in `format` are too few to open it the way
+    /// the whole file would be opened (headers cut off, technology not known yet; a
+    /// Flipper dump is read whole).
+    static func needsMoreToOpen(_ view: ByteView, as format: InputFormat, tech: Tech?) -> Bool {
+        switch format {
+        case .pcap, .pcapng: PcapFrameSource.needsMoreToOpen(view)
+        case .flipperNFC: true
+        case .nfcLabJSON: NFCLabJSONSource.needsMoreToOpen(view)
+        case .libnfc: false
+        case .proxmark3: Proxmark3TraceSource.needsMoreToOpen(view, tech: tech)
+        }
+    }
+
     /// Opens `view` as `format` (or as whatever it is detected to be). `tech` is the
-    /// technology for formats that do not record it (`--tech`).
-    public static func open(_ view: ByteView, as format: InputFormat? = nil, tech: Tech? = nil) -> Result<OpenedSource, SourceProblem> {
+    /// technology for formats that do not record it (`--tech`). `final` false: `view`
+    /// holds the first bytes of a stream, which the source is `resume`d with as they come.
+    public static func open(_ view: ByteView, as format: InputFormat? = nil, tech: Tech? = nil,
+                            final: Bool = true) -> Result<OpenedSource, SourceProblem> {
         guard let format = format ?? InputFormat.detect(view) else {
             var magic = ""
             for b in view.prefix(4) { magic += hex2(Int(b)) }
@@ -52,22 +114,22 @@ public enum OpenedSource {
         switch format {
         case .pcap, .pcapng:
             do {
-                return .success(.pcap(try PcapFrameSource(view: view)))
+                return .success(.pcap(try PcapFrameSource(view: view, final: final)))
             } catch {
                 return .failure(SourceProblem(offset: error.offset, message: "\(error.reason) (formats tried: \(InputFormat.triedList))"))
             }
         case .flipperNFC:
             return .success(.flipperNFC(FlipperNFCDump(view: view)))
         case .proxmark3:
-            return .success(.proxmark3(Proxmark3TraceSource(view: view, tech: tech)))
+            return .success(.proxmark3(Proxmark3TraceSource(view: view, tech: tech, final: final)))
         case .nfcLabJSON:
             do {
-                return .success(.nfcLabJSON(try NFCLabJSONSource(view: view)))
+                return .success(.nfcLabJSON(try NFCLabJSONSource(view: view, final: final)))
             } catch {
                 return .failure(error)
             }
         case .libnfc:
-            return .success(.libnfc(LibnfcFrameSource(view: view)))
+            return .success(.libnfc(LibnfcFrameSource(view: view, final: final)))
         }
     }
 }

@@ -10,8 +10,9 @@ extension Frame {
     /// The field dropping or a link frame that ends ISO-DEP ends the card session;
     /// a field-on event does not (the session starts with the activation after it).
     @inline(__always)
-    public var endsCardSession: Bool {
-        if let event { return event == .fieldOff }
-        return info.endsISODEPSession
-    }
+    public var endsCardSession: Bool { endsCardSession(closesExchange: closesExchange) }
+
+    /// The same, for the per-frame loop that has `closesExchange` at hand already.
+    @inline(__always)
+    public func endsCardSession(closesExchange: Bool) -> Bool { closesExchange && event != .fieldOn }
 }

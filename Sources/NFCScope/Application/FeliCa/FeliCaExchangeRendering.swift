@@ -139,6 +139,28 @@ extension FeliCaExchange {
 
     /// Pairs the request's block list with the blocks of the answer (read) or of the
     /// request itself (write); the `next` block is the same service's following one.
+    /// Each block the exchange read (or wrote, for a write) with its service code and
+    /// block number, for the stages that assemble a card's memory.
+    func forEachBlockData(_ body: (_ service: UInt16?, _ block: Int, _ data: ByteView) -> Void) {
+        guard kind == .readWithoutEncryption || kind == .writeWithoutEncryption else { return }
+        let write = kind == .writeWithoutEncryption
+        let request: FeliCaBlockRequest? = command.flatMap {
+            if case .success(let r) = FeliCaBlockRequest.parse($0.packet, write: write) { return r }
+            return nil
+        }
+        let answer: FeliCaBlockResponse? = response.flatMap {
+            if case .success(let r) = FeliCaBlockResponse.parse($0.packet, read: !write) { return r }
+            return nil
+        }
+        // Blocks count only when the card answered with success (for a write: only
+        // then is it known to have happened).
+        guard let answer, answer.status1 == 0 else { return }
+        forEachBlock(request: request, answer: answer, write: write) { i, element, data, _ in
+            guard let data, let element else { return }
+            body(request?.serviceCode(element.serviceIndex), element.block, data)
+        }
+    }
+
     private func forEachBlock(request: FeliCaBlockRequest?, answer: FeliCaBlockResponse?, write: Bool,
                               _ body: (Int, FeliCaBlockListElement?, ByteView?, ByteView?) -> Void) {
         func data(_ i: Int) -> ByteView? {

@@ -15,7 +15,9 @@ public struct NDEFBluetoothOOB: Sendable {
         public var type: UInt8
         public var offset: Int
         public var length: Int
-        public var name: String? { NDEFBluetoothOOB.typeName(type) }
+        /// The data type's name (0x10 is the Security Manager TK value in LE OOB data,
+        /// the Device ID in EIR data).
+        public var name: String?
     }
 
     public var lowEnergy: Bool
@@ -64,7 +66,7 @@ public struct NDEFBluetoothOOB: Sendable {
         case 0x0D: "Class of Device"
         case 0x0E: "Simple Pairing Hash C-192"
         case 0x0F: "Simple Pairing Randomizer R-192"
-        case 0x10: "Device ID / Security Manager TK Value"
+        case 0x10: "Device ID"
         case 0x11: "Security Manager Out of Band Flags"
         case 0x12: "Peripheral Connection Interval Range"
         case 0x14: "List of 16-bit Service Solicitation UUIDs"
@@ -157,7 +159,8 @@ public struct NDEFBluetoothOOB: Sendable {
             }
             let dataOffset = i + 2
             let data = p.slice(dataOffset, length - 1) ?? ByteView()
-            oob.fields.append(Field(type: type, offset: dataOffset, length: data.count))
+            let name = type == 0x10 && lowEnergy ? "Security Manager TK Value" : typeName(type)
+            oob.fields.append(Field(type: type, offset: dataOffset, length: data.count, name: name))
             if isSecret(type, lowEnergy: lowEnergy) { d.secretRanges.append(dataOffset..<(dataOffset + data.count)) }
             oob.interpret(type, data, at: dataOffset, &d)
             i += 1 + length

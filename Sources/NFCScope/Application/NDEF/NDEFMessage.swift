@@ -212,6 +212,8 @@ private struct NDEFMessageParser {
     /// The chunked record being assembled.
     var pending: NDEFRecord?
     var pendingBuffer: GrowableBytes?
+    /// A length ran past the end: the missing ME is explained by that error.
+    var cutShort = false
 
     init(bytes: ByteView, base: Int, depth: Int, context: NDEFContext) {
         self.bytes = bytes
@@ -234,7 +236,7 @@ private struct NDEFMessageParser {
             error(at, "chunked record not terminated (CF flag set in last record)")
             finish(pending)
         }
-        if let last = lastHeader, !last.header.me {
+        if let last = lastHeader, !last.header.me, !cutShort {
             error(last.offset, "ME flag not set in last record")
         }
     }
@@ -251,6 +253,7 @@ private struct NDEFMessageParser {
               start + 1 + lengthsSize <= bytes.count else {
             error(start, "buffer underflow at reading length fields (header \(hex2(h)))")
             position = bytes.count
+            cutShort = true
             return false
         }
         var p = start + 2
@@ -288,16 +291,19 @@ private struct NDEFMessageParser {
         if o1 || idStart > bytes.count {
             error(start, "buffer underflow at reading TYPE field (\(typeLength) bytes at \(base + typeStart), \(bytes.count - typeStart) left)")
             position = bytes.count
+            cutShort = true
             return false
         }
         if o2 || payloadStart > bytes.count {
             error(start, "buffer underflow at reading ID field (\(idLength) bytes at \(base + idStart), \(bytes.count - idStart) left)")
             position = bytes.count
+            cutShort = true
             return false
         }
         if o3 || end > bytes.count {
             error(start, "buffer underflow at reading PAYLOAD field (\(payloadLength) bytes at \(base + payloadStart), \(bytes.count - payloadStart) left)")
             position = bytes.count
+            cutShort = true
             return false
         }
         let type = bytes.slice(typeStart, typeLength) ?? ByteView()
@@ -337,7 +343,6 @@ private struct NDEFMessageParser {
             let record = NDEFRecord(header: header, lastHeader: header, chunks: [chunk], type: type, id: id,
                                     payload: payload, payloadOffset: base + payloadStart, owner: nil)
             if header.cf {
-                if header.me { error(start, "CF flag set in last record") }
                 let buffer = GrowableBytes(capacity: payloadLength)
                 buffer.append(payload)
                 pendingBuffer = buffer
@@ -348,8 +353,8 @@ private struct NDEFMessageParser {
         }
         if header.me {
             if let pending {
-                // ME inside a chunk sequence: the message ends here all the same.
-                error(start, "ME flag set inside a chunked record")
+                // CF and ME together: the chunk sequence cannot go on, the message ends.
+                error(start, "CF flag set in last record")
                 self.pending = nil
                 finish(pending)
             }

@@ -491,6 +491,52 @@ public enum NDEFRendering {
         out.byte(0x7D)
     }
 
+    /// One text line per capability container: `CC E1 version 1.0, data area 48 bytes, read granted, write granted`.
+    public static func writeText(_ cc: T2TCapabilityContainer, to out: OutputBuffer, indent: Int) {
+        line(indent, out)
+        out.ascii("T2T CC "); out.hexByte(cc.magic, uppercase: true)
+        out.ascii(" version "); out.int(Int(cc.versionMajor)); out.byte(0x2E); out.int(Int(cc.versionMinor))
+        out.ascii(", data area "); out.int(cc.dataAreaSize)
+        out.ascii(" bytes, read "); out.string(cc.read.name); out.ascii(", write "); out.string(cc.write.name)
+        problemsText(cc.problems, out)
+    }
+
+    public static func writeText(_ cc: T5TCapabilityContainer, to out: OutputBuffer, indent: Int) {
+        line(indent, out)
+        out.ascii("T5T CC "); out.hexByte(cc.magic, uppercase: true)
+        out.ascii(" ("); out.int(cc.length); out.ascii(" bytes) version ")
+        out.int(Int(cc.versionMajor)); out.byte(0x2E); out.int(Int(cc.versionMinor))
+        out.ascii(", data area "); out.int(cc.dataAreaSize)
+        out.ascii(" bytes, read "); out.string(cc.read.name); out.ascii(", write "); out.string(cc.write.name)
+        if cc.multipleBlockRead { out.ascii(", MBREAD") }
+        if cc.lockBlock { out.ascii(", lock block") }
+        if cc.specialFrame { out.ascii(", special frame") }
+        problemsText(cc.problems, out)
+    }
+
+    public static func writeText(_ cc: T4TCapabilityContainer, to out: OutputBuffer, indent: Int) {
+        line(indent, out)
+        out.ascii("T4T CC version "); out.int(Int(cc.versionMajor)); out.byte(0x2E); out.int(Int(cc.versionMinor))
+        out.ascii(", MLe "); out.int(cc.mle); out.ascii(", MLc "); out.int(cc.mlc)
+        for f in cc.files {
+            out.ascii(f.isNDEF ? ", NDEF file " : ", file "); out.hex16(f.fileID, uppercase: true)
+            out.ascii(" max "); out.int(f.maxSize)
+            out.ascii(" read "); out.string(T4TCapabilityContainer.FileControl.accessName(f.readAccess, write: false))
+            out.ascii(" write "); out.string(T4TCapabilityContainer.FileControl.accessName(f.writeAccess, write: true))
+        }
+        problemsText(cc.problems, out)
+    }
+
+    public static func writeText(_ a: T3TAttributeInformation, to out: OutputBuffer, indent: Int) {
+        line(indent, out)
+        out.ascii("T3T attribute block version "); out.int(Int(a.versionMajor)); out.byte(0x2E); out.int(Int(a.versionMinor))
+        out.ascii(", Nbr "); out.int(a.nbr); out.ascii(", Nbw "); out.int(a.nbw)
+        out.ascii(", Nmaxb "); out.int(a.nmaxb); out.ascii(", write "); out.string(a.writeFlagName)
+        out.ascii(", "); out.string(a.rwFlagName); out.ascii(", Ln "); out.int(a.ln)
+        out.ascii(a.checksumValid ? ", checksum ok" : ", checksum BAD")
+        problemsText(a.problems, out)
+    }
+
     /// The TLVs of a tag memory as a JSON array: `{"tag":"03","name":"NDEF Message",
     /// "address":16,"length":17}`, with `area` for control TLVs.
     public static func writeTLVsJSON(_ memory: NDEFTagMemory, to out: OutputBuffer) {
@@ -663,6 +709,16 @@ private func hexString(_ b: [UInt8]) -> String {
 
 private func versionNibbles(_ v: UInt8, _ out: OutputBuffer) {
     out.int(Int(v >> 4)); out.byte(0x2E); out.int(Int(v & 0x0F))
+}
+
+/// Ends a text line, with the problems after it in brackets.
+private func problemsText(_ list: [String], _ out: OutputBuffer) {
+    if !list.isEmpty {
+        out.ascii(" [")
+        textSafe(list.joined(separator: "; "), out)
+        out.byte(0x5D)
+    }
+    out.byte(0x0A)
 }
 
 private func problems(_ list: [String], _ out: OutputBuffer) {

@@ -13,6 +13,12 @@ public enum ApplicationHandlerKind: UInt8, Sendable {
     case vas
     /// Any other application whose data is BER-TLV.
     case tlv
+    /// The NFC Forum Type 4 Tag NDEF application: its files are assembled by the
+    /// Type 4 Tag stage, not read as BER-TLV.
+    case ndef
+
+    /// Whether command and response data are parsed as BER-TLV.
+    var parsesTLV: Bool { self == .emv || self == .vas || self == .tlv }
 }
 
 public struct APDUInterpretation {

@@ -7,6 +7,7 @@ extension ApplicationHandlerKind {
         switch kind {
         case .emvPayment: self = .emv
         case .vas: self = .vas
+        case .ndef: self = .ndef
         default: self = .tlv
         }
     }

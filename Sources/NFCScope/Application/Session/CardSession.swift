@@ -86,7 +86,7 @@ public final class CardSession {
             x.handler = .emv
         }
 
-        if x.handler != .none, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
+        if x.handler.parsesTLV, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
             var tree = BERTLV()
             swap(&tree, &spareResponseTLV)
             tree.reparse(data)
@@ -128,7 +128,7 @@ public final class CardSession {
             }
             return
         }
-        if x.handler != .none, c.ins != 0xA4, BERTLV.looksLikeTLV(c.data) {
+        if x.handler.parsesTLV, c.ins != 0xA4, BERTLV.looksLikeTLV(c.data) {
             var tree = BERTLV()
             swap(&tree, &spareCommandTLV)
             tree.reparse(c.data)
