@@ -66,7 +66,9 @@ struct SpecifiedBehaviourTests {
             #expect(!text.contains(name), "\(format)")
             #expect(!compact.contains(ascii(name)), "\(format)")
             // The PAN inside track 1 is masked like any PAN: first 6, last 4 digits kept.
-            #expect(text.contains("B541333******0044^********^2512201"), "\(format)")
+            // Issue 11: expiry, service code and discretionary data after the name are masked too.
+            #expect(text.contains("B541333******0044^********^*****************"), "\(format)")
+            #expect(!text.contains("2512201"), "\(format)")
         }
         // Without --redact the same decode shows them (the test above is not vacuous).
         let out = OutputBuffer()

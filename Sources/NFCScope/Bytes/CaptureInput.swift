@@ -100,10 +100,15 @@ public final class CaptureInput: @unchecked Sendable {
         _ = madvise(p, size, MADV_SEQUENTIAL)
         mapped = p
         mappedLength = size
+        // A file truncated while it is read would otherwise kill the run with SIGBUS.
+        InputShrinkGuard.watch(base: p, length: size, path: path)
     }
 
     deinit {
-        if let mapped { munmap(mapped, mappedLength) }
+        if let mapped {
+            InputShrinkGuard.unwatch(base: mapped)
+            munmap(mapped, mappedLength)
+        }
     }
 
     public var count: Int { stream?.count ?? owned?.count ?? mappedLength }

@@ -38,6 +38,7 @@ public final class OutputBuffer: @unchecked Sendable {
         self.flushThreshold = flushThreshold
         capacity = flushThreshold + 4096
         storage = .allocate(capacity: capacity)
+        InputShrinkGuard.register(self)
     }
 
     /// Output collected in memory; read it with `contents`.
@@ -49,6 +50,7 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     deinit {
+        if fd != nil { InputShrinkGuard.unregister(self) }
         flush()
         storage.deallocate()
         counterDigits.deallocate()
@@ -79,8 +81,12 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Call after each record: writes out once the buffer is big enough.
     @inline(__always)
     public func recordDone() {
+        recordEnd = count
         if (count >= flushThreshold || flushEachRecord) && !holdsFlush { flush() }
     }
+
+    /// End (in `storage`) of the last whole record, for `flushForExit`.
+    private var recordEnd = 0
 
     public func flush() {
         guard count > 0 else { return }
@@ -101,6 +107,7 @@ public final class OutputBuffer: @unchecked Sendable {
         }
         flushedTotal += count
         count = 0
+        recordEnd = 0
     }
 
     /// Everything written so far (memory mode), flushing first.
@@ -325,7 +332,25 @@ public final class OutputBuffer: @unchecked Sendable {
 
     /// While held, appends grow the buffer instead of flushing it, so a record can be
     /// rewritten after it was written (see `rewrite`).
-    public var holdsFlush = false
+    public var holdsFlush = false {
+        didSet { if holdsFlush && !oldValue { heldFrom = count } }
+    }
+    /// Where the held record began in `storage`.
+    private var heldFrom = 0
+
+    /// For a run that must end now (see `InputShrinkGuard`): writes the whole records
+    /// written so far, but not one held for rewriting (it may not be masked yet) nor
+    /// one cut short.
+    func flushForExit() {
+        guard let fd else { return }
+        let end = holdsFlush ? min(heldFrom, recordEnd) : recordEnd
+        var off = 0
+        while off < end {
+            let n = write(fd, storage + off, end - off)
+            if n < 0 { if errno == EINTR { continue }; return }
+            off += n
+        }
+    }
 
     @inline(__always)
     public func hexByte(_ b: UInt8, uppercase: Bool = false) {

@@ -129,6 +129,9 @@ public struct Proxmark3TraceSource: FrameSource {
         while offset < view.count {
             if records >= recordLimit || offset >= byteLimit { return records > 0 }
             if records > 0, offset >= padding { return true }
+            // A last record (or its header) cut short after whole ones: the trace was
+            // copied while written, or truncated; the decoder reports it and keeps the
+            // rest. With nothing whole yet, a stream may still bring the rest.
             guard let h = header(view, at: offset) else {
                 return complete ? records >= truncatedMinimum : records > 0 ? true : nil
             }

@@ -251,7 +251,11 @@ enum LibnfcLineSyntax {
     static func isHexDigit(_ c: UInt8) -> Bool { hexValue(c) != nil }
 
     /// Content check for `InputFormat.detect`: one of the first lines is a libnfc debug
-    /// log line, an example program's hex line or its banner.
+    /// log line, an example program's hex line or its banner. Damage the decoder reads
+    /// past does not hide a log: NULs and ANSI escape sequences (a terminal's colours
+    /// captured with the log) are left out of a line before it is judged, and a line
+    /// longer than 64 KiB is skipped. Binary data is told apart by its other control
+    /// bytes: more than 4 lines with them and it is not a text log.
     static func looksLikeLibnfc(_ view: ByteView) -> Bool {
         looksLikeLibnfc(view, complete: true) ?? false
     }
@@ -267,26 +271,72 @@ enum LibnfcLineSyntax {
         }
         var start = 0
         var lines = 0
-        let limit = min(view.count, 64 << 10)
-        while start < limit, lines < 32 {
+        var damaged = 0
+        let scanLimit = min(view.count, 1 << 20)
+        while start < scanLimit, lines < 32 {
             var end = start
-            while let b = view.byte(end), b != 0x0A, end < limit { end += 1 }
+            while let b = view.byte(end), b != 0x0A, end < scanLimit { end += 1 }
             let line = view.slice(start, end - start) ?? ByteView()
             start = end + 1
-            // Binary data is not a text log.
-            for b in line where b < 0x09 || (b > 0x0D && b < 0x20) { return false }
-            switch classify(line) {
-            case .blank: continue
-            case .host, .debugText: return true
-            case .tool(_, let hexStart):
-                var bytes: [UInt8] = []
-                let hex = decodeHex(line, from: hexStart, into: &bytes, toolSyntax: true)
-                if hex.errorColumn == nil, hex.count > 0 { return true }
-            case .text:
-                if isBanner(line) { return true }
-            }
+            if case .blank = classify(line) { continue }
             lines += 1
+            if line.count > 64 << 10 {
+                damaged += 1
+                if damaged > 4 { return false }
+                continue
+            }
+            var hasEscapeOrNUL = false
+            var hasOtherControl = false
+            for b in line where b < 0x20 {
+                if b == 0x1B || b == 0x00 { hasEscapeOrNUL = true } else if b < 0x09 || b > 0x0D { hasOtherControl = true }
+            }
+            if hasOtherControl {
+                damaged += 1
+                if damaged > 4 { return false }
+                continue
+            }
+            let evidence = hasEscapeOrNUL
+                ? ByteView.with(withoutTerminalNoise(line)) { isLibnfcEvidence($0) }
+                : isLibnfcEvidence(line)
+            if evidence { return true }
         }
-        return !complete && lines < 32 && limit < 64 << 10 ? nil : false
+        return !complete && lines < 32 && view.count < 64 << 10 ? nil : false
+    }
+
+    /// `line` without NUL bytes and ANSI escape sequences (ESC [ parameters final-byte,
+    /// ECMA-48 CSI; or ESC and one byte).
+    static func withoutTerminalNoise(_ line: ByteView) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(line.count)
+        var i = 0
+        while let b = line.byte(i) {
+            if b == 0x00 {
+                i += 1
+            } else if b == 0x1B {
+                i += 1
+                if line.byte(i) == 0x5B {
+                    i += 1
+                    while let p = line.byte(i), !(0x40...0x7E).contains(p) { i += 1 }
+                }
+                i += 1
+            } else {
+                out.append(b)
+                i += 1
+            }
+        }
+        return out
+    }
+
+    private static func isLibnfcEvidence(_ line: ByteView) -> Bool {
+        switch classify(line) {
+        case .blank: return false
+        case .host, .debugText: return true
+        case .tool(_, let hexStart):
+            var bytes: [UInt8] = []
+            let hex = decodeHex(line, from: hexStart, into: &bytes, toolSyntax: true)
+            return hex.errorColumn == nil && hex.count > 0
+        case .text:
+            return isBanner(line)
+        }
     }
 }

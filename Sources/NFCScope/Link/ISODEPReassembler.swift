@@ -31,6 +31,11 @@ public struct ISODEPExchange {
     public var sawBadCRC: Bool
     /// True when the exchange ended without its response block chain completing.
     public var incomplete: Bool
+    /// True when a chain of the exchange ran past `ISODEPReassembler.maxMessageBytes`
+    /// or its frames past `ISODEPReassembler.maxExchangeFrames`: its bytes were let go
+    /// (command and response are nil, nothing is decoded from a part of a message),
+    /// and an endless chain is reported in several such records, each with its frames.
+    public var overlong: Bool = false
 }
 
 /// Collects a byte string that usually fits in one block (then it is a view into
@@ -39,6 +44,8 @@ public struct ISODEPExchange {
 /// other side acted on it, and replaced if a good copy of the same block follows.
 final class ChainAssembly {
     private var single: ByteView?
+    /// Set once the chain ran past the cap: blocks are still counted, bytes dropped.
+    private(set) var discarding = false
     private let buffer = GrowableBytes()
     private var chained = false
     private(set) var blocks = 0
@@ -53,6 +60,7 @@ final class ChainAssembly {
 
     func reset() {
         single = nil
+        discarding = false
         chained = false
         blocks = 0
         lastStart = 0
@@ -62,8 +70,20 @@ final class ChainAssembly {
         buffer.removeAll()
     }
 
+    /// Bytes held (0 for a single block, which is a view into the capture).
+    var heldBytes: Int { chained ? buffer.count : 0 }
+
+    /// Lets the bytes go for the rest of the chain (see `ISODEPExchange.overlong`).
+    func discard() {
+        discarding = true
+        single = nil
+        chained = false
+        buffer.removeAll()
+    }
+
     func append(_ inf: ByteView, blockNumber: UInt8, tentative: Bool) {
-        if blocks == 0 {
+        if discarding {
+        } else if blocks == 0 {
             single = inf
         } else {
             if !chained, let first = single {
@@ -90,7 +110,8 @@ final class ChainAssembly {
 
     /// Puts a good copy in place of a tentative last block.
     func replaceLast(_ inf: ByteView) {
-        if chained {
+        if discarding {
+        } else if chained {
             buffer.truncate(to: lastStart)
             buffer.append(inf)
         } else {
@@ -111,7 +132,7 @@ final class ChainAssembly {
     }
 
     var bytes: ByteView? {
-        guard blocks > 0 else { return nil }
+        guard blocks > 0, !discarding else { return nil }
         return chained ? buffer.view : single
     }
 }
@@ -122,6 +143,14 @@ public protocol ExchangeReceiver: AnyObject {
 }
 
 public final class ISODEPReassembler {
+    /// Longest command or response reassembled: four times the longest extended APDU
+    /// (65,544 bytes, ISO 7816-4), so no real exchange comes near it. A chain that
+    /// runs past it is an overlong exchange (see `ISODEPExchange.overlong`).
+    public static let maxMessageBytes = 1 << 18
+    /// Most frames one exchange record lists (a 65,544-byte response in the smallest
+    /// blocks, acknowledged, with WTX pairs, stays far below it).
+    public static let maxExchangeFrames = 1 << 16
+
     private enum Phase {
         case idle
         /// Reader is sending a command (possibly chained); `complete` once the last block came.
@@ -143,6 +172,12 @@ public final class ISODEPReassembler {
     private var badCRC = false
     /// The response's last block had no chaining bit (even if its CRC was bad).
     private var responseEnded = false
+    /// The exchange in progress ran past a cap.
+    private var overlong = false
+    /// Overlong exchanges seen so far, for the caller to report (see `takeOverlongReport`).
+    private var overlongReports: [(first: Int, last: Int)] = []
+    /// True when `takeOverlongReport` has something.
+    public private(set) var hasOverlongReport = false
 
     public init() {
         frames.reserveCapacity(64)
@@ -208,6 +243,9 @@ public final class ISODEPReassembler {
             note(n)
             if !good { badCRC = true }
         }
+        if frameCount >= Self.maxExchangeFrames {
+            if case .idle = phase {} else { tooManyFrames(to: receiver) }
+        }
     }
 
     private func readerIBlock<R: ExchangeReceiver>(_ block: ISODEPBlock, n: Int, good: Bool, to receiver: R) {
@@ -249,6 +287,7 @@ public final class ISODEPReassembler {
         if !good { badCRC = true }
         command.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
         phase = .command(complete: !block.chaining)
+        if command.heldBytes > Self.maxMessageBytes { becomeOverlong() }
     }
 
     private func cardIBlock<R: ExchangeReceiver>(_ block: ISODEPBlock, n: Int, good: Bool, to receiver: R) {
@@ -273,6 +312,7 @@ public final class ISODEPReassembler {
         if !good { badCRC = true }
         response.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
         responseEnded = !block.chaining
+        if response.heldBytes > Self.maxMessageBytes { becomeOverlong() }
         // A corrupted last block may still be repeated after the reader's NAK, so
         // only a good one closes the exchange; otherwise the next command or the
         // end of the capture does.
@@ -287,7 +327,37 @@ public final class ISODEPReassembler {
         frameCount += 1
     }
 
+    /// Drops the bytes of the exchange in progress: it will be reported overlong.
+    private func becomeOverlong() {
+        command.discard()
+        response.discard()
+        guard !overlong else { return }
+        overlong = true
+        overlongReports.append((frames[0], frames[frameCount - 1]))
+        hasOverlongReport = true
+    }
+
+    /// An exchange with more frames than one record lists: the frames so far go out
+    /// as an overlong record and the exchange goes on (its bytes are not kept).
+    private func tooManyFrames<R: ExchangeReceiver>(to receiver: R) {
+        becomeOverlong()
+        receiver.exchange(ISODEPExchange(frames: frames[..<frameCount], command: nil, response: nil,
+                                         waitingTimeExtensions: wtx, retransmissions: retransmissions,
+                                         sawBadCRC: badCRC, incomplete: true, overlong: true))
+        frameCount = 0
+    }
+
+    /// For each exchange that became overlong since the last call: its first frame and
+    /// the frame at which it ran past a cap.
+    public func takeOverlongReports() -> [(first: Int, last: Int)] {
+        let r = overlongReports
+        overlongReports.removeAll()
+        hasOverlongReport = false
+        return r
+    }
+
     private func startExchange() {
+        overlong = false
         command.reset()
         response.reset()
         frameCount = 0
@@ -300,7 +370,7 @@ public final class ISODEPReassembler {
     private func emitCurrent<R: ExchangeReceiver>(to receiver: R, incomplete: Bool) {
         receiver.exchange(ISODEPExchange(frames: frames[..<frameCount], command: command.bytes, response: response.bytes,
                             waitingTimeExtensions: wtx, retransmissions: retransmissions,
-                            sawBadCRC: badCRC, incomplete: incomplete))
+                            sawBadCRC: badCRC, incomplete: incomplete || overlong, overlong: overlong))
         // No reset here: nothing reads the exchange state while idle, and every way
         // out of idle starts with `startExchange()` (resetting twice per exchange
         // showed in profiles of `stats`).

@@ -53,6 +53,7 @@ extension ISODEPExchange: DecodedRecord {
         out.ascii(sawBadCRC ? ",\"crc\":\"bad\"" : ",\"crc\":\"ok\"")
         out.ascii(",\"complete\":")
         out.ascii(incomplete ? "false" : "true")
+        if overlong { out.ascii(",\"overlong\":true") }
     }
 
     /// One line naming what happened on the link, when anything did.
@@ -61,7 +62,13 @@ extension ISODEPExchange: DecodedRecord {
         out.pad(toColumn: indent, lineStart: out.position)
         out.ascii("(")
         var sep = false
-        if incomplete { out.ascii("incomplete"); sep = true }
+        if overlong {
+            out.ascii("overlong: longer than "); out.int(ISODEPReassembler.maxMessageBytes)
+            out.ascii(" bytes or "); out.int(ISODEPReassembler.maxExchangeFrames); out.ascii(" frames, not reassembled")
+            sep = true
+        } else if incomplete {
+            out.ascii("incomplete"); sep = true
+        }
         if waitingTimeExtensions > 0 {
             if sep { out.ascii(", ") }
             out.int(waitingTimeExtensions)

@@ -19,9 +19,16 @@ final class Redactor {
         var masked: [Bool]
     }
 
+    /// Secrets are remembered for the whole input (a later session may return a PAN
+    /// seen earlier under another tag), up to this many of each kind; past it the
+    /// oldest is forgotten, so memory and the masking work per frame stay bounded.
+    static let secretLimit = 256
+
     private(set) var digitSecrets: [DigitSecret] = []
-    /// Cardholder names (ASCII bytes), hidden entirely.
+    /// Cardholder names and other card text (raw bytes), hidden entirely.
     private(set) var nameSecrets: [[UInt8]] = []
+    /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
+    private(set) var track2Values: [[UInt8]] = []
     /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
     struct TextSecret: Equatable {
         var bytes: [UInt8]
@@ -34,58 +41,98 @@ final class Redactor {
     func reset() {
         digitSecrets.removeAll(keepingCapacity: true)
         nameSecrets.removeAll(keepingCapacity: true)
+        track2Values.removeAll(keepingCapacity: true)
         textSecrets.removeAll(keepingCapacity: true)
     }
 
-    /// Secrets kept after their session ended: transaction records written later (the
-    /// text output's summaries close it) show the PAN of the ICC certificate.
-    static let retainedSecrets = 256
-
-    /// A session ended: the oldest secrets beyond `retainedSecrets` are forgotten.
-    func endSession() {
-        if digitSecrets.count > Redactor.retainedSecrets { digitSecrets.removeFirst(digitSecrets.count - Redactor.retainedSecrets) }
-        if nameSecrets.count > Redactor.retainedSecrets { nameSecrets.removeFirst(nameSecrets.count - Redactor.retainedSecrets) }
+    /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1,
+    /// 5F20/9F0B names) from whatever of it parses as BER-TLV: a response cut short,
+    /// a template whose length runs past the data, trailing bytes or an unterminated
+    /// indefinite length still give up the objects that are there (a truncated
+    /// object gives the bytes present). Objects the tree walk cannot reach (the
+    /// response starts inside a template) are found by `scanForSecrets`.
+    func learn(fromResponse data: ByteView) {
+        guard !data.isEmpty else { return }
+        let tlv = BERTLV(parsing: data)
+        for node in tlv.nodes where !node.constructed && node.headerLength > 0 {
+            learn(tag: node.tag, value: node.value, truncated: node.declaredLength.map { $0 > node.value.count } ?? false)
+        }
+        scanForSecrets(data)
     }
 
-    /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1, 5F20/9F0B names).
-    func learn(fromResponse data: ByteView) {
-        guard !data.isEmpty, BERTLV.looksLikeTLV(data) else { return }
-        let tlv = BERTLV(parsing: data)
-        for node in tlv.nodes where node.error == nil && !node.constructed {
-            switch node.tag {
-            case 0x5A: addPAN(nibbles(node.value).prefix { $0 < 10 })
-            case 0x57, 0x9F6B: addTrack2(nibbles(node.value))
-            case 0x56: addTrack1(node.value.array)
-            case 0x5F20, 0x9F0B: addName(node.value.array)
-            default: break
-            }
+    /// `truncated`: the value is cut short, so a PAN's last digits are not known and
+    /// everything after its first 6 is masked.
+    private func learn(tag: UInt32, value: ByteView, truncated: Bool) {
+        switch tag {
+        case 0x5A: addPAN(nibbles(value).prefix { $0 < 10 }, truncated: truncated)
+        case 0x57, 0x9F6B: addTrack2(value.array, truncated: truncated)
+        case 0x56: addTrack1(value.array)
+        case 0x5F20, 0x9F0B: addName(value.array)
+        default: break
         }
     }
 
-    private func nibbles(_ v: ByteView) -> [UInt8] {
+    /// Looks at every offset for the header of a secret-carrying object whose value
+    /// has the shape the tag demands (EMV Book 3 Annex A: 5A cn up to 19 digits, 57
+    /// b up to 19 bytes with a D separator, 5F20 ans 2-26, 9F0B ans 27-45, 56 ans up
+    /// to 76 starting with format code B). The shape checks keep random bytes from
+    /// passing; a false hit only masks more.
+    private func scanForSecrets(_ data: ByteView) {
+        let n = data.count
+        var i = 0
+        while i + 2 < n {
+            defer { i += 1 }
+            guard let b0 = data.byte(i), let b1 = data.byte(i + 1) else { break }
+            var tag = UInt32(b0)
+            var lengthAt = i + 1
+            if b0 == 0x5F || b0 == 0x9F {
+                tag = UInt32(b0) << 8 | UInt32(b1)
+                lengthAt = i + 2
+            }
+            guard tag == 0x5A || tag == 0x57 || tag == 0x56 || tag == 0x5F20 || tag == 0x9F0B || tag == 0x9F6B,
+                  let length = data.byte(lengthAt).map(Int.init), length >= 2, length < 0x80 else { continue }
+            // A value cut short by the end of the data still counts (a chain's
+            // missing last block).
+            guard let value = data.slice(lengthAt + 1, min(length, n - lengthAt - 1)), value.count >= 2 else { continue }
+            switch tag {
+            case 0x5A:
+                guard length <= 10, value.allSatisfy({ $0 >> 4 <= 9 && ($0 & 0x0F <= 9 || $0 & 0x0F == 0x0F) }) else { continue }
+            case 0x57, 0x9F6B:
+                guard length <= 19, value.contains(where: { $0 >> 4 == 0x0D || $0 & 0x0F == 0x0D }) else { continue }
+            case 0x56:
+                guard length <= 79, value.byte(0) == 0x42, value.contains(0x5E) else { continue }
+            default:
+                guard length <= 45, value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else { continue }
+            }
+            learn(tag: tag, value: value, truncated: value.count < length)
+        }
+    }
+
+    private func nibbles(_ v: some Sequence<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(v.count * 2)
         for b in v { out.append(b >> 4); out.append(b & 0x0F) }
         return out
     }
 
-    private func panMask(_ count: Int) -> [Bool] {
-        (0..<count).map { $0 >= 6 && $0 < count - 4 }
+    private func panMask(_ count: Int, truncated: Bool = false) -> [Bool] {
+        (0..<count).map { $0 >= 6 && ($0 < count - 4 || truncated) }
     }
 
     private func add(_ secret: DigitSecret) {
         guard secret.nibbles.count >= 6, !digitSecrets.contains(secret) else { return }
+        if digitSecrets.count >= Redactor.secretLimit { digitSecrets.removeFirst() }
         digitSecrets.append(secret)
     }
 
-    private func addPAN(_ digits: some Collection<UInt8>) {
+    private func addPAN(_ digits: some Collection<UInt8>, truncated: Bool = false) {
         let d = Array(digits)
-        add(DigitSecret(nibbles: d, masked: panMask(d.count)))
+        add(DigitSecret(nibbles: d, masked: panMask(d.count, truncated: truncated)))
     }
 
     /// Track 2: PAN, separator D, then expiry, service code, discretionary data, F padding.
-    private func addTrack2(_ n: [UInt8]) {
-        guard let separator = n.firstIndex(of: 0x0D) else { return addPAN(n.prefix { $0 < 10 }) }
+    private func addTrack2(_ value: [UInt8], truncated: Bool) {
+        let n = nibbles(value)
+        guard let separator = n.firstIndex(of: 0x0D) else { return addPAN(n.prefix { $0 < 10 }, truncated: truncated) }
         var masked = panMask(separator)
         masked.append(false)
         for i in (separator + 1)..<n.count { masked.append(n[i] != 0x0F) }
@@ -97,20 +144,37 @@ final class Redactor {
         if discretionary.count >= 6 {
             add(DigitSecret(nibbles: Array(discretionary), masked: [Bool](repeating: true, count: discretionary.count)))
         }
+        if !track2Values.contains(value) {
+            if track2Values.count >= Redactor.secretLimit { track2Values.removeFirst() }
+            track2Values.append(value)
+        }
     }
 
-    /// Track 1 (ASCII): B, PAN, ^, name, ^, the rest.
+    /// Track 1 (ASCII, EMV Book 3 / ISO 7813): format code B, PAN (digits, possibly
+    /// grouped by spaces), ^, name, ^, expiry, service code, discretionary data. The
+    /// PAN is its digits whatever lies between them; every part after it is hidden.
     private func addTrack1(_ bytes: [UInt8]) {
         let parts = bytes.split(separator: 0x5E, maxSplits: 2, omittingEmptySubsequences: false)
         if parts.count >= 2 {
-            let pan = Array(parts[0].drop { $0 < 0x30 || $0 > 0x39 })
-            addPAN(pan.map { $0 - 0x30 })
-            // The same digits as ASCII, as the response and frame bytes carry them.
-            let secret = TextSecret(bytes: pan, masked: panMask(pan.count))
-            if pan.count >= 6, pan.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), !textSecrets.contains(secret) {
+            let isDigit: (UInt8) -> Bool = { $0 >= 0x30 && $0 <= 0x39 }
+            let field = Array(parts[0].drop { !isDigit($0) })
+            let digits = field.filter(isDigit).map { $0 &- 0x30 }
+            addPAN(digits)
+            // The same digits as ASCII, as the response and frame bytes carry them
+            // (with the spaces some issuers group them by).
+            let digitMask = panMask(digits.count)
+            var masked: [Bool] = []
+            var k = 0
+            for b in field {
+                if isDigit(b) { masked.append(digitMask[k]); k += 1 } else { masked.append(false) }
+            }
+            let secret = TextSecret(bytes: field, masked: masked)
+            if digits.count >= 6, !textSecrets.contains(secret) {
+                if textSecrets.count >= Redactor.secretLimit { textSecrets.removeFirst() }
                 textSecrets.append(secret)
             }
             addName(Array(parts[1]))
+            if parts.count == 3 { addName(Array(parts[2])) }
         }
         addName(bytes)
     }
@@ -118,7 +182,21 @@ final class Redactor {
     private func addName(_ bytes: [UInt8]) {
         let trimmed = Array(bytes.reversed().drop { $0 == 0x20 }.reversed())
         guard trimmed.count >= 2, !nameSecrets.contains(trimmed) else { return }
+        if nameSecrets.count >= Redactor.secretLimit { nameSecrets.removeFirst() }
         nameSecrets.append(trimmed)
+    }
+
+    /// Learns from the card's I-block payloads among `frames`, joined: what a
+    /// response holds before its exchange is complete (frames released at the hold
+    /// limit, an exchange that never ends) or when it never completes.
+    func learn(fromCardBlocksOf frames: [Frame]) {
+        var joined: [UInt8] = []
+        for f in frames where f.dir == .card {
+            guard case .block(let b) = f.info, b.kind == .i else { continue }
+            joined.append(contentsOf: b.inf)
+        }
+        guard !joined.isEmpty else { return }
+        ByteView.with(joined) { learn(fromResponse: $0) }
     }
 
     // MARK: Frames
@@ -197,9 +275,16 @@ final class Redactor {
 
     // MARK: Text
 
-    /// Masks the secrets in written text: digit strings as hex or decimal digits (either
-    /// case), ASCII digit strings and names as text and as hex.
+    /// Masks the secrets in written text: the rendering of track 2 (all after the
+    /// PAN), digit strings as hex or decimal digits (either case), ASCII digit strings
+    /// as text and as hex, names as they are written (raw, escaped for text or for
+    /// JSON) and as hex.
     func maskText(_ text: inout [UInt8]) {
+        // First, before the PAN digits inside it are masked and it no longer matches.
+        for value in track2Values {
+            let (rendered, masked) = maskedTrack2Rendering(value)
+            maskOccurrences(of: rendered, in: &text) { masked[$0] }
+        }
         for secret in digitSecrets {
             let pattern = secret.nibbles.map { hexChar($0) }
             maskOccurrences(of: pattern, in: &text) { k in secret.masked[k] }
@@ -210,10 +295,50 @@ final class Redactor {
             maskOccurrences(of: hex, in: &text) { k in secret.masked[k / 2] }
         }
         for name in nameSecrets {
-            maskOccurrences(of: name, in: &text) { _ in true }
+            for form in writtenForms(of: name) {
+                maskOccurrences(of: form, in: &text) { _ in true }
+            }
             let hex = name.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }
             maskOccurrences(of: hex, in: &text) { _ in true }
         }
+    }
+
+    /// The ways the writers put card text into their output: as is (frame bytes
+    /// never, but a plain text rendering of printable names), and escaped the way
+    /// `emvCardText` does for text and for JSON.
+    private func writtenForms(of name: [UInt8]) -> [[UInt8]] {
+        var forms = [name]
+        for json in [false, true] {
+            let out = OutputBuffer()
+            ByteView.with(name) { out.printableOrEscaped($0, json: json) }
+            let form = Array(out.string.utf8)
+            if !forms.contains(form) { forms.append(form) }
+        }
+        return forms
+    }
+
+    /// How track 2 is rendered, and which of its characters to mask: the PAN's
+    /// middle digits, then every digit after it and the meaning of the service code
+    /// in parentheses, so nothing after the separator can be read back.
+    private func maskedTrack2Rendering(_ value: [UInt8]) -> (rendered: [UInt8], masked: [Bool]) {
+        let out = OutputBuffer()
+        ByteView.with(value) { renderTrack2($0, out) }
+        let rendered = Array(out.string.utf8)
+        var masked = [Bool](repeating: false, count: rendered.count)
+        let panStart = 4  // after "PAN "
+        var panEnd = panStart
+        while panEnd < rendered.count, rendered[panEnd] != 0x20, rendered[panEnd] != 0x2C { panEnd += 1 }
+        let panMask = panMask(panEnd - panStart)
+        for k in panStart..<panEnd where panMask[k - panStart] { masked[k] = true }
+        var depth = 0
+        for k in panEnd..<rendered.count {
+            let c = rendered[k]
+            if c == 0x28 { depth += 1; continue }
+            if c == 0x29 { depth = max(0, depth - 1); continue }
+            let digit = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46)
+            if digit || (depth > 0 && c != 0x20 && c != 0x3B) { masked[k] = true }
+        }
+        return (rendered, masked)
     }
 
     private func hexChar(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 + n : 0x41 + n - 10 }
@@ -262,11 +387,8 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
             held.append(frame)
             if held.count >= holdLimit || endsSession { release() }
         }
-        // A card's secrets are learnt again from its own answers in each session; the
-        // most recent cards' are kept for the summaries written at the end (text), the
-        // older ones forgotten: memory and masking work stay bounded however many
-        // cards a capture holds.
-        if endsSession { redactor.endSession() }
+        // Secrets stay known after the session ends (bounded by `Redactor.secretLimit`):
+        // a later session may show the same card number under another tag.
     }
 
     public func record<R: DecodedRecord>(_ record: R) {
@@ -301,6 +423,9 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
 
     private func release() {
         guard !held.isEmpty else { return }
+        // Frames may leave before their exchange is decoded (hold limit, session or
+        // input end, an overlong chain): what their payloads hold is learnt first.
+        redactor.learn(fromCardBlocksOf: held)
         let masks = redactor.masks(for: held)
         let frames = held
         held.removeAll(keepingCapacity: true)

@@ -104,6 +104,16 @@ public enum CaptureDecoder {
             }
         }
 
+        var overlongReported = 0
+        func reportOverlong() {
+            for r in isoDEP.takeOverlongReports() {
+                sink.problem(InputProblem(path: path, offset: nil, frame: r.first, message:
+                    "ISO-DEP exchange longer than \(ISODEPReassembler.maxMessageBytes) bytes or \(ISODEPReassembler.maxExchangeFrames) frames"
+                    + " by frame \(r.last): not reassembled, its frames are listed in overlong records"))
+                overlongReported += 1
+            }
+        }
+
         var frame = Frame.blank
         var nextCheck = 1 << 20
         while true {
@@ -120,6 +130,7 @@ public enum CaptureDecoder {
             if closes { isoDEP.flush(to: stages) }
             sink.frame(frame)
             if !closes { isoDEP.feedBlock(of: frame, to: stages) }
+            if isoDEP.hasOverlongReport { reportOverlong() }
             stages.frame(frame, closesExchange: closes)
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
@@ -150,7 +161,7 @@ public enum CaptureDecoder {
         outcome.startTime = firstTime
         stages.finish()
         reportProblems()
-        outcome.problems += problemsReported
+        outcome.problems += problemsReported + overlongReported
         sink.end(description)
         return outcome
     }
