@@ -145,11 +145,14 @@ import Glibc
         #expect((r.frames[1]["error"] as? String)?.contains("truncated record: 40 bytes declared, 28 present") == true)
     }
 
+    /// A capture of a link type nfcscope does not decode is refused as a whole, with
+    /// one error naming the link type (issue 9), exit status 2, and no frame decoded.
     @Test func unknownLinkType() throws {
         let r = try decode(pcap(anticollision, linkType: 147))
-        #expect(r.status == 1)
-        #expect(r.frames.count == 4)
-        #expect(r.frames.allSatisfy { ($0["error"] as? String)?.contains("unsupported link type 147") == true })
+        #expect(r.status == 2)
+        #expect(r.frames.isEmpty)
+        #expect(r.errors.count == 1)
+        #expect(r.errors.first?.contains("link type 147 (user-defined) is not decoded") == true)
     }
 
     @Test func unknownEvent() throws {
