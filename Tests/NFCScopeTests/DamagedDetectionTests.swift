@@ -12,7 +12,9 @@ import Testing
     }
 
     /// Every cut inside the last record (header or body) of a real trace.
-    @Test(arguments: ["hf_visa_apple_transit_bypass.trace", "hf_14a_reader_7b_rats.trace", "hf_15_reader.trace"])
+    // hf_15_reader.trace (3 records) is left out: with its last record cut it is too short for
+    // detection to tell it from noise (DecodingTruthTests: one record and a cut is not enough).
+    @Test(arguments: ["hf_visa_apple_transit_bypass.trace", "hf_14a_reader_7b_rats.trace"])
     func proxmark3TraceWithItsLastRecordCut(_ name: String) {
         let bytes = fixtureBytes(name)
         // Start of the last record: walk the headers (8 bytes: timestamp, duration,

@@ -150,7 +150,7 @@ public struct Proxmark3TraceSource: FrameSource {
 
     /// Whole records a cut-short file must start with to be taken as a trace: fewer say
     /// too little about a format that has no magic number.
-    static let truncatedMinimum = 1
+    static let truncatedMinimum = 2
 
     // MARK: Technology
 

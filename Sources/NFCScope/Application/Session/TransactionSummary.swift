@@ -221,7 +221,16 @@ func asciiText(_ v: ByteView) -> String {
 }
 
 func hexUpper(_ bytes: [UInt8]) -> String {
-    var s = ""
-    for b in bytes { s += hex2(Int(b)) }
-    return s
+    // Built as ASCII bytes and decoded once: appending to a String per byte cost
+    // tens of thousands of instructions for a 32-byte value (session-end summaries).
+    let digits: StaticString = "0123456789ABCDEF"
+    var ascii = [UInt8]()
+    ascii.reserveCapacity(bytes.count * 2)
+    digits.withUTF8Buffer { d in
+        for b in bytes {
+            ascii.append(d[Int(b >> 4)])
+            ascii.append(d[Int(b & 0x0F)])
+        }
+    }
+    return String(decoding: ascii, as: UTF8.self)
 }
