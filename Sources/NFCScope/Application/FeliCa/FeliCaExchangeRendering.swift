@@ -76,14 +76,7 @@ extension FeliCaExchange {
 
     private func writeBlocksJSON(_ out: OutputBuffer) {
         let write = kind == .writeWithoutEncryption
-        let request: FeliCaBlockRequest? = command.flatMap {
-            if case .success(let r) = FeliCaBlockRequest.parse($0.packet, write: write) { return r }
-            return nil
-        }
-        let answer: FeliCaBlockResponse? = response.flatMap {
-            if case .success(let r) = FeliCaBlockResponse.parse($0.packet, read: !write) { return r }
-            return nil
-        }
+        let (request, answer) = parsedBlocks(write: write)
         if let request {
             out.ascii(",\"services\":[")
             for i in 0..<request.serviceCount {
@@ -142,13 +135,23 @@ extension FeliCaExchange {
         }
     }
 
-    /// Pairs the request's block list with the blocks of the answer (read) or of the
-    /// request itself (write); the `next` block is the same service's following one.
     /// Each block the exchange read (or wrote, for a write) with its service code and
     /// block number, for the stages that assemble a card's memory.
     func forEachBlockData(_ body: (_ service: UInt16?, _ block: Int, _ data: ByteView) -> Void) {
         guard kind == .readWithoutEncryption || kind == .writeWithoutEncryption else { return }
         let write = kind == .writeWithoutEncryption
+        let (request, answer) = parsedBlocks(write: write)
+        // Blocks count only when the card answered with success (for a write: only
+        // then is it known to have happened).
+        guard let answer, answer.status1 == 0 else { return }
+        forEachBlock(request: request, answer: answer, write: write) { _, element, data, _ in
+            guard let data, let element else { return }
+            body(request?.serviceCode(element.serviceIndex), element.block, data)
+        }
+    }
+
+    /// The request and answer of a Read/Write Without Encryption, where they parse.
+    private func parsedBlocks(write: Bool) -> (FeliCaBlockRequest?, FeliCaBlockResponse?) {
         let request: FeliCaBlockRequest? = command.flatMap {
             if case .success(let r) = FeliCaBlockRequest.parse($0.packet, write: write) { return r }
             return nil
@@ -157,15 +160,11 @@ extension FeliCaExchange {
             if case .success(let r) = FeliCaBlockResponse.parse($0.packet, read: !write) { return r }
             return nil
         }
-        // Blocks count only when the card answered with success (for a write: only
-        // then is it known to have happened).
-        guard let answer, answer.status1 == 0 else { return }
-        forEachBlock(request: request, answer: answer, write: write) { i, element, data, _ in
-            guard let data, let element else { return }
-            body(request?.serviceCode(element.serviceIndex), element.block, data)
-        }
+        return (request, answer)
     }
 
+    /// Pairs the request's block list with the blocks of the answer (read) or of the
+    /// request itself (write); the `next` block is the same service's following one.
     private func forEachBlock(request: FeliCaBlockRequest?, answer: FeliCaBlockResponse?, write: Bool,
                               _ body: (Int, FeliCaBlockListElement?, ByteView?, ByteView?) -> Void) {
         func data(_ i: Int) -> ByteView? {
@@ -293,14 +292,7 @@ extension FeliCaExchange {
 
     private func writeBlocksText(_ out: OutputBuffer, _ line: () -> Void) {
         let write = kind == .writeWithoutEncryption
-        let request: FeliCaBlockRequest? = command.flatMap {
-            if case .success(let r) = FeliCaBlockRequest.parse($0.packet, write: write) { return r }
-            return nil
-        }
-        let answer: FeliCaBlockResponse? = response.flatMap {
-            if case .success(let r) = FeliCaBlockResponse.parse($0.packet, read: !write) { return r }
-            return nil
-        }
+        let (request, answer) = parsedBlocks(write: write)
         if let request {
             for i in 0..<request.serviceCount {
                 guard let code = request.serviceCode(i) else { break }

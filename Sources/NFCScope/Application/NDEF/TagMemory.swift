@@ -10,8 +10,6 @@ struct TagMemory {
     /// Addresses at or past this are not stored (a tag's memory is far smaller; a
     /// lying length or address must not make us allocate).
     let limit: Int
-    /// Bytes that fell past `limit`.
-    private(set) var dropped = 0
 
     init(limit: Int) {
         self.limit = limit
@@ -23,7 +21,6 @@ struct TagMemory {
     mutating func store(_ data: ByteView, at address: Int) {
         guard address >= 0, !data.isEmpty else { return }
         let end = min(address + data.count, limit)
-        if end < address + data.count { dropped += address + data.count - max(end, address) }
         guard end > address else { return }
         if bytes.count < end {
             bytes.append(contentsOf: repeatElement(0, count: end - bytes.count))
@@ -68,7 +65,6 @@ struct TagMemory {
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
         known.removeAll(keepingCapacity: true)
-        dropped = 0
     }
 }
 

@@ -38,7 +38,7 @@ final class Type3TagStage {
         emitIfComplete(to: sink)
     }
 
-    /// The field dropped or the input ended.
+    /// Another card answered or the input ended: a message never seen whole is reported.
     func end<Sink: DecodeSink>(to sink: Sink) {
         defer { reset() }
         guard !memory.isEmpty, emitted == nil else { return }
