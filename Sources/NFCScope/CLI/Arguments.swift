@@ -96,6 +96,8 @@ public enum Arguments {
       nfcscope diff [--format text|jsonl] [--ignore LIST] [--ignore-volatile] [--link]
                   [--color auto|always|never] [--tech ...] [--plugins DIR]... A B
       nfcscope devices [--format text|jsonl]
+      nfcscope corenfc --plist Info.plist [--entitlements FILE] [--polling iso14443,iso18092,iso15693]
+                  [--format text|jsonl] [--input FORMAT] [--tech ...] [--plugins DIR]... CAPTURE
       nfcscope help | --help | --version
 
     COMMANDS
@@ -123,6 +125,14 @@ public enum Arguments {
                status words). Inputs may be of different formats, or JSON Lines
                written by decode. Exit status 0 equal, 1 different, 2 trouble.
                Details: docs/diff.md.
+
+      corenfc  What Core NFC's tag reader session would do with each card of CAPTURE,
+               given the app's Info.plist (and entitlements), XML or binary: the
+               polling option that detects it, the tag type surfaced, the AID
+               selected or system code polled, and whether the app sees it, each
+               with its reason and source. Plist mistakes are listed. Exit status
+               0 every card delivered, 1 one is not, 2 trouble. Details:
+               docs/corenfc.md.
 
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.

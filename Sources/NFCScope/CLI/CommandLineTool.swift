@@ -40,6 +40,11 @@ public enum CommandLineTool {
     public static func run(_ arguments: ArraySlice<String>, out: OutputBuffer, outputIsTerminal: Bool,
                            environment: [String: String] = [:],
                            errorLine: @escaping (String) -> Void) -> Int32 {
+        // `corenfc` parses its own options (CLI/CoreNFCCommand.swift).
+        if arguments.first == "corenfc" {
+            return CoreNFCCommand.run(arguments.dropFirst(), out: out, outputIsTerminal: outputIsTerminal,
+                                      environment: environment, errorLine: errorLine)
+        }
         let options: Options
         do {
             options = try Arguments.parse(arguments)

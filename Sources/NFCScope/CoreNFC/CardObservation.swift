@@ -1,0 +1,266 @@
+// What a capture shows of each card, collected from the decode pipeline's frames
+// and records (never from the bytes again): the technology, the activation (SAK,
+// ATQB, ISO-DEP), the SELECTs the card answered, its PPSE directory, the FeliCa
+// systems it answered polling for, and the NDEF messages read from it.
+//
+// A card session here is one card's presence: it starts at the card's first answer
+// (with the reader frame that asked for it) and ends where the field drops (the
+// pipeline's field-off boundary) or where another card answers (a different UID,
+// PUPI or IDm). Halting and re-activating the same card (HLTA, WUPA, RATS), which
+// the APDU stage treats as new ISO-DEP sessions, stays within it: Core NFC's
+// verdict concerns the card, not the activations the sniffed reader made.
+
+/// A SELECT by DF name the capture shows, with the card's status word.
+public struct ObservedSelect: Sendable, Equatable {
+    public var aid: [UInt8]
+    /// Nil when the capture has no answer.
+    public var sw: UInt16?
+    public var frame: Int?
+}
+
+/// A FeliCa Polling the card answered, or one left unanswered.
+public struct ObservedPolling: Sendable, Equatable {
+    /// The system code polled for (FF bytes are wildcards).
+    public var systemCode: UInt16?
+    public var requestCode: UInt8?
+    public var answered: Bool
+    /// The system code the card reported (request code 01).
+    public var reportedSystemCode: UInt16?
+    public var frame: Int?
+}
+
+/// An NDEF message read (or partly read) from the card.
+public struct ObservedNDEF: Sendable, Equatable {
+    public var platform: String
+    public var complete: Bool
+    public var problem: String?
+    public var messageLength: Int
+}
+
+public struct CardObservation: Sendable {
+    public var firstFrame: Int?
+    public var lastFrame: Int?
+    public var tech: Tech = .unknown
+    /// The final SAK (UID complete) of an NFC-A card.
+    public var sak: UInt8?
+    public var uid: [UInt8]?
+    /// ISO-DEP (ISO/IEC 14443-4) shown by the SAK, ATQB, ATS or I-blocks.
+    public var isoDEP = false
+    /// The ATQB said the card is not ISO 14443-4 compliant.
+    public var atqbNotISODEP = false
+    /// Type 2 Tag commands (READ, WRITE, ...) the card answered.
+    public var type2Commands = false
+    /// MIFARE Classic authentication or its encrypted frames.
+    public var mifareClassic = false
+    public var selects: [ObservedSelect] = []
+    /// The ADF names (tag 4F) of the card's PPSE answer, when it was answered.
+    public var ppseAIDs: [[UInt8]]?
+    public var idm: [UInt8]?
+    public var pollings: [ObservedPolling] = []
+    /// The card's answer to Request System Code.
+    public var systemCodeList: [UInt16]?
+    public var ndef: [ObservedNDEF] = []
+    /// Reconstructed from a card dump (no frames).
+    public var fromDump = false
+
+    public init() {}
+}
+
+/// A sink that turns one decode into card observations.
+public final class CardObserver: DecodeSink {
+    public private(set) var cards: [CardObservation] = []
+    public private(set) var problems: [InputProblem] = []
+    private var current: CardObservation?
+    private var fieldDropped = false
+    /// The reader frame that started the activation in progress (REQA, WUPA, REQB,
+    /// Polling, INVENTORY), so a card's session starts with the frame that woke it.
+    private var activationStart: Int?
+    private var lastFrame = 0
+
+    public init() {}
+
+    public var depth: DecodeDepth { .application }
+    public func begin(_ input: InputDescription) {}
+    public func problem(_ problem: InputProblem) { problems.append(problem) }
+    public func end(_ input: InputDescription) { close(at: nil) }
+
+    /// The observations once the input ended.
+    public func finish() -> [CardObservation] {
+        close(at: nil)
+        return cards
+    }
+
+    private func close(at last: Int?) {
+        guard var card = current else { return }
+        if let last, card.lastFrame.map({ $0 > last }) ?? false { card.lastFrame = last }
+        cards.append(card)
+        current = nil
+    }
+
+    /// The session of the card that answered `frame`, opened when there is none.
+    private func open(_ frame: Frame?) {
+        guard current == nil else { return }
+        var card = CardObservation()
+        if let frame {
+            card.firstFrame = activationStart ?? frame.n
+            card.lastFrame = frame.n
+            card.tech = frame.tech
+        } else {
+            card.fromDump = true
+        }
+        current = card
+    }
+
+    /// Another card answered: the current session ends before the activation that found it.
+    private func switchCard(_ frame: Frame) {
+        let start = activationStart ?? frame.n
+        close(at: start - 1)
+        open(frame)
+    }
+
+    public func frame(_ frame: Frame) {
+        lastFrame = frame.n
+        if fieldDropped {
+            close(at: nil)
+            fieldDropped = false
+            activationStart = nil
+        }
+        if current != nil { current!.lastFrame = frame.n }
+        if frame.event == .fieldOff {
+            fieldDropped = true
+            return
+        }
+        if frame.dir == .reader {
+            switch frame.info {
+            case .reqa, .wupa, .reqb, .felica, .nfcv:
+                // A new activation (or a Polling / INVENTORY): where a new card's session would start.
+                if current == nil || isActivation(frame.info) { activationStart = frame.n }
+            default: break
+            }
+            if case .block = frame.info, current != nil { current!.isoDEP = true }
+            return
+        }
+        guard frame.dir == .card, frame.bytes.count > 0 else { return }
+        switch frame.info {
+        case .atqa, .anticollisionAnswer:
+            open(frame)
+        case .sak(let value, _, let complete, let isoDEP, let uid):
+            open(frame)
+            guard complete else { return }
+            if let uid, let known = current!.uid, known != uid.array { switchCard(frame) }
+            current!.sak = value
+            if let uid { current!.uid = uid.array }
+            if isoDEP { current!.isoDEP = true }
+        case .ats:
+            open(frame)
+            current!.isoDEP = true
+        case .atqb(let info):
+            let pupi = info.pupi.array
+            open(frame)
+            if let known = current!.uid, known != pupi { switchCard(frame) }
+            current!.uid = pupi
+            if info.isoDEP { current!.isoDEP = true } else { current!.atqbNotISODEP = true }
+        case .attribAnswer:
+            open(frame)
+            current!.isoDEP = true
+        case .block:
+            open(frame)
+            current!.isoDEP = true
+        case .t2t:
+            open(frame)
+            current!.type2Commands = true
+        case .mifareClassic:
+            open(frame)
+            current!.mifareClassic = true
+        case .nfcv(let v):
+            open(frame)
+            if !v.uid.isEmpty {
+                let uid = v.uid.array
+                if let known = current!.uid, known != uid { switchCard(frame) }
+                current!.uid = uid
+            }
+        case .felica(let f):
+            open(frame)
+            if let idm = f.idm?.array {
+                if let known = current!.idm, known != idm { switchCard(frame) }
+                current!.idm = idm
+            }
+        default:
+            open(frame)
+        }
+        if current!.tech == .unknown { current!.tech = frame.tech }
+    }
+
+    private func isActivation(_ info: LinkInfo) -> Bool {
+        switch info {
+        case .reqa, .wupa, .reqb: true
+        case .felica(let f): f.command == .polling
+        case .nfcv(let v): v.command == 0x01
+        default: false
+        }
+    }
+
+    public func record<R: DecodedRecord>(_ record: R) {
+        if let x = record as? APDUInterpretation {
+            observe(x)
+        } else if let x = record as? FeliCaExchange {
+            observe(x)
+        } else if let x = record as? NDEFTagRecord {
+            observe(x)
+        }
+    }
+
+    private func observe(_ x: APDUInterpretation) {
+        guard let command = x.command, command.ins == 0xA4, command.p1 == 0x04, command.cla & 0x80 == 0 else { return }
+        if current == nil { open(nil); current!.fromDump = false }
+        let aid = command.data.array
+        let sw = x.response?.sw
+        current!.selects.append(ObservedSelect(aid: aid, sw: sw, frame: x.exchange.frames.first))
+        current!.isoDEP = true
+        if aid == Self.ppse, sw == 0x9000, let tlv = x.responseTLV {
+            var listed: [[UInt8]] = []
+            for node in tlv.nodes where node.tag == 0x4F && node.error == nil { listed.append(node.value.array) }
+            current!.ppseAIDs = listed
+        }
+    }
+
+    /// "2PAY.SYS.DDF01", the contactless payment directory (EMV Book B).
+    static let ppse = Array("2PAY.SYS.DDF01".utf8)
+
+    private func observe(_ x: FeliCaExchange) {
+        if x.fromDump {
+            if current == nil || !current!.fromDump { close(at: nil); open(nil) }
+            current!.tech = .nfcF
+            if let idm = x.idm?.array { current!.idm = idm }
+        } else if current == nil {
+            return
+        }
+        switch x.kind {
+        case .polling?:
+            let request = x.command.flatMap { FeliCaPollingRequest($0.packet) }
+            let answer = x.response.flatMap { FeliCaPollingResponse($0.packet) }
+            var polling = ObservedPolling(systemCode: request?.systemCode, requestCode: request?.requestCode,
+                                          answered: answer != nil, reportedSystemCode: nil, frame: x.frames.first)
+            if request?.requestCode == 1 || (request == nil && x.fromDump) { polling.reportedSystemCode = answer?.requestData }
+            // A dump lists a system's polling answer with the system it belongs to.
+            if x.fromDump, request == nil, polling.reportedSystemCode == nil { polling.reportedSystemCode = x.system }
+            current!.pollings.append(polling)
+        case .requestSystemCode?:
+            guard let answer = x.response?.packet, let n = answer.byte(9) else { return }
+            var codes: [UInt16] = []
+            for i in 0..<Int(n) {
+                guard let code = answer.u16be(10 + 2 * i) else { break }
+                codes.append(code)
+            }
+            current!.systemCodeList = codes
+        default:
+            break
+        }
+    }
+
+    private func observe(_ x: NDEFTagRecord) {
+        guard x.source != .snep, current != nil else { return }
+        current!.ndef.append(ObservedNDEF(platform: String(describing: x.source.jsonName), complete: x.assemblyProblem == nil,
+                                          problem: x.assemblyProblem, messageLength: x.message.count))
+    }
+}
