@@ -68,7 +68,14 @@ public struct CardObservation: Sendable {
 
 /// A sink that turns one decode into card observations.
 public final class CardObserver: DecodeSink {
+    /// Bounds on what is kept, so that a hostile or endless capture cannot grow memory
+    /// without limit: card sessions judged, distinct AIDs, Polling kinds and NDEF
+    /// messages kept per card (past them the rest is counted, not kept).
+    public static let maxCards = 10_000
+    static let maxPerCard = 64
     public private(set) var cards: [CardObservation] = []
+    /// Card sessions past `maxCards`, not judged.
+    public private(set) var cardsDropped = 0
     public private(set) var problems: [InputProblem] = []
     private var current: CardObservation?
     private var fieldDropped = false
@@ -93,7 +100,7 @@ public final class CardObserver: DecodeSink {
     private func close(at last: Int?) {
         guard var card = current else { return }
         if let last, card.lastFrame.map({ $0 > last }) ?? false { card.lastFrame = last }
-        cards.append(card)
+        if cards.count < Self.maxCards { cards.append(card) } else { cardsDropped += 1 }
         current = nil
     }
 
@@ -215,7 +222,15 @@ public final class CardObserver: DecodeSink {
         if current == nil { open(nil); current!.fromDump = false }
         let aid = command.data.array
         let sw = x.response?.sw
-        current!.selects.append(ObservedSelect(aid: aid, sw: sw, frame: x.exchange.frames.first))
+        // One entry per AID: a 9000 once seen stays (the card has the application),
+        // otherwise the last answer; distinct AIDs are bounded.
+        let select = ObservedSelect(aid: aid, sw: sw, frame: x.exchange.frames.first)
+        if let i = current!.selects.firstIndex(where: { $0.aid == aid }) {
+            let kept = current!.selects[i].sw
+            if kept != 0x9000, sw != nil || kept == nil { current!.selects[i] = select }
+        } else if current!.selects.count < Self.maxPerCard {
+            current!.selects.append(select)
+        }
         current!.isoDEP = true
         if aid == Self.ppse, sw == 0x9000, let tlv = x.responseTLV {
             var listed: [[UInt8]] = []
@@ -244,7 +259,12 @@ public final class CardObserver: DecodeSink {
             if request?.requestCode == 1 || (request == nil && x.fromDump) { polling.reportedSystemCode = answer?.requestData }
             // A dump lists a system's polling answer with the system it belongs to.
             if x.fromDump, request == nil, polling.reportedSystemCode == nil { polling.reportedSystemCode = x.system }
-            current!.pollings.append(polling)
+            var seen = polling
+            seen.frame = nil
+            if !current!.pollings.contains(where: { var p = $0; p.frame = nil; return p == seen }),
+               current!.pollings.count < Self.maxPerCard {
+                current!.pollings.append(polling)
+            }
         case .requestSystemCode?:
             guard let answer = x.response?.packet, let n = answer.byte(9) else { return }
             var codes: [UInt16] = []
@@ -259,7 +279,7 @@ public final class CardObserver: DecodeSink {
     }
 
     private func observe(_ x: NDEFTagRecord) {
-        guard x.source != .snep, current != nil else { return }
+        guard x.source != .snep, current != nil, current!.ndef.count < Self.maxPerCard else { return }
         current!.ndef.append(ObservedNDEF(platform: String(describing: x.source.jsonName), complete: x.assemblyProblem == nil,
                                           problem: x.assemblyProblem, messageLength: x.message.count))
     }

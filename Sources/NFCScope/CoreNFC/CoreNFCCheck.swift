@@ -48,9 +48,14 @@ public enum CoreNFCCheck {
         let observer = CardObserver()
         let outcome = CaptureDecoder.decode(path: path, as: format, tech: tech, registry: registry, into: observer)
         let cards = observer.finish()
+        var problems = observer.problems
+        if observer.cardsDropped > 0 {
+            problems.append(InputProblem(path: path, offset: nil, message:
+                "more than \(CardObserver.maxCards) card sessions: the \(observer.cardsDropped) after them are not judged"))
+        }
         let verdicts = cards.map { CoreNFCVerdict($0, declarations: declarations, polling: polling, registry: registry) }
         return CoreNFCReport(declarations: declarations, polling: polling, verdicts: verdicts,
-                             problems: observer.problems, unreadable: outcome.unreadable)
+                             problems: problems, unreadable: outcome.unreadable)
     }
 
     // MARK: Rendering

@@ -73,17 +73,12 @@ public struct CoreNFCDeclarations: Sendable {
     public var allowsTagReaderSession: Bool { formats.map { $0.contains("TAG") } ?? true }
 
     private mutating func readAIDs(_ value: PropertyListValue?, registry: Registry) {
-        guard let value else { return }
-        guard case .array(let items) = value else {
-            mistakes.append(CoreNFCReason("aids-type", "\(Self.aidKey) is a \(value.typeName), not an array of strings", .selectIdentifiersKey))
-            return
-        }
-        for (n, item) in items.enumerated() {
-            guard case .string(let text) = item else {
-                mistakes.append(CoreNFCReason("aid-type", "AID entry \(n) is a \(item.typeName), not a string", .selectIdentifiersKey))
-                continue
+        for (n, text, parsed) in hexEntries(value, key: Self.aidKey, entry: "AID entry", rule: "aid", source: .selectIdentifiersKey) {
+            let bytes: [UInt8]
+            switch parsed {
+            case .success(let b): bytes = b
+            case .failure(let mistake): mistakes.append(mistake); continue
             }
-            guard let bytes = Self.hexBytes(text, entry: "AID entry \(n)", into: &mistakes, source: .selectIdentifiersKey) else { continue }
             guard (5...16).contains(bytes.count) else {
                 mistakes.append(CoreNFCReason("aid-length",
                     "AID entry \(n) \"\(text)\" is \(bytes.count) bytes, not 5 to 16", .iso7816AID))
@@ -107,17 +102,13 @@ public struct CoreNFCDeclarations: Sendable {
     }
 
     private mutating func readSystemCodes(_ value: PropertyListValue?) {
-        guard let value else { return }
-        guard case .array(let items) = value else {
-            mistakes.append(CoreNFCReason("system-codes-type", "\(Self.systemCodeKey) is a \(value.typeName), not an array of strings", .feliCaSystemCodesKey))
-            return
-        }
-        for (n, item) in items.enumerated() {
-            guard case .string(let text) = item else {
-                mistakes.append(CoreNFCReason("system-code-type", "system code entry \(n) is a \(item.typeName), not a string", .feliCaSystemCodesKey))
-                continue
+        for (n, text, parsed) in hexEntries(value, key: Self.systemCodeKey, entry: "system code entry", rule: "system-code",
+                                            source: .feliCaSystemCodesKey) {
+            let bytes: [UInt8]
+            switch parsed {
+            case .success(let b): bytes = b
+            case .failure(let mistake): mistakes.append(mistake); continue
             }
-            guard let bytes = Self.hexBytes(text, entry: "system code entry \(n)", into: &mistakes, source: .feliCaSystemCodesKey) else { continue }
             guard bytes.count == 2 else {
                 mistakes.append(CoreNFCReason("system-code-length",
                     "system code entry \(n) \"\(text)\" is \(bytes.count) bytes, not 2", .feliCaSystemCodesKey))
@@ -139,9 +130,25 @@ public struct CoreNFCDeclarations: Sendable {
         }
     }
 
+    /// The entries of an array of hex strings, in order: a well-formed one as its index,
+    /// text and bytes, any other as its mistake (so mistakes keep the entries' order).
+    private mutating func hexEntries(_ value: PropertyListValue?, key: String, entry: String, rule: String,
+                                     source: CoreNFCSource) -> [(Int, String, Result<[UInt8], CoreNFCReason>)] {
+        guard let value else { return [] }
+        guard case .array(let items) = value else {
+            mistakes.append(CoreNFCReason(rule + "s-type", "\(key) is a \(value.typeName), not an array of strings", source))
+            return []
+        }
+        return items.enumerated().map { n, item in
+            guard case .string(let text) = item else {
+                return (n, "", .failure(CoreNFCReason(rule + "-type", "\(entry) \(n) is a \(item.typeName), not a string", source)))
+            }
+            return (n, text, Self.hexBytes(text, entry: "\(entry) \(n)", source: source))
+        }
+    }
+
     /// Hex digits to bytes, reporting odd lengths and other characters.
-    static func hexBytes(_ text: String, entry: String, into mistakes: inout [CoreNFCReason],
-                         source: CoreNFCSource) -> [UInt8]? {
+    static func hexBytes(_ text: String, entry: String, source: CoreNFCSource) -> Result<[UInt8], CoreNFCReason> {
         var out: [UInt8] = []
         var high: UInt8?
         for c in text.utf8 {
@@ -151,21 +158,18 @@ public struct CoreNFCDeclarations: Sendable {
             case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
             case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
             default:
-                mistakes.append(CoreNFCReason("hex-malformed",
+                return .failure(CoreNFCReason("hex-malformed",
                     "\(entry) \"\(text)\" is not hexadecimal (character '\(Character(Unicode.Scalar(c)))')", source))
-                return nil
             }
             if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
         }
         if high != nil {
-            mistakes.append(CoreNFCReason("hex-odd-length",
+            return .failure(CoreNFCReason("hex-odd-length",
                 "\(entry) \"\(text)\" has an odd number of hex digits (\(text.utf8.count))", source))
-            return nil
         }
         if out.isEmpty {
-            mistakes.append(CoreNFCReason("hex-empty", "\(entry) is empty", source))
-            return nil
+            return .failure(CoreNFCReason("hex-empty", "\(entry) is empty", source))
         }
-        return out
+        return .success(out)
     }
 }

@@ -35,7 +35,7 @@ public enum CoreNFCSource: String, Sendable, CaseIterable {
 
 /// One reason of a verdict or one plist mistake: a rule name (stable, for scripts),
 /// the sentence, and where the rule comes from.
-public struct CoreNFCReason: Sendable, Equatable {
+public struct CoreNFCReason: Error, Sendable, Equatable {
     public var rule: String
     public var text: String
     public var source: CoreNFCSource

@@ -128,11 +128,9 @@ public struct CoreNFCVerdict: Sendable {
     private mutating func judgeISO7816(_ card: CardObservation, _ d: CoreNFCDeclarations, _ registry: Registry) {
         tagType = .iso7816
         if d.aids.isEmpty && d.paymentAIDs.isEmpty {
-            delivered = false
-            reasons.append(CoreNFCReason("no-aids",
+            notDelivered(CoreNFCReason("no-aids",
                 "ISO-DEP card, but the Info.plist declares no AID (\(CoreNFCDeclarations.aidKey)): there is nothing to SELECT, and the delegate is called only after a successful SELECT",
                 .iso7816Tag))
-            reasons.append(CoreNFCReason("not-delivered", "the app sees nothing of this card", .talk))
             return
         }
         for aid in d.paymentAIDs {
@@ -172,12 +170,17 @@ public struct CoreNFCVerdict: Sendable {
                 reasons.append(CoreNFCReason("aid-not-seen", text, .capture))
             }
         }
-        delivered = false
-        reasons.append(CoreNFCReason("no-aid-answered",
+        notDelivered(CoreNFCReason("no-aid-answered",
             "no declared AID answered 9000: Core NFC calls the delegate only after a successful SELECT of a declared AID",
             .iso7816Tag))
+    }
+
+    /// Nothing declared matches the card: the app's delegate is not called for it.
+    private mutating func notDelivered(_ why: CoreNFCReason) {
+        delivered = false
+        reasons.append(why)
         reasons.append(CoreNFCReason("not-delivered",
-            "the app sees nothing of this card (Apple does not document the case where no AID is selected)", .talk))
+            "the app sees nothing of this card (Apple does not document the case where nothing declared matches)", .talk))
     }
 
     private func answerText(_ aid: [UInt8], _ card: CardObservation) -> String {
@@ -192,11 +195,9 @@ public struct CoreNFCVerdict: Sendable {
     private mutating func judgeFeliCa(_ card: CardObservation, _ d: CoreNFCDeclarations) {
         tagType = .feliCa
         if d.systemCodes.isEmpty {
-            delivered = false
-            reasons.append(CoreNFCReason("no-system-codes",
+            notDelivered(CoreNFCReason("no-system-codes",
                 "FeliCa card, but the Info.plist declares no system code (\(CoreNFCDeclarations.systemCodeKey)): currentSystemCode must match a declared code",
                 .feliCaTag))
-            reasons.append(CoreNFCReason("not-delivered", "the app sees nothing of this card", .talk))
             return
         }
         var answeredCodes: [UInt16] = []
@@ -221,10 +222,8 @@ public struct CoreNFCVerdict: Sendable {
             }
         }
         guard let first = answeredCodes.first else {
-            delivered = false
-            reasons.append(CoreNFCReason("no-system-code-answered",
+            notDelivered(CoreNFCReason("no-system-code-answered",
                 "no declared system code answered: currentSystemCode must be one of the declared codes", .feliCaTag))
-            reasons.append(CoreNFCReason("not-delivered", "the app sees nothing of this card", .talk))
             return
         }
         delivered = true
