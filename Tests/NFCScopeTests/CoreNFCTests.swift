@@ -148,7 +148,7 @@ private func binaryPlist(_ json: String, name: String) throws -> String {
         let other = check("hf_visa_apple_normal.trace", try declarations(aids(["D2760000850101"])))
         let w = try #require(other.verdicts.first)
         let notSeen = try #require(w.reasons.first { $0.rule == "aid-not-seen" })
-        #expect(notSeen.text.contains("PPSE directory lists A0000000031010 and not this one"))
+        #expect(notSeen.text.contains("PPSE directory, which lists its payment applications, names A0000000031010 and not this one"))
     }
 
     // MARK: FeliCa
@@ -328,6 +328,33 @@ private func binaryPlist(_ json: String, name: String) throws -> String {
         } catch {
             #expect(error.offset != nil)
         }
+    }
+
+    /// Every capture among the fixtures: no crash, every card has reasons, sessions are
+    /// in order and do not overlap, and a delivered card names its tag type, AID or code.
+    @Test func everyFixtureIsJudgedSanely() throws {
+        let d = try declarations(aids(["D2760000850101", "A0000002471001"]) + "<key>com.apple.developer.nfc.readersession.felica.systemcodes</key><array><string>12FC</string></array>")
+        let folder = fixturePath("")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        var judged = 0
+        for name in names where !name.hasSuffix(".md") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let report = check(name, d)
+            var previousLast = 0
+            for v in report.verdicts {
+                judged += 1
+                #expect(!v.reasons.isEmpty, "\(name)")
+                if let f = v.frames {
+                    #expect(f.first >= 1 && f.first <= f.last && f.first > previousLast, "\(name) \(f)")
+                    previousLast = f.last
+                }
+                if v.delivered == true { #expect(v.tagType != nil, "\(name)") }
+                if v.tagType == .iso7816, v.delivered == true { #expect(v.selectedAID != nil, "\(name)") }
+                if v.tagType == .feliCa, v.delivered == true { #expect(v.systemCode != nil, "\(name)") }
+            }
+        }
+        #expect(judged > 40)
     }
 
     // MARK: Output and exit status

@@ -82,7 +82,8 @@ public final class CardObserver: DecodeSink {
     /// The reader frame that started the activation in progress (REQA, WUPA, REQB,
     /// Polling, INVENTORY), so a card's session starts with the frame that woke it.
     private var activationStart: Int?
-    private var lastFrame = 0
+    /// The reader's last frame, when it came right before the frame being observed.
+    private var previousReaderFrame: Int?
 
     public init() {}
 
@@ -109,7 +110,7 @@ public final class CardObserver: DecodeSink {
         guard current == nil else { return }
         var card = CardObservation()
         if let frame {
-            card.firstFrame = activationStart ?? frame.n
+            card.firstFrame = activationStart ?? previousReaderFrame ?? frame.n
             card.lastFrame = frame.n
             card.tech = frame.tech
         } else {
@@ -126,7 +127,7 @@ public final class CardObserver: DecodeSink {
     }
 
     public func frame(_ frame: Frame) {
-        lastFrame = frame.n
+        defer { previousReaderFrame = frame.dir == .reader ? frame.n : nil }
         if fieldDropped {
             close(at: nil)
             fieldDropped = false

@@ -29,16 +29,20 @@ public struct CoreNFCVerdict: Sendable {
     public init(_ card: CardObservation, declarations d: CoreNFCDeclarations, polling session: CoreNFCPolling,
                 registry: Registry) {
         if let first = card.firstFrame, let last = card.lastFrame { frames = (first, last) }
-        polling = CoreNFCPolling.detecting(card.tech)
+        // ISO-DEP blocks without the activation (a log that starts at the APDUs) are
+        // ISO/IEC 14443-4 all the same, over NFC-A or NFC-B.
+        let tech = card.tech == .unknown && card.isoDEP ? Tech.nfcA : card.tech
+        polling = CoreNFCPolling.detecting(tech)
+        let techName = card.tech == .unknown && card.isoDEP ? "ISO-DEP (ISO/IEC 14443-4, A or B not shown)" : Self.techName(card.tech)
         var blocked = false
         if let option = polling {
             if session.contains(option) {
                 reasons.append(CoreNFCReason("polling",
-                    "\(Self.techName(card.tech)) card: detected by .\(option.name) polling", .pollingOption))
+                    "\(techName) card: detected by .\(option.name) polling", .pollingOption))
             } else {
                 blocked = true
                 reasons.append(CoreNFCReason("polling-missing",
-                    "\(Self.techName(card.tech)) card: the session polls .\(session.name) only; .\(option.name) would detect it",
+                    "\(techName) card: the session polls .\(session.name) only; .\(option.name) would detect it",
                     .pollingOption))
             }
         } else {
@@ -55,7 +59,9 @@ public struct CoreNFCVerdict: Sendable {
                 "no NFCReaderUsageDescription: Apple requires one for a tag reader session; what happens without it is undocumented",
                 .undocumented))
         }
-        judgeTagType(card, d, registry)
+        var judged = card
+        judged.tech = tech
+        judgeTagType(judged, d, registry)
         judgeNDEF(card)
         if blocked { delivered = false }
         if delivered != true { selectedAID = nil; systemCode = nil }
@@ -150,7 +156,7 @@ public struct CoreNFCVerdict: Sendable {
                     .iso7816Tag))
                 if !unseenBefore.isEmpty {
                     reasons.append(CoreNFCReason("aid-earlier-not-seen",
-                        "declared before it and not seen in the capture: \(unseenBefore.map(aidHex).joined(separator: ", ")); if the card has one of them, Core NFC selects that one instead",
+                        "declared before it and not seen in the capture: \(unseenBefore.map(aidHex).joined(separator: ", ")); if the card has one of them, Core NFC would select that one instead",
                         .iso7816Tag))
                 }
                 return
@@ -165,7 +171,7 @@ public struct CoreNFCVerdict: Sendable {
                 if let listed = card.ppseAIDs {
                     text += listed.contains(aid)
                         ? " (the card's PPSE directory lists it, so the card may well have it)"
-                        : " (the card's PPSE directory lists \(listed.isEmpty ? "no application" : listed.map(aidHex).joined(separator: ", ")) and not this one)"
+                        : " (the card's PPSE directory, which lists its payment applications, names \(listed.isEmpty ? "none" : listed.map(aidHex).joined(separator: ", ")) and not this one)"
                 }
                 reasons.append(CoreNFCReason("aid-not-seen", text, .capture))
             }
