@@ -234,6 +234,10 @@ private func binaryPlist(_ json: String, name: String) throws -> String {
         #expect(rules(v).contains("formats-tag-missing"))
         let missing = try declarations("<key>com.apple.developer.nfc.readersession.iso7816.select-identifiers</key><array/>")
         #expect(missing.mistakes.map(\.rule) == ["usage-description-missing"])
+        // Without the usage description even a tag that needs no declaration is not delivered.
+        let type2 = try #require(check("hf_14a_mfu.trace", missing).verdicts.first)
+        #expect(type2.delivered == false)
+        #expect(type2.reasons.first { $0.rule == "usage-description-missing" }?.source == .privacyPromptsSample)
     }
 
     @Test(.enabled(if: python != nil, "python3 is not installed: binary plists not made"))

@@ -19,6 +19,9 @@ public enum CoreNFCSource: String, Sendable, CaseIterable {
     /// The formats entitlement and a non-empty NFCReaderUsageDescription are required;
     /// a missing entitlement invalidates the session with a security violation.
     case tagReaderSession = "Apple, Core NFC: NFCTagReaderSession"
+    /// Apple's PrivacyPrompts sample (NFCAccessProvider.swift): without
+    /// NFCReaderUsageDescription "the app will exit upon starting a NFC session".
+    case privacyPromptsSample = "Apple, PrivacyPrompts sample code (NFCAccessProvider.swift)"
     case miFareTag = "Apple, Core NFC: NFCMiFareTag, NFCMiFareFamily"
     case iso15693Tag = "Apple, Core NFC: NFCISO15693Tag"
     case ndefTag = "Apple, Core NFC: NFCNDEFTag.readNDEF"

@@ -55,9 +55,10 @@ public struct CoreNFCVerdict: Sendable {
                 "the formats entitlement lacks TAG: the tag reader session is invalidated before it polls", .tagReaderSession))
         }
         if !d.hasUsageDescription {
+            blocked = true
             reasons.append(CoreNFCReason("usage-description-missing",
-                "no NFCReaderUsageDescription: Apple requires one for a tag reader session; what happens without it is undocumented",
-                .undocumented))
+                "no NFCReaderUsageDescription: a reader session requires one, and without it the app exits when it starts the session",
+                .privacyPromptsSample))
         }
         var judged = card
         judged.tech = tech
