@@ -151,6 +151,16 @@ private func binaryPlist(_ json: String, name: String) throws -> String {
         #expect(notSeen.text.contains("PPSE directory, which lists its payment applications, names A0000000031010 and not this one"))
     }
 
+    /// hf_mfdes_sniff: a HID reader reads a DESFire card with ISO-wrapped native commands
+    /// (CLA 90, answers 91xx) and never SELECTs by DF name.
+    @Test func desfireCardWithoutADeclaredAIDIsUndocumented() throws {
+        let report = check("hf_mfdes_sniff.trace", try declarations(aids(["D2760000850101"])))
+        let v = try #require(report.verdicts.first)
+        #expect(v.delivered == nil)
+        #expect(v.reasons.first { $0.rule == "mifare-desfire" }?.source == .undocumented)
+        #expect(!report.allDelivered)
+    }
+
     // MARK: FeliCa
 
     /// The farebot Suica dump: systems 0003, FE00 and 86A7 ("System 00: 0003" ...).

@@ -60,6 +60,10 @@ public struct CardObservation: Sendable {
     /// The card's answer to Request System Code.
     public var systemCodeList: [UInt16]?
     public var ndef: [ObservedNDEF] = []
+    /// MIFARE DESFire commands (ISO-wrapped, CLA 90 / status 91xx) seen.
+    public var desfireCommands = false
+    /// MIFARE Plus security level 3 commands seen.
+    public var mifarePlusCommands = false
     /// Reconstructed from a card dump (no frames).
     public var fromDump = false
 
@@ -219,8 +223,15 @@ public final class CardObserver: DecodeSink {
     }
 
     private func observe(_ x: APDUInterpretation) {
-        guard let command = x.command, command.ins == 0xA4, command.p1 == 0x04, command.cla & 0x80 == 0 else { return }
         if current == nil { open(nil); current!.fromDump = false }
+        current!.isoDEP = true
+        if DESFireWrapping.isWrapped(x.command) || DESFireWrapping.isWrappedAnswer(sw: x.response?.sw) {
+            current!.desfireCommands = true
+        }
+        if let c = x.exchange.command, let r = x.exchange.response, MIFAREPlusNative.isExchange(command: c, response: r) {
+            current!.mifarePlusCommands = true
+        }
+        guard let command = x.command, command.ins == 0xA4, command.p1 == 0x04, command.cla & 0x80 == 0 else { return }
         let aid = command.data.array
         let sw = x.response?.sw
         // One entry per AID: a 9000 once seen stays (the card has the application),
@@ -232,7 +243,6 @@ public final class CardObserver: DecodeSink {
         } else if current!.selects.count < Self.maxPerCard {
             current!.selects.append(select)
         }
-        current!.isoDEP = true
         if aid == Self.ppse, sw == 0x9000, let tlv = x.responseTLV {
             var listed: [[UInt8]] = []
             for node in tlv.nodes where node.tag == 0x4F && node.error == nil { listed.append(node.value.array) }

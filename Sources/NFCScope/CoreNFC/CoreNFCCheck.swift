@@ -118,11 +118,10 @@ public enum CoreNFCCheck {
             if let f = v.frames { line += ", frames \(f.first)-\(f.last)" } else { line += " (card dump)" }
             line += ": "
             switch v.delivered {
-            case true?: line += "delivered"
-            case false?: line += "NOT delivered"
-            case nil: line += "undocumented"
+            case true?: line += "delivered" + (v.tagType.map { " as .\($0.rawValue)" } ?? "")
+            case false?: line += "NOT delivered" + (v.tagType.map { " (an .\($0.rawValue) tag)" } ?? "")
+            case nil: line += "undocumented" + (v.tagType.map { " (an .\($0.rawValue) tag)" } ?? "")
             }
-            if let t = v.tagType { line += " as .\(t.rawValue)" }
             if v.delivered == true, let aid = v.selectedAID { line += ", initialSelectedAID \(aidHex(aid))" }
             if v.delivered == true, let code = v.systemCode { line += ", currentSystemCode \(code4(Int(code)))" }
             out.string(line + "\n")

@@ -177,6 +177,20 @@ public struct CoreNFCVerdict: Sendable {
                 reasons.append(CoreNFCReason("aid-not-seen", text, .capture))
             }
         }
+        if card.desfireCommands || card.mifarePlusCommands {
+            // Core NFC has MIFARE families for these chips: whether it surfaces one as
+            // .miFare when no declared AID is selected is not documented.
+            let family = card.desfireCommands ? "DESFire" : "Plus"
+            delivered = nil
+            tagType = nil
+            reasons.append(CoreNFCReason("no-aid-answered",
+                "no declared AID answered 9000: Core NFC calls the delegate with an .iso7816 tag only after a successful SELECT of a declared AID",
+                .iso7816Tag))
+            reasons.append(CoreNFCReason("mifare-\(family.lowercased())",
+                "the capture shows MIFARE \(family) commands, and NFCMiFareFamily has .\(family.lowercased()): whether Core NFC then surfaces the card as .miFare instead is undocumented",
+                .undocumented))
+            return
+        }
         notDelivered(CoreNFCReason("no-aid-answered",
             "no declared AID answered 9000: Core NFC calls the delegate only after a successful SELECT of a declared AID",
             .iso7816Tag))
