@@ -55,6 +55,8 @@ public struct CardObservation: Sendable {
     public var selects: [ObservedSelect] = []
     /// The ADF names (tag 4F) of the card's PPSE answer, when it was answered.
     public var ppseAIDs: [[UInt8]]?
+    /// The card's IDm with the system number nibble cleared (each system of a
+    /// multi-system card answers with its own number there: one card, one session).
     public var idm: [UInt8]?
     public var pollings: [ObservedPolling] = []
     /// The card's answer to Request System Code.
@@ -193,7 +195,7 @@ public final class CardObserver: DecodeSink {
             }
         case .felica(let f):
             open(frame)
-            if let idm = f.idm?.array {
+            if let idm = f.idm.map(Self.cardIDm) {
                 if let known = current!.idm, known != idm { switchCard(frame) }
                 current!.idm = idm
             }
@@ -250,6 +252,14 @@ public final class CardObserver: DecodeSink {
         }
     }
 
+    /// An IDm without its system number (the upper nibble of byte 0, FeliCa
+    /// `FeliCaIDm.systemNumber`): the same for every system of one card.
+    static func cardIDm(_ idm: ByteView) -> [UInt8] {
+        var bytes = idm.array
+        if !bytes.isEmpty { bytes[0] &= 0x0F }
+        return bytes
+    }
+
     /// "2PAY.SYS.DDF01", the contactless payment directory (EMV Book B).
     static let ppse = Array("2PAY.SYS.DDF01".utf8)
 
@@ -257,7 +267,7 @@ public final class CardObserver: DecodeSink {
         if x.fromDump {
             if current == nil || !current!.fromDump { close(at: nil); open(nil) }
             current!.tech = .nfcF
-            if let idm = x.idm?.array { current!.idm = idm }
+            if let idm = x.idm.map(Self.cardIDm) { current!.idm = idm }
         } else if current == nil {
             return
         }

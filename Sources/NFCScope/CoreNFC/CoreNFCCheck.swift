@@ -119,8 +119,8 @@ public enum CoreNFCCheck {
             line += ": "
             switch v.delivered {
             case true?: line += "delivered" + (v.tagType.map { " as .\($0.rawValue)" } ?? "")
-            case false?: line += "NOT delivered" + (v.tagType.map { " (an .\($0.rawValue) tag)" } ?? "")
-            case nil: line += "undocumented" + (v.tagType.map { " (an .\($0.rawValue) tag)" } ?? "")
+            case false?: line += "NOT delivered" + (v.tagType.map { " (tag type .\($0.rawValue))" } ?? "")
+            case nil: line += "undocumented" + (v.tagType.map { " (tag type .\($0.rawValue))" } ?? "")
             }
             if v.delivered == true, let aid = v.selectedAID { line += ", initialSelectedAID \(aidHex(aid))" }
             if v.delivered == true, let code = v.systemCode { line += ", currentSystemCode \(code4(Int(code)))" }
