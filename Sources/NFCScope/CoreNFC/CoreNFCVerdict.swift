@@ -160,6 +160,12 @@ public struct CoreNFCVerdict: Sendable {
                         "declared before it and not seen in the capture: \(unseenBefore.map(aidHex).joined(separator: ", ")); if the card has one of them, Core NFC would select that one instead",
                         .iso7816Tag))
                 }
+                let later = d.aids.drop { $0 != aid }.dropFirst().filter { a in card.selects.contains { $0.aid == a && $0.sw == 0x9000 } }
+                if !later.isEmpty {
+                    reasons.append(CoreNFCReason("aid-also-answered",
+                        "also answered 9000, declared later so not selected first: \(later.map(aidHex).joined(separator: ", "))",
+                        .iso7816Tag))
+                }
                 return
             }
             if let answer = answers.last {
