@@ -159,6 +159,11 @@ private func binaryPlist(_ json: String, name: String) throws -> String {
         #expect(v.delivered == nil)
         #expect(v.reasons.first { $0.rule == "mifare-desfire" }?.source == .undocumented)
         #expect(!report.allDelivered)
+        // The same card answers 9000 to SELECT D2760000850100 (NDEF application, mapping
+        // version 1.0): declared, it is selected like any ISO 7816 application.
+        let declared = check("hf_mfdes_sniff.trace", try declarations(aids(["D2760000850100"])))
+        #expect(declared.verdicts.first?.delivered == true)
+        #expect(declared.verdicts.first?.selectedAID.map(aidHex) == "D2760000850100")
     }
 
     // MARK: FeliCa
