@@ -72,7 +72,8 @@ struct DESFireTests {
     }
 
     /// SelectApplication (5A + AID, 3 bytes LSB first), GetApplicationIDs (6A: 00 + n x 3),
-    /// ReadData (BD + file + offset 3 + length 3, little-endian), an error status alone.
+    /// ReadData (BD + file + offset 3 + length 3, little-endian), an error status alone,
+    /// GetValue (6C + file: 00 + the value, 4 bytes signed, LSB first).
     @Test("native application and file commands: AIDs LSB first, offsets and lengths, errors")
     func nativeCommands() throws {
         var b = CaptureBuilder()
@@ -81,6 +82,7 @@ struct DESFireTests {
         b.apdu([0x5A, 0x4F, 0x49, 0xD3], [0x00])
         b.apdu([0xBD, 0x01, 0x20, 0x00, 0x00, 0x10, 0x00, 0x00], [0x00] + [UInt8](repeating: 0x11, count: 16))
         b.apdu([0x5A, 0x33, 0x22, 0x11], [0xA0])
+        b.apdu([0x6C, 0x02], [0x00, 0xF6, 0xFF, 0xFF, 0xFF])
         b.fieldOff()
         let r = try Self.apdus(b)
         #expect(Self.desfire(r[0])["aids"] as? [String] == ["000001", "D3494F"])
@@ -90,6 +92,8 @@ struct DESFireTests {
         #expect(r[2]["response"] as? String == String(repeating: "11", count: 16))
         #expect(Self.desfire(r[3])["status"] as? String == "A0")
         #expect(Self.desfire(r[3])["status_text"] as? String == "DESFire application not found")
+        // GetValue: the value as a 4-byte signed number, LSB first (FFFFFFF6 = -10).
+        #expect(Self.desfire(r[4])["file"] as? Int == 2 && Self.desfire(r[4])["value"] as? Int == -10)
     }
 
     /// ISO 7816-4 exchanges are not taken for native DESFire, even with a DESFire-like first

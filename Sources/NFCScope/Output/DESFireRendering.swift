@@ -75,6 +75,9 @@ extension DESFireExchange {
             if ok { out.ascii(",\"file_ids\":\""); out.hex(answer, uppercase: true); out.byte(0x22) }
         case 0xF5, 0xDF, 0xEB, 0x6C, 0x0C, 0xDC, 0x1C:
             if let f = p.byte(0) { out.ascii(",\"file\":"); out.int(Int(f)) }
+            if code == 0x6C, status == DESFire.statusOK, answer.count == 4, let v = answer.u32le(0) {
+                out.ascii(",\"value\":"); out.int(Int(Int32(bitPattern: v)))
+            }
         case 0xBD, 0xBB, 0x3D, 0x3B:
             if let f = p.byte(0), let offset = p.u24le(1), let length = p.u24le(4) {
                 out.ascii(",\"file\":"); out.int(Int(f))
@@ -216,6 +219,10 @@ extension DESFireExchange {
             }
         case 0x6C, 0x0C, 0xDC, 0x1C, 0xDF, 0xEB:
             out.ascii("file "); if let f = p.byte(0) { out.int(Int(f)) }
+            if code == 0x6C, status == DESFire.statusOK, answer.count == 4, let v = answer.u32le(0) {
+                // A 4-byte answer is the value in plain (MACed or enciphered answers are longer).
+                out.ascii(", value "); out.int(Int(Int32(bitPattern: v)))
+            }
             if code != 0x6C && code != 0xDF && code != 0xEB {
                 out.ascii(", value "); writeBytes(max(p.count - 1, 0), out); out.ascii(" (plain or enciphered by the file's settings)")
             }
