@@ -164,3 +164,15 @@ struct DESFireTests {
         #expect(mfp["block"] as? Int == 255)
     }
 }
+
+extension DESFireTests {
+    /// `nfcscope diff` names an exchange by its record: a native answer has a status byte and
+    /// no status word, so it is not "no answer".
+    @Test("diff summary of a native exchange gives its status, not 'no answer'")
+    func diffSummaryOfNativeExchange() throws {
+        let native = try #require(JSONParser.parse(Array(#"{"type":"apdu","native":"mifare-plus","command":"70004000","name":"FIRST AUTHENTICATE","response":"00","sw":null,"sw_text":null,"mifare_plus":{"command":"FIRST AUTHENTICATE","code":"70","status":"90"}}"#.utf8)))
+        #expect(DiffKey.summary(of: native) == "FIRST AUTHENTICATE → status 90")
+        let lost = try #require(JSONParser.parse(Array(#"{"type":"apdu","name":"SELECT","response":null,"sw":null}"#.utf8)))
+        #expect(DiffKey.summary(of: lost) == "SELECT → no answer")
+    }
+}
