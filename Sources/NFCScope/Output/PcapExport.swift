@@ -44,8 +44,9 @@ public final class PcapExporter: DecodeSink {
 
     /// Creates `path`. `needsExportedPDU` says whether the stream has NFC-F/V frames
     /// (only the pcap container needs to know beforehand).
+    /// `live` (pcapng only): write each record out as it comes (`nfcscope capture`).
     public init(path: String, container: ExportContainer, needsExportedPDU: Bool,
-                timeOrigin: Int64 = 0) throws(ExportError) {
+                timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil) throws(ExportError) {
         self.container = container
         self.timeOrigin = timeOrigin
         do {
@@ -58,7 +59,7 @@ public final class PcapExporter: DecodeSink {
             case .pcapng:
                 allExportedPDU = false
                 pcapDumper = nil
-                let writer = try PcapngWriter(path: path, application: Arguments.version)
+                let writer = try PcapngWriter(path: path, application: Arguments.version, live: live)
                 _ = writer.interface(for: LinkType.iso14443)
                 pcapngWriter = writer
             }
