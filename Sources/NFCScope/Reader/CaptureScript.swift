@@ -26,6 +26,23 @@ public enum ScriptStep: Equatable, Sendable {
     case ndef
 }
 
+extension ScriptStep {
+    /// The step as a script names it.
+    public var name: String {
+        switch self {
+        case .raw: "hex bytes"
+        case .ppse: "ppse"
+        case .select: "select"
+        case .gpo: "gpo"
+        case .readAFL: "read-afl"
+        case .emv: "emv"
+        case .felicaRead: "felica-read"
+        case .felicaDiscover: "felica-discover"
+        case .ndef: "ndef"
+        }
+    }
+}
+
 public struct CaptureScriptError: Error, Sendable, CustomStringConvertible {
     public var line: Int
     public var message: String

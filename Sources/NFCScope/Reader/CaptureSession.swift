@@ -96,7 +96,7 @@ final class CardReadSession {
         case .raw(let bytes):
             _ = try send(bytes)
         case .ppse, .select, .gpo, .readAFL, .emv:
-            guard target.isoDEP else { return unsuitable("EMV step", "an ISO-DEP (ISO 14443-4) card") }
+            guard target.isoDEP else { return unsuitable(step.name, "an ISO-DEP (ISO 14443-4) card") }
             try emv(step)
         case .felicaRead(let service, let blocks):
             guard isFeliCa else { return unsuitable("felica-read", "a FeliCa card") }

@@ -211,7 +211,7 @@ public final class LibnfcReader {
         case NFC_EOPABORTED: "operation aborted"
         case NFC_ENOTIMPL: "not implemented by the driver"
         case NFC_ETGRELEASED: "target released (the card left the field)"
-        case NFC_ERFTRANS: "RF transmission error (the card left the field or answered garbled)"
+        case NFC_ERFTRANS: "RF transmission error (no answer or a garbled one: the card may have left the field)"
         case NFC_EMFCAUTHFAIL: "MIFARE Classic authentication failed"
         case NFC_ESOFT: "software error in libnfc"
         case NFC_ECHIP: "the reader chip reported an error"
