@@ -194,8 +194,10 @@ private func temporaryPcapng() -> String {
         00 B2 02 14 00  # READ RECORD 2 of SFI 2 again
         """.write(to: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: script) }
+        let path = temporaryPcapng()
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let run = try BoundedRun.run(binary, ["capture", "--tech", "a,f", "--count", "2", "--script", script.path,
-                                              "--format", "jsonl"], environment: emulator.environment)
+                                              "--format", "jsonl", "-o", path], environment: emulator.environment)
         #expect(!run.timedOut)
         let live = records(run.out)
         let apdus = live.filter { $0["type"] as? String == "apdu" }
@@ -211,6 +213,14 @@ private func temporaryPcapng() -> String {
         // libnfc reports as an RF transmission error.
         #expect(run.err.contains("exchanging with the card: RF transmission error"))
         #expect(run.status == 1)
+        // The file is whole: the command that got no answer is its last frame before the field
+        // went off, and the only frame with an error (00 is no FeliCa LEN byte: status 1).
+        let file = try BoundedRun.run(binary, ["decode", "--format", "jsonl", path])
+        #expect(file.status == 1)
+        let frames = records(file.out).filter { $0["type"] as? String == "frame" }
+        #expect(frames.dropLast().last?["hex"] as? String == "00b2021400")
+        #expect(frames.filter { $0["error"] != nil }.map { $0["hex"] as? String } == ["00b2021400"])
+        #expect(frames.last?["event"] as? String == "field-off")
         // felica-read: blocks 1 and 2 of 000B in one Read Without Encryption.
         let reads = live.filter { $0["type"] as? String == "felica" && $0["command"] as? String == "read_without_encryption" }
         #expect(reads.count == 1)

@@ -395,6 +395,9 @@ public enum LiveCapture {
         recorder.frame(nil, .unknown, [], time: captureClock(), event: .fieldOn)
     }
 
+    /// Polls failing one after the other before the capture gives up.
+    static let maximumFailedPolls = 10
+
     /// Pause between polling rounds that found nothing.
     static let idleNanoseconds = 100_000_000
 
@@ -407,6 +410,7 @@ public enum LiveCapture {
         recorder.frame(nil, .unknown, [], time: captureClock(), event: .fieldOn)
         // A card is read once while it stays in the field: again only after a round without it.
         var seenLastRound = Set<[UInt8]>(), seenThisRound = Set<[UInt8]>()
+        var failedPolls = 0
         polling: while !CaptureStop.requested {
             var readThisRound = false
             for modulation in settings.modulations {
@@ -416,10 +420,18 @@ public enum LiveCapture {
                 case .failure(let error):
                     note(error.message)
                     outcome.errors += 1
+                    failedPolls += 1
+                    // A reader that fails every poll (unplugged, wedged) ends the capture.
+                    if failedPolls >= maximumFailedPolls {
+                        note("the reader failed \(failedPolls) polls in a row: capture stopped")
+                        break polling
+                    }
                     continue
                 case .success(nil):
+                    failedPolls = 0
                     continue
                 case .success(let found?):
+                    failedPolls = 0
                     target = found
                 }
                 let known = seenLastRound.contains(target.identifier) || seenThisRound.contains(target.identifier)

@@ -303,11 +303,15 @@ public enum CaptureStop {
     public static func raise() { flag.pointee = 1 }
     public static func reset() { flag.pointee = 0 }
 
-    /// Routes SIGINT and SIGTERM to this flag instead of `Interruption`'s.
+    /// Routes SIGINT and SIGTERM to this flag instead of `Interruption`'s. A second one
+    /// ends the process at once (status 130): every record is already in the file.
     public static func install() {
         _ = flag
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in CaptureStop.raise() }
+        action.__sigaction_handler.sa_handler = { _ in
+            if CaptureStop.requested { _exit(130) }
+            CaptureStop.raise()
+        }
         sigemptyset(&action.sa_mask)
         action.sa_flags = SA_RESTART
         _ = sigaction(SIGINT, &action, nil)
