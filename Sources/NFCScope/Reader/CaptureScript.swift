@@ -83,7 +83,7 @@ public enum CaptureScript {
             case "select":
                 if rest.isEmpty {
                     step = .select(nil)
-                } else if rest.count == 1, let aid = hexBytes(rest[0]), (1...16).contains(aid.count) {
+                } else if rest.count == 1, let aid = PluginParser.hexBytes(rest[0]), (1...16).contains(aid.count) {
                     step = .select(aid)
                 } else {
                     return fail("select takes at most one AID of 1 to 16 hex bytes")
@@ -97,7 +97,7 @@ public enum CaptureScript {
                 }
                 step = .felicaRead(service: service, blocks: blocks)
             default:
-                guard let bytes = hexBytes(words.joined()), !bytes.isEmpty else {
+                guard let bytes = PluginParser.hexBytes(words.joined()), !bytes.isEmpty else {
                     return fail("'\(first)' is neither a built-in (ppse, select, gpo, read-afl, emv, felica-read, felica-discover, ndef) nor hex bytes")
                 }
                 guard bytes.count <= 4096 else { return fail("\(bytes.count) bytes: at most 4096 can be sent") }
@@ -107,28 +107,6 @@ public enum CaptureScript {
             steps.append(step)
         }
         return .success(steps)
-    }
-
-    /// Hex digits (an even number of them) as bytes; nil for anything else.
-    static func hexBytes<S: StringProtocol>(_ s: S) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        var high: UInt8?
-        for c in s.utf8 {
-            let v: UInt8
-            switch c {
-            case 0x30...0x39: v = c - 0x30
-            case 0x41...0x46: v = c - 0x41 + 10
-            case 0x61...0x66: v = c - 0x61 + 10
-            default: return nil
-            }
-            if let h = high {
-                bytes.append(h << 4 | v)
-                high = nil
-            } else {
-                high = v
-            }
-        }
-        return high == nil ? bytes : nil
     }
 
     /// "0-3", "0,1,5", "0-2,7": block numbers in order, at most `maximumFeliCaBlocks`.
