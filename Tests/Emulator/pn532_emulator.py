@@ -8,14 +8,16 @@ each answer; 7.2 and 7.3: the commands). Ends when its standard input closes or
 it gets SIGTERM.
 
 Without arguments it holds no card: InListPassiveTarget finds nothing. With
-`--cards emv,felica,b` it holds those cards (all data synthetic, chosen here):
+`--cards emv,felica,b,t2` it holds those cards (all data synthetic, chosen here):
 
   emv     ISO 14443-4 type A card with a Mastercard-like EMV application
           (PPSE, SELECT, GET PROCESSING OPTIONS, READ RECORD);
   felica  FeliCa card formatted as an NFC Forum Type 3 Tag (system 12FC,
           service 000B) holding an NDEF URI record;
   b       ISO 14443-4 type B card that is an NFC Forum Type 4 Tag holding an
-          NDEF Text record.
+          NDEF Text record;
+  t2      type A card without ISO-DEP, an NFC Forum Type 2 Tag holding an NDEF
+          URI record.
 
 The values the tests assert are the constants below.
 """
@@ -139,6 +141,31 @@ class Type4Card:
         return NOT_SUPPORTED
 
 
+class Type2Card:
+    """NFC-A without ISO-DEP (SAK 00): NFC Forum Type 2 Tag (T2T specification 1.0), 16
+    pages of 4 bytes. Page 3 is the capability container: E1, version 1.0, 48-byte data
+    area (06 x 8), free access; the data area holds an NDEF TLV, then the terminator TLV."""
+    UID = bytes.fromhex("04A1B2C3D4E5F6")
+    SENS_RES = bytes.fromhex("0044")
+    SAK = 0x00
+    URI = b"example.org/type2"
+
+    def __init__(self):
+        record = bytes([0xD1, 0x01, 1 + len(self.URI), 0x55, 0x04]) + self.URI   # URI, prefix "https://"
+        area = bytes([0x03, len(record)]) + record + b"\xfe"
+        area += bytes(48 - len(area))
+        head = self.UID[:3] + bytes([0x88 ^ self.UID[0] ^ self.UID[1] ^ self.UID[2]]) + self.UID[3:]
+        head += bytes([self.UID[3] ^ self.UID[4] ^ self.UID[5] ^ self.UID[6]]) + bytes(3)
+        self.memory = head + bytes.fromhex("E1100600") + area          # pages 0-2, 3, 4-15
+
+    def command(self, c):
+        """READ (30 page): 16 bytes from that page on, wrapping round after the last page."""
+        if len(c) == 2 and c[0] == 0x30 and c[1] < len(self.memory) // 4:
+            start = c[1] * 4
+            return (self.memory + self.memory)[start:start + 16]
+        return None
+
+
 class FeliCaCard:
     """FeliCa, NFC Forum Type 3 Tag: system 12FC, service 000B (read without key);
     block 0 is the attribute information block (T3T specification 1.0, 7.1)."""
@@ -211,6 +238,7 @@ class Chip:
         self.emv = EMVCard() if "emv" in cards else None
         self.felica = FeliCaCard() if "felica" in cards else None
         self.type4 = Type4Card() if "b" in cards else None
+        self.type2 = Type2Card() if "t2" in cards else None
         self.halted = set()                   # cards deselected until the field goes off
         self.current = None                   # "emv", "b" or "felica"
 
@@ -243,7 +271,7 @@ class Chip:
         if code == 0x40:                      # InDataExchange: Tg, then the data
             return self.exchange(bytes(args[1:]))
         if code in (0x44, 0x52):              # InDeselect, InRelease: the card stays quiet until the field cycles
-            if self.current in ("emv", "b"):
+            if self.current in ("emv", "b", "t2"):
                 self.halted.add(self.current)
             self.current = None
             return b"\x00"
@@ -255,6 +283,10 @@ class Chip:
             self.current = "emv"
             c = self.emv
             return bytes([0x01, 0x01]) + c.SENS_RES + bytes([c.SAK, len(c.UID)]) + c.UID + c.ATS
+        if brty == 0x00 and self.type2 and "t2" not in self.halted:
+            self.current = "t2"
+            c = self.type2
+            return bytes([0x01, 0x01]) + c.SENS_RES + bytes([c.SAK, len(c.UID)]) + c.UID
         if brty == 0x01 and self.felica:
             answer = self.felica.polling(bytes(initiator))
             if answer:
@@ -272,6 +304,9 @@ class Chip:
             return b"\x00" + self.emv.apdu(data)
         if self.current == "b":
             return b"\x00" + self.type4.apdu(data)
+        if self.current == "t2":
+            answer = self.type2.command(data)
+            return b"\x01" if answer is None else b"\x00" + answer
         if self.current == "felica":
             answer = self.felica.command(data)
             return b"\x01" if answer is None else b"\x00" + answer

@@ -179,6 +179,31 @@ private func temporaryPcapng() -> String {
         #expect(run.out.contains("\"tag\":\"5A\",\"len\":8,\"hex\":\"541333******0011\""))
     }
 
+    @Test func readsTheNDEFMessageOfAType2Tag() throws {
+        let binary = try #require(BinaryTests.binary)
+        let emulator = try PN532Emulator.start(cards: "t2")
+        defer { emulator.stop() }
+        let run = try BoundedRun.run(binary, ["capture", "--tech", "a", "--count", "1", "--format", "jsonl"],
+                                     environment: emulator.environment)
+        #expect(!run.timedOut)
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.err.contains("card 1: ISO/IEC 14443A 106 kbps UID 04A1B2C3D4E5F6 ATQA 0044 SAK 00"))
+        // READ of page 3 (the capability container), then pages 4 and 8: the NDEF TLV ends in
+        // the second answer, with the terminator.
+        let frames = records(run.out).filter { $0["type"] as? String == "frame" && $0["dir"] as? String == "reader" }
+        #expect(frames.compactMap { $0["hex"] as? String } == ["3003", "3004", "3008"])
+        let ndef = records(run.out).filter { $0["type"] as? String == "ndef" }.map { String(describing: $0) }.joined()
+        #expect(ndef.contains("https://example.org/type2"))
+    }
+
+    @Test func type2AreaEndsAtTheNDEFTLVOrTheTerminator() {
+        #expect(CardReadSession.tlvAreaDone([0x00, 0x03, 0x02, 0xD0, 0x00]))
+        #expect(!CardReadSession.tlvAreaDone([0x03, 0x05, 0xD0, 0x00]))
+        #expect(CardReadSession.tlvAreaDone([0x01, 0x03, 0xA0, 0x10, 0x44, 0xFE]))
+        #expect(!CardReadSession.tlvAreaDone([0x03, 0xFF, 0x01]))
+        #expect(!CardReadSession.tlvAreaDone([0x03, 0xFF, 0x01, 0x00] + [UInt8](repeating: 0, count: 200)))
+    }
+
     @Test func scriptStepsRunInOrderAndUnsuitableOnesAreReported() throws {
         let binary = try #require(BinaryTests.binary)
         let emulator = try PN532Emulator.start(cards: "emv,felica")

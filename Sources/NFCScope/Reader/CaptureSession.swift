@@ -109,8 +109,10 @@ final class CardReadSession {
                 try type4NDEF()
             } else if isFeliCa {
                 try type3NDEF()
+            } else if target.modulation.tech == .nfcA && target.sak == 0x00 {
+                try type2NDEF()
             } else {
-                unsuitable("ndef", "an ISO-DEP card (Type 4) or a FeliCa card (Type 3); Type 2 tags are not read yet")
+                unsuitable("ndef", "an ISO-DEP card (Type 4), a FeliCa card (Type 3) or an NFC-A card with SAK 00 (Type 2)")
             }
         }
     }
@@ -241,6 +243,54 @@ final class CardReadSession {
             guard csw == 0x9000, !chunk.isEmpty else { return }
             offset += chunk.count
         }
+    }
+
+    // MARK: Type 2 Tag (NFC Forum Type 2 Tag Technical Specification, 5 and 6.4)
+
+    /// READ (30) of page 3, whose first 4 bytes are the capability container (E1, version,
+    /// data area size / 8, access), then READs of the data area from page 4, 16 bytes each,
+    /// until the first NDEF TLV or the terminator TLV (FE) is whole, or the area ends.
+    private func type2NDEF() throws(ReaderError) {
+        let cc = try send([0x30, 0x03])
+        guard cc.count == 16, cc[0] == 0xE1 else {
+            if explicit { note("ndef: page 3 holds no NDEF capability container (E1)") }
+            return
+        }
+        let areaBytes = Int(cc[2]) * 8
+        var area: [UInt8] = []
+        while area.count < areaBytes, area.count < 4096, 4 + area.count / 4 <= 0xFF {
+            if CaptureStop.requested { return }
+            let answer = try send([0x30, UInt8(4 + area.count / 4)])
+            guard answer.count == 16 else { return }
+            area += answer
+            if Self.tlvAreaDone(area) { return }
+        }
+    }
+
+    /// Whether `area` holds a whole NDEF TLV (03) or reaches the terminator TLV (FE):
+    /// NULL TLVs (00) are one byte, other lengths one byte or FF and two bytes.
+    static func tlvAreaDone(_ area: [UInt8]) -> Bool {
+        var i = 0
+        while i < area.count {
+            let tag = area[i]
+            if tag == 0xFE { return true }
+            if tag == 0x00 {
+                i += 1
+                continue
+            }
+            guard i + 1 < area.count else { return false }
+            var length = Int(area[i + 1])
+            var header = 2
+            if length == 0xFF {
+                guard i + 3 < area.count else { return false }
+                length = Int(area[i + 2]) << 8 | Int(area[i + 3])
+                header = 4
+            }
+            let end = i + header + length
+            if tag == 0x03 { return end <= area.count }
+            i = end
+        }
+        return false
     }
 
     // MARK: FeliCa (JIS X 6319-4 commands)
