@@ -298,6 +298,27 @@ private func temporaryPcapng() -> String {
         #expect(run.err.contains("pn532_uart:/nonexistent/tty: the reader could not be opened"))
     }
 
+    // MARK: Options
+
+    @Test func captureOptions() throws {
+        let o = try Arguments.parse(["capture", "--device", "pn532_uart:/dev/ttyUSB0", "--tech", "f,a", "--script", "s.txt",
+                                     "--count", "2", "-o", "out.pcapng", "--redact", "--format", "jsonl"])
+        #expect(o.subcommand == .capture)
+        #expect(o.device == "pn532_uart:/dev/ttyUSB0")
+        #expect(o.captureTechs == [.nfcF, .nfcA])
+        #expect(o.scriptPath == "s.txt")
+        #expect(o.captureCount == 2)
+        #expect(o.outputPath == "out.pcapng")
+        #expect(o.redact && o.format == .jsonl)
+        #expect(try Arguments.parse(["capture"]).captureTechs == nil)
+        #expect(throws: UsageError.capturePcapngOnly("out.pcap")) { try Arguments.parse(["capture", "-o", "out.pcap"]) }
+        #expect(throws: UsageError.invalidValue(option: "--tech", value: "a,a")) { try Arguments.parse(["capture", "--tech", "a,a"]) }
+        #expect(throws: UsageError.invalidValue(option: "--tech", value: "a,x")) { try Arguments.parse(["capture", "--tech", "a,x"]) }
+        #expect(throws: UsageError.invalidValue(option: "--count", value: "-1")) { try Arguments.parse(["capture", "--count", "-1"]) }
+        #expect(throws: UsageError.unexpectedArgument("file.pcap")) { try Arguments.parse(["capture", "file.pcap"]) }
+        #expect(throws: UsageError.unknownOption("--device")) { try Arguments.parse(["decode", "--device", "x", "a.pcap"]) }
+    }
+
     // MARK: Scripts
 
     @Test func scriptSyntax() throws {
