@@ -162,6 +162,12 @@ private func temporaryPcapng() -> String {
             #expect(protocols.count == live.filter { $0["type"] as? String == "frame" }.count)
             #expect(protocols.contains { $0.contains("iso14443") })
             #expect(protocols.contains { $0.contains("felica") })
+            // The chip's report of each card is the comment of its first activation frame.
+            let comments = try BoundedRun.run(URL(fileURLWithPath: tshark), ["-r", path, "-T", "fields", "-e", "frame.comment"])
+            let noted = comments.out.split(separator: "\n").filter { !$0.isEmpty }
+            #expect(noted == ["libnfc target: ISO/IEC 14443A 106 kbps UID 08123456 ATQA 0004 SAK 20 ATS 0578807002",
+                              "libnfc target: ISO/IEC 14443-4B 106 kbps PUPI 1A2B3C4D ATQB 501A2B3C4D00000000008171",
+                              "libnfc target: FeliCa 212 kbps IDm 0114B3A2C0D1E2F3 PMm 0120220427674EFF system 12FC"])
         }
     }
 

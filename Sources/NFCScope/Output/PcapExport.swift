@@ -38,6 +38,10 @@ public final class PcapExporter: DecodeSink {
     public private(set) var skipped: [SkippedFrame] = []
     public static let skippedListLimit = 20
 
+    /// pcapng: a comment for the next frame's packet (a live capture notes there what the
+    /// reader chip reported about the card). Cleared by that frame.
+    public var nextComment: String?
+
     private let pcapDumper: LibpcapDumper?
     private let pcapngWriter: PcapngWriter?
     private var record: [UInt8] = []
@@ -103,11 +107,13 @@ public final class PcapExporter: DecodeSink {
             // cannot carry, go out as exported PDUs too; Wireshark decodes those just as well.
             if isFV || !frame.flags.isEmpty || frame.bits != 0 {
                 Self.appendExportedPDU(frame, to: &record)
-                writer.packet(interface: writer.interface(for: LinkType.exportedPDU), timeNanos: time, record)
+                writer.packet(interface: writer.interface(for: LinkType.exportedPDU), timeNanos: time, record,
+                              comment: nextComment)
             } else {
                 Self.appendISO14443(frame, to: &record)
-                writer.packet(interface: 0, timeNanos: time, record)
+                writer.packet(interface: 0, timeNanos: time, record, comment: nextComment)
             }
+            nextComment = nil
         }
         written += 1
     }

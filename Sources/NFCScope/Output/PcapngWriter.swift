@@ -61,8 +61,9 @@ public final class PcapngWriter {
         return UInt32(interfaces.count - 1)
     }
 
-    /// One Enhanced Packet Block; `timeNanos` since the epoch, not negative.
-    public func packet(interface: UInt32, timeNanos: Int64, _ data: [UInt8]) {
+    /// One Enhanced Packet Block; `timeNanos` since the epoch, not negative; `comment`
+    /// goes in its opt_comment option.
+    public func packet(interface: UInt32, timeNanos: Int64, _ data: [UInt8], comment: String? = nil) {
         let time = UInt64(max(0, timeNanos))
         block.removeAll(keepingCapacity: true)
         u32(interface)
@@ -72,6 +73,10 @@ public final class PcapngWriter {
         u32(UInt32(truncatingIfNeeded: data.count))
         block.append(contentsOf: data)
         pad()
+        if let comment, comment.utf8.count < 0xFFFF {
+            option(code: 1, Array(comment.utf8))  // opt_comment
+            option(code: 0, [])
+        }
         emit(type: 6)
     }
 

@@ -25,8 +25,10 @@ public final class CaptureRecorder {
                                     live: PcapngWriter.Live(mirror: mirror))
     }
 
-    public func frame(_ dir: Direction?, _ tech: Tech, _ bytes: [UInt8], time: Int64, event: FieldEvent? = nil) {
+    public func frame(_ dir: Direction?, _ tech: Tech, _ bytes: [UInt8], time: Int64, event: FieldEvent? = nil,
+                      comment: String? = nil) {
         count += 1
+        exporter.nextComment = comment
         ByteView.with(bytes) { view in
             // The chip checked and removed the CRCs: frames are written without them
             // (ISO 14443 events FA/FB; FeliCa through the exported-PDU frame tag).
@@ -492,8 +494,11 @@ public enum LiveCapture {
                 }
                 readThisRound = true
                 let time = captureClock()
-                for (dir, bytes) in target.frames {
-                    recorder.frame(dir, modulation.tech, bytes, time: time)
+                // The first activation frame's packet comment keeps what only the chip's report says
+                // (the UID above all, which no reported frame carries).
+                for (i, frame) in target.frames.enumerated() {
+                    recorder.frame(frame.dir, modulation.tech, frame.bytes, time: time,
+                                   comment: i == 0 ? "libnfc target: \(target.summary)" : nil)
                 }
                 note("card \(outcome.cards + 1): \(target.summary)")
                 let session = CardReadSession(target: target, recorder: recorder, explicit: settings.scripted,
