@@ -164,7 +164,15 @@ public enum Arguments {
       --line-buffered       Write each record out as soon as it is decoded (the default
                             on a terminal; otherwise output is written in large blocks,
                             and whenever a pipe or FIFO input has to wait for its writer).
-      -o, --output FILE     convert: the file to write; .pcap or .pcapng.
+      -o, --output FILE     convert: the file to write; .pcap or .pcapng. capture: the
+                            .pcapng written as the capture goes.
+      --device CONNSTRING   (capture) The libnfc reader, as 'devices' lists it
+                            (pn532_uart:/dev/ttyUSB0). Default: the first one found.
+      --tech a,b,f,v        (capture) Technologies to poll for, in order. Default: all.
+      --script FILE         (capture) What to send to each card: hex APDUs or frames and
+                            built-ins (ppse, select [AID], gpo, read-afl, emv,
+                            felica-read SERVICE BLOCKS, felica-discover, ndef); '#' comments.
+      --count N             (capture) Stop after N cards. Default: until Ctrl-C.
       --ignore LIST         (diff) Comma-separated EMV tags (9F37,9F36) and field names
                             (sw, uid) whose changes are not differences.
       --ignore-volatile     (diff) Ignore what changes every transaction: 9F37, 9F36,
