@@ -352,7 +352,15 @@ final class CardReadSession {
     private func type3NDEF() throws(ReaderError) {
         if target.felicaSystemCode != 0x12FC {
             // Poll the NDEF system itself: on a card with several systems it has its own IDm.
-            guard let answer = try felica(0x00, [0x12, 0xFC, 0x00, 0x00]), answer.count >= 18 else {
+            // A card without it does not answer, and the chip reports that as an error: the
+            // card is still there for the next steps.
+            let polled: [UInt8]?
+            do {
+                polled = try felica(0x00, [0x12, 0xFC, 0x00, 0x00])
+            } catch {
+                polled = nil
+            }
+            guard let answer = polled, answer.count >= 18 else {
                 if explicit { note("ndef: the card has no NFC Forum Type 3 system (12FC)") }
                 return
             }
