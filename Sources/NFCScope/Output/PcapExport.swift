@@ -38,7 +38,7 @@ public final class PcapExporter: DecodeSink {
     public private(set) var skipped: [SkippedFrame] = []
     public static let skippedListLimit = 20
 
-    private let pcapDumper: LibpcapDumper?
+    private let pcapDumper: ClassicPcapWriter?
     private let pcapngWriter: PcapngWriter?
     private var record: [UInt8] = []
 
@@ -52,13 +52,13 @@ public final class PcapExporter: DecodeSink {
             switch container {
             case .pcap:
                 allExportedPDU = needsExportedPDU
-                pcapDumper = try LibpcapDumper(
+                pcapDumper = try ClassicPcapWriter(
                     path: path, linkType: needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443)
                 pcapngWriter = nil
             case .pcapng:
                 allExportedPDU = false
                 pcapDumper = nil
-                let writer = try PcapngWriter(path: path, application: Arguments.version)
+                let writer = try PcapngWriter(path: path, application: NFCScopeLibrary.version)
                 _ = writer.interface(for: LinkType.iso14443)
                 pcapngWriter = writer
             }
