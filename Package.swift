@@ -53,6 +53,11 @@ let package = Package(
             dependencies: ["NFCScope", "NFCScopePcap", "NFCScopeLibnfc", "NFCScopeCLI"],
             resources: [.copy("Fixtures")]
         ),
+        // The public API as an app uses it: depends on (and imports) NFCScope only.
+        .testTarget(
+            name: "NFCScopeAPITests",
+            dependencies: ["NFCScope"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,6 +11,7 @@ import Darwin
 public struct CaptureWriteError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, with the path where one is known.
     public var message: String
+    /// The message.
     public var description: String { message }
 }
 
