@@ -148,7 +148,11 @@ public enum Interruption {
     public static func install() {
         _ = flag
         var action = sigaction()
+        #if canImport(Glibc)
         action.__sigaction_handler.sa_handler = { _ in Interruption.raise() }
+        #else
+        action.__sigaction_u.__sa_handler = { _ in Interruption.raise() }
+        #endif
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
         _ = sigaction(SIGINT, &action, nil)
