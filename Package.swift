@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Targets (docs/architecture.md, "Targets"):
+// - NFCScope: the decoder as a library an app can embed. No C library, no unsafeFlags,
+//   Glibc/Darwin only behind `#if canImport` in the byte-owning files (Bytes/).
+// - NFCScopePcap: the libpcap bridge (reference reader, classic pcap dumper).
+// - NFCScopeLibnfc: the libnfc device bridge (readers, device capture).
+// - NFCScopeCLI: the command-line tool's commands and option parsing.
+// - nfcscope, nfcscope-bench: the executables.
 let package = Package(
     name: "nfcscope",
     products: [
@@ -19,19 +26,23 @@ let package = Package(
             providers: [.apt(["libnfc-dev"])]
         ),
         .target(
-            name: "NFCScope",
-            dependencies: ["CPcap", "CNfc"],
-            swiftSettings: [
-                // Exclusivity is a property of our code, not of the input: debug builds
-                // (the test suite) keep checking it dynamically, while release builds skip
-                // the per-access runtime checks on the classes of the per-frame path
-                // (reassembler, sinks), which otherwise cost ~15% of `stats`.
-                .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-            ]
+            name: "NFCScope"
+        ),
+        .target(
+            name: "NFCScopePcap",
+            dependencies: ["NFCScope", "CPcap"]
+        ),
+        .target(
+            name: "NFCScopeLibnfc",
+            dependencies: ["NFCScope", "CNfc"]
+        ),
+        .target(
+            name: "NFCScopeCLI",
+            dependencies: ["NFCScope", "NFCScopePcap", "NFCScopeLibnfc"]
         ),
         .executableTarget(
             name: "nfcscope",
-            dependencies: ["NFCScope"]
+            dependencies: ["NFCScope", "NFCScopeCLI"]
         ),
         .executableTarget(
             name: "nfcscope-bench",
@@ -39,8 +50,13 @@ let package = Package(
         ),
         .testTarget(
             name: "NFCScopeTests",
-            dependencies: ["NFCScope"],
+            dependencies: ["NFCScope", "NFCScopePcap", "NFCScopeLibnfc", "NFCScopeCLI"],
             resources: [.copy("Fixtures")]
+        ),
+        // The public API as an app uses it: depends on (and imports) NFCScope only.
+        .testTarget(
+            name: "NFCScopeAPITests",
+            dependencies: ["NFCScope"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import NFCScope
+import NFCScopeCLI
 
 func writeError(_ line: String) {
     var text = "nfcscope: " + line + "\n"

@@ -1,5 +1,6 @@
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 @Suite struct ArgumentsTests {
     @Test func decodeWithFormat() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+import NFCScopePcap
 
 @Suite struct CaptureReaderTests {
     // MARK: Real captures

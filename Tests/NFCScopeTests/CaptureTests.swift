@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeLibnfc
+@testable import NFCScopeCLI
 
 /// The project's PN532 emulator (Tests/Emulator/pn532_emulator.py) on a pseudo-terminal,
 /// holding the cards named (`emv`, `felica`, `b`; none: an empty field).

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import NFCScope
+import NFCScopePcap
+@testable import NFCScopeCLI
 
 /// The whole command in-process: arguments in, stdout text, stderr lines and exit status out.
 private func run(_ args: [String], terminal: Bool = false) -> (status: Int32, out: String, errors: [String]) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 // `nfcscope corenfc` (issue 17): declarations written here as XML plists, and as
 // binary plists made by Python's plistlib at test time (an independent writer of

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// `nfcscope diff`: captures built from an EMV APDU log (binaryfoo/emv-bertlv's
 /// contactless Mastercard case) changed by hand, and real sniffs against each other.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// Whole EMV transactions through the pipeline: APDU logs with golden decodes
 /// (binaryfoo/emv-bertlv cases) wrapped in ISO-DEP frames, and the Apple Pay sniff.

@@ -1,4 +1,5 @@
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// Bytes from a hex string (spaces allowed).
 func emvHex(_ s: String) -> [UInt8] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+import NFCScopePcap
 
 /// The whole pipeline on real captures: every record accounted for, decoded values right.
 @Suite struct EndToEndTests {

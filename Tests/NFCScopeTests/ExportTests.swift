@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import NFCScope
+import NFCScopePcap
+@testable import NFCScopeCLI
 
 /// A frame as plain values, with everything an export must keep.
 private struct ExportedFrameValues: Equatable, CustomStringConvertible {

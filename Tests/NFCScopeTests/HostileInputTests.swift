@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// The promises of docs/robustness.md, one test per kind of damage, run on the built
 /// executable where the exit status, stderr or memory is the promise.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+import NFCScopePcap
 
 private let dumpRequested = ProcessInfo.processInfo.environment["NFCSCOPE_DUMP_LINK"] != nil
 

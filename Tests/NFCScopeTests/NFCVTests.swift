@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 @Suite("NFC-V (ISO 15693) link layer")
 struct NFCVTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 @Suite("Proxmark3 .trace")
 struct Proxmark3TraceTests {

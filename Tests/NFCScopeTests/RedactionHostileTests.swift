@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// `--redact` against responses built to slip past it (issue 11, found bugs 1, 2, 3
 /// and 7). Every value here is hand-built; the layouts are EMV Book 3 Annex A/B

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// `--redact`: nothing of the card number (but its first 6 and last 4 digits), track 2
 /// or the cardholder name survives in any output.

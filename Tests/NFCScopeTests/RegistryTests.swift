@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// A fresh folder under the temporary directory holding the given files.
 func pluginFolder(_ files: [String: String]) -> String {

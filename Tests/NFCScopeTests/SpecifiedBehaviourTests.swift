@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 // Behaviour that no test checked before issue 18 (a planted bug in each went unnoticed).
 // Every expected value comes from the specification cited next to it, never from the

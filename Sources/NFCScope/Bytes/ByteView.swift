@@ -187,9 +187,9 @@ func outOfRange(_ i: Int, _ count: Int) {
 /// bytes must be assembled (ISO-DEP chaining, stdin) rather than sliced.
 /// A view stays valid until the next mutation of the buffer.
 public final class GrowableBytes: @unchecked Sendable {
-    private var storage: UnsafeMutableRawPointer?
-    private var capacity: Int = 0
-    public private(set) var count: Int = 0
+    @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var capacity: Int = 0
+    @exclusivity(unchecked) public private(set) var count: Int = 0
 
     public init(capacity: Int = 0) {
         if capacity > 0 { grow(to: capacity) }

@@ -22,7 +22,7 @@ public final class CaptureInput: @unchecked Sendable {
     /// A pipe, FIFO or terminal opened for decoding as it flows (`streaming`).
     public let stream: StreamInput?
     /// Bytes before this offset have been handed back to the kernel (see `release`).
-    private var releasedUpTo: Int = 0
+    @exclusivity(unchecked) private var releasedUpTo: Int = 0
 
     /// A stream the caller opened (the live decode of `nfcscope capture`), shown as `path`.
     public init(stream: StreamInput, path: String) {
@@ -111,6 +111,18 @@ public final class CaptureInput: @unchecked Sendable {
         mappedLength = size
         // A file truncated while it is read would otherwise kill the run with SIGBUS.
         InputShrinkGuard.watch(base: p, length: size, path: path)
+    }
+
+    /// Bytes already in memory (copied once), read as the input named `name` (the name
+    /// problems and records carry).
+    public init(bytes: [UInt8], name: String) {
+        path = name
+        stream = nil
+        let buffer = GrowableBytes(capacity: bytes.count)
+        buffer.append(bytes)
+        owned = buffer
+        mapped = nil
+        mappedLength = 0
     }
 
     deinit {

@@ -21,19 +21,19 @@ public final class StreamInput: @unchecked Sendable {
 
     public let fd: Int32
     private let ownsDescriptor: Bool
-    private var storage: UnsafeMutableRawPointer
-    public private(set) var capacity: Int
+    @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
+    @exclusivity(unchecked) public private(set) var capacity: Int
     /// Bytes held, from the start of the buffer.
-    public private(set) var count = 0
+    @exclusivity(unchecked) public private(set) var count = 0
     /// Stream offset of the buffer's first byte.
-    public private(set) var consumed = 0
+    @exclusivity(unchecked) public private(set) var consumed = 0
     /// True once the writer closed its end (or reading failed, or was interrupted).
-    public private(set) var atEnd = false
+    @exclusivity(unchecked) public private(set) var atEnd = false
     /// Why the stream ended early, when it did not end at the writer's end of file.
-    public private(set) var failure: String?
+    @exclusivity(unchecked) public private(set) var failure: String?
     /// Runs before a read that would block (nothing has arrived yet): the output is
     /// flushed there, so whoever reads it sees what is decoded while the writer pauses.
-    public var beforeWaiting: (() -> Void)?
+    @exclusivity(unchecked) public var beforeWaiting: (() -> Void)?
 
     public init(fd: Int32, ownsDescriptor: Bool, capacity: Int = StreamInput.initialCapacity) {
         self.fd = fd
@@ -148,7 +148,11 @@ public enum Interruption {
     public static func install() {
         _ = flag
         var action = sigaction()
+        #if canImport(Glibc)
         action.__sigaction_handler.sa_handler = { _ in Interruption.raise() }
+        #else
+        action.__sigaction_u.__sa_handler = { _ in Interruption.raise() }
+        #endif
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
         _ = sigaction(SIGINT, &action, nil)

@@ -4,16 +4,16 @@
 // matched directly; the middle is aligned in windows of at most `window` keys a
 // side, so the trace of one run holds at most (2·window+2)² 32-bit integers (17 MB).
 
-enum AlignOp: Equatable {
+package enum AlignOp: Equatable {
     case match(Int, Int)
     case delete(Int)
     case insert(Int)
 }
 
-enum Alignment {
-    static let window = 1024
+package enum Alignment {
+    package static let window = 1024
 
-    static func align(_ a: [Int32], _ b: [Int32]) -> [AlignOp] {
+    package static func align(_ a: [Int32], _ b: [Int32]) -> [AlignOp] {
         var ops: [AlignOp] = []
         ops.reserveCapacity(max(a.count, b.count))
         var i = 0, j = 0
@@ -46,7 +46,7 @@ enum Alignment {
     }
 
     /// Myers' greedy forward search with a saved frontier per step, then a walk back.
-    static func myers(_ a: [Int32], _ ra: Range<Int>, _ b: [Int32], _ rb: Range<Int>) -> [AlignOp] {
+    package static func myers(_ a: [Int32], _ ra: Range<Int>, _ b: [Int32], _ rb: Range<Int>) -> [AlignOp] {
         let n = ra.count, m = rb.count
         if n == 0 { return rb.map { .insert($0) } }
         if m == 0 { return ra.map { .delete($0) } }

@@ -1,32 +1,34 @@
 // Aligns two inputs' exchanges by key and compares the paired ones field by field.
 
-enum DiffOp: String {
+package enum DiffOp: String {
     case equal, changed, inserted, deleted
 }
 
-struct DiffChange {
-    var path: String
+package struct DiffChange {
+    package var path: String
     /// Compact JSON of each side's value; nil when the field is absent on that side.
-    var a: String?
-    var b: String?
-    var aText: String?
-    var bText: String?
+    package var a: String?
+    package var b: String?
+    package var aText: String?
+    package var bText: String?
 }
 
-struct DiffEntry {
-    var op: DiffOp
-    var a: Int?
-    var b: Int?
-    var changes: [DiffChange] = []
+package struct DiffEntry {
+    package var op: DiffOp
+    package var a: Int?
+    package var b: Int?
+    package var changes: [DiffChange] = []
     /// Changes hidden by `--ignore` / `--ignore-volatile`.
-    var ignored = 0
+    package var ignored = 0
 }
 
-struct DiffSettings {
+package struct DiffSettings {
     /// Upper-cased names: EMV tags and field names. A change is ignored when a
     /// component of its path (before any `#n` or `:block`) is one of them.
-    var ignore: Set<String> = []
-    var link = false
+    package var ignore: Set<String> = []
+    package var link = false
+
+    package init() {}
 
     /// `--ignore-volatile`: what changes from one transaction to the next by design.
     /// 9F37 Unpredictable Number, 9F36 ATC, 9F26 Application Cryptogram, 9F4B Signed
@@ -37,12 +39,12 @@ struct DiffSettings {
     /// declined or went online is a real difference.
     /// Also `random_uid`: an NFC-A single-size UID starting 08h, which ISO/IEC 14443-3
     /// defines as a random number drawn at each activation (phone wallets use them).
-    static let volatileTags = ["9F37", "9F36", "9F26", "9F4B", "9F10", "9F4C", "9F69", "9F60", "9F61", "RANDOM_UID"]
+    package static let volatileTags = ["9F37", "9F36", "9F26", "9F4B", "9F10", "9F4C", "9F69", "9F60", "9F61", "RANDOM_UID"]
 
     /// Record fields (top level: an activation's UID) compared only when both captures carry them.
     static let comparedWhenBothHave: Set<String> = ["uid", "random_uid"]
 
-    func ignores(_ path: String) -> Bool {
+    package func ignores(_ path: String) -> Bool {
         guard !ignore.isEmpty else { return false }
         for component in path.split(separator: "/") {
             var name = Substring(component)
@@ -55,13 +57,13 @@ struct DiffSettings {
     }
 }
 
-enum DiffEngine {
+package enum DiffEngine {
     /// Field lists kept for at most this many changed pairs (second pass); further
     /// pairs are reported as changed without their fields.
-    static let maxDetailedPairs = 20_000
+    package static let maxDetailedPairs = 20_000
 
     /// The alignment and, for pairs whose hashes differ, which exchanges need fields.
-    static func align(_ a: DiffSide, _ b: DiffSide) -> (ops: [AlignOp], keepA: Set<Int>, keepB: Set<Int>) {
+    package static func align(_ a: DiffSide, _ b: DiffSide) -> (ops: [AlignOp], keepA: Set<Int>, keepB: Set<Int>) {
         let ops = Alignment.align(a.headers.map(\.key), b.headers.map(\.key))
         var keepA = Set<Int>(), keepB = Set<Int>()
         for op in ops {
@@ -73,7 +75,7 @@ enum DiffEngine {
         return (ops, keepA, keepB)
     }
 
-    static func entries(_ ops: [AlignOp], _ a: DiffSide, _ b: DiffSide, settings: DiffSettings) -> [DiffEntry] {
+    package static func entries(_ ops: [AlignOp], _ a: DiffSide, _ b: DiffSide, settings: DiffSettings) -> [DiffEntry] {
         ops.map { op in
             switch op {
             case .delete(let i): return DiffEntry(op: .deleted, a: i, b: nil)
@@ -90,7 +92,7 @@ enum DiffEngine {
     }
 
     /// Field differences of a pair at their most specific paths, then the ignores.
-    static func compare(_ a: [DiffField], _ b: [DiffField], settings: DiffSettings) -> ([DiffChange], Int) {
+    package static func compare(_ a: [DiffField], _ b: [DiffField], settings: DiffSettings) -> ([DiffChange], Int) {
         var bIndex: [String: Int] = [:]
         for (i, f) in b.enumerated() where bIndex[f.path] == nil { bIndex[f.path] = i }
         var seen = Set<String>()

@@ -5,27 +5,29 @@
 // APDUs, so a change shows once, at its source field.
 
 /// One leaf of a record: its path, value (compact JSON) and rendered meaning.
-struct DiffField {
-    var path: String
-    var value: String
-    var text: String?
+package struct DiffField {
+    package var path: String
+    package var value: String
+    package var text: String?
     /// A raw byte field (`data`, `response`, a block's `hex`, a record's `payload`)
     /// that a more specific field may explain.
-    var raw: Bool
+    package var raw: Bool
     /// The path of the object holding it and the sibling keys that explain it
     /// (`"*"`: any other sibling field).
-    var scope: String
-    var explainedBy: [String]
+    package var scope: String
+    package var explainedBy: [String]
 }
 
 /// How a record is flattened: the keys left out unless `--link`.
-struct FlattenOptions {
-    var link = false
+package struct FlattenOptions {
+    package var link = false
 
-    static let linkKeys: Set<String> = ["frames", "frames_omitted", "wtx", "retransmissions", "crc", "time", "n"]
+    package init() {}
+
+    package static let linkKeys: Set<String> = ["frames", "frames_omitted", "wtx", "retransmissions", "crc", "time", "n"]
 
     /// Raw keys and the sibling keys whose fields explain them.
-    static let rawKeys: [String: [String]] = [
+    package static let rawKeys: [String: [String]] = [
         "data": ["command_fields", "command_tlv"],
         "lc": ["command_fields", "command_tlv"],
         "response": ["tlv"],
@@ -35,11 +37,11 @@ struct FlattenOptions {
     ]
 }
 
-enum DiffFlattener {
-    static func join(_ scope: String, _ key: String) -> String { scope.isEmpty ? key : scope + "/" + key }
+package enum DiffFlattener {
+    package static func join(_ scope: String, _ key: String) -> String { scope.isEmpty ? key : scope + "/" + key }
 
     /// Leaves of a record's members (its `type` left out).
-    static func flatten(_ record: JSONValue, options: FlattenOptions) -> [DiffField] {
+    package static func flatten(_ record: JSONValue, options: FlattenOptions) -> [DiffField] {
         var fields: [DiffField] = []
         guard let members = record.members else { return fields }
         object(members.filter { $0.0 != "type" }, scope: "", options: options, into: &fields)
@@ -146,22 +148,22 @@ enum DiffFlattener {
 }
 
 /// One application record of an input, as the alignment sees it.
-struct DiffExchangeHeader {
+package struct DiffExchangeHeader {
     /// The alignment key (interned).
-    var key: Int32
+    package var key: Int32
     /// A 64-bit hash of its compared fields: equal hashes are taken as equal records.
-    var contentHash: UInt64
-    var firstFrame: Int
-    var lastFrame: Int
+    package var contentHash: UInt64
+    package var firstFrame: Int
+    package var lastFrame: Int
 }
 
-enum DiffKey {
+package enum DiffKey {
     /// What an exchange is, independent of its content: the record type and
     /// - apdu: CLA (logical channel bits cleared), INS, P1/P2 (not for GENERATE AC,
     ///   INTERNAL AUTHENTICATE, PSO, whose P1/P2 are part of what is asked), the AID context;
     /// - felica: the command and its service codes (Polling: the system code);
     /// - ndef: the tag type.
-    static func key(of record: JSONValue) -> String {
+    package static func key(of record: JSONValue) -> String {
         let type = record["type"]?.stringValue ?? "?"
         switch type {
         case "apdu":
@@ -196,7 +198,7 @@ enum DiffKey {
 
     /// The first component of the exchange's change paths: `apdu[GET PROCESSING OPTIONS]`,
     /// `felica[read_without_encryption]`, `ndef[t2t]`.
-    static func label(of record: JSONValue) -> String {
+    package static func label(of record: JSONValue) -> String {
         let type = record["type"]?.stringValue ?? "?"
         switch type {
         case "apdu": return "apdu[" + (record["name"]?.stringValue ?? "?") + "]"
@@ -208,7 +210,7 @@ enum DiffKey {
     }
 
     /// One line saying what the exchange is (`GENERATE AC → 9000`).
-    static func summary(of record: JSONValue) -> String {
+    package static func summary(of record: JSONValue) -> String {
         let type = record["type"]?.stringValue ?? "?"
         switch type {
         case "apdu":
@@ -251,7 +253,7 @@ enum DiffKey {
         }
     }
 
-    static func frames(of record: JSONValue) -> (Int, Int) {
+    package static func frames(of record: JSONValue) -> (Int, Int) {
         guard case .array(let items)? = record["frames"] else { return (0, 0) }
         let numbers = items.compactMap { v -> Int? in
             if case .number(let n) = v { return Int(n) }
@@ -262,9 +264,9 @@ enum DiffKey {
 }
 
 /// FNV-1a, 64 bits.
-struct FNV64 {
-    var value: UInt64 = 0xcbf29ce484222325
-    mutating func add(_ s: String) {
+package struct FNV64 {
+    package var value: UInt64 = 0xcbf29ce484222325
+    package mutating func add(_ s: String) {
         for b in s.utf8 {
             value ^= UInt64(b)
             value = value &* 0x100000001b3

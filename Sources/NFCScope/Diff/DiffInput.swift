@@ -8,9 +8,10 @@
 // alignment paired with a different hash.
 
 /// Interns alignment keys so both sides share the numbers.
-final class DiffKeyTable {
+package final class DiffKeyTable {
     private var ids: [String: Int32] = [:]
-    func id(_ key: String) -> Int32 {
+    package init() {}
+    package func id(_ key: String) -> Int32 {
         if let id = ids[key] { return id }
         let id = Int32(ids.count)
         ids[key] = id
@@ -18,45 +19,45 @@ final class DiffKeyTable {
     }
 }
 
-final class DiffSide {
-    static let maxExchanges = 2_000_000
+package final class DiffSide {
+    package static let maxExchanges = 2_000_000
 
-    let path: String
-    var format = "?"
-    var headers: [DiffExchangeHeader] = []
-    var summaries: [String] = []
-    var labels: [String] = []
+    package let path: String
+    package var format = "?"
+    package var headers: [DiffExchangeHeader] = []
+    package var summaries: [String] = []
+    package var labels: [String] = []
     /// Second pass: the field lists of these exchanges.
-    var details: [Int: [DiffField]] = [:]
-    var unreadable = false
-    var problems: [String] = []
-    var truncated = false
+    package var details: [Int: [DiffField]] = [:]
+    package var unreadable = false
+    package var problems: [String] = []
+    package var truncated = false
 
-    init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 }
 
 /// Receives records of one pass (from the pipeline or a JSON Lines file).
-final class DiffCollector {
-    let side: DiffSide
-    let keys: DiffKeyTable
-    let options: FlattenOptions
+package final class DiffCollector {
+    package let side: DiffSide
+    package let keys: DiffKeyTable
+    package let options: FlattenOptions
     /// nil in the first pass; in the second, the exchanges whose fields to keep.
-    let keep: Set<Int>?
+    package let keep: Set<Int>?
     private var index = 0
 
-    init(side: DiffSide, keys: DiffKeyTable, options: FlattenOptions, keep: Set<Int>?) {
+    package init(side: DiffSide, keys: DiffKeyTable, options: FlattenOptions, keep: Set<Int>?) {
         self.side = side
         self.keys = keys
         self.options = options
         self.keep = keep
     }
 
-    static let comparedTypes: Set<String> = ["apdu", "felica", "ndef", "activation"]
+    package static let comparedTypes: Set<String> = ["apdu", "felica", "ndef", "activation"]
 
     private var activations = DiffActivationBuilder()
 
     /// A record of the input (JSON Lines or rendered by the pipeline), in order.
-    func add(_ record: JSONValue) {
+    package func add(_ record: JSONValue) {
         guard let type = record["type"]?.stringValue else { return }
         if type == "frame" {
             if let activation = activations.frame(record) { exchange(activation) }
@@ -102,21 +103,21 @@ final class DiffCollector {
 
 /// The pipeline's sink for `diff`: each application record rendered as JSON Lines
 /// renders it, then read back, so what is compared is what `decode` shows.
-final class DiffSink: DecodeSink {
-    let collector: DiffCollector
+package final class DiffSink: DecodeSink {
+    package let collector: DiffCollector
     private let scratch = OutputBuffer()
     private let context: RenderContext
 
-    init(_ collector: DiffCollector, registry: Registry) {
+    package init(_ collector: DiffCollector, registry: Registry) {
         self.collector = collector
         self.context = RenderContext(registry: registry)
     }
 
-    var depth: DecodeDepth { .application }
-    func begin(_ input: InputDescription) { collector.side.format = "\(input.format)" }
+    package var depth: DecodeDepth { .application }
+    package func begin(_ input: InputDescription) { collector.side.format = "\(input.format)" }
     /// Frames that may belong to a link-layer activation are rendered as `decode`
     /// renders their link fields; the others only close an activation.
-    func frame(_ frame: Frame) {
+    package func frame(_ frame: Frame) {
         switch frame.info {
         case .atqa, .sak, .rats, .ats, .atqb, .attrib, .attribAnswer, .nfcv:
             guard let dir = frame.dir else { return collector.otherFrame() }
@@ -135,7 +136,7 @@ final class DiffSink: DecodeSink {
             collector.otherFrame()
         }
     }
-    func record<R: DecodedRecord>(_ record: R) {
+    package func record<R: DecodedRecord>(_ record: R) {
         let name = "\(R.typeName)"
         guard DiffCollector.comparedTypes.contains(name) else { return }
         scratch.removeAll()
@@ -150,23 +151,23 @@ final class DiffSink: DecodeSink {
             collector.side.problems.append("\(collector.side.path): a \(name) record could not be read back")
         }
     }
-    func problem(_ problem: InputProblem) {
+    package func problem(_ problem: InputProblem) {
         if collector.keep == nil { collector.side.problems.append(problem.line) }
     }
-    func end(_ input: InputDescription) { collector.finish() }
+    package func end(_ input: InputDescription) { collector.finish() }
 }
 
-enum DiffLoader {
-    static let jsonlPrefix: [UInt8] = Array("{\"type\":\"input\",\"schema\":\"nfcscope.jsonl/".utf8)
+package enum DiffLoader {
+    package static let jsonlPrefix: [UInt8] = Array("{\"type\":\"input\",\"schema\":\"nfcscope.jsonl/".utf8)
 
-    static func isJSONLines(_ view: ByteView) -> Bool {
+    package static func isJSONLines(_ view: ByteView) -> Bool {
         guard view.count >= jsonlPrefix.count else { return false }
         for (i, b) in jsonlPrefix.enumerated() where view[i] != b { return false }
         return true
     }
 
     /// One pass over `input` into `collector`.
-    static func pass(_ input: CaptureInput, collector: DiffCollector, format: InputFormat?, tech: Tech?,
+    package static func pass(_ input: CaptureInput, collector: DiffCollector, format: InputFormat?, tech: Tech?,
                      registry: Registry) {
         let view = input.view
         if isJSONLines(view) {

@@ -2,7 +2,7 @@
 // renders (and JSON Lines files written by `decode`). Numbers are kept as their
 // text so that a comparison never depends on floating-point rounding.
 
-enum JSONValue {
+package enum JSONValue {
     case null
     case bool(Bool)
     /// The number exactly as written.
@@ -12,27 +12,27 @@ enum JSONValue {
     /// Members in their order in the text.
     case object(keys: [String], values: [JSONValue])
 
-    subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case .object(let keys, let values) = self, let i = keys.firstIndex(of: key) else { return nil }
         return values[i]
     }
 
     /// An object's members in order; nil for other values.
-    var members: [(String, JSONValue)]? {
+    package var members: [(String, JSONValue)]? {
         guard case .object(let keys, let values) = self else { return nil }
         return Array(zip(keys, values))
     }
 
-    static func object(_ members: [(String, JSONValue)]) -> JSONValue {
+    package static func object(_ members: [(String, JSONValue)]) -> JSONValue {
         .object(keys: members.map(\.0), values: members.map(\.1))
     }
 
-    var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
-    var isScalar: Bool {
+    package var isScalar: Bool {
         switch self {
         case .array, .object: false
         default: true
@@ -40,7 +40,7 @@ enum JSONValue {
     }
 
     /// Compact JSON text of the value (members in their order).
-    func write(to out: OutputBuffer) {
+    package func write(to out: OutputBuffer) {
         switch self {
         case .null: out.ascii("null")
         case .bool(let b): out.ascii(b ? "true" : "false")
@@ -65,20 +65,20 @@ enum JSONValue {
         }
     }
 
-    var jsonText: String {
+    package var jsonText: String {
         let out = OutputBuffer()
         write(to: out)
         return out.string
     }
 
     /// `plainText`, or nil for null.
-    var nonNullText: String? {
+    package var nonNullText: String? {
         if case .null = self { return nil }
         return plainText
     }
 
     /// The value as a person reads it: strings without quotes, others as JSON.
-    var plainText: String {
+    package var plainText: String {
         if case .string(let s) = self { return s }
         return jsonText
     }
@@ -86,11 +86,11 @@ enum JSONValue {
 
 /// Parses one JSON document from bytes; nil when it is not valid JSON (or nests
 /// deeper than 64 levels).
-struct JSONParser {
+package struct JSONParser {
     private let bytes: [UInt8]
     private var i = 0
 
-    static func parse(_ bytes: [UInt8]) -> JSONValue? {
+    package static func parse(_ bytes: [UInt8]) -> JSONValue? {
         var p = JSONParser(bytes: bytes)
         guard let v = p.value(depth: 0) else { return nil }
         p.skipSpace()

@@ -7,13 +7,13 @@
 // which the ISO-DEP reassembler relies on across frames.
 
 final class LibnfcFrameQueue {
-    private var frames: [Frame] = []
-    private var head = 0
-    private(set) var problems: [SourceProblem] = []
-    private(set) var store: GrowableBytes
-    private(set) var capacity: Int
+    @exclusivity(unchecked) private var frames: [Frame] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private(set) var problems: [SourceProblem] = []
+    @exclusivity(unchecked) private(set) var store: GrowableBytes
+    @exclusivity(unchecked) private(set) var capacity: Int
     /// Bytes of the line being decoded, before they are kept in the store.
-    var scratch: [UInt8] = []
+    @exclusivity(unchecked) var scratch: [UInt8] = []
     /// Line (1-based) and byte offset that new frames and problems are attributed to.
     var line = 0
     var lineOffset = 0

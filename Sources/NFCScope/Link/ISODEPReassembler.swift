@@ -43,18 +43,18 @@ public struct ISODEPExchange {
 /// The last block may be tentative: taken from a frame with a bad CRC because the
 /// other side acted on it, and replaced if a good copy of the same block follows.
 final class ChainAssembly {
-    private var single: ByteView?
+    @exclusivity(unchecked) private var single: ByteView?
     /// Set once the chain ran past the cap: blocks are still counted, bytes dropped.
-    private(set) var discarding = false
+    @exclusivity(unchecked) private(set) var discarding = false
     private let buffer = GrowableBytes()
-    private var chained = false
-    private(set) var blocks = 0
-    private var lastStart = 0
-    private(set) var lastBlockNumber: UInt8 = 0xFF
-    private(set) var lastTentative = false
+    @exclusivity(unchecked) private var chained = false
+    @exclusivity(unchecked) private(set) var blocks = 0
+    @exclusivity(unchecked) private var lastStart = 0
+    @exclusivity(unchecked) private(set) var lastBlockNumber: UInt8 = 0xFF
+    @exclusivity(unchecked) private(set) var lastTentative = false
     /// The INF of the last block taken, to tell a repeated block from a new one
     /// that happens to carry the same block number.
-    private(set) var lastINF = ByteView()
+    @exclusivity(unchecked) private(set) var lastINF = ByteView()
 
     var isEmpty: Bool { blocks == 0 }
 
@@ -159,25 +159,25 @@ public final class ISODEPReassembler {
         case response
     }
 
-    private var phase: Phase = .idle
+    @exclusivity(unchecked) private var phase: Phase = .idle
     private let command = ChainAssembly()
     private let response = ChainAssembly()
     /// Numbers of the exchange's frames: the first `frameCount` elements. Slots are
     /// overwritten rather than the array emptied, because emptying an array in place
     /// is a generic call, once per exchange.
-    private var frames: [Int] = []
-    private var frameCount = 0
-    private var wtx = 0
-    private var retransmissions = 0
-    private var badCRC = false
+    @exclusivity(unchecked) private var frames: [Int] = []
+    @exclusivity(unchecked) private var frameCount = 0
+    @exclusivity(unchecked) private var wtx = 0
+    @exclusivity(unchecked) private var retransmissions = 0
+    @exclusivity(unchecked) private var badCRC = false
     /// The response's last block had no chaining bit (even if its CRC was bad).
-    private var responseEnded = false
+    @exclusivity(unchecked) private var responseEnded = false
     /// The exchange in progress ran past a cap.
-    private var overlong = false
+    @exclusivity(unchecked) private var overlong = false
     /// Overlong exchanges seen so far, for the caller to report (see `takeOverlongReport`).
-    private var overlongReports: [(first: Int, last: Int)] = []
+    @exclusivity(unchecked) private var overlongReports: [(first: Int, last: Int)] = []
     /// True when `takeOverlongReport` has something.
-    public private(set) var hasOverlongReport = false
+    @exclusivity(unchecked) public private(set) var hasOverlongReport = false
 
     public init() {
         frames.reserveCapacity(64)

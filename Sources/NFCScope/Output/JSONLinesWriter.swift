@@ -8,9 +8,9 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     private let out: OutputBuffer
     public var output: OutputBuffer { out }
-    public var nextFrameMask: [Bool]?
+    @exclusivity(unchecked) public var nextFrameMask: [Bool]?
     private let context: RenderContext
-    private var digits = 6
+    @exclusivity(unchecked) private var digits = 6
 
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
     public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false) {

@@ -42,7 +42,7 @@ public final class PcapExporter: DecodeSink {
     /// reader chip reported about the card). Cleared by that frame.
     public var nextComment: String?
 
-    private let pcapDumper: LibpcapDumper?
+    private let pcapDumper: ClassicPcapWriter?
     private let pcapngWriter: PcapngWriter?
     private var record: [UInt8] = []
 
@@ -57,13 +57,13 @@ public final class PcapExporter: DecodeSink {
             switch container {
             case .pcap:
                 allExportedPDU = needsExportedPDU
-                pcapDumper = try LibpcapDumper(
+                pcapDumper = try ClassicPcapWriter(
                     path: path, linkType: needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443)
                 pcapngWriter = nil
             case .pcapng:
                 allExportedPDU = false
                 pcapDumper = nil
-                let writer = try PcapngWriter(path: path, application: Arguments.version, live: live)
+                let writer = try PcapngWriter(path: path, application: NFCScopeLibrary.version, live: live)
                 _ = writer.interface(for: LinkType.iso14443)
                 pcapngWriter = writer
             }

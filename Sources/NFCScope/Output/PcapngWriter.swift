@@ -2,14 +2,10 @@
 // (if_tsresol = 9), Enhanced Packet Blocks. Our own because libpcap 1.10 has no
 // pcapng dump API (pcap_dump_open writes classic pcap only), and a capture with
 // both NFC-A/B and NFC-F/V frames needs two link types in one file.
-#if canImport(Glibc)
-import Glibc
-#endif
 
 public final class PcapngWriter {
+    private let file: WritableFile?
     private let out: OutputBuffer
-    private let fd: Int32
-    private var closed = false
     /// Link types of the interfaces described so far, in interface-id order.
     public private(set) var interfaces: [UInt32] = []
     private var block: [UInt8] = []
@@ -25,13 +21,10 @@ public final class PcapngWriter {
     }
 
     /// Creates (or truncates) `path` and writes the section header.
-    public init(path: String, application: String, live: Live? = nil) throws(LibpcapError) {
-        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard opened >= 0 else {
-            throw LibpcapError(message: "\(path): \(String(cString: strerror(errno)))")
-        }
-        fd = opened
-        out = OutputBuffer(fd: opened)
+    public init(path: String, application: String, live: Live? = nil) throws(CaptureWriteError) {
+        let file = try WritableFile(path: path)
+        self.file = file
+        out = file.out
         mirror = live?.mirror.map { OutputBuffer(fd: $0) }
         if live != nil {
             out.flushEachRecord = true
@@ -40,11 +33,12 @@ public final class PcapngWriter {
         writeSectionHeader(application: application)
     }
 
-    deinit {
-        if !closed {
-            out.flush()
-            _ = Glibc.close(fd)
-        }
+    /// Writes into `output` (an in-memory buffer: read the file with `output.contents`).
+    package init(output: OutputBuffer, application: String) {
+        file = nil
+        out = output
+        mirror = nil
+        writeSectionHeader(application: application)
     }
 
     /// The id of the interface of `linkType`, describing it first if needed.
@@ -61,8 +55,8 @@ public final class PcapngWriter {
         return UInt32(interfaces.count - 1)
     }
 
-    /// One Enhanced Packet Block; `timeNanos` since the epoch, not negative; `comment`
-    /// goes in its opt_comment option.
+    /// One Enhanced Packet Block; `timeNanos` since the epoch, not negative.
+    /// `comment` becomes the block's opt_comment, which Wireshark shows as the packet comment.
     public func packet(interface: UInt32, timeNanos: Int64, _ data: [UInt8], comment: String? = nil) {
         let time = UInt64(max(0, timeNanos))
         block.removeAll(keepingCapacity: true)
@@ -73,23 +67,16 @@ public final class PcapngWriter {
         u32(UInt32(truncatingIfNeeded: data.count))
         block.append(contentsOf: data)
         pad()
-        if let comment, comment.utf8.count < 0xFFFF {
-            option(code: 1, Array(comment.utf8))  // opt_comment
+        if let comment {
+            option(code: 1, Array(comment.utf8.prefix(0xFFFF)))  // opt_comment
             option(code: 0, [])
         }
         emit(type: 6)
     }
 
     /// Flushes and closes; throws when anything could not be written.
-    public func close() throws(LibpcapError) {
-        guard !closed else { return }
-        closed = true
-        out.flush()
-        let failedWrite = out.writeFailed
-        let failedClose = Glibc.close(fd) != 0
-        if failedWrite || failedClose {
-            throw LibpcapError(message: "write error while saving the pcapng file: \(String(cString: strerror(errno)))")
-        }
+    public func close() throws(CaptureWriteError) {
+        if let file { try file.close(what: "pcapng") } else { out.flush() }
     }
 
     private func writeSectionHeader(application: String) {

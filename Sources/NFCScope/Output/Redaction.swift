@@ -24,17 +24,17 @@ final class Redactor {
     /// oldest is forgotten, so memory and the masking work per frame stay bounded.
     static let secretLimit = 256
 
-    private(set) var digitSecrets: [DigitSecret] = []
+    @exclusivity(unchecked) private(set) var digitSecrets: [DigitSecret] = []
     /// Cardholder names and other card text (raw bytes), hidden entirely.
-    private(set) var nameSecrets: [[UInt8]] = []
+    @exclusivity(unchecked) private(set) var nameSecrets: [[UInt8]] = []
     /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
-    private(set) var track2Values: [[UInt8]] = []
+    @exclusivity(unchecked) private(set) var track2Values: [[UInt8]] = []
     /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
     struct TextSecret: Equatable {
         var bytes: [UInt8]
         var masked: [Bool]
     }
-    private(set) var textSecrets: [TextSecret] = []
+    @exclusivity(unchecked) private(set) var textSecrets: [TextSecret] = []
 
     var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty && textSecrets.isEmpty }
 
@@ -363,7 +363,7 @@ public protocol MaskableFrameWriter: DecodeSink {
 public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
     private let inner: Inner
     private let redactor = Redactor()
-    private var held: [Frame] = []
+    @exclusivity(unchecked) private var held: [Frame] = []
     /// More frames than this are released even mid-exchange, so memory stays bounded.
     private let holdLimit = 4096
 

@@ -25,8 +25,8 @@ public final class StatsCollector: DecodeSink {
         public var problems = 0
     }
 
-    public private(set) var files: [(path: String, counts: Counts)] = []
-    private var current = Counts()
+    @exclusivity(unchecked) public private(set) var files: [(path: String, counts: Counts)] = []
+    @exclusivity(unchecked) private var current = Counts()
 
     public init() {}
 

@@ -6,19 +6,19 @@
 public final class TextWriter: MaskableFrameWriter {
     private let out: OutputBuffer
     public var output: OutputBuffer { out }
-    public var nextFrameMask: [Bool]?
+    @exclusivity(unchecked) public var nextFrameMask: [Bool]?
     private let context: RenderContext
     /// The closing section (per-session verdicts), rendered as they come. Capped so
     /// that memory stays flat on captures with hundreds of thousands of sessions; the
     /// count says how many there were.
     private let closing = OutputBuffer()
-    private var closingHeading: StaticString?
-    private var closingCount = 0
-    private var closingKept = 0
+    @exclusivity(unchecked) private var closingHeading: StaticString?
+    @exclusivity(unchecked) private var closingCount = 0
+    @exclusivity(unchecked) private var closingKept = 0
     private static let closingLimit = 1000
-    private var digits = 6
+    @exclusivity(unchecked) private var digits = 6
     private static let bytesPerLine = 16
-    private static let dataColumn = 30
+    static let dataColumn = 30
     private static let crcColumn = dataColumn + bytesPerLine * 3 + 1
 
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).

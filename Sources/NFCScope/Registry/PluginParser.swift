@@ -27,7 +27,7 @@ extension TagEntry {
     ]
 }
 
-enum PluginParser {
+package enum PluginParser {
     private enum Section {
         case none
         case aid, tag, system, capk
@@ -429,7 +429,7 @@ enum PluginParser {
     }
 
     /// Hex digits, optionally separated by spaces, to bytes; nil on anything else or an odd count.
-    static func hexBytes<S: StringProtocol>(_ s: S) -> [UInt8]? {
+    package static func hexBytes<S: StringProtocol>(_ s: S) -> [UInt8]? {
         var bytes: [UInt8] = []
         var high: UInt8?
         for unit in s.utf8 {

@@ -12,13 +12,13 @@ public final class FeliCaSession {
     private let registry: Registry
     /// IDm → the system code the reader polled it with. Bounded: a capture with more
     /// cards than this starts over rather than growing without limit.
-    private var systems: [UInt64: UInt16] = [:]
+    @exclusivity(unchecked) private var systems: [UInt64: UInt16] = [:]
     private static let maxCards = 4096
 
     private let pendingBytes = GrowableBytes(capacity: 512)
-    private var pending: FeliCaFrameInfo?
-    private var frames: [Int] = []
-    private var badCRC = false
+    @exclusivity(unchecked) private var pending: FeliCaFrameInfo?
+    @exclusivity(unchecked) private var frames: [Int] = []
+    @exclusivity(unchecked) private var badCRC = false
 
     public init(registry: Registry = .builtin) {
         self.registry = registry

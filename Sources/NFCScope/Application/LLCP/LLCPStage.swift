@@ -10,9 +10,9 @@ final class LLCPStage {
     /// Connections followed at once (a capture opening more is reported as such).
     static let connectionLimit = 64
 
-    private var connections: [LLCPConnection] = []
-    private var dropped = 0
-    private var symmCount = 0
+    @exclusivity(unchecked) private var connections: [LLCPConnection] = []
+    @exclusivity(unchecked) private var dropped = 0
+    @exclusivity(unchecked) private var symmCount = 0
 
     /// One PDU of the link (a frame's, or one an AGF aggregated).
     func feed<Sink: DecodeSink>(_ pdu: LLCPPDU, n: Int, to sink: Sink) {
@@ -158,23 +158,23 @@ final class LLCPStage {
 
 /// The state of one data-link connection.
 final class LLCPConnection {
-    var local: UInt8
-    var remote: UInt8
+    @exclusivity(unchecked) var local: UInt8
+    @exclusivity(unchecked) var remote: UInt8
     /// The adapter's side sent the CONNECT (nil: no CONNECT seen).
     let initiatedLocally: Bool?
     let firstFrame: Int
-    var serviceName: [UInt8]?
-    var connectFrame: Int?
-    var acceptFrame: Int?
-    var discFrame: Int?
-    var discLocal: Bool?
-    var endFrame: Int?
-    var dmReason: UInt8?
-    var sentPDUs = 0, receivedPDUs = 0, sentBytes = 0, receivedBytes = 0
-    var snepMessages = 0
-    var frames = FrameList()
+    @exclusivity(unchecked) var serviceName: [UInt8]?
+    @exclusivity(unchecked) var connectFrame: Int?
+    @exclusivity(unchecked) var acceptFrame: Int?
+    @exclusivity(unchecked) var discFrame: Int?
+    @exclusivity(unchecked) var discLocal: Bool?
+    @exclusivity(unchecked) var endFrame: Int?
+    @exclusivity(unchecked) var dmReason: UInt8?
+    @exclusivity(unchecked) var sentPDUs = 0, receivedPDUs = 0, sentBytes = 0, receivedBytes = 0
+    @exclusivity(unchecked) var snepMessages = 0
+    @exclusivity(unchecked) var frames = FrameList()
     /// SNEP messages being assembled: [0] sent by the adapter's side, [1] received.
-    var snep = [SNEPAssembler(), SNEPAssembler()]
+    @exclusivity(unchecked) var snep = [SNEPAssembler(), SNEPAssembler()]
 
     init(local: UInt8, remote: UInt8, initiatedLocally: Bool?, firstFrame: Int) {
         self.local = local

@@ -19,20 +19,20 @@ final class TLVAreaTagStage {
     }
 
     let platform: Platform
-    private var memory: TagMemory
-    private var frames = FrameList()
-    private var uid: [UInt8]?
+    @exclusivity(unchecked) private var memory: TagMemory
+    @exclusivity(unchecked) private var frames = FrameList()
+    @exclusivity(unchecked) private var uid: [UInt8]?
     /// The message last emitted (the same message read again is not emitted twice).
-    private var emitted: [UInt8]?
+    @exclusivity(unchecked) private var emitted: [UInt8]?
     /// Type 2: pages of the tag (from GET_VERSION), so a READ that rolls over past
     /// the last page is mapped back onto page 0.
-    private var pageCount: Int?
+    @exclusivity(unchecked) private var pageCount: Int?
     /// Type 2: the sector SECTOR_SELECT chose (only sector 0 holds the CC).
-    private var sector: UInt8 = 0
+    @exclusivity(unchecked) private var sector: UInt8 = 0
     /// The frame number of the command the next answer belongs to.
-    private var commandFrame: Int?
+    @exclusivity(unchecked) private var commandFrame: Int?
     /// A Type 2 WRITE (or COMPATIBILITY WRITE data) waiting for the tag's ACK.
-    private var pendingWrite: (page: Int, data: [UInt8])?
+    @exclusivity(unchecked) private var pendingWrite: (page: Int, data: [UInt8])?
 
     init(_ platform: Platform) {
         self.platform = platform

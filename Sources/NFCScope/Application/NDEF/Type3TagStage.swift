@@ -14,11 +14,11 @@ final class Type3TagStage {
     /// a few hundred).
     static let blockLimit = 4096
 
-    private var memory = TagMemory(limit: Type3TagStage.blockLimit * 16)
-    private var frames = FrameList()
-    private var idm: [UInt8]?
+    @exclusivity(unchecked) private var memory = TagMemory(limit: Type3TagStage.blockLimit * 16)
+    @exclusivity(unchecked) private var frames = FrameList()
+    @exclusivity(unchecked) private var idm: [UInt8]?
     /// The message last emitted (the same message read again is not emitted twice).
-    private var emitted: [UInt8]?
+    @exclusivity(unchecked) private var emitted: [UInt8]?
 
     /// A FeliCa exchange with a card of the NDEF system.
     func feed<Sink: DecodeSink>(_ x: FeliCaExchange, to sink: Sink) {

@@ -13,15 +13,15 @@ final class Type4TagStage {
     /// NLEN can describe is 64 KiB; extended files are capped here).
     static let fileLimit = 1 << 20
 
-    private var selected: UInt16?
-    private var cc = TagMemory(limit: 0x10000)
-    private var file = TagMemory(limit: Type4TagStage.fileLimit)
-    private var ndefFileID: UInt16?
-    private var extendedLength = false
-    private var frames = FrameList()
+    @exclusivity(unchecked) private var selected: UInt16?
+    @exclusivity(unchecked) private var cc = TagMemory(limit: 0x10000)
+    @exclusivity(unchecked) private var file = TagMemory(limit: Type4TagStage.fileLimit)
+    @exclusivity(unchecked) private var ndefFileID: UInt16?
+    @exclusivity(unchecked) private var extendedLength = false
+    @exclusivity(unchecked) private var frames = FrameList()
     /// The message last emitted (the same message read again is not emitted twice).
-    private var emitted: [UInt8]?
-    private var uid: [UInt8]?
+    @exclusivity(unchecked) private var emitted: [UInt8]?
+    @exclusivity(unchecked) private var uid: [UInt8]?
 
     /// The UID of the card the session is with (NFC-A activation), for the record;
     /// nil when a new activation starts and the card is not known yet.
@@ -78,7 +78,7 @@ final class Type4TagStage {
     }
 
     /// Whether the session sent the application anything (most sessions do not).
-    private var active = false
+    @exclusivity(unchecked) private var active = false
 
     private func reset() {
         active = false
@@ -119,7 +119,7 @@ final class Type4TagStage {
         }
     }
 
-    private(set) var capability: T4TCapabilityContainer?
+    @exclusivity(unchecked) private(set) var capability: T4TCapabilityContainer?
 
     private func messageLength() -> Int? {
         if extendedLength {

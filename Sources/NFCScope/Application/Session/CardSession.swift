@@ -7,25 +7,25 @@ public final class CardSession {
     public let registry: Registry
     /// The last exchange interpreted, filled in place; its `context` is the session's
     /// own knowledge (learnt into there directly, never copied per APDU).
-    private var current = APDUInterpretation(exchange: ISODEPExchange(
+    @exclusivity(unchecked) private var current = APDUInterpretation(exchange: ISODEPExchange(
         frames: [], command: nil, response: nil, waitingTimeExtensions: 0, retransmissions: 0,
         sawBadCRC: false, incomplete: false))
     /// The application selected by name and accepted by the card.
-    private var selectedAID: [UInt8]?
-    private var generateACCount = 0
+    @exclusivity(unchecked) private var selectedAID: [UInt8]?
+    @exclusivity(unchecked) private var generateACCount = 0
     /// A DESFire command whose answer said AF (more frames): the next ADDITIONAL FRAME
     /// continues it, as its frame number + 1.
-    private var desfireChain: (code: UInt8, frame: Int)?
-    private var tracker = TransactionTracker()
+    @exclusivity(unchecked) private var desfireChain: (code: UInt8, frame: Int)?
+    @exclusivity(unchecked) private var tracker = TransactionTracker()
     /// Node storage for the next response and command trees: the previous exchange's
     /// trees come back here, so parsing one per APDU does not allocate (the storage
     /// is as big as the biggest tree seen, bounded by the APDU size).
-    private var spareResponseTLV = BERTLV()
-    private var spareCommandTLV = BERTLV()
+    @exclusivity(unchecked) private var spareResponseTLV = BERTLV()
+    @exclusivity(unchecked) private var spareCommandTLV = BERTLV()
     /// The last AID looked up and its registry index: most exchanges concern the
     /// application selected before, whose AID is then the same array.
-    private var lookedUpAID: [UInt8]?
-    private var lookedUpAIDIndex: Int?
+    @exclusivity(unchecked) private var lookedUpAID: [UInt8]?
+    @exclusivity(unchecked) private var lookedUpAIDIndex: Int?
 
     public init(registry: Registry) {
         self.registry = registry

@@ -2,6 +2,7 @@
 // a line (docs/capture.md). Comments start with `#`; a step is either hex bytes sent as
 // they are, or a built-in that works out its command from the card's earlier answers.
 
+import NFCScope
 public enum ScriptStep: Equatable, Sendable {
     /// Bytes sent as written: an APDU to an ISO-DEP card, a frame otherwise (a FeliCa
     /// frame from its LEN byte on).

@@ -3,6 +3,8 @@
 // writes each pcapng block to the file and to a pipe; this thread decodes the pipe with
 // the same pipeline as `decode`, so the live output is exactly what decoding the file
 // afterwards prints.
+import NFCScope
+import NFCScopeLibnfc
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 // `nfcscope diff A B`: loads both inputs (two passes each: keys, then the fields
 // of the pairs that differ), aligns and writes the differences as text or JSON Lines.
+import NFCScope
 
 public enum ColorMode: String, Sendable {
     case auto, always, never

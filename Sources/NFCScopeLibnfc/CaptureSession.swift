@@ -1,6 +1,7 @@
 // `nfcscope capture` without the C: the live pcapng writer, the steps run against one
 // card (script built-ins that follow the card's answers), and the polling loop. It sees
 // the reader only through LibnfcReader's plain values.
+import NFCScope
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -439,6 +440,7 @@ public struct CaptureSettings {
 public struct CaptureOutcome: Sendable {
     public var cards = 0
     public var errors = 0
+    public init() {}
 }
 
 public enum LiveCapture {

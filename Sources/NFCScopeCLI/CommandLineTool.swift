@@ -1,30 +1,11 @@
-// What `nfcscope` does with its arguments. It lives in the library (main.swift
-// only calls it) so the decoder is specialised for each concrete output sink
-// inside this module, and so tests can run the whole command in-process.
+// What `nfcscope` does with its arguments. It lives in NFCScopeCLI (main.swift only
+// calls it) so tests can run the whole command in-process. The decode it starts runs
+// in the library (`StandardDecode`), where the decoder is specialised for each
+// concrete output sink.
+import NFCScope
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Passes everything to `inner` and also reports file-level problems on stderr.
-final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
-    let inner: Inner
-    let report: (String) -> Void
-
-    init(_ inner: Inner, report: @escaping (String) -> Void) {
-        self.inner = inner
-        self.report = report
-    }
-
-    var depth: DecodeDepth { inner.depth }
-    func begin(_ input: InputDescription) { inner.begin(input) }
-    @inline(__always) func frame(_ frame: Frame) { inner.frame(frame) }
-    func record<R: DecodedRecord>(_ record: R) { inner.record(record) }
-    func problem(_ problem: InputProblem) {
-        report(problem.line)
-        inner.problem(problem)
-    }
-    func end(_ input: InputDescription) { inner.end(input) }
-}
 
 public enum CommandLineTool {
     /// Exit statuses, as documented in the help text.
@@ -85,7 +66,7 @@ public enum CommandLineTool {
             // Nothing `stats` prints comes from the registry, and without plugin folders
             // there are no mistakes to report: building the built-in registry (parsing
             // its files, several ms) would only delay the counts.
-            (registry, pluginProblems) = (Registry(RegistryBuilder()), [])
+            (registry, pluginProblems) = (Registry.empty, [])
         } else {
             (registry, pluginProblems) = Registry.load(pluginDirectories: options.pluginDirectories,
                                                        environment: environment)
@@ -116,25 +97,13 @@ public enum CommandLineTool {
                 status = max(status, exitInputErrors)
             }
         }
-        func decodeAll<Sink: DecodeSink>(into sink: Sink) {
-            let echo = ProblemEcho(sink, report: errorLine)
-            for file in options.files {
-                account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech,
-                                              registry: registry, whileWaiting: { out.flush() }, into: echo))
-                if Interruption.requested { break }
-            }
-        }
-        if options.subcommand == .stats {
-            let stats = StatsCollector()
-            decodeAll(into: stats)
-            stats.write(to: out, json: format == .jsonl)
-        } else if format == .jsonl {
-            let writer = JSONLinesWriter(output: out, registry: registry, redact: options.redact)
-            if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
-        } else {
-            let writer = TextWriter(output: out, registry: registry, redact: options.redact)
-            if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
-        }
+        // The loop over files and the choice of sink live in the library, where the
+        // per-frame loop is specialised for each sink (StandardDecode.swift).
+        let output: StandardDecode.Output = options.subcommand == .stats ? .stats(json: format == .jsonl)
+            : format == .jsonl ? .jsonl : .text
+        StandardDecode.run(files: options.files, inputFormat: options.inputFormat, tech: options.tech,
+                           registry: registry, output: output, redact: options.redact, out: out,
+                           report: errorLine, outcome: account)
         out.flush()
         return Interruption.requested ? exitInterrupted : status
     }

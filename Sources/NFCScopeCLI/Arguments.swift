@@ -1,5 +1,6 @@
 // Command-line parsing: one loop, one case per option, errors as values. `main`
 // is the only place that prints usage or exits.
+import NFCScope
 
 public enum OutputFormat: String, Sendable {
     case text, jsonl
@@ -93,7 +94,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 public enum Arguments {
-    public static let version = "nfcscope 0.1.0"
+    public static let version = NFCScopeLibrary.version
 
     public static let help = """
     nfcscope: decode NFC sniffer captures into annotated text and JSON Lines

@@ -1,4 +1,6 @@
 // `nfcscope devices`: the readers libnfc finds, with what each can poll for.
+import NFCScope
+import NFCScopeLibnfc
 
 enum DevicesCommand {
     static func run(_ options: Options, out: OutputBuffer, format: OutputFormat,

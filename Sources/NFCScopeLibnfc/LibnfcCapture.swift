@@ -10,6 +10,7 @@
 // CRCs itself. `PolledTarget.frames` are therefore the activation answers as the chip
 // reported them (as PN53xAirRecovery reads them from libnfc logs), never frames the
 // chip may have sent but did not report.
+import NFCScope
 import CNfc
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@
 // file. Two passes over the (mapped or buffered) input: the first learns whether
 // NFC-F/V frames occur and when the capture starts, which a classic pcap must know
 // before its file header is written; the second writes.
+import NFCScope
 #if canImport(Glibc)
 import Glibc
 #endif

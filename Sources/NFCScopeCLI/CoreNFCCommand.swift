@@ -5,6 +5,7 @@
 // (CoreNFC/). Exit status: 0 every card delivered, 1 one is not (or its fate is
 // undocumented), 2 trouble (unreadable file, usage).
 
+import NFCScope
 enum CoreNFCCommand {
     static let exitDelivered: Int32 = 0
     static let exitNotDelivered: Int32 = 1
