@@ -20,6 +20,8 @@ public enum Subcommand: Equatable, Sendable {
     case diff
     /// `devices`: the readers libnfc finds.
     case devices
+    /// `report FILE... -o OUT.html`: a self-contained HTML page (sequence charts, verdicts).
+    case report
 }
 
 public struct Options: Equatable, Sendable {
@@ -63,6 +65,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case noOutput
     case unknownOutputExtension(String)
     case diffNeedsTwo
+    case reportNeedsOutput
 
     public var description: String {
         switch self {
@@ -76,6 +79,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .noOutput: "convert needs an output file (-o FILE.pcap or FILE.pcapng)"
         case .diffNeedsTwo: "diff needs two inputs: nfcscope diff A B"
         case .unknownOutputExtension(let s): "cannot tell the output format of '\(s)' (use .pcap or .pcapng)"
+        case .reportNeedsOutput: "report needs an output file (-o report.html, or -o - for standard output)"
         }
     }
 }
@@ -96,6 +100,7 @@ public enum Arguments {
       nfcscope diff [--format text|jsonl] [--ignore LIST] [--ignore-volatile] [--link]
                   [--color auto|always|never] [--tech ...] [--plugins DIR]... A B
       nfcscope devices [--format text|jsonl]
+      nfcscope report [--redact] [--input FORMAT] [--tech ...] [--plugins DIR]... FILE... -o OUT.html
       nfcscope help | --help | --version
 
     COMMANDS
@@ -124,6 +129,12 @@ public enum Arguments {
                written by decode. Exit status 0 equal, 1 different, 2 trouble.
                Details: docs/diff.md.
 
+      report   One self-contained HTML page (no script, no network): the transaction
+               verdicts, a sequence chart of each card session (reader and card
+               lifelines, an arrow per command and answer, WTX and retries marked,
+               every arrow unfolds to its decoded fields), FeliCa blocks as tables,
+               NDEF messages. --redact applies. Details: docs/report.md.
+
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
                             The JSON Lines schema is in docs/jsonl-schema.md.
@@ -144,6 +155,7 @@ public enum Arguments {
                             on a terminal; otherwise output is written in large blocks,
                             and whenever a pipe or FIFO input has to wait for its writer).
       -o, --output FILE     convert: the file to write; .pcap or .pcapng.
+                            report: the HTML file to write ('-': standard output).
       --ignore LIST         (diff) Comma-separated EMV tags (9F37,9F36) and field names
                             (sw, uid) whose changes are not differences.
       --ignore-volatile     (diff) Ignore what changes every transaction: 9F37, 9F36,
@@ -194,6 +206,7 @@ public enum Arguments {
         case "convert": options.subcommand = .convert
         case "diff": options.subcommand = .diff
         case "devices": options.subcommand = .devices
+        case "report": options.subcommand = .report
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
         case "plugins":
@@ -239,7 +252,7 @@ public enum Arguments {
                 guard let format = InputFormat(rawValue: value) else { throw .invalidValue(option: name, value: value) }
                 options.inputFormat = format
             case "-o", "--output":
-                guard options.subcommand == .convert else { throw .unknownOption(arg) }
+                guard options.subcommand == .convert || options.subcommand == .report else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.outputPath = value
             case "--ignore":
@@ -261,7 +274,7 @@ public enum Arguments {
                 guard options.subcommand == .decode || options.subcommand == .stats else { throw .unknownOption(arg) }
                 options.lineBuffered = true
             case "--redact":
-                guard options.subcommand == .decode else { throw .unknownOption(arg) }
+                guard options.subcommand == .decode || options.subcommand == .report else { throw .unknownOption(arg) }
                 options.redact = true
             case "--tech":
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
@@ -290,6 +303,9 @@ public enum Arguments {
             if options.files.count > 1 { throw .unexpectedArgument(options.files[1]) }
             guard let output = options.outputPath else { throw .noOutput }
             if ExportContainer(path: output) == nil { throw .unknownOutputExtension(output) }
+        case .report:
+            if options.files.isEmpty { throw .noInput }
+            if options.outputPath == nil { throw .reportNeedsOutput }
         case .diff:
             if options.files.count < 2 { throw .diffNeedsTwo }
             if options.files.count > 2 { throw .unexpectedArgument(options.files[2]) }

@@ -69,7 +69,7 @@ public enum CommandLineTool {
         case .devices:
             return DevicesCommand.run(options, out: out, format: options.format ?? (outputIsTerminal ? .text : .jsonl),
                                       errorLine: errorLine)
-        case .decode, .stats, .pluginsList, .diff:
+        case .decode, .stats, .pluginsList, .diff, .report:
             break
         }
         // A plugin mistake never stops decoding: the valid entries are used and the
@@ -96,6 +96,9 @@ public enum CommandLineTool {
             let result = DiffCommand.run(options, registry: registry, out: out, outputIsTerminal: outputIsTerminal,
                                          errorLine: errorLine)
             return result
+        }
+        if options.subcommand == .report {
+            return ReportCommand.run(options, registry: registry, status: status, out: out, errorLine: errorLine)
         }
         let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
         if outputIsTerminal || options.lineBuffered { out.flushEachRecord = true }
