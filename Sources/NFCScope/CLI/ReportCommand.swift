@@ -1,6 +1,6 @@
 // `nfcscope report FILE... -o report.html`: the inputs decoded into `ReportWriter`
-// (through `RedactingSink` with --redact) and written as one self-contained HTML
-// page. `-o -` writes the page on standard output.
+// (which masks card numbers and names itself with --redact) and written as one
+// self-contained HTML page. `-o -` writes the page on standard output.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +31,7 @@ enum ReportCommand {
                 if Interruption.requested { break }
             }
         }
-        if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+        decodeAll(into: writer)
         if outputPath == "-" {
             writer.writeHTML(to: out)
         } else {

@@ -1,11 +1,11 @@
 // `nfcscope report`: the sink that turns the pipeline's frames and records into one
 // self-contained HTML page (ReportHTML.swift writes it). It decodes nothing itself:
 // every piece of capture text it shows is the frames' own annotation and the
-// records' own text and JSON renderings, written into `output` during the sink call
-// (where `RedactingSink` masks them, as it does for the other writers) and read back
-// at the start of the next call. Card sessions are grouped from the frames, turned
-// into chart rows when they end and rendered at once, so memory holds one session
-// plus the finished page, both bounded by `ReportLimits`.
+// records' own text and JSON renderings, written into the collector's buffer during
+// the sink call (where `RedactingSink` masks them, as it does for the other writers)
+// and read back once that call has returned. Card sessions are grouped from the
+// frames, turned into chart rows when they end and rendered at once, so memory holds
+// one session plus the finished page, both bounded by `ReportLimits`.
 
 /// Bounds that keep the page (and the memory building it) small on long captures.
 public struct ReportLimits: Sendable {
@@ -83,10 +83,41 @@ final class ReportSession {
     var isEmpty: Bool { frames.isEmpty && records.isEmpty && droppedFrames == 0 }
 }
 
-public final class ReportWriter: MaskableFrameWriter {
-    public var output: OutputBuffer { scratch }
-    public var nextFrameMask: [Bool]?
+/// The report's sink: frames and records in, `writeHTML` out. With `redact`, what it
+/// collects passes through `RedactingSink` first.
+public final class ReportWriter: DecodeSink {
+    private let collector: ReportCollector
+    private let front: any DecodeSink
+
+    /// `redact`: card numbers, track 2 and cardholder names are masked everywhere on the
+    /// page (frame bytes included), as `decode --redact` masks them.
+    public init(registry: Registry = .builtin, redact: Bool = false, limits: ReportLimits = ReportLimits()) {
+        collector = ReportCollector(registry: registry, redact: redact, limits: limits)
+        front = redact ? RedactingSink(collector) : collector
+    }
+
     public var depth: DecodeDepth { .application }
+
+    // Each call is forwarded, then what it wrote is read back: outside the call, where
+    // the redacting sink has masked it.
+    public func begin(_ input: InputDescription) { front.begin(input); collector.harvest() }
+    public func frame(_ frame: Frame) { front.frame(frame); collector.harvest() }
+    public func record<R: DecodedRecord>(_ record: R) { front.record(record); collector.harvest() }
+    public func problem(_ problem: InputProblem) { front.problem(problem); collector.harvest() }
+    public func end(_ input: InputDescription) { front.end(input); collector.harvest(); collector.finishInput() }
+
+    /// Writes the page: call once, after the last input ended.
+    public func writeHTML(to out: OutputBuffer) {
+        collector.page.write(to: out)
+    }
+}
+
+/// Collects the sessions; its output buffer only carries text between a sink call and
+/// the harvest after it.
+final class ReportCollector: MaskableFrameWriter {
+    var output: OutputBuffer { scratch }
+    var nextFrameMask: [Bool]?
+    var depth: DecodeDepth { .application }
 
     private let scratch = OutputBuffer()
     private var pending: [(text: ReportText, start: Int, end: Int)] = []
@@ -101,9 +132,7 @@ public final class ReportWriter: MaskableFrameWriter {
     /// after that frame (the transaction verdict) still belong to it.
     private var closing: ReportSession?
 
-    /// `redact`: records mask the secrets they know of themselves (Wi-Fi keys); wrap
-    /// the writer in `RedactingSink` to mask card numbers and names.
-    public init(registry: Registry = .builtin, redact: Bool = false, limits: ReportLimits = ReportLimits()) {
+    init(registry: Registry, redact: Bool, limits: ReportLimits) {
         self.context = RenderContext(registry: registry, indent: 0, redact: redact)
         self.limits = limits
         self.page = ReportPage(limits: limits, redacted: redact)
@@ -111,14 +140,12 @@ public final class ReportWriter: MaskableFrameWriter {
 
     // MARK: Sink
 
-    public func begin(_ input: InputDescription) {
-        harvest()
+    func begin(_ input: InputDescription) {
         inputNumber += 1
         page.inputs.append((input.path, "\(input.format)"))
     }
 
-    public func frame(_ frame: Frame) {
-        harvest()
+    func frame(_ frame: Frame) {
         if let closing {
             finish(closing)
             self.closing = nil
@@ -158,8 +185,7 @@ public final class ReportWriter: MaskableFrameWriter {
                                           info: info, hex: hex, error: error))
     }
 
-    public func record<R: DecodedRecord>(_ record: R) {
-        harvest()
+    func record<R: DecodedRecord>(_ record: R) {
         let session = closing ?? current ?? newSession()
         let kind: ReportRecord.Kind
         switch record {
@@ -182,24 +208,21 @@ public final class ReportWriter: MaskableFrameWriter {
                                             arrival: session.frames.count))
     }
 
-    public func problem(_ problem: InputProblem) {
-        harvest()
+    func problem(_ problem: InputProblem) {
         page.problemCount += 1
         if page.problems.count < limits.maxProblems { page.problems.append(problem.line) }
     }
 
-    public func end(_ input: InputDescription) {
-        harvest()
+    /// Nothing here: the redacting sink may still hand over held frames and mask the
+    /// text they wrote during this call; `finishInput` ends the sessions after it.
+    func end(_ input: InputDescription) {}
+
+    /// The input ended and its text was harvested: its last sessions are complete.
+    func finishInput() {
         if let closing { finish(closing) }
         closing = nil
         if let current { finish(current) }
         current = nil
-    }
-
-    /// Writes the page: call once, after the last input ended.
-    public func writeHTML(to out: OutputBuffer) {
-        harvest()
-        page.write(to: out)
     }
 
     // MARK: Collecting
@@ -221,7 +244,8 @@ public final class ReportWriter: MaskableFrameWriter {
         return t
     }
 
-    private func harvest() {
+    /// Reads back what the last sink call wrote, once it returned (and was masked).
+    func harvest() {
         guard !pending.isEmpty else { return }
         let bytes = scratch.contents
         for p in pending where p.start >= 0 && p.end <= bytes.count && p.start <= p.end {
