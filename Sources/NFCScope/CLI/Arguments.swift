@@ -138,7 +138,7 @@ public enum Arguments {
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
                             The JSON Lines schema is in docs/jsonl-schema.md.
-      --redact              (decode) Mask card numbers (first 6 and last 4 digits kept),
+      --redact              (decode, report) Mask card numbers (first 6 and last 4 digits kept),
                             track 2 and cardholder names everywhere in the output, frame
                             bytes included, so a decode can be shared. Off by default.
       --tech 14a|14b|15|felica|auto

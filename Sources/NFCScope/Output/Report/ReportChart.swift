@@ -51,7 +51,7 @@ struct ReportSessionSummary {
 }
 
 struct ReportJSONRecord {
-    var json: ReportJSON
+    var json: JSONValue
     var text: String
     var session: Int
 }
@@ -75,8 +75,8 @@ enum ReportChart {
 
         for record in s.records {
             let bytes = Array(record.json.value.utf8)
-            let json = ReportJSON.parse(bytes) ?? .object([])
-            let frameNumbers = (json["frames"]?.array ?? []).compactMap(\.int)
+            let json = JSONParser.parse(bytes) ?? .object([])
+            let frameNumbers = (json["frames"]?.asArray ?? []).compactMap(\.asInt)
             let positions = frameNumbers.compactMap { index[$0] }.sorted()
             var row: ReportRow
             switch record.kind {
@@ -91,7 +91,7 @@ enum ReportChart {
                 summary.felica += 1
                 row = felicaRow(json)
                 for p in positions { claimed[p] = true }
-                if json["blocks"]?.array?.isEmpty == false {
+                if json["blocks"]?.asArray?.isEmpty == false {
                     summary.felicaBlocks.append(ReportJSONRecord(json: json, text: record.text.value, session: s.number))
                 }
             case .ndef:
@@ -152,30 +152,30 @@ enum ReportChart {
 
     // MARK: Rows from records
 
-    private static func apduRow(_ j: ReportJSON) -> ReportRow {
+    private static func apduRow(_ j: JSONValue) -> ReportRow {
         var row = ReportRow(kind: .apdu)
-        if let name = j["name"]?.string {
+        if let name = j["name"]?.stringValue {
             var label = name
-            if let aid = j["aid"]?.string {
+            if let aid = j["aid"]?.stringValue {
                 label += " " + aid
-            } else if let record = j["record"]?.string {
+            } else if let record = j["record"]?.stringValue {
                 label += " (" + record + ")"
-            } else if j["select"] != nil, let data = j["data"]?.string {
+            } else if j["select"] != nil, let data = j["data"]?.stringValue {
                 label += " " + data.uppercased()
-            } else if let p1 = j["p1"]?.string, let p2 = j["p2"]?.string {
+            } else if let p1 = j["p1"]?.stringValue, let p2 = j["p2"]?.stringValue {
                 label += " P1 " + p1 + " P2 " + p2
             }
-            if let le = j["le"]?.int { label += " Le \(le)" }
+            if let le = j["le"]?.asInt { label += " Le \(le)" }
             if j["error"] != nil { label += " (malformed)" }
             row.command = label
-        } else if let raw = j["command"]?.string {
+        } else if let raw = j["command"]?.stringValue {
             row.command = "malformed command " + raw
         }
         if j["response"] != nil, j["response"]?.isNull == false {
-            let bytes = (j["response"]?.string?.utf8.count ?? 0) / 2
-            if let sw = j["sw"]?.string {
+            let bytes = (j["response"]?.stringValue?.utf8.count ?? 0) / 2
+            if let sw = j["sw"]?.stringValue {
                 var label = sw
-                if let text = j["sw_text"]?.string { label += " " + text }
+                if let text = j["sw_text"]?.stringValue { label += " " + text }
                 if bytes > 0 { label += " · \(bytes) bytes" }
                 row.answer = label
                 row.verdict = verdict(sw: sw)
@@ -184,42 +184,42 @@ enum ReportChart {
                 row.verdict = .warning
             }
         }
-        if j["select"] != nil, let app = j["application"]?["name"]?.string { row.note = app }
+        if j["select"] != nil, let app = j["application"]?["name"]?.stringValue { row.note = app }
         linkBadges(j, into: &row)
         return row
     }
 
-    private static func felicaRow(_ j: ReportJSON) -> ReportRow {
+    private static func felicaRow(_ j: JSONValue) -> ReportRow {
         var row = ReportRow(kind: .felica)
-        let name = (j["command"]?.string ?? "command " + (j["code"]?.string ?? "?")).replacingOccurrences("_", " ")
+        let name = (j["command"]?.stringValue ?? "command " + (j["code"]?.stringValue ?? "?")).replacingOccurrences("_", " ")
         var label = name
-        if let services = j["services"]?.array, !services.isEmpty {
-            label += " " + services.compactMap { $0["code"]?.string }.joined(separator: ",")
+        if let services = j["services"]?.asArray, !services.isEmpty {
+            label += " " + services.compactMap { $0["code"]?.stringValue }.joined(separator: ",")
         }
         if j["code"] != nil { row.command = label }
-        if let code = j["response_code"]?.string {
+        if let code = j["response_code"]?.stringValue {
             var answer = j["code"] == nil ? name + " answer" : "answer " + code
-            if let idm = j["idm"]?.string, j["command"]?.string == "polling" { answer = "IDm " + idm }
-            if let status = j["status_text"]?.array?.compactMap(\.string), !status.isEmpty {
+            if let idm = j["idm"]?.stringValue, j["command"]?.stringValue == "polling" { answer = "IDm " + idm }
+            if let status = j["status_text"]?.asArray?.compactMap(\.stringValue), !status.isEmpty {
                 answer += " · " + status.joined(separator: "/")
                 row.verdict = status.allSatisfy { $0 == "success" } ? .ok : .error
             } else {
                 row.verdict = .ok
             }
-            if let blocks = j["blocks"]?.array, !blocks.isEmpty { answer += " · \(blocks.count) blocks" }
+            if let blocks = j["blocks"]?.asArray, !blocks.isEmpty { answer += " · \(blocks.count) blocks" }
             row.answer = answer
         }
-        if let system = j["system_name"]?.string { row.note = system }
+        if let system = j["system_name"]?.stringValue { row.note = system }
         linkBadges(j, into: &row)
         return row
     }
 
-    private static func noteRow(_ j: ReportJSON, text: String, type: String) -> ReportRow {
+    private static func noteRow(_ j: JSONValue, text: String, type: String) -> ReportRow {
         var row = ReportRow(kind: .note)
         let firstLine = text.split(separator: "\n", maxSplits: 1).first.map { String($0).trimmed } ?? type
         row.command = firstLine.isEmpty ? type : firstLine
         if type == "ndef" {
-            let records = j["records"]?.array ?? []
+            let records = j["records"]?.asArray ?? []
             var label = "NDEF message, \(records.count) record" + (records.count == 1 ? "" : "s")
             if let first = records.first, let headline = ReportNDEF.headline(first) { label += ": " + headline }
             row.command = label
@@ -228,13 +228,13 @@ enum ReportChart {
     }
 
     /// WTX, retransmissions, CRC and completeness, from the members every exchange record has.
-    private static func linkBadges(_ j: ReportJSON, into row: inout ReportRow) {
-        if let wtx = j["wtx"]?.int, wtx > 0 { row.badges.append(("WTX ×\(wtx)", "wtx")) }
-        if let r = j["retransmissions"]?.int, r > 0 { row.badges.append(("retry ×\(r)", "retry")) }
-        if j["crc"]?.string == "bad" { row.badges.append(("CRC error", "bad")) }
-        if j["overlong"]?.bool == true {
+    private static func linkBadges(_ j: JSONValue, into row: inout ReportRow) {
+        if let wtx = j["wtx"]?.asInt, wtx > 0 { row.badges.append(("WTX ×\(wtx)", "wtx")) }
+        if let r = j["retransmissions"]?.asInt, r > 0 { row.badges.append(("retry ×\(r)", "retry")) }
+        if j["crc"]?.stringValue == "bad" { row.badges.append(("CRC error", "bad")) }
+        if j["overlong"]?.asBool == true {
             row.badges.append(("overlong", "bad"))
-        } else if j["complete"]?.bool == false {
+        } else if j["complete"]?.asBool == false {
             row.badges.append(("incomplete", "bad"))
         }
     }

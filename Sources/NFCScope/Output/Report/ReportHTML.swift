@@ -45,7 +45,7 @@ final class ReportPage {
         transactionCount += summary.transactions.count
         for t in summary.transactions where transactions.count < limits.maxTransactions { transactions.append(t) }
         for f in summary.felicaBlocks {
-            let n = f.json["blocks"]?.array?.count ?? 0
+            let n = f.json["blocks"]?.asArray?.count ?? 0
             if felicaBlocks + n <= limits.maxFeliCaBlocks {
                 felica.append(f)
                 felicaBlocks += n
@@ -139,7 +139,7 @@ final class ReportPage {
         if transactions.isEmpty { h.raw("<p class=\"none\">No card session selected a payment or other application by APDU.</p>\n") }
         for t in transactions {
             let j = t.json
-            let cryptogram = j["cryptogram"]?.string
+            let cryptogram = j["cryptogram"]?.stringValue
             let style: String
             switch cryptogram {
             case "TC": style = "approved"
@@ -148,38 +148,38 @@ final class ReportPage {
             default: style = j["stopped_at"]?.isNull == false ? "stopped" : "neutral"
             }
             h.raw("<div class=\"verdict \(style)\"><div class=\"outcome\">")
-            h.text(j["outcome"]?.string ?? "unknown")
+            h.text(j["outcome"]?.stringValue ?? "unknown")
             h.raw("</div>\n<dl>")
-            var application = j["application"]?.string ?? (j["aid"]?.isNull == false ? "application" : "no application selected")
-            if let label = j["label"]?.string { application += " “" + label + "”" }
-            if let aid = j["aid"]?.string { application += " (" + aid + ")" }
+            var application = j["application"]?.stringValue ?? (j["aid"]?.isNull == false ? "application" : "no application selected")
+            if let label = j["label"]?.stringValue { application += " “" + label + "”" }
+            if let aid = j["aid"]?.stringValue { application += " (" + aid + ")" }
             field(h, "Application", application)
-            if let amount = j["amount"]?.string { field(h, "Amount", amount) }
+            if let amount = j["amount"]?.stringValue { field(h, "Amount", amount) }
             if let cryptogram { field(h, "Cryptogram", cryptogram + " " + Self.cryptogramMeaning(cryptogram)) }
-            if let at = j["stopped_at"]?.string {
-                field(h, "Why it stopped", "at " + at + (j["reason"]?.string.map { ": " + $0 } ?? ""))
+            if let at = j["stopped_at"]?.stringValue {
+                field(h, "Why it stopped", "at " + at + (j["reason"]?.stringValue.map { ": " + $0 } ?? ""))
             }
             if let oda = j["oda"], !oda.isNull {
-                var v = (oda["method"]?.string.map { $0 + " " } ?? "") + (oda["result"]?.string ?? "")
-                if let step = oda["step"]?.string { v += " at " + step }
-                if let reason = oda["reason"]?.string { v += ": " + reason }
+                var v = (oda["method"]?.stringValue.map { $0 + " " } ?? "") + (oda["result"]?.stringValue ?? "")
+                if let step = oda["step"]?.stringValue { v += " at " + step }
+                if let reason = oda["reason"]?.stringValue { v += ": " + reason }
                 field(h, "Offline data authentication", v)
             }
-            if let kernel = j["kernel"]?["name"]?.string { field(h, "Kernel", kernel) }
-            if let wallet = j["token"]?["wallet"]?.string { field(h, "Wallet", wallet) }
-            if let vas = j["vas"], vas["requested"]?.bool == true {
-                field(h, "Value added services", vas["pass_returned"]?.bool == true ? "requested, a pass was returned" : "requested")
+            if let kernel = j["kernel"]?["name"]?.stringValue { field(h, "Kernel", kernel) }
+            if let wallet = j["token"]?["wallet"]?.stringValue { field(h, "Wallet", wallet) }
+            if let vas = j["vas"], vas["requested"]?.asBool == true {
+                field(h, "Value added services", vas["pass_returned"]?.asBool == true ? "requested, a pass was returned" : "requested")
             }
-            let frames = j["frames"]?.array?.compactMap(\.int) ?? []
+            let frames = j["frames"]?.asArray?.compactMap(\.asInt) ?? []
             h.raw("</dl>\n<p class=\"where\"><a href=\"#s\(t.session)\">session \(t.session)</a>")
             if frames.count == 2 { h.text(", frames \(frames[0])–\(frames[1])") }
-            if let n = j["apdus"]?.int { h.text(", \(n) APDU" + (n == 1 ? "" : "s")) }
-            h.raw("</p>\n<details><summary>all fields</summary><pre>")
-            h.text(t.text)
-            h.raw("</pre></details></div>\n")
+            if let n = j["apdus"]?.asInt { h.text(", \(n) APDU" + (n == 1 ? "" : "s")) }
+            h.raw("</p>\n")
+            h.folded("all fields", t.text)
+            h.raw("</div>\n")
         }
         if transactionCount > transactions.count {
-            h.raw("<p class=\"hint\">"); h.text("\(transactionCount - transactions.count) more not shown."); h.raw("</p>")
+            h.hint("\(transactionCount - transactions.count) more not shown.")
         }
         h.raw("</section>\n")
     }
@@ -203,17 +203,17 @@ final class ReportPage {
         h.raw("<section id=\"felica\"><h2>FeliCa</h2>\n")
         if felica.isEmpty { h.raw("<p class=\"none\">No FeliCa blocks were read.</p>\n") }
         // One table per card and service, the rows in the order they were read.
-        var groups: [(key: String, caption: String, blocks: [(ReportJSON, Int)])] = []
+        var groups: [(key: String, caption: String, blocks: [(JSONValue, Int)])] = []
         for f in felica {
-            let idm = f.json["idm"]?.string ?? "?"
-            var system = f.json["system"]?.string.map { "system " + $0 } ?? ""
-            if let name = f.json["system_name"]?.string { system += " (" + name + ")" }
+            let idm = f.json["idm"]?.stringValue ?? "?"
+            var system = f.json["system"]?.stringValue.map { "system " + $0 } ?? ""
+            if let name = f.json["system_name"]?.stringValue { system += " (" + name + ")" }
             var serviceNames: [String: String] = [:]
-            for s in f.json["services"]?.array ?? [] {
-                if let code = s["code"]?.string { serviceNames[code] = s["name"]?.string ?? "" }
+            for s in f.json["services"]?.asArray ?? [] {
+                if let code = s["code"]?.stringValue { serviceNames[code] = s["name"]?.stringValue ?? "" }
             }
-            for b in f.json["blocks"]?.array ?? [] {
-                let service = b["service"]?.string ?? "?"
+            for b in f.json["blocks"]?.asArray ?? [] {
+                let service = b["service"]?.stringValue ?? "?"
                 let key = idm + "/" + service
                 if let g = groups.firstIndex(where: { $0.key == key }) {
                     groups[g].blocks.append((b, f.session))
@@ -227,7 +227,7 @@ final class ReportPage {
         for g in groups {
             var columns: [String] = []
             for (b, _) in g.blocks {
-                for m in b["fields"]?.members ?? [] where !columns.contains(m.key) { columns.append(m.key) }
+                for m in b["fields"]?.members ?? [] where !columns.contains(m.0) { columns.append(m.0) }
             }
             h.raw("<div class=\"tablewrap\"><table class=\"felica\"><caption>"); h.text(g.caption); h.raw("</caption>\n<thead><tr><th>block</th>")
             for c in columns { h.raw("<th>"); h.text(c); h.raw("</th>") }
@@ -238,13 +238,13 @@ final class ReportPage {
                 for c in columns {
                     h.raw("<td>"); h.text(b["fields"]?[c]?.cellText ?? ""); h.raw("</td>")
                 }
-                h.raw("<td><code>"); h.text(b["hex"]?.string ?? ""); h.raw("</code></td>")
+                h.raw("<td><code>"); h.text(b["hex"]?.stringValue ?? ""); h.raw("</code></td>")
                 h.raw("<td><a href=\"#s\(session)\">\(session)</a></td></tr>\n")
             }
             h.raw("</tbody></table></div>\n")
         }
         if felicaBlocksDropped > 0 {
-            h.raw("<p class=\"hint\">"); h.text("\(felicaBlocksDropped) more blocks not shown."); h.raw("</p>")
+            h.hint("\(felicaBlocksDropped) more blocks not shown.")
         }
         h.raw("</section>\n")
     }
@@ -258,21 +258,20 @@ final class ReportPage {
             let session = m.session / 100_000
             let j = m.json
             h.raw("<div class=\"ndef\" id=\"ndef-\(session)-\(m.session % 100_000)\"><div class=\"src\">")
-            var head = "from " + (j["source"]?.string ?? "?")
-            if let uid = j["uid"]?.string { head += ", tag " + uid }
-            if j["complete"]?.bool == false { head += ", incomplete" }
+            var head = "from " + (j["source"]?.stringValue ?? "?")
+            if let uid = j["uid"]?.stringValue { head += ", tag " + uid }
+            if j["complete"]?.asBool == false { head += ", incomplete" }
             h.text(head)
             h.raw(" · <a href=\"#s\(session)\">session \(session)</a></div>\n")
-            for r in j["records"]?.array ?? [] { ReportNDEF.write(r, h, depth: 0) }
-            for e in j["errors"]?.array ?? [] {
+            for r in j["records"]?.asArray ?? [] { ReportNDEF.write(r, h, depth: 0) }
+            for e in j["errors"]?.asArray ?? [] {
                 h.raw("<p class=\"err\">"); h.text(e.cellText); h.raw("</p>")
             }
-            h.raw("<details><summary>decoded text</summary><pre>")
-            h.text(m.text)
-            h.raw("</pre></details></div>\n")
+            h.folded("decoded text", m.text)
+            h.raw("</div>\n")
         }
         if ndefCount > ndef.count {
-            h.raw("<p class=\"hint\">"); h.text("\(ndefCount - ndef.count) more messages not shown."); h.raw("</p>")
+            h.hint("\(ndefCount - ndef.count) more messages not shown.")
         }
         h.raw("</section>\n")
     }
@@ -285,7 +284,7 @@ final class ReportPage {
         for p in problems { h.raw("<li><code>"); h.text(p); h.raw("</code></li>\n") }
         if !problems.isEmpty { h.raw("</ul>") }
         if problemCount > problems.count {
-            h.raw("<p class=\"hint\">"); h.text("\(problemCount - problems.count) more."); h.raw("</p>")
+            h.hint("\(problemCount - problems.count) more.")
         }
         h.raw("</section>\n")
     }
@@ -301,7 +300,7 @@ final class ReportPage {
         if s.droppedFrames > 0 { h.text(" (\(s.droppedFrames) frames past the report's limit not drawn)") }
         h.raw("</p>\n")
         for t in s.transactions {
-            h.raw("<p class=\"sv\">"); h.text(t.json["outcome"]?.string ?? ""); h.raw(" · <a href=\"#transactions\">verdict</a></p>\n")
+            h.raw("<p class=\"sv\">"); h.text(t.json["outcome"]?.stringValue ?? ""); h.raw(" · <a href=\"#transactions\">verdict</a></p>\n")
         }
         writeHeads(h, identity: s.identity)
         let perPage = max(limits.rowsPerPage, 1)
@@ -425,9 +424,9 @@ final class ReportPage {
             h.raw("</summary><div class=\"fields\">")
             if !row.text.isEmpty { h.raw("<pre>"); h.text(row.text); h.raw("</pre>") }
             if !row.frameLines.isEmpty {
-                h.raw("<details><summary>frames</summary><pre>"); h.text(row.frameLines); h.raw("</pre></details>")
+                h.folded("frames", row.frameLines)
             }
-            if let json = row.json { h.raw("<details><summary>JSON</summary><pre>"); h.text(json); h.raw("</pre></details>") }
+            if let json = row.json { h.folded("JSON", json) }
             if let anchor = row.anchor { h.raw("<p><a href=\"#\(anchor)\">rendered above</a></p>") }
             h.raw("</div></details>\n")
         } else {
@@ -522,33 +521,33 @@ final class ReportPage {
 /// then the other members of the record's JSON.
 enum ReportNDEF {
     /// The one line that says what the record is.
-    static func headline(_ r: ReportJSON) -> String? {
-        if let uri = r["uri"]?.string { return uri }
-        if let text = r["text"]?.string { return "“" + text + "”" }
-        if let ssid = r["ssid"]?.string { return "Wi-Fi " + ssid }
-        if let package = r["package"]?.string { return package }
-        if let type = r["type"]?.string, !type.isEmpty { return type }
+    static func headline(_ r: JSONValue) -> String? {
+        if let uri = r["uri"]?.stringValue { return uri }
+        if let text = r["text"]?.stringValue { return "“" + text + "”" }
+        if let ssid = r["ssid"]?.stringValue { return "Wi-Fi " + ssid }
+        if let package = r["package"]?.stringValue { return package }
+        if let type = r["type"]?.stringValue, !type.isEmpty { return type }
         return nil
     }
 
     private static let hidden: Set<String> = ["tnf_code", "mb", "me", "cf", "sr", "il", "records", "payload_length"]
 
-    static func write(_ r: ReportJSON, _ h: HTMLWriter, depth: Int) {
+    static func write(_ r: JSONValue, _ h: HTMLWriter, depth: Int) {
         guard depth < 8 else { return }
         h.raw("<div class=\"rec\"><div class=\"ty\">")
-        var type = (r["tnf"]?.string ?? "record") + " " + (r["type"]?.string.map { "“" + $0 + "”" } ?? "")
-        if let name = r["name"]?.string { type += " " + name }
+        var type = (r["tnf"]?.stringValue ?? "record") + " " + (r["type"]?.stringValue.map { "“" + $0 + "”" } ?? "")
+        if let name = r["name"]?.stringValue { type += " " + name }
         h.text(type)
         h.raw("</div>")
         if let line = headline(r), r["uri"] != nil || r["text"] != nil {
             h.raw("<div class=\"big\">"); h.text(line); h.raw("</div>")
         }
         h.raw("<dl>")
-        for m in r.members ?? [] where !hidden.contains(m.key) && m.key != "name" && m.key != "tnf" && m.key != "type" {
-            h.raw("<dt>"); h.text(m.key); h.raw("</dt><dd>"); h.text(m.value.cellText); h.raw("</dd>")
+        for m in r.members ?? [] where !hidden.contains(m.0) && m.0 != "name" && m.0 != "tnf" && m.0 != "type" {
+            h.raw("<dt>"); h.text(m.0); h.raw("</dt><dd>"); h.text(m.1.cellText); h.raw("</dd>")
         }
         h.raw("</dl>")
-        for inner in r["records"]?.array ?? [] { write(inner, h, depth: depth + 1) }
+        for inner in r["records"]?.asArray ?? [] { write(inner, h, depth: depth + 1) }
         h.raw("</div>\n")
     }
 }
@@ -560,6 +559,16 @@ struct HTMLWriter {
     func raw(_ s: StaticString) { out.ascii(s) }
 
     func raw(_ s: String) { out.string(s) }
+
+    /// `<details>` folding `text` as preformatted text under `summary`.
+    func folded(_ summary: StaticString, _ text: String) {
+        raw("<details><summary>"); raw(summary); raw("</summary><pre>"); self.text(text); raw("</pre></details>")
+    }
+
+    /// A grey note.
+    func hint(_ s: String) {
+        raw("<p class=\"hint\">"); text(s); raw("</p>")
+    }
 
     /// Escapes `& < > " '` (safe in text and in quoted attributes) and replaces
     /// control characters (NUL, escapes) with U+FFFD so nothing changes how the
