@@ -57,7 +57,9 @@ struct ReportJSONRecord {
 }
 
 enum ReportChart {
-    static func rows(of s: ReportSession, limits: ReportLimits) -> (rows: [ReportRow], summary: ReportSessionSummary) {
+    /// `jsonShown`: records whose JSON the report has shown so far (counted across sessions).
+    static func rows(of s: ReportSession, limits: ReportLimits,
+                     jsonShown: inout Int) -> (rows: [ReportRow], summary: ReportSessionSummary) {
         var summary = ReportSessionSummary(number: s.number, input: s.input, firstFrame: s.frames.first?.n,
                                            lastFrame: s.frames.last?.n, start: s.frames.first?.time,
                                            end: s.frames.last?.time, frames: s.frames.count + s.droppedFrames,
@@ -71,7 +73,6 @@ enum ReportChart {
         var before: [Int: [ReportRow]] = [:]
         var after: [Int: [ReportRow]] = [:]
         var atStart: [ReportRow] = []
-        var jsonShown = 0
 
         for record in s.records {
             let bytes = Array(record.json.value.utf8)

@@ -137,51 +137,94 @@ final class ReportPage {
     private func writeTransactions(_ h: HTMLWriter) {
         h.raw("<section id=\"transactions\"><h2>Transactions</h2>\n")
         if transactions.isEmpty { h.raw("<p class=\"none\">No card session selected a payment or other application by APDU.</p>\n") }
-        for t in transactions {
-            let j = t.json
-            let cryptogram = j["cryptogram"]?.stringValue
-            let style: String
-            switch cryptogram {
-            case "TC": style = "approved"
-            case "ARQC": style = "online"
-            case "AAC": style = "declined"
-            default: style = j["stopped_at"]?.isNull == false ? "stopped" : "neutral"
-            }
-            h.raw("<div class=\"verdict \(style)\"><div class=\"outcome\">")
-            h.text(j["outcome"]?.stringValue ?? "unknown")
-            h.raw("</div>\n<dl>")
-            var application = j["application"]?.stringValue ?? (j["aid"]?.isNull == false ? "application" : "no application selected")
-            if let label = j["label"]?.stringValue { application += " “" + label + "”" }
-            if let aid = j["aid"]?.stringValue { application += " (" + aid + ")" }
-            field(h, "Application", application)
-            if let amount = j["amount"]?.stringValue { field(h, "Amount", amount) }
-            if let cryptogram { field(h, "Cryptogram", cryptogram + " " + Self.cryptogramMeaning(cryptogram)) }
-            if let at = j["stopped_at"]?.stringValue {
-                field(h, "Why it stopped", "at " + at + (j["reason"]?.stringValue.map { ": " + $0 } ?? ""))
-            }
-            if let oda = j["oda"], !oda.isNull {
-                var v = (oda["method"]?.stringValue.map { $0 + " " } ?? "") + (oda["result"]?.stringValue ?? "")
-                if let step = oda["step"]?.stringValue { v += " at " + step }
-                if let reason = oda["reason"]?.stringValue { v += ": " + reason }
-                field(h, "Offline data authentication", v)
-            }
-            if let kernel = j["kernel"]?["name"]?.stringValue { field(h, "Kernel", kernel) }
-            if let wallet = j["token"]?["wallet"]?.stringValue { field(h, "Wallet", wallet) }
-            if let vas = j["vas"], vas["requested"]?.asBool == true {
-                field(h, "Value added services", vas["pass_returned"]?.asBool == true ? "requested, a pass was returned" : "requested")
-            }
-            let frames = j["frames"]?.asArray?.compactMap(\.asInt) ?? []
-            h.raw("</dl>\n<p class=\"where\"><a href=\"#s\(t.session)\">session \(t.session)</a>")
-            if frames.count == 2 { h.text(", frames \(frames[0])–\(frames[1])") }
-            if let n = j["apdus"]?.asInt { h.text(", \(n) APDU" + (n == 1 ? "" : "s")) }
-            h.raw("</p>\n")
-            h.folded("all fields", t.text)
-            h.raw("</div>\n")
+        if transactions.count > Self.transactionCards {
+            writeTransactionTable(h)
+        } else {
+            for t in transactions { writeTransactionCard(t, h) }
         }
-        if transactionCount > transactions.count {
-            h.hint("\(transactionCount - transactions.count) more not shown.")
-        }
+        if transactionCount > transactions.count { h.hint("\(transactionCount - transactions.count) more not shown.") }
         h.raw("</section>\n")
+    }
+
+    /// Up to this many transactions are shown as cards; more as one table.
+    private static let transactionCards = 6
+
+    /// The verdict's fields as (name, value) pairs, in the order they are shown.
+    private func verdictFields(_ j: JSONValue) -> [(StaticString, String)] {
+        var fields: [(StaticString, String)] = []
+        var application = j["application"]?.stringValue ?? (j["aid"]?.isNull == false ? "application" : "no application selected")
+        if let label = j["label"]?.stringValue { application += " “" + label + "”" }
+        if let aid = j["aid"]?.stringValue { application += " (" + aid + ")" }
+        fields.append(("Application", application))
+        if let amount = j["amount"]?.stringValue { fields.append(("Amount", amount)) }
+        if let cryptogram = j["cryptogram"]?.stringValue {
+            fields.append(("Cryptogram", cryptogram + " " + Self.cryptogramMeaning(cryptogram)))
+        }
+        if let at = j["stopped_at"]?.stringValue {
+            fields.append(("Why it stopped", "at " + at + (j["reason"]?.stringValue.map { ": " + $0 } ?? "")))
+        }
+        if let oda = j["oda"], !oda.isNull {
+            var v = (oda["method"]?.stringValue.map { $0 + " " } ?? "") + (oda["result"]?.stringValue ?? "")
+            if let step = oda["step"]?.stringValue { v += " at " + step }
+            if let reason = oda["reason"]?.stringValue { v += ": " + reason }
+            fields.append(("Offline data authentication", v))
+        }
+        if let kernel = j["kernel"]?["name"]?.stringValue { fields.append(("Kernel", kernel)) }
+        if let wallet = j["token"]?["wallet"]?.stringValue { fields.append(("Wallet", wallet)) }
+        if let vas = j["vas"], vas["requested"]?.asBool == true {
+            fields.append(("Value added services", vas["pass_returned"]?.asBool == true ? "requested, a pass was returned" : "requested"))
+        }
+        return fields
+    }
+
+    private func verdictStyle(_ j: JSONValue) -> StaticString {
+        switch j["cryptogram"]?.stringValue {
+        case "TC": "approved"
+        case "ARQC": "online"
+        case "AAC": "declined"
+        default: j["stopped_at"]?.isNull == false ? "stopped" : "neutral"
+        }
+    }
+
+    private func writeTransactionTable(_ h: HTMLWriter) {
+        var tally: [(String, Int)] = []
+        for t in transactions {
+            let outcome = t.json["outcome"]?.stringValue ?? "unknown"
+            if let i = tally.firstIndex(where: { $0.0 == outcome }) { tally[i].1 += 1 } else { tally.append((outcome, 1)) }
+        }
+        h.raw("<p class=\"tally\">")
+        for (i, (outcome, n)) in tally.enumerated() {
+            if i > 0 { h.raw(" · ") }
+            h.raw("<b>"); h.text("\(n)"); h.raw("</b> "); h.text(outcome)
+        }
+        h.raw("</p>\n<div class=\"tablewrap\"><table class=\"verdicts\"><thead><tr><th>session</th><th>outcome</th>")
+        h.raw("<th>application</th><th>amount</th><th>cryptogram</th><th>why it stopped</th><th>offline data authentication</th></tr></thead><tbody>\n")
+        for t in transactions {
+            let fields = verdictFields(t.json)
+            func value(_ name: String) -> String { fields.first { "\($0.0)" == name }?.1 ?? "" }
+            h.raw("<tr class=\""); h.raw(verdictStyle(t.json)); h.raw("\"><td><a href=\"#s\(t.session)\">\(t.session)</a></td><td class=\"o\">")
+            h.text(t.json["outcome"]?.stringValue ?? "unknown")
+            for name in ["Application", "Amount", "Cryptogram", "Why it stopped", "Offline data authentication"] {
+                h.raw("</td><td>"); h.text(value(name))
+            }
+            h.raw("</td></tr>\n")
+        }
+        h.raw("</tbody></table></div>\n")
+    }
+
+    private func writeTransactionCard(_ t: ReportJSONRecord, _ h: HTMLWriter) {
+        let j = t.json
+        h.raw("<div class=\"verdict "); h.raw(verdictStyle(j)); h.raw("\"><div class=\"outcome\">")
+        h.text(j["outcome"]?.stringValue ?? "unknown")
+        h.raw("</div>\n<dl>")
+        for (name, value) in verdictFields(j) { field(h, name, value) }
+        let frames = j["frames"]?.asArray?.compactMap(\.asInt) ?? []
+        h.raw("</dl>\n<p class=\"where\"><a href=\"#s\(t.session)\">session \(t.session)</a>")
+        if frames.count == 2 { h.text(", frames \(frames[0])–\(frames[1])") }
+        if let n = j["apdus"]?.asInt { h.text(", \(n) APDU" + (n == 1 ? "" : "s")) }
+        h.raw("</p>\n")
+        h.folded("all fields", t.text)
+        h.raw("</div>\n")
     }
 
     private static func cryptogramMeaning(_ c: String) -> String {
@@ -488,7 +531,10 @@ final class ReportPage {
     .verdict dt{color:#5b6475}.verdict dd{margin:0}.verdict .where{font-size:13px;margin:2px 0}
     .approved{border-color:#1f9d55}.approved .outcome{color:#137a3f}.online{border-color:#2f6fd6}.online .outcome{color:#2456b8}
     .declined{border-color:#d1352b}.declined .outcome{color:#b3261e}.stopped{border-color:#e08a00}.stopped .outcome{color:#a85f00}
-    .tablewrap{overflow-x:auto}table.felica{border-collapse:collapse;margin:10px 0;font-size:12px;background:#fff}table.felica caption{text-align:left;font-weight:600;padding:4px 0}
+    .tablewrap{overflow-x:auto}table.verdicts{border-collapse:collapse;font-size:12px;background:#fff;margin:6px 0}
+    table.verdicts th,table.verdicts td{border:1px solid #dde2ec;padding:2px 6px;text-align:left;vertical-align:top}table.verdicts th{background:#eef1f7}
+    tr.approved .o{color:#137a3f;font-weight:600}tr.online .o{color:#2456b8;font-weight:600}tr.declined .o{color:#b3261e;font-weight:600}
+    tr.stopped .o{color:#a85f00;font-weight:600}.tally{font-size:15px;margin:6px 0}table.felica{border-collapse:collapse;margin:10px 0;font-size:12px;background:#fff}table.felica caption{text-align:left;font-weight:600;padding:4px 0}
     table.felica th,table.felica td{border:1px solid #dde2ec;padding:2px 6px;text-align:left;vertical-align:top}table.felica th{background:#eef1f7}
     .ndef{background:#fff;box-shadow:0 1px 3px #0002;border-radius:4px;padding:8px 14px;margin:10px 0}.ndef .src{color:#5b6475;font-size:13px}
     .rec{border-left:3px solid #7a5cc7;padding:2px 10px;margin:6px 0}.rec .ty{font-weight:600;color:#4b3596}.rec .big{font-size:16px;word-break:break-all}

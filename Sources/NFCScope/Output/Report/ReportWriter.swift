@@ -18,7 +18,7 @@ public struct ReportLimits: Sendable {
     /// Text of one row's decoded fields (the rest is cut, saying so).
     public var maxDetailBytes = 32 << 10
     /// Records whose JSON is shown beside their text (the text has the same fields).
-    public var maxJSONDetails = 2_000
+    public var maxJSONDetails = 1_000
     /// Transaction verdicts, FeliCa blocks, NDEF messages, input problems kept.
     public var maxTransactions = 1_000
     public var maxFeliCaBlocks = 5_000
@@ -126,6 +126,7 @@ final class ReportCollector: MaskableFrameWriter {
     let page: ReportPage
 
     private var inputNumber = 0
+    private var jsonShown = 0
     private var sessionCount = 0
     private var current: ReportSession?
     /// The session a starting frame just closed: records that the stages emit right
@@ -257,7 +258,7 @@ final class ReportCollector: MaskableFrameWriter {
 
     private func finish(_ session: ReportSession) {
         guard !session.isEmpty else { return }
-        page.add(session, chart: ReportChart.rows(of: session, limits: limits))
+        page.add(session, chart: ReportChart.rows(of: session, limits: limits, jsonShown: &jsonShown))
     }
 
     static func kind(of frame: Frame) -> ReportFrame.Kind {
