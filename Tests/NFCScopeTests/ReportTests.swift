@@ -256,6 +256,12 @@ import Testing
         // The long session (2,495 APDU rows, 4 link rows, 2 field events: 2,501 rows)
         // is paginated: the first 200 rows shown, the other 12 pages folded.
         #expect(count("<details class=\"page\">", in: html) == 12)
+        // 251 verdicts: one table (a row each) instead of cards; the 250 short sessions
+        // stop at their READ RECORD, answered 6A83.
+        #expect(html.contains("<table class=\"verdicts\">"))
+        #expect(count("<tr class=\"", in: html) == 251)
+        #expect(count("<td>at READ RECORD(S): 6A83", in: html) == 250)
+        #expect(!html.contains("<div class=\"verdict "))
         #expect(html.utf8.count < 16 << 20)
         #expect(elapsed < .seconds(60))
     }
