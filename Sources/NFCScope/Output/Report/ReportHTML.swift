@@ -76,6 +76,7 @@ final class ReportPage {
 
     private func sessionLine(_ s: ReportSessionSummary) -> String {
         var line = "frames \(s.firstFrame.map(String.init) ?? "-")–\(s.lastFrame.map(String.init) ?? "-") (\(s.frames))"
+        if s.frames == 0 { line = "no frames (a dump)" }
         if let a = s.start, let b = s.end { line += ", " + ReportFormat.duration(b - a) }
         if s.apdus > 0 { line += ", \(s.apdus) APDU" + (s.apdus == 1 ? "" : "s") }
         if s.felica > 0 { line += ", \(s.felica) FeliCa exchange" + (s.felica == 1 ? "" : "s") }
