@@ -18,6 +18,7 @@ enum ReportCommand {
         }
         var status = status
         let writer = ReportWriter(registry: registry, redact: options.redact)
+        writer.generator = Arguments.version
         func decodeAll<Sink: DecodeSink>(into sink: Sink) {
             let echo = ProblemEcho(sink, report: errorLine)
             for file in options.files {

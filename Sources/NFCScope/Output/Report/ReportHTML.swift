@@ -10,6 +10,8 @@
 final class ReportPage {
     let limits: ReportLimits
     let redacted: Bool
+    /// Program name and version for the page's generator line.
+    var generator = "nfcscope"
     var inputs: [(path: String, format: String)] = []
     var frameCount = 0
     var problems: [String] = []
@@ -91,7 +93,7 @@ final class ReportPage {
         h.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
         h.raw("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n")
         h.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"")
-        h.text(Arguments.version)
+        h.text(generator)
         h.raw("\">\n<title>nfcscope report: ")
         h.text(inputs.map(\.path).joined(separator: ", "))
         h.raw("</title>\n<style>")
@@ -128,7 +130,7 @@ final class ReportPage {
         h.raw("</section>\n")
         writeProblems(h)
         h.raw("<footer>")
-        h.text("Written by \(Arguments.version): \(rowsDrawn) chart rows, \(arrowsDrawn) arrows.")
+        h.text("Written by \(generator): \(rowsDrawn) chart rows, \(arrowsDrawn) arrows.")
         h.raw("</footer>\n</body>\n</html>\n")
         out.flush()
     }

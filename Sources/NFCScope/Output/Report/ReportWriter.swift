@@ -106,6 +106,12 @@ public final class ReportWriter: DecodeSink {
     public func problem(_ problem: InputProblem) { front.problem(problem); collector.harvest() }
     public func end(_ input: InputDescription) { front.end(input); collector.harvest(); collector.finishInput() }
 
+    /// Program name and version named on the page.
+    public var generator: String {
+        get { collector.page.generator }
+        set { collector.page.generator = newValue }
+    }
+
     /// Writes the page: call once, after the last input ended.
     public func writeHTML(to out: OutputBuffer) {
         collector.page.write(to: out)
