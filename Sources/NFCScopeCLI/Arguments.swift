@@ -21,6 +21,8 @@ public enum Subcommand: Equatable, Sendable {
     case diff
     /// `devices`: the readers libnfc finds.
     case devices
+    /// `report FILE... -o OUT.html`: a self-contained HTML page (sequence charts, verdicts).
+    case report
     /// `capture`: read cards through a libnfc reader, record and decode the exchanges live.
     case capture
 }
@@ -74,6 +76,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case noOutput
     case unknownOutputExtension(String)
     case diffNeedsTwo
+    case reportNeedsOutput
     case capturePcapngOnly(String)
 
     public var description: String {
@@ -88,6 +91,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .noOutput: "convert needs an output file (-o FILE.pcap or FILE.pcapng)"
         case .diffNeedsTwo: "diff needs two inputs: nfcscope diff A B"
         case .unknownOutputExtension(let s): "cannot tell the output format of '\(s)' (use .pcap or .pcapng)"
+        case .reportNeedsOutput: "report needs an output file (-o report.html, or -o - for standard output)"
         case .capturePcapngOnly(let s): "capture writes pcapng only: '\(s)' should end in .pcapng"
         }
     }
@@ -109,6 +113,7 @@ public enum Arguments {
       nfcscope diff [--format text|jsonl] [--ignore LIST] [--ignore-volatile] [--link]
                   [--color auto|always|never] [--tech ...] [--plugins DIR]... A B
       nfcscope devices [--format text|jsonl]
+      nfcscope report [--redact] [--input FORMAT] [--tech ...] [--plugins DIR]... FILE... -o OUT.html
       nfcscope corenfc --plist Info.plist [--entitlements FILE] [--polling iso14443,iso18092,iso15693]
                   [--format text|jsonl] [--input FORMAT] [--tech ...] [--plugins DIR]... CAPTURE
       nfcscope capture [--device CONNSTRING] [--tech a,b,f,v] [--script FILE] [--count N]
@@ -148,6 +153,11 @@ public enum Arguments {
                written by decode. Exit status 0 equal, 1 different, 2 trouble.
                Details: docs/diff.md.
 
+      report   One self-contained HTML page (no script, no network): the transaction
+               verdicts, a sequence chart of each card session (reader and card
+               lifelines, an arrow per command and answer, WTX and retries marked,
+               every arrow unfolds to its decoded fields), FeliCa blocks as tables,
+               NDEF messages. --redact applies. Details: docs/report.md.
       corenfc  What Core NFC's tag reader session would do with each card of CAPTURE,
                given the app's Info.plist (and entitlements), XML or binary: the
                polling option that detects it, the tag type surfaced, the AID
@@ -159,7 +169,7 @@ public enum Arguments {
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
                             The JSON Lines schema is in docs/jsonl-schema.md.
-      --redact              (decode) Mask card numbers (first 6 and last 4 digits kept),
+      --redact              (decode, report) Mask card numbers (first 6 and last 4 digits kept),
                             track 2 and cardholder names everywhere in the output, frame
                             bytes included, so a decode can be shared. Off by default.
       --tech 14a|14b|15|felica|auto
@@ -176,7 +186,8 @@ public enum Arguments {
                             on a terminal; otherwise output is written in large blocks,
                             and whenever a pipe or FIFO input has to wait for its writer).
       -o, --output FILE     convert: the file to write; .pcap or .pcapng. capture: the
-                            .pcapng written as the capture goes.
+                            .pcapng written as the capture goes. report: the HTML file
+                            to write ('-': standard output).
       --device CONNSTRING   (capture) The libnfc reader, as 'devices' lists it
                             (pn532_uart:/dev/ttyUSB0). Default: the first one found.
       --tech a,b,f,v        (capture) Technologies to poll for, in order. Default: all.
@@ -247,6 +258,7 @@ public enum Arguments {
         case "convert": options.subcommand = .convert
         case "diff": options.subcommand = .diff
         case "devices": options.subcommand = .devices
+        case "report": options.subcommand = .report
         case "capture": options.subcommand = .capture
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
@@ -293,7 +305,7 @@ public enum Arguments {
                 guard let format = InputFormat(rawValue: value) else { throw .invalidValue(option: name, value: value) }
                 options.inputFormat = format
             case "-o", "--output":
-                guard options.subcommand == .convert || options.subcommand == .capture else { throw .unknownOption(arg) }
+                guard options.subcommand == .convert || options.subcommand == .report || options.subcommand == .capture else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.outputPath = value
             case "--ignore":
@@ -315,7 +327,7 @@ public enum Arguments {
                 guard options.subcommand == .decode || options.subcommand == .stats else { throw .unknownOption(arg) }
                 options.lineBuffered = true
             case "--redact":
-                guard options.subcommand == .decode || options.subcommand == .capture else { throw .unknownOption(arg) }
+                guard options.subcommand == .decode || options.subcommand == .report || options.subcommand == .capture else { throw .unknownOption(arg) }
                 options.redact = true
             case "--tech":
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
@@ -360,6 +372,9 @@ public enum Arguments {
             if options.files.count > 1 { throw .unexpectedArgument(options.files[1]) }
             guard let output = options.outputPath else { throw .noOutput }
             if ExportContainer(path: output) == nil { throw .unknownOutputExtension(output) }
+        case .report:
+            if options.files.isEmpty { throw .noInput }
+            if options.outputPath == nil { throw .reportNeedsOutput }
         case .diff:
             if options.files.count < 2 { throw .diffNeedsTwo }
             if options.files.count > 2 { throw .unexpectedArgument(options.files[2]) }

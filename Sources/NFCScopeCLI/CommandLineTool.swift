@@ -55,7 +55,7 @@ public enum CommandLineTool {
         case .devices:
             return DevicesCommand.run(options, out: out, format: options.format ?? (outputIsTerminal ? .text : .jsonl),
                                       errorLine: errorLine)
-        case .decode, .stats, .pluginsList, .diff, .capture:
+        case .decode, .stats, .pluginsList, .diff, .capture, .report:
             break
         }
         // A plugin mistake never stops decoding: the valid entries are used and the
@@ -82,6 +82,9 @@ public enum CommandLineTool {
             let result = DiffCommand.run(options, registry: registry, out: out, outputIsTerminal: outputIsTerminal,
                                          errorLine: errorLine)
             return result
+        }
+        if options.subcommand == .report {
+            return ReportCommand.run(options, registry: registry, status: status, out: out, errorLine: errorLine)
         }
         if options.subcommand == .capture {
             let result = CaptureCommand.run(options, registry: registry, out: out, outputIsTerminal: outputIsTerminal,

@@ -1,0 +1,283 @@
+// `nfcscope report`: the sink that turns the pipeline's frames and records into one
+// self-contained HTML page (ReportHTML.swift writes it). It decodes nothing itself:
+// every piece of capture text it shows is the frames' own annotation and the
+// records' own text and JSON renderings, written into the collector's buffer during
+// the sink call (where `RedactingSink` masks them, as it does for the other writers)
+// and read back once that call has returned. Card sessions are grouped from the
+// frames, turned into chart rows when they end and rendered at once, so memory holds
+// one session plus the finished page, both bounded by `ReportLimits`.
+
+/// Bounds that keep the page (and the memory building it) small on long captures.
+public struct ReportLimits: Sendable {
+    /// Rows of a session's chart shown at once; the rest are in folded pages of this size.
+    public var rowsPerPage = 200
+    /// Chart rows in the whole report; later sessions are listed without their chart.
+    public var maxRows = 20_000
+    /// Frames kept for one session's chart; later frames of it are counted only.
+    public var maxFramesPerSession = 50_000
+    /// Text of one row's decoded fields (the rest is cut, saying so).
+    public var maxDetailBytes = 32 << 10
+    /// Records whose JSON is shown beside their text (the text has the same fields).
+    public var maxJSONDetails = 1_000
+    /// Transaction verdicts, FeliCa blocks, NDEF messages, input problems kept.
+    public var maxTransactions = 1_000
+    public var maxFeliCaBlocks = 5_000
+    public var maxNDEFMessages = 500
+    public var maxProblems = 1_000
+    /// Idle time between two rows above which the chart shows a gap.
+    public var gapNanos: Int64 = 100_000_000
+    /// Page size past which further sessions are listed without their chart.
+    public var maxBodyBytes = 48 << 20
+
+    public init() {}
+}
+
+/// Text captured from the output buffer, filled in once the sink call that wrote it
+/// returned (and `RedactingSink` masked it).
+final class ReportText {
+    var value = ""
+}
+
+/// One frame as the chart needs it.
+struct ReportFrame {
+    enum Kind { case poll, activation, end, content, event, noise }
+    var n: Int
+    var time: Int64
+    var dir: Direction?
+    var event: FieldEvent?
+    var crc: CRCStatus
+    var parity: Bool
+    var kind: Kind
+    var isIdentity: Bool
+    var info: ReportText
+    var hex: ReportText
+    var error: ReportText?
+}
+
+/// A record as it arrived: its JSON and text renderings.
+struct ReportRecord {
+    enum Kind { case apdu, felica, transaction, ndef, other }
+    var kind: Kind
+    var type: String
+    var json: ReportText
+    var text: ReportText
+    /// Frames of the session seen when it arrived (where it goes when it names none).
+    var arrival: Int
+}
+
+/// A card session being collected.
+final class ReportSession {
+    let number: Int
+    let input: Int
+    var frames: [ReportFrame] = []
+    var records: [ReportRecord] = []
+    var droppedFrames = 0
+    var substantive = false
+    var ended = false
+
+    init(number: Int, input: Int) {
+        self.number = number
+        self.input = input
+    }
+
+    var isEmpty: Bool { frames.isEmpty && records.isEmpty && droppedFrames == 0 }
+}
+
+/// The report's sink: frames and records in, `writeHTML` out. With `redact`, what it
+/// collects passes through `RedactingSink` first.
+public final class ReportWriter: DecodeSink {
+    private let collector: ReportCollector
+    private let front: any DecodeSink
+
+    /// `redact`: card numbers, track 2 and cardholder names are masked everywhere on the
+    /// page (frame bytes included), as `decode --redact` masks them.
+    public init(registry: Registry = .builtin, redact: Bool = false, limits: ReportLimits = ReportLimits()) {
+        collector = ReportCollector(registry: registry, redact: redact, limits: limits)
+        front = redact ? RedactingSink(collector) : collector
+    }
+
+    public var depth: DecodeDepth { .application }
+
+    // Each call is forwarded, then what it wrote is read back: outside the call, where
+    // the redacting sink has masked it.
+    public func begin(_ input: InputDescription) { front.begin(input); collector.harvest() }
+    public func frame(_ frame: Frame) { front.frame(frame); collector.harvest() }
+    public func record<R: DecodedRecord>(_ record: R) { front.record(record); collector.harvest() }
+    public func problem(_ problem: InputProblem) { front.problem(problem); collector.harvest() }
+    public func end(_ input: InputDescription) { front.end(input); collector.harvest(); collector.finishInput() }
+
+    /// Program name and version named on the page.
+    public var generator: String {
+        get { collector.page.generator }
+        set { collector.page.generator = newValue }
+    }
+
+    /// Writes the page: call once, after the last input ended.
+    public func writeHTML(to out: OutputBuffer) {
+        collector.page.write(to: out)
+    }
+}
+
+/// Collects the sessions; its output buffer only carries text between a sink call and
+/// the harvest after it.
+final class ReportCollector: MaskableFrameWriter {
+    var output: OutputBuffer { scratch }
+    var nextFrameMask: [Bool]?
+    var depth: DecodeDepth { .application }
+
+    private let scratch = OutputBuffer()
+    private var pending: [(text: ReportText, start: Int, end: Int)] = []
+    private let context: RenderContext
+    let limits: ReportLimits
+    let page: ReportPage
+
+    private var inputNumber = 0
+    private var jsonShown = 0
+    private var sessionCount = 0
+    private var current: ReportSession?
+    /// The session a starting frame just closed: records that the stages emit right
+    /// after that frame (the transaction verdict) still belong to it.
+    private var closing: ReportSession?
+
+    init(registry: Registry, redact: Bool, limits: ReportLimits) {
+        self.context = RenderContext(registry: registry, indent: 0, redact: redact)
+        self.limits = limits
+        self.page = ReportPage(limits: limits, redacted: redact)
+    }
+
+    // MARK: Sink
+
+    func begin(_ input: InputDescription) {
+        inputNumber += 1
+        page.inputs.append((input.path, "\(input.format)"))
+    }
+
+    func frame(_ frame: Frame) {
+        if let closing {
+            finish(closing)
+            self.closing = nil
+        }
+        let kind = Self.kind(of: frame)
+        if let s = current, s.substantive, s.ended || kind == .poll || frame.event == .fieldOn {
+            closing = s
+            current = nil
+        }
+        let session = current ?? newSession()
+        page.frameCount += 1
+        if kind == .content { session.substantive = true }
+        // A halt or the field dropping before the card said anything of substance
+        // (a reader's polling loop) does not end the session: the card that answers
+        // next is activated within it.
+        if session.substantive && (kind == .end || frame.event == .fieldOff) { session.ended = true }
+        guard session.frames.count < limits.maxFramesPerSession else {
+            session.droppedFrames += 1
+            nextFrameMask = nil
+            return
+        }
+        let mask = nextFrameMask
+        nextFrameMask = nil
+        let info = piece { frame.info.writeInfo($0) }
+        let hex = piece { out in
+            if let mask { out.hex(frame.bytes, mask: mask, maskOffset: 0, separator: 0x20) } else { out.hex(frame.bytes, separator: 0x20) }
+        }
+        let error = frame.error.map { e in piece { $0.string(e.message) } }
+        var isIdentity = false
+        switch frame.info {
+        case .sak(_, _, let complete, _, _): isIdentity = complete
+        case .atqb, .attrib: isIdentity = true
+        default: break
+        }
+        session.frames.append(ReportFrame(n: frame.n, time: frame.time, dir: frame.dir, event: frame.event, crc: frame.crc,
+                                          parity: frame.flags.contains(.parityError), kind: kind, isIdentity: isIdentity,
+                                          info: info, hex: hex, error: error))
+    }
+
+    func record<R: DecodedRecord>(_ record: R) {
+        let session = closing ?? current ?? newSession()
+        let kind: ReportRecord.Kind
+        switch record {
+        case is APDUInterpretation: kind = .apdu
+        case is FeliCaExchange: kind = .felica
+        case is TransactionSummary: kind = .transaction
+        case is NDEFTagRecord: kind = .ndef
+        default: kind = .other
+        }
+        if kind == .apdu || kind == .felica || kind == .ndef { session.substantive = true }
+        let json = piece { out in
+            out.ascii("{\"type\":\"")
+            out.ascii(R.typeName)
+            out.byte(0x22)
+            record.writeJSONMembers(out, context)
+            out.byte(0x7D)
+        }
+        let text = piece { record.writeText($0, context) }
+        session.records.append(ReportRecord(kind: kind, type: "\(R.typeName)", json: json, text: text,
+                                            arrival: session.frames.count))
+    }
+
+    func problem(_ problem: InputProblem) {
+        page.problemCount += 1
+        if page.problems.count < limits.maxProblems { page.problems.append(problem.line) }
+    }
+
+    /// Nothing here: the redacting sink may still hand over held frames and mask the
+    /// text they wrote during this call; `finishInput` ends the sessions after it.
+    func end(_ input: InputDescription) {}
+
+    /// The input ended and its text was harvested: its last sessions are complete.
+    func finishInput() {
+        if let closing { finish(closing) }
+        closing = nil
+        if let current { finish(current) }
+        current = nil
+    }
+
+    // MARK: Collecting
+
+    private func newSession() -> ReportSession {
+        sessionCount += 1
+        let s = ReportSession(number: sessionCount, input: inputNumber)
+        current = s
+        return s
+    }
+
+    /// Runs `write` on the scratch buffer and returns the text it wrote, as it will
+    /// be once the call returned (masked when redacting).
+    private func piece(_ write: (OutputBuffer) -> Void) -> ReportText {
+        let t = ReportText()
+        let start = scratch.position
+        write(scratch)
+        pending.append((t, start, scratch.position))
+        return t
+    }
+
+    /// Reads back what the last sink call wrote, once it returned (and was masked).
+    func harvest() {
+        guard !pending.isEmpty else { return }
+        let bytes = scratch.contents
+        for p in pending where p.start >= 0 && p.end <= bytes.count && p.start <= p.end {
+            p.text.value = String(decoding: bytes[p.start..<p.end], as: UTF8.self)
+        }
+        pending.removeAll(keepingCapacity: true)
+        scratch.removeAll()
+    }
+
+    private func finish(_ session: ReportSession) {
+        guard !session.isEmpty else { return }
+        page.add(session, chart: ReportChart.rows(of: session, limits: limits, jsonShown: &jsonShown))
+    }
+
+    static func kind(of frame: Frame) -> ReportFrame.Kind {
+        if frame.event != nil { return .event }
+        switch frame.info {
+        case .reqa, .wupa, .reqb, .appleECP: return .poll
+        case .atqa, .anticollision, .anticollisionAnswer, .select, .sak, .rats, .ats, .pps, .ppsAnswer,
+             .atqb, .attrib, .attribAnswer, .hltbAnswer:
+            return .activation
+        case .hlta, .hltb: return .end
+        case .block(let b): return b.kind == .s && b.sType == .deselect ? .end : .content
+        case .unknown, .event: return .noise
+        default: return .content
+        }
+    }
+}
