@@ -187,7 +187,8 @@ func runFeliCa(_ frames: [(Direction, String)], crcIncluded: Bool = true) -> Fel
     // status texts are the project's wording of those tables: no second source checks them.
     @Test func everyCommandIsNamed() throws {
         // Commands with a structure of their own have tests of their own below.
-        let structured: Set<FeliCaCommand> = [.polling, .readWithoutEncryption, .writeWithoutEncryption, .requestService]
+        // NFC-DEP (D4/D5) packets are decoded as NFC-DEP frames, not FeliCa exchanges (NFCDEPTests).
+        let structured: Set<FeliCaCommand> = [.polling, .readWithoutEncryption, .writeWithoutEncryption, .requestService, .nfcDEP]
         for command in FeliCaCommand.allCases where !structured.contains(command) {
             let code = String(format: "%02x", command.rawValue)
             let response = String(format: "%02x", command.responseCode)

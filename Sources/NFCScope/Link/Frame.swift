@@ -137,6 +137,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case llcpPseudoHeader       // a: bytes present (link type 245 needs 2)
         case llcpTooShort           // a: bytes present (an LLCP PDU header is 2 bytes)
         case llcpTruncated          // a: bytes present, b: PTYPE
+        case nfcDEPLength           // a: NFC-DEP LEN byte, b: bytes present from LEN on (CRC excluded)
     }
     public var kind: Kind
     public var a: Int
@@ -179,6 +180,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case .llcpPseudoHeader: "LLCP pseudo-header needs 2 bytes, \(a) present"
         case .llcpTooShort: "LLCP PDU of \(a) byte(s) is too short for its 2-byte header"
         case .llcpTruncated: "LLCP \(LLCPType(rawValue: UInt8(b & 15))!.name) PDU ends after \(a) byte(s), before its fixed fields"
+        case .nfcDEPLength: "NFC-DEP length byte says \(a) bytes, \(b) present"
         case .chipStatus: "PN53x \(PN53xCommand.name(UInt8(truncatingIfNeeded: b))) failed: status 0x\(hex2(a)) (\(PN53xStatus.name(a)))"
         }
     }

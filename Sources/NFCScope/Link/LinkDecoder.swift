@@ -51,6 +51,10 @@ public struct LinkDecoder: Sendable {
     var t2tStep: T2TPending?
     /// The last ISO 15693 request, which the next NFC-V card frame answers.
     var nfcvPending: NFCV.Pending?
+    /// The SAK said NFC-DEP (bit 6): frames starting F0 are NFC-DEP frames.
+    var nfcDEP = false
+    /// The ATR general bytes of this NFC-DEP session carried the LLCP magic number.
+    var depLLCP = false
 
     public init() {}
 
@@ -89,6 +93,7 @@ public struct LinkDecoder: Sendable {
             return
         case .nfcF:
             FeliCaFrameDecoder.decode(&frame)
+            if case .felica(let f) = frame.info, f.command == .nfcDEP { reinterpretNFCDEPTypeF(&frame) }
             return
         case .nfcA, .nfcB:
             if tech == .unknown { tech = preset }
@@ -206,6 +211,7 @@ public struct LinkDecoder: Sendable {
             pending = .reqa
             return nil
         }
+        if nfcDEP, b0 == 0xF0, decodeNFCDEPTypeA(&frame) { return nil }
         // After a MIFARE Classic authentication everything is ciphertext, whatever it looks like.
         if crypto1 != .off, mifareClassicReader(&frame) { return nil }
         if let step = t2tStep {
@@ -371,6 +377,7 @@ public struct LinkDecoder: Sendable {
         // ISO-DEP session and nothing otherwise.
         pending = isoDEP ? .block : .none
         let bytes = frame.bytes
+        if nfcDEP, bytes.byte(0) == 0xF0, decodeNFCDEPTypeA(&frame) { return nil }
         if crypto1 != .off, mifareClassicCard(&frame) { return nil }
         if startsReportedActivation(frame, answering: answered), let info = reportedActivation(bytes) {
             frame.info = info
@@ -730,6 +737,8 @@ public struct LinkDecoder: Sendable {
         uid.removeAll()
         uidLevels = 0
         selectedLevel = 0
+        nfcDEP = false
+        depLLCP = false
     }
 
     mutating func endSession(keep: Tech) {
@@ -740,6 +749,8 @@ public struct LinkDecoder: Sendable {
         isoDEPCapable = false
         typeBWithoutActivation = false
         stSR = false
+        nfcDEP = false
+        depLLCP = false
         tech = keep
     }
 
@@ -766,6 +777,7 @@ public struct LinkDecoder: Sendable {
             proprietaryCard = !isoDEPCompliant
             isoDEPCapable = isoDEPCompliant
             family = CardFamily(sak: sak)
+            nfcDEP = sak & 0x40 != 0
             if uidLevels == level, uid.count == 4 || uid.count == 7 || uid.count == 10 {
                 fullUID = uid
             }

@@ -198,6 +198,9 @@ public enum LinkInfo: Sendable {
 
     /// An LLCP PDU (link type 245).
     case llcp(LLCPPDU)
+
+    /// An NFC-DEP (ISO 18092) frame in NFC-A or NFC-F.
+    case nfcDEP(NFCDEPFrame)
 }
 
 extension LinkInfo {

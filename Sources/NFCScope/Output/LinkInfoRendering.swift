@@ -158,6 +158,8 @@ extension LinkInfo {
             writeNFCVInfo(v, out)
         case .llcp(let p):
             p.writeInfo(out)
+        case .nfcDEP(let d):
+            d.writeInfo(out)
         }
     }
 
@@ -296,6 +298,8 @@ extension LinkInfo {
             writeNFCVMembers(v, out)
         case .llcp(let p):
             p.writeJSONMembers(out)
+        case .nfcDEP(let d):
+            d.writeJSONMembers(out)
         }
     }
 }

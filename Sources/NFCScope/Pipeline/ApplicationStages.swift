@@ -28,6 +28,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     private let type5 = TLVAreaTagStage(.type5)
     /// LLCP connections (link type 245) and the SNEP messages on them.
     private let llcp = LLCPStage()
+    /// NFC-DEP information PDUs reassembled and handed to the LLCP stage.
+    private let nfcDEP = NFCDEPStage()
 
     init(sink: Sink, registry: Registry) {
         self.sink = sink
@@ -61,6 +63,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         case .sak(_, _, _, _, let uid?): cardIdentified(uid.array)
         case .reqa, .wupa: type4.cardIdentified(nil)
         case .llcp(let pdu): llcp.feed(pdu, n: frame.n, to: sink)
+        case .nfcDEP(let dep): nfcDEP.feed(dep, n: frame.n, llcp: llcp, to: sink)
         default: break
         }
         if frame.event != nil { feliCa.feed(frame, to: self) }
