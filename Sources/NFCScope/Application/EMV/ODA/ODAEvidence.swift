@@ -28,9 +28,9 @@ struct ODAEvidence {
     /// The selected application's AID.
     var aid: [UInt8]?
     /// Card data elements from the GPO answer and the records (first value seen).
-    var card: [UInt32: [UInt8]] = [:]
+    var card = TagValues()
     /// Terminal data elements from the PDOL and CDOL data (last value seen).
-    var terminal: [UInt32: [UInt8]] = [:]
+    var terminal = TagValues()
     var records: [(sfi: Int, record: Int, data: [UInt8])] = []
     var pdolData: [UInt8]?
     /// Signed dynamic data (9F4B) in the GPO answer or a record: fDDA.
@@ -150,7 +150,7 @@ struct ODAEvidence {
     }
 
     private mutating func keep(terminal: Bool, _ tag: UInt32, _ value: ByteView, replacing: Bool) {
-        if !replacing, (terminal ? self.terminal[tag] : card[tag]) != nil { return }
+        if !replacing, terminal ? self.terminal.contains(tag) : card.contains(tag) { return }
         guard let bytes = copy(value) else { return }
         if terminal { self.terminal[tag] = bytes } else { card[tag] = bytes }
     }
@@ -182,23 +182,66 @@ func digits(_ bytes: [UInt8]) -> String? { digitsUntil(0x0F, bytes, orEnd: true)
 func track2PAN(_ bytes: [UInt8]) -> String? { digitsUntil(0x0D, bytes, orEnd: false) }
 
 private func digitsUntil(_ stop: UInt8, _ bytes: [UInt8], orEnd: Bool) -> String? {
-    var s = ""
-    for b in bytes {
-        for nibble in [b >> 4, b & 0x0F] {
-            if nibble == stop { return s }
-            guard nibble < 10 else { return nil }
-            s.append(Character(Unicode.Scalar(0x30 + nibble)))
-        }
+    // ASCII digits collected as bytes, one String at the end (appending Characters
+    // to a String cost more than the rest of the session-end checks).
+    var ascii: [UInt8] = []
+    ascii.reserveCapacity(bytes.count * 2)
+    for i in 0..<(bytes.count * 2) {
+        let nibble = trackNibble(bytes, i)
+        if nibble == stop { return String(decoding: ascii, as: UTF8.self) }
+        guard nibble < 10 else { return nil }
+        ascii.append(0x30 + nibble)
     }
-    return orEnd ? s : nil
+    return orEnd ? String(decoding: ascii, as: UTF8.self) : nil
+}
+
+/// Nibble `i` of `bytes`, high nibble first.
+@inline(__always)
+private func trackNibble(_ bytes: [UInt8], _ i: Int) -> UInt8 {
+    i & 1 == 0 ? bytes[i >> 1] >> 4 : bytes[i >> 1] & 0x0F
 }
 
 /// Expiry YYMM of track 2 equivalent data (the 4 digits after the separator).
 func track2Expiry(_ bytes: [UInt8]) -> String? {
-    var nibbles: [UInt8] = []
-    for b in bytes { nibbles.append(b >> 4); nibbles.append(b & 0x0F) }
-    guard let sep = nibbles.firstIndex(of: 0x0D), sep + 4 < nibbles.count else { return nil }
-    let e = nibbles[(sep + 1)...(sep + 4)]
-    guard e.allSatisfy({ $0 < 10 }) else { return nil }
-    return String(e.map { Character(Unicode.Scalar(0x30 + $0)) })
+    let n = bytes.count * 2
+    var sep = 0
+    while sep < n, trackNibble(bytes, sep) != 0x0D { sep += 1 }
+    guard sep < n, sep + 4 < n else { return nil }
+    var ascii: [UInt8] = []
+    ascii.reserveCapacity(4)
+    for i in (sep + 1)...(sep + 4) {
+        let d = trackNibble(bytes, i)
+        guard d < 10 else { return nil }
+        ascii.append(0x30 + d)
+    }
+    return String(decoding: ascii, as: UTF8.self)
+}
+
+/// A few tagged values (the evidence of one session: tens of tags at most), looked up
+/// by a linear scan of their tags: cheaper per APDU than hashing into a dictionary.
+struct TagValues {
+    private var tags: [UInt32] = []
+    private var values: [[UInt8]] = []
+
+    subscript(tag: UInt32) -> [UInt8]? {
+        get {
+            guard let i = tags.firstIndex(of: tag) else { return nil }
+            return values[i]
+        }
+        set {
+            if let i = tags.firstIndex(of: tag) {
+                if let newValue {
+                    values[i] = newValue
+                } else {
+                    tags.remove(at: i)
+                    values.remove(at: i)
+                }
+            } else if let newValue {
+                tags.append(tag)
+                values.append(newValue)
+            }
+        }
+    }
+
+    func contains(_ tag: UInt32) -> Bool { tags.contains(tag) }
 }
