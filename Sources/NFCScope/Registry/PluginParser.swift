@@ -67,10 +67,21 @@ enum PluginParser {
         var seenCAPKs: [CAPublicKeyKey: Int] = [:]
 
         var lineNumber = 0
-        for rawLine in lines(of: text) {
+        let bytes = Array(text.utf8)
+        for span in lineSpans(bytes) {
             lineNumber += 1
-            let line = trimmed(rawLine)
-            if line.isEmpty || line.hasPrefix("#") { continue }
+            // ASCII lines are trimmed and cut into columns as bytes; others as Characters.
+            var start = span.start, end = span.end
+            let line: Substring
+            if span.ascii {
+                while start < end, isASCIISpace(bytes[start]) { start += 1 }
+                while end > start, isASCIISpace(bytes[end - 1]) { end -= 1 }
+                if start == end || bytes[start] == 0x23 { continue }
+                line = text[utf8Index(text, start)..<utf8Index(text, end)]
+            } else {
+                line = trimmed(text[utf8Index(text, start)..<utf8Index(text, end)])
+                if line.isEmpty || line.hasPrefix("#") { continue }
+            }
             let source = EntrySource(file: file, line: lineNumber, builtin: builtin)
             func report(_ reason: String) {
                 diagnostics.append(PluginDiagnostic(file: file, line: lineNumber, reason: reason))
@@ -81,7 +92,7 @@ enum PluginParser {
                 return true
             }
 
-            if line.hasPrefix("[") {
+            if span.ascii ? bytes[start] == 0x5B : line.hasPrefix("[") {
                 guard line.hasSuffix("]") else {
                     report("section header without closing ']'")
                     section = .skipped
@@ -210,7 +221,8 @@ enum PluginParser {
                 continue
             }
 
-            let columns = Self.columns(of: line)
+            let columns = span.ascii ? Self.asciiColumns(bytes, start, end)
+                : line.split(separator: "|", omittingEmptySubsequences: false).map { String(trimmed($0)) }
             switch section {
             case .none:
                 report("entry outside a section (start one with a header such as [aid])")
@@ -416,44 +428,59 @@ enum PluginParser {
     // Characters are the same thing, and on Characters otherwise (same results, a
     // tenth of the time: Character iteration was most of the start-up).
 
-    /// The lines of `text` as `split(separator: "\n")` on Characters gives them: a line
-    /// feed ends a line unless a carriage return precedes it ("\r\n" is one Character).
-    static func lines(of text: String) -> [Substring] {
-        var out: [Substring] = []
-        let utf8 = text.utf8
-        var start = utf8.startIndex
+    /// A line of a plugin file: bytes `start..<end` of its UTF-8, and whether all are ASCII.
+    struct LineSpan {
+        var start: Int
+        var end: Int
+        var ascii: Bool
+    }
+
+    /// The lines as `split(separator: "\n")` on Characters gives them: a line feed
+    /// ends a line unless a carriage return precedes it ("\r\n" is one Character).
+    static func lineSpans(_ bytes: [UInt8]) -> [LineSpan] {
+        var out: [LineSpan] = []
+        var start = 0
+        var ascii = true
         var previous: UInt8 = 0
-        var i = start
-        while i != utf8.endIndex {
-            let b = utf8[i]
+        for i in 0..<bytes.count {
+            let b = bytes[i]
             if b == 0x0A && previous != 0x0D {
-                out.append(text[start..<i])
-                start = utf8.index(after: i)
+                out.append(LineSpan(start: start, end: i, ascii: ascii))
+                start = i + 1
+                ascii = true
+            } else if b >= 0x80 {
+                ascii = false
             }
             previous = b
-            i = utf8.index(after: i)
         }
-        out.append(text[start..<utf8.endIndex])
+        out.append(LineSpan(start: start, end: bytes.count, ascii: ascii))
         return out
     }
 
-    /// The columns of an entry line, trimmed.
-    private static func columns(of line: Substring) -> [String] {
-        guard line.utf8.allSatisfy({ $0 < 0x80 }) else {
-            return line.split(separator: "|", omittingEmptySubsequences: false).map { String(trimmed($0)) }
-        }
+    @inline(__always)
+    private static func isASCIISpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+
+    /// The index of UTF-8 offset `offset` (constant time for native strings).
+    @inline(__always)
+    private static func utf8Index(_ text: String, _ offset: Int) -> String.Index {
+        text.utf8.index(text.utf8.startIndex, offsetBy: offset)
+    }
+
+    /// The trimmed columns of the ASCII entry line `bytes[start..<end]`.
+    private static func asciiColumns(_ bytes: [UInt8], _ start: Int, _ end: Int) -> [String] {
         var out: [String] = []
-        let utf8 = line.utf8
-        var start = utf8.startIndex
+        var from = start
         var i = start
-        while i != utf8.endIndex {
-            if utf8[i] == 0x7C {
-                out.append(String(trimmed(line[start..<i])))
-                start = utf8.index(after: i)
+        while i <= end {
+            if i == end || bytes[i] == 0x7C {
+                var a = from, b = i
+                while a < b, isASCIISpace(bytes[a]) { a += 1 }
+                while b > a, isASCIISpace(bytes[b - 1]) { b -= 1 }
+                out.append(String(decoding: bytes[a..<b], as: UTF8.self))
+                from = i + 1
             }
-            i = utf8.index(after: i)
+            i += 1
         }
-        out.append(String(trimmed(line[start..<utf8.endIndex])))
         return out
     }
 

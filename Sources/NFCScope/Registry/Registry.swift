@@ -138,10 +138,16 @@ public final class Registry: Sendable {
             }
         }
         self.countries = countries
-        let currencyEntries = currencyTableForRenderers?.entries ?? [:]
-        currencyInfoByCode = (0..<1000).map { parseCurrencyInfo(currencyEntries[$0]) }
-        let countryEntries = b.codeTables["country"]?.entries ?? [:]
-        countryNameByCode = (0..<1000).map { countryDisplayName(countryEntries[$0]) }
+        var currencyInfoByCode = [CurrencyInfo?](repeating: nil, count: 1000)
+        for (code, text) in currencyTableForRenderers?.entries ?? [:] where code >= 0 && code < 1000 {
+            currencyInfoByCode[code] = parseCurrencyInfo(text)
+        }
+        self.currencyInfoByCode = currencyInfoByCode
+        var countryNameByCode = [String?](repeating: nil, count: 1000)
+        for (code, text) in b.codeTables["country"]?.entries ?? [:] where code >= 0 && code < 1000 {
+            countryNameByCode[code] = countryDisplayName(text)
+        }
+        self.countryNameByCode = countryNameByCode
 
         let tables = RendererTables(bitTables: b.bitTables, codeTables: b.codeTables,
                                     currency: currencyTableForRenderers)

@@ -57,7 +57,7 @@ struct ODAEvidence {
         guard x.handler == .emv, let c = x.command, let r = x.response, r.sw == 0x9000 else { return }
         if c.cla & 0x80 == 0, c.ins == 0xA4, let name = c.selectedName {
             if !isDirectoryName(name) {
-                self = ODAEvidence()
+                reset()
                 aid = name.array
                 rid = Array(name.array.prefix(5))
                 // The FCI may carry the log entry (9F4D) and the kernel identifier.
@@ -151,8 +151,26 @@ struct ODAEvidence {
 
     private mutating func keep(terminal: Bool, _ tag: UInt32, _ value: ByteView, replacing: Bool) {
         if !replacing, terminal ? self.terminal.contains(tag) : card.contains(tag) { return }
-        guard let bytes = copy(value) else { return }
-        if terminal { self.terminal[tag] = bytes } else { card[tag] = bytes }
+        // The budget as `copy` counts it; the bytes go into the values' shared storage.
+        guard keptBytes + value.count <= ODAEvidence.byteBudget else {
+            overBudget = true
+            return
+        }
+        keptBytes += value.count
+        if terminal { self.terminal.set(tag, value) } else { card.set(tag, value) }
+    }
+
+    /// Forgets everything (a new application was selected, or the session ended),
+    /// keeping the storage of the tagged values for the next one.
+    mutating func reset() {
+        var card = TagValues(), terminal = TagValues()
+        swap(&card, &self.card)
+        swap(&terminal, &self.terminal)
+        self = ODAEvidence()
+        card.removeAll()
+        terminal.removeAll()
+        self.card = card
+        self.terminal = terminal
     }
 
     private mutating func copy(_ v: ByteView) -> [UInt8]? {
@@ -218,30 +236,41 @@ func track2Expiry(_ bytes: [UInt8]) -> String? {
 }
 
 /// A few tagged values (the evidence of one session: tens of tags at most), looked up
-/// by a linear scan of their tags: cheaper per APDU than hashing into a dictionary.
+/// by a linear scan of their tags, their bytes back to back in one array: keeping a
+/// value allocates nothing once the storage has grown to a session's size, and a new
+/// session reuses it (`removeAll`). Reading a value copies it out.
 struct TagValues {
     private var tags: [UInt32] = []
-    private var values: [[UInt8]] = []
+    private var starts: [Int] = []
+    private var counts: [Int] = []
+    private var pool: [UInt8] = []
 
     subscript(tag: UInt32) -> [UInt8]? {
-        get {
-            guard let i = tags.firstIndex(of: tag) else { return nil }
-            return values[i]
-        }
-        set {
-            if let i = tags.firstIndex(of: tag) {
-                if let newValue {
-                    values[i] = newValue
-                } else {
-                    tags.remove(at: i)
-                    values.remove(at: i)
-                }
-            } else if let newValue {
-                tags.append(tag)
-                values.append(newValue)
-            }
+        guard let i = tags.firstIndex(of: tag) else { return nil }
+        return Array(pool[starts[i]..<(starts[i] + counts[i])])
+    }
+
+    /// Sets the value of `tag` (a replaced value's old bytes stay in the storage until
+    /// `removeAll`; the session's byte budget bounds them).
+    mutating func set(_ tag: UInt32, _ value: ByteView) {
+        let start = pool.count
+        value.append(to: &pool)
+        if let i = tags.firstIndex(of: tag) {
+            starts[i] = start
+            counts[i] = value.count
+        } else {
+            tags.append(tag)
+            starts.append(start)
+            counts.append(value.count)
         }
     }
 
     func contains(_ tag: UInt32) -> Bool { tags.contains(tag) }
+
+    mutating func removeAll() {
+        tags.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        counts.removeAll(keepingCapacity: true)
+        pool.removeAll(keepingCapacity: true)
+    }
 }
