@@ -49,6 +49,14 @@ public final class OutputBuffer: @unchecked Sendable {
         storage = .allocate(capacity: capacity)
     }
 
+    /// Output collected in memory, starting small (a single value rendered on its own).
+    public init(initialCapacity: Int) {
+        self.fd = nil
+        self.flushThreshold = 64 << 10
+        capacity = Swift.max(64, initialCapacity)
+        storage = .allocate(capacity: capacity)
+    }
+
     deinit {
         if fd != nil { InputShrinkGuard.unregister(self) }
         flush()
@@ -211,23 +219,28 @@ public final class OutputBuffer: @unchecked Sendable {
         var s = s
         s.withUTF8 { u in
             reserve(u.count * 6)
+            // Through a local pointer and index: stores through `storage` and `count`
+            // made the compiler reload both for every byte.
+            let dst = storage
+            var o = count
             for c in u {
+                if c >= 0x20 && c != 0x22 && c != 0x5C { dst[o] = c; o &+= 1; continue }
                 switch c {
-                case 0x22: storage[count] = 0x5C; storage[count + 1] = 0x22; count += 2
-                case 0x5C: storage[count] = 0x5C; storage[count + 1] = 0x5C; count += 2
-                case 0x0A: storage[count] = 0x5C; storage[count + 1] = 0x6E; count += 2
-                case 0x0D: storage[count] = 0x5C; storage[count + 1] = 0x72; count += 2
-                case 0x09: storage[count] = 0x5C; storage[count + 1] = 0x74; count += 2
-                case 0..<0x20:
+                case 0x22: dst[o] = 0x5C; dst[o + 1] = 0x22; o += 2
+                case 0x5C: dst[o] = 0x5C; dst[o + 1] = 0x5C; o += 2
+                case 0x0A: dst[o] = 0x5C; dst[o + 1] = 0x6E; o += 2
+                case 0x0D: dst[o] = 0x5C; dst[o + 1] = 0x72; o += 2
+                case 0x09: dst[o] = 0x5C; dst[o + 1] = 0x74; o += 2
+                default:
                     let digits: StaticString = "0123456789abcdef"
-                    storage[count] = 0x5C; storage[count + 1] = 0x75
-                    storage[count + 2] = 0x30; storage[count + 3] = 0x30
-                    storage[count + 4] = digits.utf8Start[Int(c >> 4)]
-                    storage[count + 5] = digits.utf8Start[Int(c & 15)]
-                    count += 6
-                default: storage[count] = c; count += 1
+                    dst[o] = 0x5C; dst[o + 1] = 0x75
+                    dst[o + 2] = 0x30; dst[o + 3] = 0x30
+                    dst[o + 4] = digits.utf8Start[Int(c >> 4)]
+                    dst[o + 5] = digits.utf8Start[Int(c & 15)]
+                    o += 6
                 }
             }
+            count = o
         }
     }
 

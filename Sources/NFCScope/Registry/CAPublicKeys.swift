@@ -28,6 +28,15 @@ struct CAPublicKeyKey: Hashable {
     var rid: [UInt8]
     var index: UInt8
     var modulus: [UInt8]
+
+    // Equality compares the whole modulus; the hash takes its length and first bytes
+    // (hashing up to 248 modulus bytes per key was a visible part of start-up).
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(rid)
+        hasher.combine(index)
+        hasher.combine(modulus.count)
+        for b in modulus.prefix(8) { hasher.combine(b) }
+    }
 }
 
 extension PluginParser {

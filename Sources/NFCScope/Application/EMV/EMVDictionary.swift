@@ -28,6 +28,24 @@ public protocol EMVDictionary: Sendable {
     /// Writes the value's text with the entry's renderer (nothing when it has none).
     func renderTagValue(_ handle: EMVTagHandle, _ value: ByteView, context: EMVContext,
                         to out: OutputBuffer, target: EMVTextTarget)
+
+    /// What a lookup needs to know about the application (`aid`), worked out once for
+    /// every tag of a tree or list instead of once per tag.
+    func lookupScope(aid: ByteView?) -> EMVLookupScope
+    /// `tagHandle(_:length:aid:)` with the application's part already worked out.
+    func tagHandle(_ tag: UInt32, length: Int, in scope: EMVLookupScope) -> EMVTagHandle?
+}
+
+/// The application a tag lookup happens in: its AID (as the caller's view of it) and
+/// the dictionary that AID selects (`Registry.tagScope(aid:)`).
+public struct EMVLookupScope: Sendable {
+    public var aid: ByteView?
+    public var tagScope: TagScope
+
+    public init(aid: ByteView?, tagScope: TagScope) {
+        self.aid = aid
+        self.tagScope = tagScope
+    }
 }
 
 /// A tag entry a dictionary found: the lookup's inputs (so a dictionary without
@@ -54,6 +72,12 @@ extension EMVDictionary {
 
     public func tagHandle(_ tag: UInt32, length: Int, aid: ByteView?) -> EMVTagHandle? {
         self.tag(tag, length: length, aid: aid) == nil ? nil : EMVTagHandle(tag: tag, length: length, aid: aid, index: -1)
+    }
+
+    public func lookupScope(aid: ByteView?) -> EMVLookupScope { EMVLookupScope(aid: aid, tagScope: .emv) }
+
+    public func tagHandle(_ tag: UInt32, length: Int, in scope: EMVLookupScope) -> EMVTagHandle? {
+        tagHandle(tag, length: length, aid: scope.aid)
     }
 
     public func writeTagName(_ handle: EMVTagHandle, to out: OutputBuffer, target: EMVTextTarget) {

@@ -87,11 +87,12 @@ func renderDOL(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionar
                _ out: OutputBuffer, _ target: EMVTextTarget) {
     var first = true
     let errorOffset = context.withSelectedAID { aid in
-        DataObjectList.forEachItem(in: v) { item in
+        let scope = dictionary.lookupScope(aid: aid)
+        return DataObjectList.forEachItem(in: v) { item in
             if !first { out.ascii(", ") }
             first = false
             emvTagHex(item.tag, out)
-            if let handle = dictionary.tagHandle(item.tag, length: item.length, aid: aid) {
+            if let handle = dictionary.tagHandle(item.tag, length: item.length, in: scope) {
                 out.byte(0x20)
                 dictionary.writeTagName(handle, to: out, target: target)
             }
@@ -110,6 +111,7 @@ func renderTagList(_ v: ByteView, context: EMVContext, dictionary: some EMVDicti
     var pos = 0
     var first = true
     context.withSelectedAID { aid in
+        let scope = dictionary.lookupScope(aid: aid)
         while pos < v.count {
             guard let b = v.byte(pos) else { break }
             var tag = UInt32(b)
@@ -130,7 +132,7 @@ func renderTagList(_ v: ByteView, context: EMVContext, dictionary: some EMVDicti
             if !first { out.ascii(", ") }
             first = false
             emvTagHex(tag, out)
-            if let handle = dictionary.tagHandle(tag, length: 0, aid: aid) {
+            if let handle = dictionary.tagHandle(tag, length: 0, in: scope) {
                 out.byte(0x20)
                 dictionary.writeTagName(handle, to: out, target: target)
             }

@@ -18,11 +18,15 @@ enum EMVSessionChecks {
         guard let value else { return nil }
         var context = EMVContext()
         if let aid = e.aid { ByteView.with(aid) { context.learn(tag: 0x84, value: $0) } }
-        let out = OutputBuffer()
+        // The TLV writer's lookup and renderer (no entry copied, no renderer resolved
+        // again), into a buffer sized for one value.
+        let out = OutputBuffer(initialCapacity: 256)
         let shown: Bool = ByteView.with(value) { v in
             context.withSelectedAID { aid in
-                guard let entry = registry.tag(tag, length: v.count, aid: aid) else { return false }
-                return renderValue(tag: entry, value: v, context: context, dictionary: registry, to: out, target: .text)
+                guard let handle = registry.tagHandle(tag, length: v.count, aid: aid),
+                      registry.tagHasText(handle) else { return false }
+                registry.renderTagValue(handle, v, context: context, to: out, target: .text)
+                return true
             }
         }
         return (hexUpper(value), shown ? out.string : "")
@@ -126,13 +130,23 @@ extension EMVSessionChecks {
             let id = Int(first & 0x3F)
             return KernelInfo(id: id, name: registry.code("kernel", id), from: "9F2A")
         }
-        guard let rid = e.rid else { return nil }
-        let byRID: [[UInt8]: Int] = [
-            [0xA0, 0, 0, 0, 0x04]: 2, [0xA0, 0, 0, 0, 0x03]: 3, [0xA0, 0, 0, 0, 0x25]: 4,
-            [0xA0, 0, 0, 0, 0x65]: 5, [0xA0, 0, 0, 0x01, 0x52]: 6, [0xA0, 0, 0, 0x03, 0x33]: 7,
-        ]
-        guard let id = byRID[rid] else { return nil }
+        guard let rid = e.rid, let id = kernelID(rid: rid) else { return nil }
         return KernelInfo(id: id, name: registry.code("kernel", id), from: "AID")
+    }
+
+    /// The kernel a scheme's RID implies (a switch: a dictionary literal here was
+    /// built and freed at every session end).
+    private static func kernelID(rid: [UInt8]) -> Int? {
+        guard rid.count == 5, rid[0] == 0xA0, rid[1] == 0 else { return nil }
+        switch (rid[2], rid[3], rid[4]) {
+        case (0, 0, 0x04): return 2
+        case (0, 0, 0x03): return 3
+        case (0, 0, 0x25): return 4
+        case (0, 0, 0x65): return 5
+        case (0, 0x01, 0x52): return 6
+        case (0, 0x03, 0x33): return 7
+        default: return nil
+        }
     }
 
     static func token(_ e: ODAEvidence, registry: Registry) -> TokenInfo? {

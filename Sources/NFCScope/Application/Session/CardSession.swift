@@ -212,7 +212,7 @@ public final class CardSession {
 
     /// Forgets the session in progress.
     public func reset() {
-        tracker = TransactionTracker()
+        tracker.reset()
         current.context = EMVContext()
         selectedAID = nil
         generateACCount = 0

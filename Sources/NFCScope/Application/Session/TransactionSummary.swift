@@ -83,6 +83,15 @@ struct TransactionTracker {
 
     var isEmpty: Bool { summary.apdus == 0 }
 
+    /// Starts over for the next card session, keeping the evidence's storage.
+    mutating func reset() {
+        var kept = ODAEvidence()
+        swap(&kept, &evidence)
+        self = TransactionTracker()
+        kept.reset()
+        evidence = kept
+    }
+
     mutating func observe(_ x: APDUInterpretation, registry: Registry) {
         let frames = x.exchange.frames
         if summary.apdus == 0 { summary.firstFrame = frames.first ?? 0 }

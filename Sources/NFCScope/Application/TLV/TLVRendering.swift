@@ -110,13 +110,14 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
 
     func writeJSON(_ tlv: BERTLV, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
-            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, aid: aid, context, out)
+            let scope = dictionary.lookupScope(aid: aid)
+            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, scope: scope, context, out)
         }
     }
 
     /// Siblings in `start..<end` of the node array, walked by index rather than
     /// through `TLVChildren`, which would hold (and retain) the node array.
-    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, aid: ByteView?, _ context: EMVContext,
+    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, scope: EMVLookupScope, _ context: EMVContext,
                                 _ out: OutputBuffer) {
         out.byte(0x5B)
         var index = start
@@ -124,20 +125,20 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         while index < end {
             if index != start { out.byte(0x2C) }
             let node = tlv.nodes[index]
-            writeJSONNode(tlv, index, node, aid: aid, context, out)
+            writeJSONNode(tlv, index, node, scope: scope, context, out)
             index = Swift.max(node.subtreeEnd, index + 1)
         }
         out.byte(0x5D)
     }
 
-    private func writeJSONNode(_ tlv: BERTLV, _ index: Int, _ node: TLVNode, aid: ByteView?, _ context: EMVContext,
+    private func writeJSONNode(_ tlv: BERTLV, _ index: Int, _ node: TLVNode, scope: EMVLookupScope, _ context: EMVContext,
                                _ out: OutputBuffer) {
         out.ascii("{\"tag\":\"")
         tlvNodeTag(node, out)
         out.ascii("\",\"len\":")
         if let l = node.declaredLength { out.int(l) } else { out.ascii("null") }
         out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
-        let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+        let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
         if let handle {
             out.ascii(",\"name\":\""); dictionary.writeTagName(handle, to: out, target: .json); out.byte(0x22)
         } else {
@@ -155,7 +156,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         if node.childError { out.ascii(",\"children_error\":true") }
         if node.hasChildren {
             out.ascii(",\"children\":")
-            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, aid: aid, context, out)
+            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, scope: scope, context, out)
         }
         out.byte(0x7D)
     }
@@ -164,11 +165,12 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
 
     func writeText(_ tlv: BERTLV, indent: Int, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
-            writeTextLevel(tlv, start: 0, end: tlv.nodes.count, indent: indent, aid: aid, context, out)
+            let scope = dictionary.lookupScope(aid: aid)
+            writeTextLevel(tlv, start: 0, end: tlv.nodes.count, indent: indent, scope: scope, context, out)
         }
     }
 
-    private func writeTextLevel(_ tlv: BERTLV, start: Int, end: Int, indent: Int, aid: ByteView?, _ context: EMVContext,
+    private func writeTextLevel(_ tlv: BERTLV, start: Int, end: Int, indent: Int, scope: EMVLookupScope, _ context: EMVContext,
                                 _ out: OutputBuffer) {
         var index = start
         let end = Swift.min(end, tlv.nodes.count)
@@ -176,7 +178,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             let node = tlv.nodes[index]
             tlvIndent(indent, out)
             tlvNodeTag(node, out)
-            let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, aid: aid)
+            let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
 
             if let handle {
                 out.byte(0x20); dictionary.writeTagName(handle, to: out, target: .text)
@@ -197,7 +199,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             }
             out.byte(0x0A)
             if node.hasChildren {
-                writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, aid: aid, context, out)
+                writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, scope: scope, context, out)
             }
             index = Swift.max(node.subtreeEnd, index + 1)
         }
@@ -207,13 +209,14 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
 
     func writeJSON(_ split: DOLSplit, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
+            let scope = dictionary.lookupScope(aid: aid)
             out.byte(0x5B)
             for (k, v) in split.values.enumerated() {
                 if k > 0 { out.byte(0x2C) }
                 out.ascii("{\"tag\":\""); emvTagHex(v.tag, out)
                 out.ascii("\",\"len\":"); out.int(v.length)
                 out.ascii(",\"hex\":\""); out.hex(v.value); out.byte(0x22)
-                let handle = dictionary.tagHandle(v.tag, length: v.length, aid: aid)
+                let handle = dictionary.tagHandle(v.tag, length: v.length, in: scope)
                 if let handle {
                     out.ascii(",\"name\":\""); dictionary.writeTagName(handle, to: out, target: .json); out.byte(0x22)
                 } else {
@@ -235,10 +238,11 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
 
     func writeText(_ split: DOLSplit, indent: Int, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
+            let scope = dictionary.lookupScope(aid: aid)
             for v in split.values {
                 tlvIndent(indent, out)
                 emvTagHex(v.tag, out)
-                let handle = dictionary.tagHandle(v.tag, length: v.length, aid: aid)
+                let handle = dictionary.tagHandle(v.tag, length: v.length, in: scope)
                 if let handle { out.byte(0x20); dictionary.writeTagName(handle, to: out, target: .text) }
                 out.ascii(" ("); out.int(v.length); out.byte(0x29)
                 if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }

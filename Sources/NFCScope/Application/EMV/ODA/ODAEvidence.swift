@@ -28,9 +28,9 @@ struct ODAEvidence {
     /// The selected application's AID.
     var aid: [UInt8]?
     /// Card data elements from the GPO answer and the records (first value seen).
-    var card: [UInt32: [UInt8]] = [:]
+    var card = TagValues()
     /// Terminal data elements from the PDOL and CDOL data (last value seen).
-    var terminal: [UInt32: [UInt8]] = [:]
+    var terminal = TagValues()
     var records: [(sfi: Int, record: Int, data: [UInt8])] = []
     var pdolData: [UInt8]?
     /// Signed dynamic data (9F4B) in the GPO answer or a record: fDDA.
@@ -57,7 +57,7 @@ struct ODAEvidence {
         guard x.handler == .emv, let c = x.command, let r = x.response, r.sw == 0x9000 else { return }
         if c.cla & 0x80 == 0, c.ins == 0xA4, let name = c.selectedName {
             if !isDirectoryName(name) {
-                self = ODAEvidence()
+                reset()
                 aid = name.array
                 rid = Array(name.array.prefix(5))
                 // The FCI may carry the log entry (9F4D) and the kernel identifier.
@@ -150,9 +150,27 @@ struct ODAEvidence {
     }
 
     private mutating func keep(terminal: Bool, _ tag: UInt32, _ value: ByteView, replacing: Bool) {
-        if !replacing, (terminal ? self.terminal[tag] : card[tag]) != nil { return }
-        guard let bytes = copy(value) else { return }
-        if terminal { self.terminal[tag] = bytes } else { card[tag] = bytes }
+        if !replacing, terminal ? self.terminal.contains(tag) : card.contains(tag) { return }
+        // The budget as `copy` counts it; the bytes go into the values' shared storage.
+        guard keptBytes + value.count <= ODAEvidence.byteBudget else {
+            overBudget = true
+            return
+        }
+        keptBytes += value.count
+        if terminal { self.terminal.set(tag, value) } else { card.set(tag, value) }
+    }
+
+    /// Forgets everything (a new application was selected, or the session ended),
+    /// keeping the storage of the tagged values for the next one.
+    mutating func reset() {
+        var card = TagValues(), terminal = TagValues()
+        swap(&card, &self.card)
+        swap(&terminal, &self.terminal)
+        self = ODAEvidence()
+        card.removeAll()
+        terminal.removeAll()
+        self.card = card
+        self.terminal = terminal
     }
 
     private mutating func copy(_ v: ByteView) -> [UInt8]? {
@@ -182,23 +200,77 @@ func digits(_ bytes: [UInt8]) -> String? { digitsUntil(0x0F, bytes, orEnd: true)
 func track2PAN(_ bytes: [UInt8]) -> String? { digitsUntil(0x0D, bytes, orEnd: false) }
 
 private func digitsUntil(_ stop: UInt8, _ bytes: [UInt8], orEnd: Bool) -> String? {
-    var s = ""
-    for b in bytes {
-        for nibble in [b >> 4, b & 0x0F] {
-            if nibble == stop { return s }
-            guard nibble < 10 else { return nil }
-            s.append(Character(Unicode.Scalar(0x30 + nibble)))
-        }
+    // ASCII digits collected as bytes, one String at the end (appending Characters
+    // to a String cost more than the rest of the session-end checks).
+    var ascii: [UInt8] = []
+    ascii.reserveCapacity(bytes.count * 2)
+    for i in 0..<(bytes.count * 2) {
+        let nibble = trackNibble(bytes, i)
+        if nibble == stop { return String(decoding: ascii, as: UTF8.self) }
+        guard nibble < 10 else { return nil }
+        ascii.append(0x30 + nibble)
     }
-    return orEnd ? s : nil
+    return orEnd ? String(decoding: ascii, as: UTF8.self) : nil
+}
+
+/// Nibble `i` of `bytes`, high nibble first.
+@inline(__always)
+private func trackNibble(_ bytes: [UInt8], _ i: Int) -> UInt8 {
+    i & 1 == 0 ? bytes[i >> 1] >> 4 : bytes[i >> 1] & 0x0F
 }
 
 /// Expiry YYMM of track 2 equivalent data (the 4 digits after the separator).
 func track2Expiry(_ bytes: [UInt8]) -> String? {
-    var nibbles: [UInt8] = []
-    for b in bytes { nibbles.append(b >> 4); nibbles.append(b & 0x0F) }
-    guard let sep = nibbles.firstIndex(of: 0x0D), sep + 4 < nibbles.count else { return nil }
-    let e = nibbles[(sep + 1)...(sep + 4)]
-    guard e.allSatisfy({ $0 < 10 }) else { return nil }
-    return String(e.map { Character(Unicode.Scalar(0x30 + $0)) })
+    let n = bytes.count * 2
+    var sep = 0
+    while sep < n, trackNibble(bytes, sep) != 0x0D { sep += 1 }
+    guard sep < n, sep + 4 < n else { return nil }
+    var ascii: [UInt8] = []
+    ascii.reserveCapacity(4)
+    for i in (sep + 1)...(sep + 4) {
+        let d = trackNibble(bytes, i)
+        guard d < 10 else { return nil }
+        ascii.append(0x30 + d)
+    }
+    return String(decoding: ascii, as: UTF8.self)
+}
+
+/// A few tagged values (the evidence of one session: tens of tags at most), looked up
+/// by a linear scan of their tags, their bytes back to back in one array: keeping a
+/// value allocates nothing once the storage has grown to a session's size, and a new
+/// session reuses it (`removeAll`). Reading a value copies it out.
+struct TagValues {
+    private var tags: [UInt32] = []
+    private var starts: [Int] = []
+    private var counts: [Int] = []
+    private var pool: [UInt8] = []
+
+    subscript(tag: UInt32) -> [UInt8]? {
+        guard let i = tags.firstIndex(of: tag) else { return nil }
+        return Array(pool[starts[i]..<(starts[i] + counts[i])])
+    }
+
+    /// Sets the value of `tag` (a replaced value's old bytes stay in the storage until
+    /// `removeAll`; the session's byte budget bounds them).
+    mutating func set(_ tag: UInt32, _ value: ByteView) {
+        let start = pool.count
+        value.append(to: &pool)
+        if let i = tags.firstIndex(of: tag) {
+            starts[i] = start
+            counts[i] = value.count
+        } else {
+            tags.append(tag)
+            starts.append(start)
+            counts.append(value.count)
+        }
+    }
+
+    func contains(_ tag: UInt32) -> Bool { tags.contains(tag) }
+
+    mutating func removeAll() {
+        tags.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        counts.removeAll(keepingCapacity: true)
+        pool.removeAll(keepingCapacity: true)
+    }
 }
