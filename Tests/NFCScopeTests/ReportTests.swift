@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// `nfcscope report`: the HTML page's content against what the captures hold (hand-built
 /// APDU lists, the fixtures' known bytes), escaping of hostile tag data, `--redact`, a
