@@ -20,6 +20,8 @@ public enum Subcommand: Equatable, Sendable {
     case diff
     /// `devices`: the readers libnfc finds.
     case devices
+    /// `summary FILE...`: one line per card session and exchange.
+    case summary
 }
 
 public struct Options: Equatable, Sendable {
@@ -48,6 +50,8 @@ public struct Options: Equatable, Sendable {
     public var color: ColorMode = .auto
     /// `--line-buffered`: write each record out as soon as it is decoded.
     public var lineBuffered = false
+    /// `--filter`, `--frames`, `--only` (CLI/FilterOptions.swift).
+    public var view = ViewOptions()
 
     public init() {}
 }
@@ -63,6 +67,10 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case noOutput
     case unknownOutputExtension(String)
     case diffNeedsTwo
+    /// A `--filter` expression that does not parse: where and why.
+    case invalidFilter(String)
+    /// A value not among those listed in `valid`.
+    case invalidValueOf(option: String, value: String, valid: String)
 
     public var description: String {
         switch self {
@@ -76,6 +84,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .noOutput: "convert needs an output file (-o FILE.pcap or FILE.pcapng)"
         case .diffNeedsTwo: "diff needs two inputs: nfcscope diff A B"
         case .unknownOutputExtension(let s): "cannot tell the output format of '\(s)' (use .pcap or .pcapng)"
+        case .invalidFilter(let s): "invalid --filter expression: " + s
+        case .invalidValueOf(let o, let v, let valid): "invalid value '\(v)' for '\(o)' (valid: \(valid))"
         }
     }
 }
@@ -194,6 +204,7 @@ public enum Arguments {
         case "convert": options.subcommand = .convert
         case "diff": options.subcommand = .diff
         case "devices": options.subcommand = .devices
+        case "summary": options.subcommand = .summary
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
         case "plugins":
@@ -277,6 +288,7 @@ public enum Arguments {
                 guard let kind = PluginKind(rawValue: value) else { throw .invalidValue(option: name, value: value) }
                 options.pluginKind = kind
             default:
+                if try ViewOptions.parse(name, inlineValue: inlineValue, rest: &args, into: &options) { continue }
                 throw .unknownOption(arg)
             }
         }

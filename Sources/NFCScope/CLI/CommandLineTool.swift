@@ -69,7 +69,7 @@ public enum CommandLineTool {
         case .devices:
             return DevicesCommand.run(options, out: out, format: options.format ?? (outputIsTerminal ? .text : .jsonl),
                                       errorLine: errorLine)
-        case .decode, .stats, .pluginsList, .diff:
+        case .decode, .stats, .pluginsList, .diff, .summary:
             break
         }
         // A plugin mistake never stops decoding: the valid entries are used and the
@@ -114,16 +114,33 @@ public enum CommandLineTool {
                 if Interruption.requested { break }
             }
         }
+        // `--filter`, `--frames`, `--only` (CLI/FilterOptions.swift): only then is a
+        // record looked at; an unfiltered decode goes straight to its writer.
+        let filter = options.view.recordFilter()
+        if options.subcommand == .summary {
+            return SummaryCommand.run(options, registry: registry, filter: filter, format: format, out: out,
+                                      decodeAll: { decodeAll(into: $0) }, status: { status })
+        }
         if options.subcommand == .stats {
             let stats = StatsCollector()
-            decodeAll(into: stats)
+            if let filter {
+                decodeAll(into: FilterSink(stats, filter: filter, registry: registry, textOutput: false, deepen: true))
+            } else {
+                decodeAll(into: stats)
+            }
             stats.write(to: out, json: format == .jsonl)
         } else if format == .jsonl {
             let writer = JSONLinesWriter(output: out, registry: registry, redact: options.redact)
-            if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+            if let filter {
+                let selected = FilterSink(writer, filter: filter, registry: registry, textOutput: false)
+                if options.redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
+            } else if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         } else {
             let writer = TextWriter(output: out, registry: registry, redact: options.redact)
-            if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+            if let filter {
+                let selected = FilterSink(writer, filter: filter, registry: registry, textOutput: true)
+                if options.redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
+            } else if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         }
         out.flush()
         return Interruption.requested ? exitInterrupted : status
