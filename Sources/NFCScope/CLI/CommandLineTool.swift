@@ -9,15 +9,26 @@ import Glibc
 final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     let inner: Inner
     let report: (String) -> Void
+    /// On a terminal stderr only (CLI/ProgressLine.swift).
+    let progress: ProgressLine?
+    /// The format of the input being decoded.
+    private(set) var format: StaticString = ""
 
-    init(_ inner: Inner, report: @escaping (String) -> Void) {
+    init(_ inner: Inner, report: @escaping (String) -> Void, progress: ProgressLine? = nil) {
         self.inner = inner
         self.report = report
+        self.progress = progress
     }
 
     var depth: DecodeDepth { inner.depth }
-    func begin(_ input: InputDescription) { inner.begin(input) }
-    @inline(__always) func frame(_ frame: Frame) { inner.frame(frame) }
+    func begin(_ input: InputDescription) {
+        format = input.format
+        inner.begin(input)
+    }
+    @inline(__always) func frame(_ frame: Frame) {
+        inner.frame(frame)
+        if let progress { progress.tick(frame) }
+    }
     func record<R: DecodedRecord>(_ record: R) { inner.record(record) }
     func problem(_ problem: InputProblem) {
         report(problem.line)
@@ -37,8 +48,11 @@ public enum CommandLineTool {
 
     /// Runs one command. `out` receives standard output; `errorLine` one line of stderr
     /// each (without the program name or newline).
+    /// `statusLine`: raw writes to stderr when it is a terminal (the progress line), nil
+    /// otherwise.
     public static func run(_ arguments: ArraySlice<String>, out: OutputBuffer, outputIsTerminal: Bool,
                            environment: [String: String] = [:],
+                           statusLine: ((String) -> Void)? = nil,
                            errorLine: @escaping (String) -> Void) -> Int32 {
         let options: Options
         do {
@@ -106,11 +120,26 @@ public enum CommandLineTool {
                 status = max(status, exitInputErrors)
             }
         }
+        // Problems go to stderr, unless stdout is a terminal that shows them already
+        // (decode and summary write them; stats only counts them).
+        let shownOnOutput = outputIsTerminal && options.subcommand != .stats
+        let progress = statusLine.map { ProgressLine(draw: $0) }
         func decodeAll<Sink: DecodeSink>(into sink: Sink) {
-            let echo = ProblemEcho(sink, report: errorLine)
+            let echo = ProblemEcho(sink, report: shownOnOutput ? { _ in } : errorLine, progress: progress)
             for file in options.files {
-                account(CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech,
-                                              registry: registry, whileWaiting: { out.flush() }, into: echo))
+                if let forced = options.inputFormat, let warning = InputMessages.mismatch(file, forced: forced) {
+                    errorLine(warning)
+                }
+                progress?.start(size: ProgressLine.fileSize(file))
+                let outcome = CaptureDecoder.decode(path: file, as: options.inputFormat, tech: options.tech,
+                                                    registry: registry, whileWaiting: { out.flush() }, into: echo)
+                progress?.finish()
+                account(outcome)
+                if outcome.frames == 0, !outcome.unreadable, !Interruption.requested,
+                   let message = InputMessages.noFrames(file, format: echo.format, forced: options.inputFormat) {
+                    errorLine(message.text)
+                    if message.unreadable { status = max(status, exitUnreadable) }
+                }
                 if Interruption.requested { break }
             }
         }
@@ -118,13 +147,15 @@ public enum CommandLineTool {
         // record looked at; an unfiltered decode goes straight to its writer.
         let filter = options.view.recordFilter()
         if options.subcommand == .summary {
-            return SummaryCommand.run(options, registry: registry, filter: filter, format: format, out: out,
+            let layout = options.view.textLayout(color: options.color, outputIsTerminal: outputIsTerminal,
+                                                 environment: environment)
+            return SummaryCommand.run(options, registry: registry, filter: filter, layout: layout, out: out,
                                       decodeAll: { decodeAll(into: $0) }, status: { status })
         }
         if options.subcommand == .stats {
             let stats = StatsCollector()
             if let filter {
-                decodeAll(into: FilterSink(stats, filter: filter, registry: registry, textOutput: false, deepen: true))
+                decodeAll(into: FilterSink(stats, filter: filter, registry: registry, textLayout: nil, deepen: true))
             } else {
                 decodeAll(into: stats)
             }
@@ -132,13 +163,15 @@ public enum CommandLineTool {
         } else if format == .jsonl {
             let writer = JSONLinesWriter(output: out, registry: registry, redact: options.redact)
             if let filter {
-                let selected = FilterSink(writer, filter: filter, registry: registry, textOutput: false)
+                let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: nil)
                 if options.redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
             } else if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         } else {
-            let writer = TextWriter(output: out, registry: registry, redact: options.redact)
+            let layout = options.view.textLayout(color: options.color, outputIsTerminal: outputIsTerminal,
+                                                 environment: environment)
+            let writer = TextWriter(output: out, registry: registry, redact: options.redact, layout: layout)
             if let filter {
-                let selected = FilterSink(writer, filter: filter, registry: registry, textOutput: true)
+                let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: layout)
                 if options.redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
             } else if options.redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         }

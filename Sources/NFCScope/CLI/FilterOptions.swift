@@ -9,6 +9,10 @@ public struct ViewOptions: Equatable, Sendable {
     public var frames: FrameRanges?
     /// `--only TYPES`.
     public var only: [String]?
+    /// `--width N`: columns of the text views (default: the terminal's, else 100).
+    public var width: Int?
+    /// `--timing`: end, duration and gap columns in the text view.
+    public var timing = false
 
     public init() {}
 
@@ -54,9 +58,56 @@ public struct ViewOptions: Equatable, Sendable {
             }
             guard !types.isEmpty else { throw .missingValue(option: name) }
             options.view.only = types
+        case "--width":
+            guard [.decode, .summary].contains(options.subcommand) else { throw .unknownOption(name) }
+            guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+            guard let width = Int(value), width >= 40, width <= 10_000 else {
+                throw .invalidValueOf(option: name, value: value, valid: "a number of columns from 40 to 10000")
+            }
+            options.view.width = width
+        case "--timing":
+            guard [.decode, .summary].contains(options.subcommand) else { throw .unknownOption(name) }
+            options.view.timing = true
         default:
             return false
         }
         return true
+    }
+
+    /// The text layout: `--width` or the terminal's width (else 100), `--timing`,
+    /// `--color` (with NO_COLOR) against whether standard output is a terminal.
+    func textLayout(color: ColorMode, outputIsTerminal: Bool, environment: [String: String]) -> TextLayout {
+        var columns = width
+        if columns == nil, outputIsTerminal, let terminal = TerminalSize.columns(fd: 1) { columns = terminal }
+        return TextLayout(width: columns ?? 100, timing: timing,
+                          palette: Palette(mode: color, outputIsTerminal: outputIsTerminal, environment: environment))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum TerminalSize {
+    /// Columns of the terminal on `fd`, nil when it is not one or does not say.
+    static func columns(fd: Int32) -> Int? {
+        #if canImport(Glibc)
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+        #else
+        return nil
+        #endif
+    }
+}
+
+extension Palette {
+    /// `auto`: on when the output is a terminal and NO_COLOR is not set.
+    init(mode: ColorMode, outputIsTerminal: Bool, environment: [String: String]) {
+        switch mode {
+        case .always: self.init(enabled: true)
+        case .never: self.init(enabled: false)
+        case .auto: self.init(enabled: outputIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty)
+        }
     }
 }

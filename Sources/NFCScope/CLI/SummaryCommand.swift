@@ -1,10 +1,12 @@
-// `nfcscope summary FILE...`: one line per card session and exchange (see
-// Output/SummaryWriter.swift).
+// `nfcscope summary FILE...`: one line per card session and exchange, then the
+// transaction verdicts (Output/SummaryWriter.swift). Takes --filter/--frames/--only,
+// --width and --color like `decode`.
 
 enum SummaryCommand {
-    static func run(_ options: Options, registry: Registry, filter: RecordFilter?, format: OutputFormat,
+    static func run(_ options: Options, registry: Registry, filter: RecordFilter?, layout: TextLayout,
                     out: OutputBuffer, decodeAll: (SummaryWriter) -> Void, status: () -> Int32) -> Int32 {
-        let writer = SummaryWriter(output: out, registry: registry, filter: filter, width: 100)
+        let writer = SummaryWriter(output: out, registry: registry, filter: filter, width: layout.width,
+                                   palette: layout.palette)
         decodeAll(writer)
         out.flush()
         return Interruption.requested ? CommandLineTool.exitInterrupted : status()

@@ -16,9 +16,10 @@ public final class PcapngWriter {
 
     /// Creates (or truncates) `path` and writes the section header.
     public init(path: String, application: String) throws(LibpcapError) {
-        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // `-`: standard output (a copy of it, closed at the end like a file).
+        let opened = path == "-" ? dup(1) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
-            throw LibpcapError(message: "\(path): \(String(cString: strerror(errno)))")
+            throw LibpcapError(message: String(cString: strerror(errno)))
         }
         fd = opened
         out = OutputBuffer(fd: opened)

@@ -22,16 +22,16 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     private let keepsCarriers: Bool
     public var nextFrameMask: [Bool]?
 
-    /// `textOutput`: the writer is text, so carriers are shown; `deepen`: run the
-    /// application stages when the filter can select their records although `inner`
-    /// only needs the link layer (`stats`).
-    public init(_ inner: Inner, filter: RecordFilter, registry: Registry, textOutput: Bool, deepen: Bool = false) {
+    /// `textLayout`: the writer is text with this layout, so carriers are shown (nil:
+    /// not text); `deepen`: run the application stages when the filter can select their
+    /// records although `inner` only needs the link layer (`stats`).
+    public init(_ inner: Inner, filter: RecordFilter, registry: Registry, textLayout: TextLayout?, deepen: Bool = false) {
         self.inner = inner
         self.filter = filter
         self.deepen = deepen
         json = JSONLinesWriter(output: scratch, registry: registry)
-        keepsCarriers = textOutput && ["apdu", "felica", "ndef", "snep", "llcp"].contains { filter.canSelect($0) }
-        carrier = keepsCarriers ? TextWriter(output: carrierText, registry: registry) : nil
+        keepsCarriers = textLayout != nil && ["apdu", "felica", "ndef", "snep", "llcp"].contains { filter.canSelect($0) }
+        carrier = keepsCarriers ? TextWriter(output: carrierText, registry: registry, layout: textLayout ?? TextLayout()) : nil
     }
 
     public var depth: DecodeDepth {
@@ -87,16 +87,10 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         inner.record(record)
     }
 
+    /// Problems with the input are always passed on: an error is shown once, whatever
+    /// the filter.
     public func problem(_ problem: InputProblem) {
-        let selected = filter.selectsRecord("error") {
-            var members: [(String, JSONValue)] = [("type", .string("error")), ("file", .string(problem.path))]
-            if let line = problem.lineNumber { members.append(("line", .number(String(line)))) }
-            else { members.append(("offset", problem.offset.map { .number(String($0)) } ?? .null)) }
-            if let n = problem.frame { members.append(("n", .number(String(n)))) }
-            members.append(("message", .string(problem.message)))
-            return .object(members)
-        }
-        if selected { inner.problem(problem) }
+        inner.problem(problem)
     }
 
     public func end(_ input: InputDescription) {
@@ -127,4 +121,16 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
 
 extension FilterSink: MaskableFrameWriter where Inner: MaskableFrameWriter {
     public var output: OutputBuffer { inner.output }
+}
+
+/// A wrapper that hands `RedactingSink`'s text masking on to the text writers inside.
+protocol TextMaskForwarding {
+    func forwardMaskText(_ mask: @escaping (inout [UInt8]) -> Void)
+}
+
+extension FilterSink: TextMaskForwarding {
+    func forwardMaskText(_ mask: @escaping (inout [UInt8]) -> Void) {
+        (inner as? TextWriter)?.maskText = mask
+        carrier?.maskText = mask
+    }
 }
