@@ -178,6 +178,32 @@ struct NFCVCommandTests {
         #expect(r.allSatisfy { $0.error == nil })
     }
 
+    /// EXTENDED GET SYSTEM INFORMATION (3B), addressed: flags 22, 3B, the parameter request
+    /// field, then the UID (ISO/IEC 15693-3:2019; STMicroelectronics RFAL builds it in this
+    /// order). A basic GET SYSTEM INFORMATION (2B) sent with the protocol extension flag (0A)
+    /// gets the "rich" answer of tags with more than 256 blocks (M24LR64-R / M24LR64E-R data
+    /// sheets): memory size on 3 bytes, 07FF (LSB first) + 1 = 2048 blocks of 03 + 1 = 4 bytes.
+    /// Without the flag the same tag family answers with the 2-byte form.
+    @Test("3B parameter before the UID; 2B answer with a 2-byte block count under the protocol extension flag")
+    func systemInformationForms() {
+        let r = V.decode([
+            (.reader, V.withCRC([0x22, 0x3B, 0x0F] + Self.uidAir)),
+            (.reader, V.withCRC([0x0A, 0x2B])),
+            (.card, V.withCRC([0x00, 0x0F] + Self.uidAir + [0x00, 0x00, 0xFF, 0x07, 0x03, 0x26])),
+            (.reader, V.withCRC([0x02, 0x2B])),
+            (.card, V.withCRC([0x00, 0x0F] + Self.uidAir + [0x00, 0x00, 0x3F, 0x03, 0x26])),
+            // The rich form answered to a request without the flag does not fit the basic layout.
+            (.reader, V.withCRC([0x02, 0x2B])),
+            (.card, V.withCRC([0x00, 0x0F] + Self.uidAir + [0x00, 0x00, 0xFF, 0x07, 0x03, 0x26])),
+        ])
+        #expect(r[0].info == "EXTENDED GET SYSTEM INFORMATION UID e0040114b1a3dd03")
+        #expect(r[0].members.contains(#""info_flags":"0F""#) && r[0].error == nil)
+        #expect(r[2].members.contains(#""info_flags":"0F","memory_blocks":2048,"block_size":4,"ic_reference":"26""#))
+        #expect(r[2].error == nil)
+        #expect(r[4].members.contains(#""memory_blocks":64,"block_size":4,"ic_reference":"26""#) && r[4].error == nil)
+        #expect(r[6].error != nil)
+    }
+
     @Test("custom commands: NXP ICODE (04) and ST25DV (02) names; an unnamed one stays CUSTOM")
     func customCommands() {
         let r = V.decode([

@@ -113,7 +113,8 @@ func paymentAndPlatformName(cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8) -> Sta
     }
 }
 
-/// MIFARE DESFire native commands sent wrapped (CLA 90, INS = native command).
+/// MIFARE DESFire native commands, sent natively or wrapped (CLA 90, INS = native command).
+/// Codes: NXP DESFire EV1/EV2/EV3 data sheets; Proxmark3 `include/protocols.h` (MFDES_*).
 func desfireName(_ ins: UInt8) -> StaticString? {
     switch ins {
     case 0x0A: "AUTHENTICATE"
@@ -158,6 +159,15 @@ func desfireName(_ ins: UInt8) -> StaticString? {
     case 0xC7: "COMMIT TRANSACTION"
     case 0xA7: "ABORT TRANSACTION"
     case 0xAF: "ADDITIONAL FRAME"
+    case 0xC6: "CHANGE KEY EV2"
+    case 0xC8: "COMMIT READER ID"
+    case 0xC9: "CREATE DELEGATED APPLICATION"
+    case 0xCE: "CREATE TRANSACTION MAC FILE"
+    case 0xDB: "UPDATE RECORD"
+    case 0x69: "GET DELEGATE INFO"
+    case 0xF0: "PREPARE PROXIMITY CHECK"
+    case 0xF2: "PROXIMITY CHECK"
+    case 0xFD: "VERIFY PROXIMITY CHECK"
     default: nil
     }
 }

@@ -18,7 +18,9 @@ enum StatusWordMeaning {
 
 /// Exact codes. Returns nil for codes only covered by a pattern.
 func exactStatusWord(_ sw: UInt16) -> StaticString? {
-    switch sw {
+    // DESFire native status, wrapped as 91 + native code.
+    if sw >> 8 == 0x91, let text = desfireStatusText(UInt8(sw & 0xFF)) { return text }
+    return switch sw {
     case 0x9000: "Normal processing"
     // 62XX: warning, non-volatile memory unchanged
     case 0x6200: "Warning, no information given (memory unchanged)"
@@ -71,29 +73,6 @@ func exactStatusWord(_ sw: UInt16) -> StaticString? {
     case 0x6D00: "Instruction code not supported or invalid"
     case 0x6E00: "Class not supported"
     case 0x6F00: "No precise diagnosis"
-    // DESFire native status, wrapped as 91 + native code
-    case 0x9100: "DESFire operation OK"
-    case 0x910C: "DESFire no changes"
-    case 0x910E: "DESFire out of EEPROM memory"
-    case 0x911C: "DESFire illegal command code"
-    case 0x911E: "DESFire integrity error (CRC or MAC)"
-    case 0x9140: "DESFire no such key"
-    case 0x917E: "DESFire length error"
-    case 0x919D: "DESFire permission denied"
-    case 0x919E: "DESFire parameter error"
-    case 0x91A0: "DESFire application not found"
-    case 0x91A1: "DESFire application integrity error"
-    case 0x91AE: "DESFire authentication error"
-    case 0x91AF: "DESFire additional frame expected"
-    case 0x91BE: "DESFire boundary error"
-    case 0x91C1: "DESFire PICC integrity error"
-    case 0x91CA: "DESFire command aborted"
-    case 0x91CD: "DESFire PICC disabled"
-    case 0x91CE: "DESFire count error"
-    case 0x91DE: "DESFire duplicate error"
-    case 0x91EE: "DESFire EEPROM error"
-    case 0x91F0: "DESFire file not found"
-    case 0x91F1: "DESFire file integrity error"
     default: nil
     }
 }

@@ -193,7 +193,14 @@ enum DiffKey {
             var s = record["name"]?.stringValue ?? "APDU"
             if let aid = record["aid"]?.stringValue { s += " " + aid }
             if let rec = record["record"]?.stringValue { s += " " + rec }
-            s += " → " + (record["sw"]?.stringValue ?? "no answer")
+            if let sw = record["sw"]?.stringValue {
+                s += " → " + sw
+            } else if let status = (record["mifare_plus"] ?? record["desfire"])?["status"]?.stringValue {
+                // A native answer: its status is its first byte, there is no status word.
+                s += " → status " + status
+            } else {
+                s += record["response"]?.stringValue == nil ? " → no answer" : " → answer without status word"
+            }
             return s
         case "felica":
             var s = "FeliCa " + (record["command"]?.stringValue ?? "?")

@@ -128,6 +128,9 @@ public enum NFCV {
         var blockCount: Int
         var block: Int
         var manufacturer: UInt8? = nil
+        /// The request's protocol extension flag: a GET SYSTEM INFORMATION answer then gives
+        /// the number of blocks on 2 bytes (see `systemInformation`).
+        var protocolExtension = false
     }
 
     /// How a command's parameters are laid out: block number width (0: none) and whether a
@@ -179,7 +182,8 @@ public enum NFCV {
             frame.info = .nfcv(info)
             if let c = info.command {
                 pending = Pending(command: c, option: info.optionFlag, blockCount: info.blockCount ?? 1,
-                                  block: info.block ?? 0, manufacturer: info.manufacturer)
+                                  block: info.block ?? 0, manufacturer: info.manufacturer,
+                                  protocolExtension: info.protocolExtension)
             } else {
                 pending = nil
             }
@@ -220,7 +224,11 @@ public enum NFCV {
             info.data = mask
             return (info, p.count == i + 1 + maskBytes ? nil : FrameError(.malformed, i + 1 + maskBytes))
         }
-        // EXTENDED GET SYSTEM INFORMATION: the information requested comes before the UID.
+        // EXTENDED GET SYSTEM INFORMATION (3B): flags, 3B, parameter request field (which
+        // fields to return), then the UID when addressed. Order as in ISO/IEC 15693-3:2019
+        // and as readers build it: STMicroelectronics RFAL `rfalNfcvPollerTransceiveReq` puts
+        // the parameter before the UID; NXP's reader library `ExtendedGetSystemInformation`
+        // takes the same `bInfoParams` byte. 3B is not WRITE AFI (27) nor GET SYSTEM INFORMATION (2B).
         if cmd == extendedGetSystemInformation {
             guard let requested = p.byte(i) else { return (info, FrameError(.malformed, i)) }
             info.infoFlags = requested
@@ -273,7 +281,14 @@ public enum NFCV {
     /// IC reference. The extended answer (ISO/IEC 15693-3:2019, ST25DV) has the number of
     /// blocks on 2 bytes, LSB first, and may go on with fields (command list, ...) this
     /// decoder leaves in `data`; the basic answer ends there.
-    static func systemInformation(_ p: ByteView, into base: NFCVInfo, extended: Bool) -> (NFCVInfo, FrameError?) {
+    ///
+    /// `wideBlockCount`: a basic answer to a request with the protocol extension flag set.
+    /// Tags with more than 256 blocks (ST M24LR64-R / M24LR64E-R data sheets, "Request
+    /// flags" note 3: GET SYSTEM INFO gives "a standard response format when
+    /// Protocol_extension_flag is set to 0, and a rich response when [it] is set to 1")
+    /// then give the number of blocks on 2 bytes, LSB first, in a 3-byte memory size field.
+    static func systemInformation(_ p: ByteView, into base: NFCVInfo, extended: Bool,
+                                  wideBlockCount: Bool = false) -> (NFCVInfo, FrameError?) {
         var info = base
         guard let infoFlags = p.byte(1), let uid = p.slice(2, 8) else {
             info.data = p.suffix(from: 1)
@@ -293,8 +308,9 @@ public enum NFCV {
             i += 1
         }
         if infoFlags & 0x04 != 0 {
-            let width = extended ? 2 : 1
-            guard let blocks = extended ? p.u16le(i).map(Int.init) : p.byte(i).map(Int.init),
+            let wide = extended || wideBlockCount
+            let width = wide ? 2 : 1
+            guard let blocks = wide ? p.u16le(i).map(Int.init) : p.byte(i).map(Int.init),
                   let size = p.byte(i + width) else { return (info, FrameError(.malformed, i)) }
             info.memoryBlocks = blocks + 1
             info.blockSize = Int(size & 0x1F) + 1
@@ -340,7 +356,7 @@ public enum NFCV {
             info.dsfid = dsfid
             info.uid = uid
         case getSystemInformation:
-            return systemInformation(p, into: info, extended: false)
+            return systemInformation(p, into: info, extended: false, wideBlockCount: request.protocolExtension)
         case extendedGetSystemInformation:
             return systemInformation(p, into: info, extended: true)
         case getMultipleBlockSecurityStatus, extendedGetMultipleBlockSecurityStatus:

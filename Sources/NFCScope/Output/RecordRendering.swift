@@ -10,16 +10,38 @@ extension APDUInterpretation: DecodedRecord {
     public func writeJSONMembers(_ out: OutputBuffer, _ context: RenderContext) {
         out.ascii(",\"frames\":")
         out.jsonNumbers(exchange.frames)
-        APDUExchangeView(command: exchange.command, response: exchange.response)
-            .writeJSONMembers(out, parsed: command, error: commandError, response: response)
+        if isNative {
+            // No APDU: the command is the native command, the answer's first byte its status.
+            out.ascii(",\"native\":\""); out.ascii(mifarePlus != nil ? "mifare-plus" : "desfire")
+            out.ascii("\",\"command\":")
+            if let c = exchange.command { out.byte(0x22); out.hex(c); out.byte(0x22) } else { out.ascii("null") }
+            out.ascii(",\"name\":\"")
+            out.ascii(mifarePlus.flatMap { MIFAREPlusNative.name($0.code) } ?? desfire.flatMap { desfireName($0.code) } ?? "UNKNOWN")
+            out.ascii("\",\"response\":")
+            if exchange.response != nil, let answer = mifarePlus?.answer ?? desfire?.answer {
+                out.byte(0x22); out.hex(answer); out.byte(0x22)
+            } else {
+                out.ascii("null")
+            }
+            out.ascii(",\"sw\":null,\"sw_text\":null")
+        } else {
+            APDUExchangeView(command: exchange.command, response: exchange.response)
+                .writeJSONMembers(out, parsed: command, error: commandError, response: response)
+        }
         ApplicationRendering.writeJSONMembers(self, registry: context.registry, to: out)
+        desfire?.writeJSONMember(out)
+        mifarePlus?.writeJSONMember(out)
         exchange.writeLinkJSONMembers(out)
     }
 
     public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
-        APDUExchangeView(command: exchange.command, response: exchange.response)
-            .writeText(out, indent: context.indent, parsed: command, error: commandError, response: response)
+        if !isNative {
+            APDUExchangeView(command: exchange.command, response: exchange.response)
+                .writeText(out, indent: context.indent, parsed: command, error: commandError, response: response)
+        }
         ApplicationRendering.writeText(self, registry: context.registry, indent: context.indent, to: out)
+        desfire?.writeTextLine(out, indent: context.indent + (isNative ? 0 : 5))
+        mifarePlus?.writeTextLine(out, indent: context.indent)
         exchange.writeLinkText(out, indent: context.indent + 4)
     }
 }

@@ -1022,6 +1022,31 @@ A000000003 | F3 | 03 | 98F0C770F23864C2E766DF02D1E833DFF4FFE92D696E1642F0A88C569
 6.4 | Match found in additional check table
 6.3 | No match found in additional check table
 
+# 9F10 bytes 4-8 of a Common Core Definitions IAD: Card Verification Results (EMV Book 3
+# Annex C9.3, Table CCD 10). Byte 1 bits 8-5 (cryptograms returned), byte 2 bits 8-5 (PIN
+# try counter) and byte 4 bits 8-5 (script count) are codes, decoded apart; byte 5 is RFU.
+[bits ccd-cvr 5]
+1.4 | CDA performed
+1.3 | Offline DDA performed
+1.2 | Issuer authentication not performed
+1.1 | Issuer authentication failed
+2.4 | Offline PIN verification performed
+2.3 | Offline PIN verification performed and PIN not successfully verified
+2.2 | PIN try limit exceeded
+2.1 | Last online transaction not completed
+3.8 | Lower offline transaction count limit exceeded
+3.7 | Upper offline transaction count limit exceeded
+3.6 | Lower cumulative offline amount limit exceeded
+3.5 | Upper cumulative offline amount limit exceeded
+3.4 | Issuer-discretionary bit 1
+3.3 | Issuer-discretionary bit 2
+3.2 | Issuer-discretionary bit 3
+3.1 | Issuer-discretionary bit 4
+4.4 | Issuer script processing failed
+4.3 | Offline data authentication failed on previous transaction
+4.2 | Go online on next transaction was set
+4.1 | Unable to go online
+
 """#),
         ("emv-codes.plugin", #"""
 # Code tables for EMV data elements with enumerated values.

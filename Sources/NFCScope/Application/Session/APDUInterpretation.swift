@@ -40,6 +40,12 @@ public struct APDUInterpretation {
     public var commandTLV: BERTLV?
     /// Response data parsed as BER-TLV.
     public var responseTLV: BERTLV?
+    /// The exchange read as DESFire (natively framed, or ISO-wrapped with CLA 90 / SW 91xx).
+    public var desfire: DESFireExchange?
+    /// The exchange read as MIFARE Plus SL3 (natively framed: no APDU, no status word).
+    public var mifarePlus: MIFAREPlusExchange?
+    /// Whether the command and answer are a native protocol's, not ISO 7816-4 APDUs.
+    public var isNative: Bool { mifarePlus != nil || desfire?.framing == .native }
     /// The session's knowledge after this exchange (currency, selected AID, DOLs):
     /// what its values are rendered with.
     public var context = EMVContext()

@@ -13,6 +13,9 @@ public final class CardSession {
     /// The application selected by name and accepted by the card.
     private var selectedAID: [UInt8]?
     private var generateACCount = 0
+    /// A DESFire command whose answer said AF (more frames): the next ADDITIONAL FRAME
+    /// continues it, as its frame number + 1.
+    private var desfireChain: (code: UInt8, frame: Int)?
     private var tracker = TransactionTracker()
     /// Node storage for the next response and command trees: the previous exchange's
     /// trees come back here, so parsing one per APDU does not allocate (the storage
@@ -56,11 +59,9 @@ public final class CardSession {
             do throws(APDUError) { x.command = try APDUCommand(parsing: bytes) } catch { x.commandError = error }
         }
         x.response = exchange.response.map { APDUResponse(parsing: $0) }
-        if selectedAID == nil, let command = exchange.command, let response = exchange.response,
-           MIFAREPlusNative.isExchange(command: command, response: response) {
-            // A MIFARE Plus answer: its status is its first byte; there is no status word.
-            x.response = APDUResponse(noStatusWord: response)
-        }
+        x.desfire = nil
+        x.mifarePlus = nil
+        readNative(&x, exchange)
         x.handler = .none
         x.commandDOL = nil
         x.commandDOLName = ""
@@ -92,7 +93,8 @@ public final class CardSession {
         }
 
         // Answers to DESFire commands in ISO wrapping are DESFire's own layouts, not TLV.
-        let desfire = DESFireWrapping.isWrapped(x.command) || DESFireWrapping.isWrappedAnswer(sw: x.response?.sw)
+        let desfire = x.desfire != nil || x.mifarePlus != nil
+            || DESFireWrapping.isWrapped(x.command) || DESFireWrapping.isWrappedAnswer(sw: x.response?.sw)
         if x.handler.parsesTLV, !desfire, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
             var tree = BERTLV()
             swap(&tree, &spareResponseTLV)
@@ -102,6 +104,10 @@ public final class CardSession {
         if let c = x.command, !c.data.isEmpty, !desfire {
             splitCommandData(c, into: &x)
         }
+        if let d = x.desfire, d.continued == nil, d.code == 0x5A, d.status == DESFire.statusOK {
+            // A DESFire application is selected: the one selected by ISO SELECT no longer is.
+            selectedAID = nil
+        }
         if let name = selecting, accepted {
             // The application's own tag meanings apply to its answer (VAS reuses EMV tags).
             selectedAID = name.array
@@ -110,6 +116,59 @@ public final class CardSession {
         }
         if let dol = x.commandDOL { x.context.learn(from: dol) }
         if let tlv = x.responseTLV { x.context.learn(from: tlv) }
+    }
+
+    /// Native MIFARE Plus or DESFire framing (outside an application selected by ISO SELECT),
+    /// or DESFire's ISO wrapping (CLA 90): fills `x.desfire` / `x.mifarePlus`, and for native
+    /// framing drops the APDU reading (there is no APDU and no status word).
+    private func readNative(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange) {
+        let continuing = desfireChain != nil
+        let chain = desfireChain
+        desfireChain = nil
+        guard let command = exchange.command, let code = command.byte(0) else { return }
+        if let c = x.command, DESFireWrapping.isWrapped(c), c.p1 == 0, c.p2 == 0 {
+            let sw = x.response?.sw
+            let status: UInt8? = sw.flatMap { $0 >> 8 == 0x91 ? UInt8($0 & 0xFF) : nil }
+            x.desfire = desfireExchange(.isoWrapped, code: c.ins, parameters: c.data, status: status,
+                                        answer: x.response?.data ?? ByteView(), chain: chain)
+            return
+        }
+        guard selectedAID == nil || x.command == nil, let response = exchange.response else { return }
+        if MIFAREPlusNative.isExchange(command: command, response: response) {
+            x.mifarePlus = MIFAREPlusExchange(code: code, parameters: command.suffix(from: 1),
+                                              status: response.byte(0), answer: response.suffix(from: 1))
+        } else if DESFire.isNativeExchange(command: command, response: response, continuing: continuing),
+                  !looksLikeISO(x) {
+            x.desfire = desfireExchange(.native, code: code, parameters: command.suffix(from: 1),
+                                        status: response.byte(0), answer: response.suffix(from: 1), chain: chain)
+        } else {
+            return
+        }
+        // A native answer: its status is its first byte; there is no status word.
+        x.response = APDUResponse(noStatusWord: response)
+        x.command = nil
+        x.commandError = nil
+    }
+
+    /// An exchange that parses as an ISO 7816-4 command with a known instruction answered by
+    /// an ISO status word is not read as native DESFire, whatever its first bytes.
+    private func looksLikeISO(_ x: APDUInterpretation) -> Bool {
+        guard let c = x.command, let sw = x.response?.sw,
+              knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2) != nil else { return false }
+        return sw == 0x9000 || (0x61...0x6F).contains(sw >> 8)
+    }
+
+    private func desfireExchange(_ framing: DESFireExchange.Framing, code: UInt8, parameters: ByteView,
+                                 status: UInt8?, answer: ByteView,
+                                 chain: (code: UInt8, frame: Int)?) -> DESFireExchange {
+        var d = DESFireExchange(framing: framing, code: code, parameters: parameters, status: status,
+                                answer: answer, continued: nil, frame: 1)
+        if code == DESFire.additionalFrame, let chain {
+            d.continued = chain.code
+            d.frame = chain.frame + 1
+        }
+        if status == DESFire.additionalFrame { desfireChain = (d.effectiveCode, d.frame) }
+        return d
     }
 
     private func splitCommandData(_ c: APDUCommand, into x: inout APDUInterpretation) {
@@ -157,5 +216,6 @@ public final class CardSession {
         current.context = EMVContext()
         selectedAID = nil
         generateACCount = 0
+        desfireChain = nil
     }
 }

@@ -91,6 +91,9 @@ struct TransactionTracker {
 
         if let c = x.command {
             lastCommandName = knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2) ?? "UNKNOWN"
+        } else if x.isNative {
+            lastCommandName = x.mifarePlus.flatMap { MIFAREPlusNative.name($0.code) }
+                ?? x.desfire.flatMap { desfireName($0.code) } ?? "UNKNOWN"
         } else {
             lastCommandName = "a command the capture does not have"
         }
