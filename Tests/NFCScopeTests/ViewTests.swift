@@ -189,13 +189,15 @@ private func rel(_ records: [PM3Record], _ i: Int) -> Int { ns(records[i].start)
     @Test func linesFitTheWidth() {
         for width in [80, 100, 132] {
             let r = run(["decode", "--format", "text", "--width", "\(width)", applePay])
-            let lines = r.out.split(separator: "\n" as Character).dropFirst()  // the file's name is not cut
+            let all: [Substring] = r.out.split(separator: "\n")
+            let lines = all.dropFirst()  // the file's name is not cut
             #expect(lines.allSatisfy { $0.count <= width }, "width \(width)")
             #expect(lines.count > 68)
         }
         // Without --width and not on a terminal: 100.
         let plain = run(["decode", "--format", "text", applePay])
-        #expect(plain.out.split(separator: "\n" as Character).dropFirst().allSatisfy { $0.count <= 100 })
+        let plainLines: [Substring] = plain.out.split(separator: "\n")
+        #expect(plainLines.dropFirst().allSatisfy { $0.count <= 100 })
         // The header fits 80 columns and keeps its columns over the data.
         let narrow = run(["decode", "--format", "text", "--width", "80", applePay]).out.split(separator: "\n")
         #expect(narrow[1] == "     n          time  src     data                     crc  annotation")
