@@ -5,34 +5,11 @@ import Testing
 /// `nfcscope devices` through libnfc against the project's PN532 emulator on a
 /// pseudo-terminal (Tests/Emulator/pn532_emulator.py; no hardware).
 @Suite struct ReaderTests {
-    static var emulatorScript: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Emulator/pn532_emulator.py").path
-    }
-
-    /// Starts the emulator; returns it, the pipe that keeps it running, and its terminal.
-    private func startEmulator() throws -> (Process, Pipe, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.emulatorScript]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = [UInt8]()
-        let fd = output.fileHandleForReading.fileDescriptor
-        var byte: UInt8 = 0
-        while read(fd, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
-        return (process, input, String(decoding: line, as: UTF8.self))
-    }
-
     @Test func devicesListsThePN532OnAPseudoTerminal() throws {
         let binary = try #require(BinaryTests.binary)
-        let (emulator, keepAlive, terminal) = try startEmulator()
-        defer {
-            try? keepAlive.fileHandleForWriting.close()
-            emulator.waitUntilExit()
-        }
+        let emulator = try PN532Emulator.start()
+        defer { emulator.stop() }
+        let terminal = emulator.terminal
         #expect(terminal.hasPrefix("/dev/pts/"))
         let process = Process()
         process.executableURL = binary

@@ -24,6 +24,15 @@ public final class CaptureInput: @unchecked Sendable {
     /// Bytes before this offset have been handed back to the kernel (see `release`).
     private var releasedUpTo: Int = 0
 
+    /// A stream the caller opened (the live decode of `nfcscope capture`), shown as `path`.
+    public init(stream: StreamInput, path: String) {
+        self.path = path
+        self.stream = stream
+        owned = nil
+        mapped = nil
+        mappedLength = 0
+    }
+
     /// Opens `path`; "-" is standard input. A pipe, FIFO or terminal is read to its
     /// end here, unless `streaming`: then it is left to `stream`, read as it flows.
     /// A character device that is not a terminal (/dev/zero, /dev/urandom): it never

@@ -22,6 +22,8 @@ public enum Subcommand: Equatable, Sendable {
     case devices
     /// `summary FILE...`: one line per card session and exchange.
     case summary
+    /// `capture`: read cards through a libnfc reader, record and decode the exchanges live.
+    case capture
 }
 
 public struct Options: Equatable, Sendable {
@@ -52,6 +54,14 @@ public struct Options: Equatable, Sendable {
     public var lineBuffered = false
     /// `--filter`, `--frames`, `--only` (CLI/FilterOptions.swift).
     public var view = ViewOptions()
+    /// `capture --device CONNSTRING`: the libnfc reader (default: the first one found).
+    public var device: String?
+    /// `capture --tech a,b,f,v`: the technologies polled for (nil: all).
+    public var captureTechs: [Tech]?
+    /// `capture --script FILE`.
+    public var scriptPath: String?
+    /// `capture --count N`: stop after N cards (0: until Ctrl-C).
+    public var captureCount = 0
 
     public init() {}
 }
@@ -71,6 +81,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case invalidFilter(String)
     /// A value not among those listed in `valid`.
     case invalidValueOf(option: String, value: String, valid: String)
+    case capturePcapngOnly(String)
 
     public var description: String {
         switch self {
@@ -86,6 +97,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .unknownOutputExtension(let s): "cannot tell the output format of '\(s)' (use .pcap or .pcapng, or - for pcapng on standard output)"
         case .invalidFilter(let s): "invalid --filter expression: " + s
         case .invalidValueOf(let o, let v, let valid): "invalid value '\(v)' for '\(o)' (valid: \(valid))"
+        case .capturePcapngOnly(let s): "capture writes pcapng only: '\(s)' should end in .pcapng"
         }
     }
 }
@@ -108,6 +120,10 @@ public enum Arguments {
       nfcscope diff [--format text|jsonl] [--ignore LIST] [--ignore-volatile] [--link]
                   [--color auto|always|never] [--tech ...] [--plugins DIR]... A B
       nfcscope devices [--format text|jsonl]
+      nfcscope corenfc --plist Info.plist [--entitlements FILE] [--polling iso14443,iso18092,iso15693]
+                  [--format text|jsonl] [--input FORMAT] [--tech ...] [--plugins DIR]... CAPTURE
+      nfcscope capture [--device CONNSTRING] [--tech a,b,f,v] [--script FILE] [--count N]
+                  [-o OUT.pcapng] [--format text|jsonl] [--redact] [--plugins DIR]...
       nfcscope help | --help | --version
 
     COMMANDS
@@ -128,6 +144,13 @@ public enum Arguments {
                LIBNFC_DEVICE or libnfc's configuration): connection string, name,
                and the modulations and baud rates each can poll with.
 
+      capture  Reads cards through a libnfc reader: polls for the technologies asked
+               (default all the reader can), runs --script FILE (or reads what each
+               card offers: EMV, FeliCa services, NDEF), decodes every exchange as
+               it happens and writes it to OUT.pcapng, valid after every record.
+               Ctrl-C stops: field off, device closed, file complete (status 130).
+               --count N stops after N cards. Details: docs/capture.md.
+
       convert  Writes the frames of IN as a capture Wireshark opens and nfcscope
                reads back: ISO 14443 link type 264, NFC-F/V as Wireshark exported
                PDUs (link type 252). Details: docs/export.md.
@@ -138,6 +161,14 @@ public enum Arguments {
                status words). Inputs may be of different formats, or JSON Lines
                written by decode. Exit status 0 equal, 1 different, 2 trouble.
                Details: docs/diff.md.
+
+      corenfc  What Core NFC's tag reader session would do with each card of CAPTURE,
+               given the app's Info.plist (and entitlements), XML or binary: the
+               polling option that detects it, the tag type surfaced, the AID
+               selected or system code polled, and whether the app sees it, each
+               with its reason and source. Plist mistakes are listed. Exit status
+               0 every card delivered, 1 one is not, 2 trouble. Details:
+               docs/corenfc.md.
 
     OPTIONS
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise
@@ -172,7 +203,15 @@ public enum Arguments {
                             on a terminal; otherwise output is written in large blocks,
                             and whenever a pipe or FIFO input has to wait for its writer).
       -o, --output FILE     convert: the file to write; .pcap or .pcapng (any case),
-                            or - for pcapng on standard output.
+                            or - for pcapng on standard output. capture: the
+                            .pcapng written as the capture goes.
+      --device CONNSTRING   (capture) The libnfc reader, as 'devices' lists it
+                            (pn532_uart:/dev/ttyUSB0). Default: the first one found.
+      --tech a,b,f,v        (capture) Technologies to poll for, in order. Default: all.
+      --script FILE         (capture) What to send to each card: hex APDUs or frames and
+                            built-ins (ppse, select [AID], gpo, read-afl, emv,
+                            felica-read SERVICE BLOCKS, felica-discover, ndef); '#' comments.
+      --count N             (capture) Stop after N cards. Default: until Ctrl-C.
       --ignore LIST         (diff) Comma-separated EMV tags (9F37,9F36) and field names
                             (sw, uid) whose changes are not differences.
       --ignore-volatile     (diff) Ignore what changes every transaction: 9F37, 9F36,
@@ -221,6 +260,19 @@ public enum Arguments {
         }
     }
 
+    /// `capture --tech a,b,f,v`: a comma-separated list of technologies, each once.
+    static func captureTechs(_ value: String, option: String) throws(UsageError) -> [Tech] {
+        var techs: [Tech] = []
+        for name in value.split(separator: ",") {
+            guard let tech = Arguments.tech(named: String(name)), !techs.contains(tech) else {
+                throw .invalidValue(option: option, value: value)
+            }
+            techs.append(tech)
+        }
+        if techs.isEmpty { throw .invalidValue(option: option, value: value) }
+        return techs
+    }
+
     public static func parse(_ args: ArraySlice<String>) throws(UsageError) -> Options {
         var options = Options()
         var args = args
@@ -232,6 +284,7 @@ public enum Arguments {
         case "diff": options.subcommand = .diff
         case "devices": options.subcommand = .devices
         case "summary": options.subcommand = .summary
+        case "capture": options.subcommand = .capture
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
         case "plugins":
@@ -279,7 +332,7 @@ public enum Arguments {
                 }
                 options.inputFormat = format
             case "-o", "--output":
-                guard options.subcommand == .convert else { throw .unknownOption(arg) }
+                guard options.subcommand == .convert || options.subcommand == .capture else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 options.outputPath = value
             case "--ignore":
@@ -303,10 +356,14 @@ public enum Arguments {
                 guard options.subcommand == .decode || options.subcommand == .stats else { throw .unknownOption(arg) }
                 options.lineBuffered = true
             case "--redact":
-                guard options.subcommand == .decode else { throw .unknownOption(arg) }
+                guard options.subcommand == .decode || options.subcommand == .capture else { throw .unknownOption(arg) }
                 options.redact = true
             case "--tech":
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                if options.subcommand == .capture {
+                    options.captureTechs = try Arguments.captureTechs(value, option: name)
+                    continue
+                }
                 if value == "auto" {
                     options.tech = nil
                 } else {
@@ -314,6 +371,15 @@ public enum Arguments {
                         throw .invalidValueOf(option: name, value: value, valid: "14a, 14b, 15, felica, auto")
                     }
                     options.tech = tech
+                }
+            case "--device", "--script", "--count":
+                guard options.subcommand == .capture else { throw .unknownOption(arg) }
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                if name == "--device" { options.device = value }
+                if name == "--script" { options.scriptPath = value }
+                if name == "--count" {
+                    guard let n = Int(value), n >= 0 else { throw .invalidValue(option: name, value: value) }
+                    options.captureCount = n
                 }
             case "--kind":
                 guard options.subcommand == .pluginsList else { throw .unknownOption(arg) }
@@ -328,6 +394,9 @@ public enum Arguments {
         switch options.subcommand {
         case .pluginsList, .devices:
             if let extra = options.files.first { throw .unexpectedArgument(extra) }
+        case .capture:
+            if let extra = options.files.first { throw .unexpectedArgument(extra) }
+            if let output = options.outputPath, !output.hasSuffix(".pcapng") { throw .capturePcapngOnly(output) }
         case .pluginsCheck:
             if options.files.isEmpty { throw .noPluginFolder }
         case .convert:

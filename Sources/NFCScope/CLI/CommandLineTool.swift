@@ -54,6 +54,11 @@ public enum CommandLineTool {
                            environment: [String: String] = [:],
                            statusLine: ((String) -> Void)? = nil,
                            errorLine: @escaping (String) -> Void) -> Int32 {
+        // `corenfc` parses its own options (CLI/CoreNFCCommand.swift).
+        if arguments.first == "corenfc" {
+            return CoreNFCCommand.run(arguments.dropFirst(), out: out, outputIsTerminal: outputIsTerminal,
+                                      environment: environment, errorLine: errorLine)
+        }
         let options: Options
         do {
             options = try Arguments.parse(arguments)
@@ -83,7 +88,7 @@ public enum CommandLineTool {
         case .devices:
             return DevicesCommand.run(options, out: out, format: options.format ?? (outputIsTerminal ? .text : .jsonl),
                                       errorLine: errorLine)
-        case .decode, .stats, .pluginsList, .diff, .summary:
+        case .decode, .stats, .pluginsList, .diff, .summary, .capture:
             break
         }
         // A plugin mistake never stops decoding: the valid entries are used and the
@@ -110,6 +115,11 @@ public enum CommandLineTool {
             let result = DiffCommand.run(options, registry: registry, out: out, outputIsTerminal: outputIsTerminal,
                                          errorLine: errorLine)
             return result
+        }
+        if options.subcommand == .capture {
+            let result = CaptureCommand.run(options, registry: registry, out: out, outputIsTerminal: outputIsTerminal,
+                                            errorLine: errorLine)
+            return max(result, status)
         }
         let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
         if outputIsTerminal || options.lineBuffered { out.flushEachRecord = true }

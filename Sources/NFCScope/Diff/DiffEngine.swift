@@ -35,7 +35,12 @@ struct DiffSettings {
     /// Related Data (carries the card's unpredictable number), 9F60/9F61 CVC3 (Track1/
     /// Track2). Not 9F27 (Cryptogram Information Data): whether the card approved,
     /// declined or went online is a real difference.
-    static let volatileTags = ["9F37", "9F36", "9F26", "9F4B", "9F10", "9F4C", "9F69", "9F60", "9F61"]
+    /// Also `random_uid`: an NFC-A single-size UID starting 08h, which ISO/IEC 14443-3
+    /// defines as a random number drawn at each activation (phone wallets use them).
+    static let volatileTags = ["9F37", "9F36", "9F26", "9F4B", "9F10", "9F4C", "9F69", "9F60", "9F61", "RANDOM_UID"]
+
+    /// Record fields (top level: an activation's UID) compared only when both captures carry them.
+    static let comparedWhenBothHave: Set<String> = ["uid", "random_uid"]
 
     func ignores(_ path: String) -> Bool {
         guard !ignore.isEmpty else { return false }
@@ -43,7 +48,8 @@ struct DiffSettings {
             var name = Substring(component)
             if let hash = name.firstIndex(of: "#") { name = name[..<hash] }
             if ignore.contains(name.uppercased()) { return true }
-            if let colon = name.firstIndex(of: ":"), ignore.contains(name[..<colon].uppercased()) { return true }
+            if let colon = name.firstIndex(where: { $0 == ":" || $0 == "@" }),
+               ignore.contains(name[..<colon].uppercased()) { return true }
         }
         return false
     }
@@ -116,7 +122,14 @@ enum DiffEngine {
                 return specific.contains { $0 == root || $0.hasPrefix(root + "/") }
             }
         }.map(\.0)
-        let visible = kept.filter { !settings.ignores($0.path) }
-        return (visible, kept.count - visible.count)
+        // A UID one capture carries and the other does not is a difference of the
+        // formats, not of the cards: a reader chip's log (PN53x) reports the UID with the
+        // SAK, and its pcap export cannot carry it (docs/export.md). A UID that
+        // changed is a difference.
+        let comparable = kept.filter { change in
+            change.a != nil && change.b != nil || !DiffSettings.comparedWhenBothHave.contains(change.path)
+        }
+        let visible = comparable.filter { !settings.ignores($0.path) }
+        return (visible, comparable.count - visible.count)
     }
 }

@@ -92,6 +92,14 @@ enum DiffFlattener {
         }
     }
 
+    /// FeliCa service attribute (the code's low 6 bits, JIS X 6319-4 / FeliCa Card
+    /// User's Manual): 0Ch-0Fh are cyclic services (with or without key, read/write
+    /// or read-only), whose blocks hold a history, newest first.
+    static func isCyclicService(_ code: String) -> Bool {
+        guard let value = UInt16(code, radix: 16) else { return false }
+        return (0x0C...0x0F).contains(value & 0x3F)
+    }
+
     private static func leaf(_ value: JSONValue, path: String, text: String?, into fields: inout [DiffField]) {
         fields.append(DiffField(path: path, value: value.jsonText, text: text, raw: false, scope: path, explainedBy: []))
     }
@@ -102,13 +110,24 @@ enum DiffFlattener {
     private static func array(_ items: [JSONValue], scope: String, options: FlattenOptions,
                               into fields: inout [DiffField]) {
         var seen: [String: Int] = [:]
-        for (index, item) in items.enumerated() {
+        for (index, original) in items.enumerated() {
+            var item = original
             var name = String(index)
             if let members = item.members {
                 if isTLVNode(members), let tag = item["tag"]?.stringValue {
                     name = tag
                 } else if let service = item["service"]?.stringValue, let block = item["block"] {
-                    name = service + ":" + block.plainText
+                    // A cyclic service's block 0 is its newest entry: a new entry moves
+                    // every other one down a block. Its blocks are named by content, so
+                    // two reads a day apart differ by the new entry (and the one that
+                    // fell off the end), not by every block.
+                    if isCyclicService(service), let hex = item["hex"]?.stringValue {
+                        name = service + "@" + hex
+                        // Its position is not its content: the block number moves.
+                        item = .object((item.members ?? []).filter { $0.0 != "block" })
+                    } else {
+                        name = service + ":" + block.plainText
+                    }
                 } else if let code = item["code"]?.stringValue {
                     name = code
                 }
@@ -168,6 +187,8 @@ enum DiffKey {
             return key
         case "ndef":
             return "ndef:" + (record["source"]?.stringValue ?? "?")
+        case "activation":
+            return "activation:" + (record["tech"]?.stringValue ?? "?")
         default:
             return type
         }
@@ -181,6 +202,7 @@ enum DiffKey {
         case "apdu": return "apdu[" + (record["name"]?.stringValue ?? "?") + "]"
         case "felica": return "felica[" + (record["command"]?.stringValue ?? "?") + "]"
         case "ndef": return "ndef[" + (record["source"]?.stringValue ?? "?") + "]"
+        case "activation": return "activation[" + (record["tech"]?.stringValue ?? "?") + "]"
         default: return type
         }
     }
@@ -214,6 +236,15 @@ enum DiffKey {
                 s += " \(records.count) record" + (records.count == 1 ? "" : "s")
                 if let first = records.first, let uri = first["uri"]?.stringValue { s += " " + uri }
             }
+            return s
+        case "activation":
+            var s = (record["tech"]?.stringValue ?? "?").uppercased() + " activation"
+            if let uid = (record["uid"] ?? record["random_uid"] ?? record["pupi"])?.stringValue {
+                s += record["pupi"] != nil ? " PUPI " + uid : (record["random_uid"] != nil ? " random UID " : " UID ") + uid
+            }
+            if let sak = record["sak"]?.stringValue { s += " SAK " + sak }
+            if record["ats"] != nil { s += " ATS" }
+            if record["attrib"] != nil { s += " ATTRIB" }
             return s
         default:
             return type

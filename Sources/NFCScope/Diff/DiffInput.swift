@@ -51,10 +51,33 @@ final class DiffCollector {
         self.keep = keep
     }
 
-    static let comparedTypes: Set<String> = ["apdu", "felica", "ndef"]
+    static let comparedTypes: Set<String> = ["apdu", "felica", "ndef", "activation"]
 
+    private var activations = DiffActivationBuilder()
+
+    /// A record of the input (JSON Lines or rendered by the pipeline), in order.
     func add(_ record: JSONValue) {
-        guard let type = record["type"]?.stringValue, Self.comparedTypes.contains(type) else { return }
+        guard let type = record["type"]?.stringValue else { return }
+        if type == "frame" {
+            if let activation = activations.frame(record) { exchange(activation) }
+            return
+        }
+        guard Self.comparedTypes.contains(type) else { return }
+        if let activation = activations.other() { exchange(activation) }
+        exchange(record)
+    }
+
+    /// A frame that cannot belong to an activation (the pipeline skips rendering it).
+    func otherFrame() {
+        if let activation = activations.other() { exchange(activation) }
+    }
+
+    /// The input ended: an activation still open is complete.
+    func finish() {
+        if let activation = activations.end() { exchange(activation) }
+    }
+
+    private func exchange(_ record: JSONValue) {
         defer { index += 1 }
         if let keep {
             if keep.contains(index) { side.details[index] = DiffFlattener.flatten(record, options: options) }
@@ -91,7 +114,27 @@ final class DiffSink: DecodeSink {
 
     var depth: DecodeDepth { .application }
     func begin(_ input: InputDescription) { collector.side.format = "\(input.format)" }
-    func frame(_ frame: Frame) {}
+    /// Frames that may belong to a link-layer activation are rendered as `decode`
+    /// renders their link fields; the others only close an activation.
+    func frame(_ frame: Frame) {
+        switch frame.info {
+        case .atqa, .sak, .rats, .ats, .atqb, .attrib, .attribAnswer, .nfcv:
+            guard let dir = frame.dir else { return collector.otherFrame() }
+            scratch.removeAll()
+            scratch.ascii("{\"type\":\"frame\",\"n\":")
+            scratch.int(frame.n)
+            scratch.ascii(",\"dir\":\"")
+            scratch.ascii(dir.jsonName)
+            scratch.ascii("\",\"tech\":\"")
+            scratch.ascii(frame.tech.jsonName)
+            scratch.byte(0x22)
+            frame.info.writeJSONMembers(scratch)
+            scratch.byte(0x7D)
+            if let value = JSONParser.parse(scratch.contents) { collector.add(value) } else { collector.otherFrame() }
+        default:
+            collector.otherFrame()
+        }
+    }
     func record<R: DecodedRecord>(_ record: R) {
         let name = "\(R.typeName)"
         guard DiffCollector.comparedTypes.contains(name) else { return }
@@ -110,7 +153,7 @@ final class DiffSink: DecodeSink {
     func problem(_ problem: InputProblem) {
         if collector.keep == nil { collector.side.problems.append(problem.line) }
     }
-    func end(_ input: InputDescription) {}
+    func end(_ input: InputDescription) { collector.finish() }
 }
 
 enum DiffLoader {
@@ -143,6 +186,7 @@ enum DiffLoader {
                     collector.side.problems.append("\(collector.side.path): line \(line): not a JSON object")
                 }
             }
+            collector.finish()
             return
         }
         let outcome = CaptureDecoder.decode(input: input, as: format, tech: tech, registry: registry,

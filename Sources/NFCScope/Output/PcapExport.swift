@@ -40,14 +40,19 @@ public final class PcapExporter: DecodeSink {
     public private(set) var skipped: [SkippedFrame] = []
     public static let skippedListLimit = 20
 
+    /// pcapng: a comment for the next frame's packet (a live capture notes there what the
+    /// reader chip reported about the card). Cleared by that frame.
+    public var nextComment: String?
+
     private let pcapDumper: LibpcapDumper?
     private let pcapngWriter: PcapngWriter?
     private var record: [UInt8] = []
 
     /// Creates `path`. `needsExportedPDU` says whether the stream has NFC-F/V frames
     /// (only the pcap container needs to know beforehand).
+    /// `live` (pcapng only): write each record out as it comes (`nfcscope capture`).
     public init(path: String, container: ExportContainer, needsExportedPDU: Bool,
-                timeOrigin: Int64 = 0) throws(ExportError) {
+                timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil) throws(ExportError) {
         self.container = container
         self.timeOrigin = timeOrigin
         do {
@@ -60,7 +65,7 @@ public final class PcapExporter: DecodeSink {
             case .pcapng:
                 allExportedPDU = false
                 pcapDumper = nil
-                let writer = try PcapngWriter(path: path, application: Arguments.version)
+                let writer = try PcapngWriter(path: path, application: Arguments.version, live: live)
                 _ = writer.interface(for: LinkType.iso14443)
                 pcapngWriter = writer
             }
@@ -105,11 +110,13 @@ public final class PcapExporter: DecodeSink {
             // cannot carry, go out as exported PDUs too; Wireshark decodes those just as well.
             if isFV || !frame.flags.isEmpty || frame.bits != 0 {
                 Self.appendExportedPDU(frame, to: &record)
-                writer.packet(interface: writer.interface(for: LinkType.exportedPDU), timeNanos: time, record)
+                writer.packet(interface: writer.interface(for: LinkType.exportedPDU), timeNanos: time, record,
+                              comment: nextComment)
             } else {
                 Self.appendISO14443(frame, to: &record)
-                writer.packet(interface: 0, timeNanos: time, record)
+                writer.packet(interface: 0, timeNanos: time, record, comment: nextComment)
             }
+            nextComment = nil
         }
         written += 1
     }

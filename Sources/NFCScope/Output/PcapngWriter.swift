@@ -13,16 +13,31 @@ public final class PcapngWriter {
     /// Link types of the interfaces described so far, in interface-id order.
     public private(set) var interfaces: [UInt32] = []
     private var block: [UInt8] = []
+    /// Live captures: a second copy of every block goes here.
+    private let mirror: OutputBuffer?
+
+    /// A file written as it happens (`nfcscope capture`): each block is written out as
+    /// soon as it is complete, so the file is valid after every one, and copied to
+    /// `mirror` (a descriptor the caller keeps open) when given.
+    public struct Live {
+        public var mirror: Int32?
+        public init(mirror: Int32?) { self.mirror = mirror }
+    }
 
     /// Creates (or truncates) `path` and writes the section header.
-    public init(path: String, application: String) throws(LibpcapError) {
+    public init(path: String, application: String, live: Live? = nil) throws(LibpcapError) {
         // `-`: standard output (a copy of it, closed at the end like a file).
         let opened = path == "-" ? dup(1) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
-            throw LibpcapError(message: String(cString: strerror(errno)))
+            throw LibpcapError(message: "\(path): \(String(cString: strerror(errno)))")
         }
         fd = opened
         out = OutputBuffer(fd: opened)
+        mirror = live?.mirror.map { OutputBuffer(fd: $0) }
+        if live != nil {
+            out.flushEachRecord = true
+            mirror?.flushEachRecord = true
+        }
         writeSectionHeader(application: application)
     }
 
@@ -47,8 +62,9 @@ public final class PcapngWriter {
         return UInt32(interfaces.count - 1)
     }
 
-    /// One Enhanced Packet Block; `timeNanos` since the epoch, not negative.
-    public func packet(interface: UInt32, timeNanos: Int64, _ data: [UInt8]) {
+    /// One Enhanced Packet Block; `timeNanos` since the epoch, not negative; `comment`
+    /// goes in its opt_comment option.
+    public func packet(interface: UInt32, timeNanos: Int64, _ data: [UInt8], comment: String? = nil) {
         let time = UInt64(max(0, timeNanos))
         block.removeAll(keepingCapacity: true)
         u32(interface)
@@ -58,6 +74,10 @@ public final class PcapngWriter {
         u32(UInt32(truncatingIfNeeded: data.count))
         block.append(contentsOf: data)
         pad()
+        if let comment, comment.utf8.count < 0xFFFF {
+            option(code: 1, Array(comment.utf8))  // opt_comment
+            option(code: 0, [])
+        }
         emit(type: 6)
     }
 
@@ -88,18 +108,21 @@ public final class PcapngWriter {
     /// Block type, total length, body, total length again.
     private func emit(type: UInt32) {
         let total = UInt32(truncatingIfNeeded: block.count + 12)
-        outU32(type)
-        outU32(total)
-        out.bytes(block)
-        outU32(total)
-        out.recordDone()
+        for buffer in [out, mirror] {
+            guard let buffer else { continue }
+            outU32(type, buffer)
+            outU32(total, buffer)
+            buffer.bytes(block)
+            outU32(total, buffer)
+            buffer.recordDone()
+        }
     }
 
-    private func outU32(_ v: UInt32) {
-        out.byte(UInt8(truncatingIfNeeded: v))
-        out.byte(UInt8(truncatingIfNeeded: v >> 8))
-        out.byte(UInt8(truncatingIfNeeded: v >> 16))
-        out.byte(UInt8(truncatingIfNeeded: v >> 24))
+    private func outU32(_ v: UInt32, _ buffer: OutputBuffer) {
+        buffer.byte(UInt8(truncatingIfNeeded: v))
+        buffer.byte(UInt8(truncatingIfNeeded: v >> 8))
+        buffer.byte(UInt8(truncatingIfNeeded: v >> 16))
+        buffer.byte(UInt8(truncatingIfNeeded: v >> 24))
     }
 
     private func option(code: UInt16, _ value: [UInt8]) {
