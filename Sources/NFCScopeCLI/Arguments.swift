@@ -23,6 +23,8 @@ public enum Subcommand: Equatable, Sendable {
     case devices
     /// `report FILE... -o OUT.html`: a self-contained HTML page (sequence charts, verdicts).
     case report
+    /// `summary FILE...`: one line per card session and exchange.
+    case summary
     /// `capture`: read cards through a libnfc reader, record and decode the exchanges live.
     case capture
 }
@@ -53,6 +55,8 @@ public struct Options: Equatable, Sendable {
     public var color: ColorMode = .auto
     /// `--line-buffered`: write each record out as soon as it is decoded.
     public var lineBuffered = false
+    /// `--filter`, `--frames`, `--only` (CLI/FilterOptions.swift).
+    public var view = ViewOptions()
     /// `capture --device CONNSTRING`: the libnfc reader (default: the first one found).
     public var device: String?
     /// `capture --tech a,b,f,v`: the technologies polled for (nil: all).
@@ -77,6 +81,10 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case unknownOutputExtension(String)
     case diffNeedsTwo
     case reportNeedsOutput
+    /// A `--filter` expression that does not parse: where and why.
+    case invalidFilter(String)
+    /// A value not among those listed in `valid`.
+    case invalidValueOf(option: String, value: String, valid: String)
     case capturePcapngOnly(String)
 
     public var description: String {
@@ -88,10 +96,12 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .noInput: "no input file given (use '-' for standard input)"
         case .noPluginFolder: "no plugin folder given to check"
         case .unexpectedArgument(let s): "unexpected argument '\(s)'"
-        case .noOutput: "convert needs an output file (-o FILE.pcap or FILE.pcapng)"
+        case .noOutput: "convert needs an output file (-o FILE.pcap, FILE.pcapng, or - for pcapng on standard output)"
         case .diffNeedsTwo: "diff needs two inputs: nfcscope diff A B"
-        case .unknownOutputExtension(let s): "cannot tell the output format of '\(s)' (use .pcap or .pcapng)"
+        case .unknownOutputExtension(let s): "cannot tell the output format of '\(s)' (use .pcap or .pcapng, or - for pcapng on standard output)"
         case .reportNeedsOutput: "report needs an output file (-o report.html, or -o - for standard output)"
+        case .invalidFilter(let s): "invalid --filter expression: " + s
+        case .invalidValueOf(let o, let v, let valid): "invalid value '\(v)' for '\(o)' (valid: \(valid))"
         case .capturePcapngOnly(let s): "capture writes pcapng only: '\(s)' should end in .pcapng"
         }
     }
@@ -105,8 +115,10 @@ public enum Arguments {
 
     USAGE
       nfcscope decode [--format text|jsonl] [--redact] [--input FORMAT] [--tech 14a|14b|15|felica]
-                  [--line-buffered] [--plugins DIR]... FILE...
-      nfcscope stats [--format text|jsonl] [--tech 14a|14b|15|felica] [--plugins DIR]... FILE...
+                  [--filter EXPR] [--frames RANGE] [--only TYPES] [--width N] [--timing]
+                  [--color auto|always|never] [--line-buffered] [--plugins DIR]... FILE...
+      nfcscope summary [--filter EXPR] [--frames RANGE] [--only TYPES] [--width N] [--color ...] FILE...
+      nfcscope stats [--format text|jsonl] [--tech 14a|14b|15|felica] [--filter EXPR] [--plugins DIR]... FILE...
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service|capk] [--plugins DIR]...
       nfcscope plugins check DIR...
       nfcscope convert [--input FORMAT] IN -o OUT.pcap|OUT.pcapng
@@ -123,6 +135,9 @@ public enum Arguments {
     COMMANDS
       decode   One line per frame (ISO 14443-A/B framing, CRC verdicts, activation
                fields, ISO-DEP blocks) and each reassembled APDU with its meaning.
+      summary  One line per card session (technology, UID/PUPI/IDm, FWT) and per
+               exchange (application, command, status, amount/balance/URI, the
+               card's response time and WTX count), then the transaction verdicts.
       stats    Frame counts per technology and direction, CRC failures, APDUs,
                duration. Skips APDU decoding.
       plugins list   The registry entries in use (AIDs, EMV tags, bit and code
@@ -167,8 +182,21 @@ public enum Arguments {
                docs/corenfc.md.
 
     OPTIONS
-      --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise.
-                            The JSON Lines schema is in docs/jsonl-schema.md.
+      --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise
+                            (piped into less, give --format text for text). The JSON
+                            Lines schema is in docs/jsonl-schema.md.
+      -Y, --filter EXPR     (decode, stats, summary) Only the frames and records EXPR
+                            selects: apdu.ins == "A8", tlv.tag == "9F02", frame.crc ==
+                            "bad", transaction.outcome matches "decline"; ==, !=, <, >,
+                            contains, matches, &&, ||, !, ( ). docs/filters.md.
+      --frames RANGE        Only frames 10-40, 100-, 5,9,12-14 (and their records).
+      --only TYPES          Only these records: apdu,felica,ndef,transaction,frame,
+                            snep,llcp,error.
+      --width N             (text) Fit lines to N columns (default: the terminal's
+                            width, 100 when not a terminal); longer lines wrap.
+      --timing              (decode text) End time, duration (µs) and gap to the
+                            previous frame (µs) of each frame, as Proxmark3's trace
+                            list; an answer later than the FWT of the ATS/ATQB gets !.
       --redact              (decode, report) Mask card numbers (first 6 and last 4 digits kept),
                             track 2 and cardholder names everywhere in the output, frame
                             bytes included, so a decode can be shared. Off by default.
@@ -185,7 +213,8 @@ public enum Arguments {
       --line-buffered       Write each record out as soon as it is decoded (the default
                             on a terminal; otherwise output is written in large blocks,
                             and whenever a pipe or FIFO input has to wait for its writer).
-      -o, --output FILE     convert: the file to write; .pcap or .pcapng. capture: the
+      -o, --output FILE     convert: the file to write; .pcap or .pcapng (any case),
+                            or - for pcapng on standard output. capture: the
                             .pcapng written as the capture goes. report: the HTML file
                             to write ('-': standard output).
       --device CONNSTRING   (capture) The libnfc reader, as 'devices' lists it
@@ -201,8 +230,8 @@ public enum Arguments {
                             9F26, 9F4B, 9F10, 9F4C, 9F69, 9F60, 9F61.
       --link                (diff) Also compare frame numbers, WTX, retransmissions, CRC.
       --color auto|always|never
-                            (diff) Colour the text output (auto: on a terminal).
-      -                     Read the capture from standard input.
+                            (decode, summary, diff) Colour the text output (auto: on a
+                            terminal, unless NO_COLOR is set).
       -                     Read the capture from standard input. Standard input, pipes
                             and FIFOs are decoded as the bytes arrive.
 
@@ -216,6 +245,14 @@ public enum Arguments {
       refused with one error (exit status 2). Proxmark3 .trace files (trace save)
       and nfc-laboratory JSON (frame.json of a TRZ file, nfc-lab -j output).
       Formats are described in docs/input-formats.md.
+
+    INPUT FORMATS (--input NAME)
+      pcap             pcap, link type 264 (ISO 14443) or 252 (exported PDUs)
+      pcapng           pcapng, the same link types
+      flipper-nfc      Flipper Zero .nfc FeliCa dump
+      nfc-laboratory   nfc-laboratory JSON (frame.json, nfc-lab -j)
+      libnfc           libnfc debug log (LIBNFC_LOG_LEVEL=3) or example-program output
+      proxmark3        Proxmark3 .trace (trace save); --tech names its technology
 
     EXIT STATUS
       0 all input decoded (or the reader of the output went away: nfcscope stops at
@@ -259,6 +296,7 @@ public enum Arguments {
         case "diff": options.subcommand = .diff
         case "devices": options.subcommand = .devices
         case "report": options.subcommand = .report
+        case "summary": options.subcommand = .summary
         case "capture": options.subcommand = .capture
         case "help", "-h", "--help": options.subcommand = .help; return options
         case "--version", "version": options.subcommand = .version; return options
@@ -293,7 +331,7 @@ public enum Arguments {
             case "--format", "-f":
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
                 guard let format = OutputFormat(rawValue: value) else {
-                    throw .invalidValue(option: name, value: value)
+                    throw .invalidValueOf(option: name, value: value, valid: "text, jsonl")
                 }
                 options.format = format
             case "--plugins":
@@ -302,7 +340,9 @@ public enum Arguments {
                 options.pluginDirectories.append(value)
             case "--input":
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
-                guard let format = InputFormat(rawValue: value) else { throw .invalidValue(option: name, value: value) }
+                guard let format = InputFormat(rawValue: value) else {
+                    throw .invalidValueOf(option: name, value: value, valid: InputFormat.triedList)
+                }
                 options.inputFormat = format
             case "-o", "--output":
                 guard options.subcommand == .convert || options.subcommand == .report || options.subcommand == .capture else { throw .unknownOption(arg) }
@@ -319,9 +359,11 @@ public enum Arguments {
                 guard options.subcommand == .diff else { throw .unknownOption(arg) }
                 options.diffLink = true
             case "--color", "--colour":
-                guard options.subcommand == .diff else { throw .unknownOption(arg) }
+                guard [.diff, .decode, .summary].contains(options.subcommand) else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
-                guard let mode = ColorMode(rawValue: value) else { throw .invalidValue(option: name, value: value) }
+                guard let mode = ColorMode(rawValue: value) else {
+                    throw .invalidValueOf(option: name, value: value, valid: "auto, always, never")
+                }
                 options.color = mode
             case "--line-buffered":
                 guard options.subcommand == .decode || options.subcommand == .stats else { throw .unknownOption(arg) }
@@ -338,7 +380,9 @@ public enum Arguments {
                 if value == "auto" {
                     options.tech = nil
                 } else {
-                    guard let tech = Arguments.tech(named: value) else { throw .invalidValue(option: name, value: value) }
+                    guard let tech = Arguments.tech(named: value) else {
+                        throw .invalidValueOf(option: name, value: value, valid: "14a, 14b, 15, felica, auto")
+                    }
                     options.tech = tech
                 }
             case "--device", "--script", "--count":
@@ -356,6 +400,7 @@ public enum Arguments {
                 guard let kind = PluginKind(rawValue: value) else { throw .invalidValue(option: name, value: value) }
                 options.pluginKind = kind
             default:
+                if try ViewOptions.parse(name, inlineValue: inlineValue, rest: &args, into: &options) { continue }
                 throw .unknownOption(arg)
             }
         }

@@ -18,8 +18,11 @@ public enum CommandLineTool {
 
     /// Runs one command. `out` receives standard output; `errorLine` one line of stderr
     /// each (without the program name or newline).
+    /// `statusLine`: raw writes to stderr when it is a terminal (the progress line), nil
+    /// otherwise.
     public static func run(_ arguments: ArraySlice<String>, out: OutputBuffer, outputIsTerminal: Bool,
                            environment: [String: String] = [:],
+                           statusLine: ((String) -> Void)? = nil,
                            errorLine: @escaping (String) -> Void) -> Int32 {
         // `corenfc` parses its own options (CLI/CoreNFCCommand.swift).
         if arguments.first == "corenfc" {
@@ -55,7 +58,7 @@ public enum CommandLineTool {
         case .devices:
             return DevicesCommand.run(options, out: out, format: options.format ?? (outputIsTerminal ? .text : .jsonl),
                                       errorLine: errorLine)
-        case .decode, .stats, .pluginsList, .diff, .capture, .report:
+        case .decode, .stats, .pluginsList, .diff, .summary, .capture, .report:
             break
         }
         // A plugin mistake never stops decoding: the valid entries are used and the
@@ -100,13 +103,48 @@ public enum CommandLineTool {
                 status = max(status, exitInputErrors)
             }
         }
-        // The loop over files and the choice of sink live in the library, where the
-        // per-frame loop is specialised for each sink (StandardDecode.swift).
+        // Problems go to stderr, unless stdout is a terminal that shows them already
+        // (decode and summary write them; stats only counts them).
+        let shownOnOutput = outputIsTerminal && options.subcommand != .stats
+        let progress = statusLine.map { ProgressLine(draw: $0) }
+        var hooks = StandardDecode.Hooks(report: shownOnOutput ? { _ in } : errorLine)
+        hooks.beforeFile = { file in
+            if let forced = options.inputFormat, let warning = InputMessages.mismatch(file, forced: forced) {
+                errorLine(warning)
+            }
+            progress?.start(size: ProgressLine.fileSize(file))
+        }
+        hooks.afterFile = { file, outcome, format in
+            progress?.finish()
+            account(outcome)
+            if outcome.frames == 0, !outcome.unreadable, !Interruption.requested,
+               let message = InputMessages.noFrames(file, format: format, forced: options.inputFormat) {
+                errorLine(message.text)
+                if message.unreadable { status = max(status, exitUnreadable) }
+            }
+        }
+        if let progress { hooks.tick = { progress.tick($0) } }
+        // `--filter`, `--frames`, `--only` (CLI/FilterOptions.swift): only then is a
+        // record looked at; an unfiltered decode goes straight to its writer. The loop
+        // over files and the choice of sink live in the library, where the per-frame
+        // loop is specialised for each sink (StandardDecode.swift).
+        let filter = options.view.recordFilter()
+        let layout = options.view.textLayout(color: options.color, outputIsTerminal: outputIsTerminal,
+                                             environment: environment)
+        if options.subcommand == .summary {
+            let registryForSummary = registry
+            return SummaryCommand.run(options, registry: registry, filter: filter, layout: layout, out: out,
+                                      decodeAll: { sink in
+                                          StandardDecode.run(files: options.files, inputFormat: options.inputFormat,
+                                                             tech: options.tech, registry: registryForSummary,
+                                                             out: out, hooks: hooks, into: sink)
+                                      }, status: { status })
+        }
         let output: StandardDecode.Output = options.subcommand == .stats ? .stats(json: format == .jsonl)
-            : format == .jsonl ? .jsonl : .text
+            : format == .jsonl ? .jsonl : .text(layout)
         StandardDecode.run(files: options.files, inputFormat: options.inputFormat, tech: options.tech,
-                           registry: registry, output: output, redact: options.redact, out: out,
-                           report: errorLine, outcome: account)
+                           registry: registry, output: output, redact: options.redact, filter: filter, out: out,
+                           hooks: hooks)
         out.flush()
         return Interruption.requested ? exitInterrupted : status
     }

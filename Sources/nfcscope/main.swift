@@ -22,8 +22,14 @@ var environment: [String: String] = [:]
 if let plugins = getenv(PluginLoader.environmentVariable) {
     environment[PluginLoader.environmentVariable] = String(cString: plugins)
 }
+// https://no-color.org: colour stays off when NO_COLOR is set (--color always overrides).
+if let noColor = getenv("NO_COLOR") { environment["NO_COLOR"] = String(cString: noColor) }
 var status = CommandLineTool.run(CommandLine.arguments.dropFirst(), out: out,
                                  outputIsTerminal: isatty(1) != 0, environment: environment,
+                                 statusLine: isatty(2) != 0 ? { text in
+                                     var text = text
+                                     text.withUTF8 { u in _ = write(2, u.baseAddress, u.count) }
+                                 } : nil,
                                  errorLine: writeError)
 out.flush()
 if out.writeFailed && errno != EPIPE {

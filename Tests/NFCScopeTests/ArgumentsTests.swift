@@ -16,7 +16,7 @@ import Testing
 
     @Test func usageErrors() {
         #expect(throws: UsageError.unknownSubcommand("frobnicate")) { try Arguments.parse(["frobnicate"]) }
-        #expect(throws: UsageError.invalidValue(option: "--format", value: "xml")) {
+        #expect(throws: UsageError.invalidValueOf(option: "--format", value: "xml", valid: "text, jsonl")) {
             try Arguments.parse(["decode", "--format", "xml", "a"])
         }
         #expect(throws: UsageError.missingValue(option: "--format")) { try Arguments.parse(["decode", "--format"]) }

@@ -26,7 +26,7 @@ private func run(_ args: [String], terminal: Bool = false) -> (status: Int32, ou
         #expect(lines.filter { $0.hasPrefix("{\"type\":\"apdu\"") }.count == 1)
         #expect(lines.count == 1 + records + 2)
         #expect(lines.last?.hasPrefix("{\"type\":\"transaction\"") == true)
-        let terminal = run(["decode", fixturePath("x.pcap")], terminal: true)
+        let terminal = run(["decode", "--width", "200", fixturePath("x.pcap")], terminal: true)
         #expect(terminal.out.hasPrefix("# "))
         #expect(terminal.out.contains("SAK 20 (ISO-DEP, uid complete) UID deadbeef"))
     }
@@ -90,7 +90,7 @@ private func run(_ args: [String], terminal: Bool = false) -> (status: Int32, ou
 
         let usage = run(["decode", "--format", "yaml", "x"])
         #expect(usage.status == 64)
-        #expect(usage.errors == ["invalid value 'yaml' for '--format'"])
+        #expect(usage.errors == ["invalid value 'yaml' for '--format' (valid: text, jsonl)"])
 
         // Several files: the worst status wins and every file is decoded.
         let both = run(["stats", notCapture, fixturePath("x.pcap")])

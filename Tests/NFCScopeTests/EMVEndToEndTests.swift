@@ -102,7 +102,7 @@ import Testing
         let path = temporaryFile(b.pcap)
         for format in ["jsonl", "text"] {
             let out = OutputBuffer()
-            _ = CommandLineTool.run(["decode", "--redact", "--format", format, path][...], out: out,
+            _ = CommandLineTool.run(["decode", "--redact", "--format", format, "--width", "10000", path][...], out: out,
                                     outputIsTerminal: false) { _ in }
             let text = out.string
             let compact = text.replacingOccurrences(of: " ", with: "").uppercased()

@@ -182,7 +182,7 @@ struct Proxmark3TraceTests {
         #expect(options.tech == .nfcV)
         #expect(try Arguments.parse(["decode", "--tech=felica", "x"]).tech == .nfcF)
         #expect(try Arguments.parse(["decode", "--tech", "auto", "x"]).tech == nil)
-        #expect(throws: UsageError.invalidValue(option: "--tech", value: "nfc-z")) {
+        #expect(throws: UsageError.invalidValueOf(option: "--tech", value: "nfc-z", valid: "14a, 14b, 15, felica, auto")) {
             try Arguments.parse(["decode", "--tech", "nfc-z", "x"])
         }
         let sink = CollectingSink()

@@ -14,7 +14,9 @@ import Testing
 
     private func redacted(_ b: CaptureBuilder, format: String) -> (status: Int32, out: String) {
         let out = OutputBuffer()
-        let status = CommandLineTool.run(["decode", "--redact", "--format", format, temporaryFile(b.pcap)][...], out: out,
+        // Unwrapped (--width), so that the renderings looked for stay on one line.
+        let status = CommandLineTool.run(["decode", "--redact", "--format", format, "--width", "10000",
+                                          temporaryFile(b.pcap)][...], out: out,
                                          outputIsTerminal: false) { _ in }
         return (status, out.string)
     }

@@ -35,9 +35,23 @@ public final class CaptureInput: @unchecked Sendable {
 
     /// Opens `path`; "-" is standard input. A pipe, FIFO or terminal is read to its
     /// end here, unless `streaming`: then it is left to `stream`, read as it flows.
+    /// A character device that is not a terminal (/dev/zero, /dev/urandom): it never
+    /// ends, so it is refused rather than read for ever. Terminals (a serial reader's
+    /// log) and pipes are read as they flow.
+    static func isEndlessDevice(_ fd: Int32) -> Bool {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return false }
+        return (st.st_mode & S_IFMT) == S_IFCHR && isatty(fd) == 0
+    }
+
+    static let endlessDeviceReason = "is a character device, which may never end: give a file or a pipe (head -c 1M DEVICE | nfcscope decode -)"
+
     public init(path: String, streaming: Bool = false) throws(InputError) {
         self.path = path
         if path == "-" && streaming {
+            if Self.isEndlessDevice(0) {
+                throw InputError(path: "<stdin>", reason: Self.endlessDeviceReason)
+            }
             stream = StreamInput(fd: 0, ownsDescriptor: false)
             owned = nil
             mapped = nil
@@ -46,6 +60,9 @@ public final class CaptureInput: @unchecked Sendable {
         }
         if path == "-" {
             stream = nil
+            if Self.isEndlessDevice(0) {
+                throw InputError(path: "<stdin>", reason: Self.endlessDeviceReason)
+            }
             let buffer = GrowableBytes(capacity: 1 << 16)
             while true {
                 let n = buffer.appendReading(maxCount: 1 << 20) { ptr, cap in read(0, ptr, cap) }
@@ -70,6 +87,10 @@ public final class CaptureInput: @unchecked Sendable {
         if (st.st_mode & S_IFMT) == S_IFDIR {
             close(fd)
             throw InputError(path: path, reason: "is a directory")
+        }
+        if Self.isEndlessDevice(fd) {
+            close(fd)
+            throw InputError(path: path, reason: Self.endlessDeviceReason)
         }
         if streaming && (st.st_mode & S_IFMT) != S_IFREG {
             stream = StreamInput(fd: fd, ownsDescriptor: true)

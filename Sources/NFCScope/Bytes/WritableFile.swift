@@ -20,9 +20,10 @@ package final class WritableFile {
     private let fd: Int32
     private var closed = false
 
-    /// Creates (or truncates) `path` with mode 0644.
+    /// Creates (or truncates) `path` with mode 0644; `-` is standard output.
     package init(path: String) throws(CaptureWriteError) {
-        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // `-`: standard output (a copy of the descriptor, closed at the end like a file).
+        let opened = path == "-" ? dup(1) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
             throw CaptureWriteError(message: "\(path): \(String(cString: strerror(errno)))")
         }

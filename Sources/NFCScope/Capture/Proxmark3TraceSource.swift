@@ -267,6 +267,8 @@ public struct Proxmark3TraceSource: FrameSource {
         // check: ISO 14443 verdicts on them would only be noise.
         var frame = Frame(n: n, offset: start, time: time, dir: dir, tech: tech, bytes: data,
                           crcIncluded: tech != .unknown)
+        // The duration is in carrier cycles, as the start time (1/13.56 MHz).
+        frame.duration = Int64(h.duration) * 100_000 / 1356
         if tech == .nfcA {
             if data.count == 1, Int(h.duration) < Self.shortFrameDuration {
                 frame.bits = Self.shortFrameBits(h.duration)

@@ -68,6 +68,9 @@ public struct Frame: Sendable {
     public var line: Int = 0
     /// Nanoseconds since the first record of the input.
     public var time: Int64
+    /// How long the frame took on the air, in ns; 0 when the capture does not record it
+    /// (Proxmark3 traces do).
+    public var duration: Int64 = 0
     public var dir: Direction?
     public var tech: Tech
     /// The frame's bytes on the air, including CRC bytes when the capture kept them.

@@ -9,9 +9,11 @@
 public enum ExportContainer: String, Sendable {
     case pcap, pcapng
 
-    /// The container named by a file's extension, nil for any other extension.
+    /// The container named by a file's extension (in any case), nil for any other
+    /// extension; `-` (standard output) is pcapng.
     public init?(path: String) {
-        if path.hasSuffix(".pcapng") { self = .pcapng } else if path.hasSuffix(".pcap") { self = .pcap } else { return nil }
+        let lower = path.lowercased()
+        if path == "-" || lower.hasSuffix(".pcapng") { self = .pcapng } else if lower.hasSuffix(".pcap") { self = .pcap } else { return nil }
     }
 }
 
@@ -68,7 +70,8 @@ public final class PcapExporter: DecodeSink {
                 pcapngWriter = writer
             }
         } catch {
-            throw ExportError(message: "\(path): \(error.message)")
+            // libpcap's own messages name the file already.
+            throw ExportError(message: error.message.hasPrefix(path) ? error.message : "\(path): \(error.message)")
         }
         record.reserveCapacity(512)
     }

@@ -22,6 +22,7 @@ public final class PcapngWriter {
 
     /// Creates (or truncates) `path` and writes the section header.
     public init(path: String, application: String, live: Live? = nil) throws(CaptureWriteError) {
+        // `-`: standard output (a copy of it, closed at the end like a file).
         let file = try WritableFile(path: path)
         self.file = file
         out = file.out

@@ -369,6 +369,9 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
 
     public init(_ inner: Inner) {
         self.inner = inner
+        // Text is wrapped to its width: masked before, so no secret is cut in two.
+        if let text = inner as? TextWriter { text.maskText = { [redactor] in redactor.maskText(&$0) } }
+        if let filtered = inner as? any TextMaskForwarding { filtered.forwardMaskText { [redactor] in redactor.maskText(&$0) } }
     }
 
     public var depth: DecodeDepth { inner.depth }

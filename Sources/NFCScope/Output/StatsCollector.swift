@@ -59,7 +59,12 @@ public final class StatsCollector: DecodeSink {
     public var depth: DecodeDepth { .link }
 
     public func record<R: DecodedRecord>(_ record: R) {
-        guard let exchange = record as? ISODEPExchange else { return }
+        // APDU records arrive instead of bare exchanges when a `--filter` made the
+        // decode run the application stages.
+        let exchange: ISODEPExchange
+        if let bare = record as? ISODEPExchange { exchange = bare }
+        else if let apdu = record as? APDUInterpretation { exchange = apdu.exchange }
+        else { return }
         current.exchanges += 1
         if exchange.response == nil { current.exchangesWithoutResponse += 1 }
     }

@@ -17,14 +17,31 @@ public final class TextWriter: MaskableFrameWriter {
     @exclusivity(unchecked) private var closingKept = 0
     private static let closingLimit = 1000
     @exclusivity(unchecked) private var digits = 6
-    private static let bytesPerLine = 16
     static let dataColumn = 30
-    private static let crcColumn = dataColumn + bytesPerLine * 3 + 1
+    /// Width, timing columns and colours (Output/TextLayout.swift).
+    private let layout: TextLayout
+    private let bytesPerLine: Int
+    private let dataColumn: Int
+    private let crcColumn: Int
+    /// The annotation of the frame being written, and a record's text, before they are
+    /// fitted to the width.
+    private let note = OutputBuffer()
+    private let recordText = OutputBuffer()
+    /// `--timing`: the previous frame, and the frame waiting time the card announced.
+    private var timing = FrameTiming()
+    /// `--redact`: masks a record's text before it is wrapped, so that no secret is cut
+    /// in two where the masking would not find it (set by `RedactingSink`).
+    var maskText: ((inout [UInt8]) -> Void)?
 
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
-    public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false) {
+    public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false,
+                layout: TextLayout = TextLayout()) {
         self.out = output
         self.context = RenderContext(registry: registry, indent: Self.dataColumn - 4, redact: redact)
+        self.layout = layout
+        bytesPerLine = layout.bytesPerLine
+        dataColumn = layout.dataColumn
+        crcColumn = layout.crcColumn
     }
 
     public var depth: DecodeDepth { .application }
@@ -35,16 +52,20 @@ public final class TextWriter: MaskableFrameWriter {
         closingHeading = nil
         closingCount = 0
         closingKept = 0
+        timing = FrameTiming()
+        // The file's name is never cut.
         out.ascii("# ")
         out.string(input.path)
         out.ascii(" (")
         out.ascii(input.format)
         out.ascii(")\n")
         let lineStart = out.position
-        out.ascii("     n          time  src")
-        out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
+        out.ascii("     n          time")
+        if layout.timing { out.ascii("         end  dur us    gap us") }
+        out.ascii("  src")
+        out.pad(toColumn: dataColumn, lineStart: lineStart)
         out.ascii("data")
-        out.pad(toColumn: Self.crcColumn, lineStart: lineStart)
+        out.pad(toColumn: crcColumn, lineStart: lineStart)
         out.ascii("crc  annotation\n")
         out.recordDone()
     }
@@ -52,45 +73,72 @@ public final class TextWriter: MaskableFrameWriter {
     public func frame(_ frame: Frame) {
         let out = self.out
         var lineStart = out.position
-        writeRight(frame.n, width: 6)
+        // A number wider than its 6 columns takes them from the time's padding, so the
+        // columns after stay where they are.
+        let numberWidth = writeRight(frame.n, width: 6)
         out.byte(0x20)
-        writeTime(frame.time, width: 13)
+        writeTime(frame.time, width: 13 - max(0, numberWidth - 6))
+        let late = layout.timing ? writeTiming(frame) : false
         out.ascii("  ")
+        let colour = layout.palette.enabled
+        if colour { out.ascii(frame.dir == .reader ? "\u{1B}[36m" : "\u{1B}[35m") }
         if let dir = frame.dir { out.ascii(dir.label) } else { out.ascii("---") }
-        out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
+        if colour { out.ascii("\u{1B}[0m") }
+        out.pad(toColumn: dataColumn, lineStart: lineStart)
 
         if let event = frame.event {
             out.ascii(event == .fieldOn ? "field on" : "field off")
         } else {
             let bytes = frame.bytes
-            let firstLine = bytes.prefix(Self.bytesPerLine)
+            let firstLine = bytes.prefix(bytesPerLine)
             writeBytes(firstLine, at: 0)
-            out.pad(toColumn: Self.crcColumn, lineStart: lineStart)
+            out.pad(toColumn: crcColumn, lineStart: lineStart)
             switch frame.crc {
             case .ok: out.ascii(" ok  ")
-            case .bad: out.ascii(" !!  ")
+            case .bad: out.ascii(colour ? " \u{1B}[31m!!\u{1B}[0m  " : " !!  ")
             case .none: out.ascii(frame.flags.contains(.recovered) ? " chk " : "     ")
             }
+            // The annotation, in pieces that fit its column, beside the hex lines.
+            let note = self.note
+            note.removeAll()
+            if late { note.ascii("(FWT exceeded) ") }
             if frame.bits != 0 {
-                out.ascii("(")
-                out.int(Int(frame.bits))
-                out.ascii(" bits) ")
+                note.ascii("(")
+                note.int(Int(frame.bits))
+                note.ascii(" bits) ")
             }
-            if frame.flags.contains(.parityError) { out.ascii("(parity!) ") }
-            frame.info.writeInfo(out)
-            var rest = bytes.suffix(from: Self.bytesPerLine)
-            while !rest.isEmpty {
+            if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
+            frame.info.writeInfo(note)
+            let text = note.contents
+            var pieces: [ArraySlice<UInt8>] = []
+            if text.count <= layout.annotationWidth {
+                out.bytes(text)
+            } else {
+                pieces = TextWrap.pieces(text, width: layout.annotationWidth)
+                out.bytes(Array(pieces[0]))
+            }
+            var rest = bytes.suffix(from: bytesPerLine)
+            var piece = 1
+            while !rest.isEmpty || piece < pieces.count {
                 out.byte(0x0A)
                 lineStart = out.position
-                out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
-                writeBytes(rest.prefix(Self.bytesPerLine), at: bytes.count - rest.count)
-                rest = rest.suffix(from: Self.bytesPerLine)
+                if !rest.isEmpty {
+                    out.pad(toColumn: dataColumn, lineStart: lineStart)
+                    writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
+                    rest = rest.suffix(from: bytesPerLine)
+                }
+                if piece < pieces.count {
+                    out.pad(toColumn: layout.annotationColumn, lineStart: lineStart)
+                    out.bytes(Array(pieces[piece]))
+                    piece += 1
+                }
             }
         }
         if let error = frame.error {
             out.byte(0x0A)
             lineStart = out.position
-            out.pad(toColumn: Self.dataColumn, lineStart: lineStart)
+            out.pad(toColumn: dataColumn, lineStart: lineStart)
+            if colour { out.ascii("\u{1B}[31m") }
             if frame.line > 0 {
                 out.ascii("!! error at line ")
                 out.int(frame.line)
@@ -100,9 +148,41 @@ public final class TextWriter: MaskableFrameWriter {
             }
             out.ascii(": ")
             out.string(error.message)
+            if colour { out.ascii("\u{1B}[0m") }
         }
         out.byte(0x0A)
         out.recordDone()
+    }
+
+    /// `--timing`: end, duration and gap to the previous frame's end (to its start when
+    /// the capture records no durations), in µs; true when the card answered later than
+    /// the frame waiting time it announced (× the WTXM the reader granted).
+    private func writeTiming(_ frame: Frame) -> Bool {
+        let out = self.out
+        if frame.duration > 0 {
+            writeTime(frame.time + frame.duration, width: 12)
+            writeRight(Int(frame.duration / 1000), width: 8)
+        } else {
+            out.ascii("                    ")
+        }
+        var late = false
+        if timing.seen {
+            let gap = frame.time - timing.previousStart - timing.previousDuration
+            if timing.previousReader, frame.dir == .card, timing.previousDuration > 0, frame.duration > 0,
+               let fwi = timing.fwi, gap > SummaryWriter.fwt(fwi) * Int64(max(1, timing.wtxm)) {
+                late = true
+            }
+            if late {
+                writeRight(Int(gap / 1000), width: 9)
+                out.ascii(layout.palette.enabled ? "\u{1B}[31m!\u{1B}[0m" : "!")
+            } else {
+                writeRight(Int(gap / 1000), width: 10)
+            }
+        } else {
+            out.ascii("          ")
+        }
+        timing.note(frame)
+        return late
     }
 
     /// Any stage's record: its lines under the frame that completed it, or kept for
@@ -110,7 +190,13 @@ public final class TextWriter: MaskableFrameWriter {
     public func record<R: DecodedRecord>(_ record: R) {
         switch R.textPlacement {
         case .inline:
-            record.writeText(out, context)
+            let text = recordText
+            text.removeAll()
+            record.writeText(text, context)
+            var bytes = text.contents
+            maskText?(&bytes)
+            if layout.palette.enabled { bytes = TextColour.statusWords(bytes, layout.palette) }
+            out.bytes(TextWrap.wrap(bytes, width: layout.width))
             out.recordDone()
         case .closing(let heading):
             closingCount += 1
@@ -122,8 +208,7 @@ public final class TextWriter: MaskableFrameWriter {
     }
 
     public func problem(_ problem: InputProblem) {
-        out.ascii("!! ")
-        out.string(problem.line)
+        out.string(layout.palette.error("!! " + problem.line))
         out.byte(0x0A)
         out.recordDone()
     }
@@ -133,7 +218,10 @@ public final class TextWriter: MaskableFrameWriter {
             out.ascii("\n")
             out.ascii(heading)
             out.byte(0x0A)
-            out.append(closing)
+            var bytes = closing.contents
+            maskText?(&bytes)
+            if layout.palette.enabled { bytes = TextColour.verdicts(bytes, layout.palette) }
+            out.bytes(TextWrap.wrap(bytes, width: layout.width))
             if closingCount > closingKept {
                 out.ascii("  ... ")
                 out.int(closingCount - closingKept)
@@ -166,12 +254,14 @@ public final class TextWriter: MaskableFrameWriter {
         if fraction == 9 { out.fixed(nanos, digits: 9) } else { out.fixed(nanos / 1000, digits: 6) }
     }
 
-    private func writeRight(_ value: Int, width: Int) {
+    @discardableResult
+    private func writeRight(_ value: Int, width: Int) -> Int {
         var digits = 1
         var v = value
         while v >= 10 { v /= 10; digits += 1 }
         var pad = width - digits
         while pad > 0 { out.byte(0x20); pad -= 1 }
         out.int(value)
+        return digits
     }
 }

@@ -3,19 +3,30 @@
 // per-frame loop is specialised here for each concrete sink: generic code called
 // from another module runs unspecialised (every frame through witness tables).
 
-/// Passes everything to `inner` and also reports file-level problems (on stderr).
+/// Passes everything to `inner` and also reports file-level problems (on stderr), and
+/// each frame to `tick` when given (the CLI's progress line).
 package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     let inner: Inner
     let report: (String) -> Void
+    let tick: ((Frame) -> Void)?
+    /// The format of the input being decoded.
+    package private(set) var format: StaticString = ""
 
-    package init(_ inner: Inner, report: @escaping (String) -> Void) {
+    package init(_ inner: Inner, report: @escaping (String) -> Void, tick: ((Frame) -> Void)? = nil) {
         self.inner = inner
         self.report = report
+        self.tick = tick
     }
 
     package var depth: DecodeDepth { inner.depth }
-    package func begin(_ input: InputDescription) { inner.begin(input) }
-    @inline(__always) package func frame(_ frame: Frame) { inner.frame(frame) }
+    package func begin(_ input: InputDescription) {
+        format = input.format
+        inner.begin(input)
+    }
+    @inline(__always) package func frame(_ frame: Frame) {
+        inner.frame(frame)
+        if let tick { tick(frame) }
+    }
     package func record<R: DecodedRecord>(_ record: R) { inner.record(record) }
     package func problem(_ problem: InputProblem) {
         report(problem.line)
@@ -25,38 +36,71 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
 }
 
 package enum StandardDecode {
-    /// What is written: `stats` counts, JSON Lines or text.
-    package enum Output: Sendable {
+    /// What is written: `stats` counts, JSON Lines or text (laid out by `TextLayout`).
+    package enum Output {
         case stats(json: Bool)
         case jsonl
-        case text
+        case text(TextLayout)
     }
 
-    /// Decodes `files` in order into `output` on `out`; `report` gets each file-level
-    /// problem as one line, `outcome` each file's outcome. Stops after the file during
-    /// which Ctrl-C arrived.
+    /// What the command line hears around each file.
+    package struct Hooks {
+        /// Each file-level problem, as one line.
+        package var report: (String) -> Void
+        /// Before a file is decoded.
+        package var beforeFile: (String) -> Void = { _ in }
+        /// After it: its outcome and the format it was read as.
+        package var afterFile: (String, DecodeOutcome, StaticString) -> Void = { _, _, _ in }
+        /// Each frame (a progress line); nil costs nothing per frame.
+        package var tick: ((Frame) -> Void)?
+
+        package init(report: @escaping (String) -> Void) { self.report = report }
+    }
+
+    /// Decodes `files` in order into `output` on `out`, through `filter` when given
+    /// (`--filter`, `--frames`, `--only`). Stops after the file during which Ctrl-C arrived.
     package static func run(files: [String], inputFormat: InputFormat?, tech: Tech?, registry: Registry,
-                            output: Output, redact: Bool, out: OutputBuffer,
-                            report: @escaping (String) -> Void, outcome: (DecodeOutcome) -> Void) {
+                            output: Output, redact: Bool, filter: RecordFilter? = nil, out: OutputBuffer,
+                            hooks: Hooks) {
         func decodeAll<Sink: DecodeSink>(into sink: Sink) {
-            let echo = ProblemEcho(sink, report: report)
-            for file in files {
-                outcome(CaptureDecoder.decode(path: file, as: inputFormat, tech: tech,
-                                              registry: registry, whileWaiting: { out.flush() }, into: echo))
-                if Interruption.requested { break }
-            }
+            run(files: files, inputFormat: inputFormat, tech: tech, registry: registry, out: out, hooks: hooks,
+                into: sink)
         }
         switch output {
         case .stats(let json):
             let stats = StatsCollector()
-            decodeAll(into: stats)
+            if let filter {
+                decodeAll(into: FilterSink(stats, filter: filter, registry: registry, textLayout: nil, deepen: true))
+            } else {
+                decodeAll(into: stats)
+            }
             stats.write(to: out, json: json)
         case .jsonl:
             let writer = JSONLinesWriter(output: out, registry: registry, redact: redact)
-            if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
-        case .text:
-            let writer = TextWriter(output: out, registry: registry, redact: redact)
-            if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+            if let filter {
+                let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: nil)
+                if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
+            } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+        case .text(let layout):
+            let writer = TextWriter(output: out, registry: registry, redact: redact, layout: layout)
+            if let filter {
+                let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: layout)
+                if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
+            } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+        }
+    }
+
+    /// The loop over files into any sink (the summary view's too).
+    package static func run<Sink: DecodeSink>(files: [String], inputFormat: InputFormat?, tech: Tech?,
+                                              registry: Registry, out: OutputBuffer, hooks: Hooks,
+                                              into sink: Sink) {
+        let echo = ProblemEcho(sink, report: hooks.report, tick: hooks.tick)
+        for file in files {
+            hooks.beforeFile(file)
+            let outcome = CaptureDecoder.decode(path: file, as: inputFormat, tech: tech, registry: registry,
+                                                whileWaiting: { out.flush() }, into: echo)
+            hooks.afterFile(file, outcome, echo.format)
+            if Interruption.requested { break }
         }
     }
 }

@@ -1,0 +1,127 @@
+// What `--filter`, `--frames` and `--only` select, together (all given must hold).
+// Records are looked at only when one of them was given: an unfiltered decode never
+// constructs a `RecordFilter`.
+
+/// `--frames 10-40,100-,5`: frame-number ranges.
+public struct FrameRanges: Equatable, Sendable {
+    public var ranges: [ClosedRange<Int>]
+
+    /// Parses `A-B`, `A-`, `-B` and `N`, comma-separated; nil when malformed.
+    public init?(_ text: String) {
+        var ranges: [ClosedRange<Int>] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let p = part.withoutEdgeSpaces
+            guard !p.isEmpty else { return nil }
+            if let dash = p.firstIndex(of: "-") {
+                let a = p[..<dash], b = p[p.index(after: dash)...]
+                guard a.isEmpty || Int(a) != nil, b.isEmpty || Int(b) != nil, !(a.isEmpty && b.isEmpty) else { return nil }
+                let lo = Int(a) ?? 1, hi = Int(b) ?? Int.max
+                guard lo >= 0, lo <= hi else { return nil }
+                ranges.append(lo...hi)
+            } else {
+                guard let n = Int(p), n >= 0 else { return nil }
+                ranges.append(n...n)
+            }
+        }
+        self.ranges = ranges
+    }
+
+    public func contains(_ n: Int) -> Bool { ranges.contains { $0.contains(n) } }
+
+    func overlaps(_ r: ClosedRange<Int>) -> Bool { ranges.contains { $0.overlaps(r) } }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces (option values such as `--only "apdu, ndef"`).
+    var withoutEdgeSpaces: Substring {
+        var s = self
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return s
+    }
+}
+
+public final class RecordFilter {
+    /// `--only` values.
+    public static let selectableTypes = ["apdu", "felica", "ndef", "transaction", "frame", "snep", "llcp", "error"]
+
+    let expression: FilterExpression?
+    let frames: FrameRanges?
+    let only: Set<String>?
+    /// Per record type without a path of its own in the expression: the expression's
+    /// value, computed once.
+    private var constant: [String: Bool] = [:]
+
+    public init(expression text: String?, frames: FrameRanges?, only: [String]?) throws(FilterSyntaxError) {
+        expression = try text.map { (t: String) throws(FilterSyntaxError) -> FilterExpression in try FilterExpression.parse(t) }
+        self.frames = frames
+        self.only = only.map(Set.init)
+    }
+
+    /// Whether the expression's value for `type` depends on the record's content.
+    func needsContent(_ type: String) -> Bool {
+        guard let expression else { return false }
+        return expression.hasUntypedPath || expression.namedTypes.contains(type)
+    }
+
+    /// Whether any record of `type` can be selected, without looking at one.
+    public func canSelect(_ type: String) -> Bool {
+        if let only, !only.contains(type) { return false }
+        if let expression, !needsContent(type) {
+            return constantValue(expression, type)
+        }
+        return true
+    }
+
+    /// Whether a record needs more than the link layer (some application record type
+    /// can be selected).
+    public var needsApplicationRecords: Bool {
+        ["apdu", "felica", "ndef", "transaction", "snep", "llcp"].contains { canSelect($0) }
+    }
+
+    private func constantValue(_ expression: FilterExpression, _ type: String) -> Bool {
+        if let known = constant[type] { return known }
+        let value = expression.evaluate(type: type, record: nil)
+        constant[type] = value
+        return value
+    }
+
+    /// Selects a frame by number first (cheap), then by content.
+    func selectsFrame(_ n: Int, json: () -> JSONValue?) -> Bool {
+        if let frames, !frames.contains(n) { return false }
+        if let only, !only.contains("frame") { return false }
+        guard let expression else { return true }
+        if !needsContent("frame") { return constantValue(expression, "frame") }
+        return expression.evaluate(type: "frame", record: json())
+    }
+
+    /// Selects a record of `type`; `json` renders it when its content matters.
+    func selectsRecord(_ type: String, json: () -> JSONValue?) -> Bool {
+        if let only, !only.contains(type) { return false }
+        if expression == nil && frames == nil { return true }
+        if let expression, !needsContent(type) {
+            guard constantValue(expression, type) else { return false }
+            if frames == nil { return true }
+        }
+        let record = json()
+        if let frames {
+            let numbers = Self.frameNumbers(record).sorted()
+            // A transaction's `frames` is [first, last] of its session.
+            let hit = type == "transaction" && numbers.count == 2 ? frames.overlaps(numbers[0]...numbers[1])
+                : numbers.contains { frames.contains($0) }
+            if !hit { return false }
+        }
+        guard let expression, needsContent(type) else { return true }
+        return expression.evaluate(type: type, record: record)
+    }
+
+    /// The `frames` (or `n`) of a record's JSON.
+    static func frameNumbers(_ record: JSONValue?) -> [Int] {
+        guard let record else { return [] }
+        if case .array(let items)? = record["frames"] {
+            return items.compactMap { if case .number(let s) = $0 { Int(s) } else { nil } }
+        }
+        if case .number(let s)? = record["n"], let n = Int(s) { return [n] }
+        return []
+    }
+}

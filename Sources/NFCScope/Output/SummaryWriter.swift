@@ -1,0 +1,396 @@
+// `nfcscope summary`: one line per card session and per exchange, no frame bytes,
+// then the transaction verdicts. Records are read through their JSON Lines
+// rendering (the documented fields), so the summary says nothing the decode does
+// not. Not a hot path: it keeps a small window of frame times for the timing.
+
+public final class SummaryWriter: DecodeSink {
+    private let out: OutputBuffer
+    private let filter: RecordFilter?
+    private let width: Int
+    private let palette: Palette
+    private let scratch = OutputBuffer()
+    private let json: JSONLinesWriter
+    private var digits = 6
+
+    /// Start, duration (0 when the capture does not record it) and direction of recent
+    /// frames, by frame number modulo the window; and the S(WTX) multiplier a reader
+    /// frame granted.
+    private static let window = 4096
+    private var frameN = [Int](repeating: -1, count: SummaryWriter.window)
+    private var frameStart = [Int64](repeating: 0, count: SummaryWriter.window)
+    private var frameDuration = [Int64](repeating: 0, count: SummaryWriter.window)
+    private var frameReader = [Bool](repeating: false, count: SummaryWriter.window)
+    private var frameWTXM = [UInt8](repeating: 0, count: SummaryWriter.window)
+
+    /// The card session being described.
+    private struct Session {
+        var time: Int64
+        var tech: Tech
+        var identity: String = ""
+        var details: [String] = []
+        /// Frame waiting time integer from the ATS or ATQB.
+        var fwi: UInt8?
+        var written = false
+    }
+    private var session: Session?
+    private var closing: [String] = []
+    private var closingCount = 0
+    private var exceeded = 0
+
+    public init(output: OutputBuffer, registry: Registry, filter: RecordFilter?, width: Int = 100,
+                palette: Palette = Palette(enabled: false)) {
+        out = output
+        self.filter = filter
+        self.width = max(40, width)
+        self.palette = palette
+        json = JSONLinesWriter(output: scratch, registry: registry)
+    }
+
+    public var depth: DecodeDepth { .application }
+
+    public func begin(_ input: InputDescription) {
+        digits = input.timestampDigits
+        json.begin(input)
+        session = nil
+        closing.removeAll()
+        closingCount = 0
+        exceeded = 0
+        for i in frameN.indices { frameN[i] = -1 }
+        out.ascii("# ")
+        out.string(input.path)
+        out.ascii(" (")
+        out.ascii(input.format)
+        out.ascii(")\n")
+        line(time: "", "application", "command", "status", "meaning; timing", header: true)
+        out.recordDone()
+    }
+
+    public func frame(_ frame: Frame) {
+        let slot = frame.n % Self.window
+        frameN[slot] = frame.n
+        frameStart[slot] = frame.time
+        frameDuration[slot] = frame.duration
+        frameReader[slot] = frame.dir == .reader
+        frameWTXM[slot] = 0
+        switch frame.info {
+        case .block(let block):
+            if block.sType == .wtx, let m = block.wtxm, frame.dir == .reader { frameWTXM[slot] = m }
+        case .reqa, .wupa:
+            break
+        case .sak(let sak, _, true, _, let uid?):
+            flushSession()
+            var s = Session(time: frame.time, tech: frame.tech)
+            s.identity = "UID " + hexUpper(uid.array)
+            s.details.append("SAK " + hexUpper([sak]))
+            session = s
+        case .ats(let ats):
+            session?.fwi = ats.fwi
+            session?.details.append("ATS FWI \(ats.fwi) (FWT \(Self.duration(Self.fwt(ats.fwi))))")
+        case .atqb(let atqb):
+            flushSession()
+            var s = Session(time: frame.time, tech: frame.tech)
+            s.identity = "PUPI " + hexUpper(atqb.pupi.array)
+            s.fwi = atqb.fwi
+            s.details.append("ATQB FWI \(atqb.fwi) (FWT \(Self.duration(Self.fwt(atqb.fwi))))")
+            session = s
+        default:
+            break
+        }
+        if frame.event == .fieldOff { flushSession(); session = nil }
+    }
+
+    public func record<R: DecodedRecord>(_ record: R) {
+        scratch.removeAll()
+        json.record(record)
+        var bytes = scratch.contents
+        if bytes.last == 0x0A { bytes.removeLast() }
+        guard let value = JSONParser.parse(bytes) else { return }
+        let type = "\(R.typeName)"
+        if let filter, !filter.selectsRecord(type, json: { value }) { return }
+        switch type {
+        case "apdu": apdu(value)
+        case "felica": feliCa(value)
+        case "ndef": ndef(value)
+        case "snep": other(value, what: "SNEP " + (value["name"]?.stringValue ?? "?"), status: "", meaning: "")
+        case "transaction": transaction(value)
+        default: break
+        }
+    }
+
+    public func problem(_ problem: InputProblem) {
+        out.string(palette.error("!! " + problem.line))
+        out.byte(0x0A)
+        out.recordDone()
+    }
+
+    public func end(_ input: InputDescription) {
+        flushSession()
+        if !closing.isEmpty {
+            out.ascii("\nTransactions\n")
+            for text in closing { out.string(text); out.byte(0x0A) }
+            if closingCount > closing.count {
+                out.string("  ... \(closingCount - closing.count) more\n")
+            }
+        }
+        if exceeded > 0 {
+            out.string(palette.warning("\n\(exceeded) answer(s) came later than the frame waiting time the card announced (marked FWT!)"))
+            out.byte(0x0A)
+        }
+        out.byte(0x0A)
+        out.recordDone()
+    }
+
+    // MARK: lines
+
+    private func flushSession() {
+        guard var s = session, !s.written else { return }
+        s.written = true
+        session = s
+        var text = timeText(s.time) + "  " + palette.bold(String(describing: s.tech.jsonName)) + " " + s.identity
+        if !s.details.isEmpty { text += "  " + s.details.joined(separator: ", ") }
+        out.string(fit(text))
+        out.byte(0x0A)
+        out.recordDone()
+    }
+
+    private func apdu(_ v: JSONValue) {
+        flushSession()
+        let frames = RecordFilter.frameNumbers(v)
+        let app = v["application"]?["name"]?.stringValue ?? v["application"]?["aid"]?.stringValue ?? ""
+        var command = v["name"]?.stringValue ?? ""
+        if command.isEmpty {
+            if let ins = v["ins"]?.stringValue { command = "INS " + ins } else { command = "(command not seen)" }
+        }
+        let sw = v["sw"]?.stringValue ?? "----"
+        var meaning: [String] = []
+        if command == "SELECT", let label = firstText(v, tag: "50") { meaning.append(label) }
+        if command.hasPrefix("READ RECORD"), let p1 = v["p1"]?.stringValue, let p2 = v["p2"]?.stringValue,
+           let record = UInt8(p1, radix: 16), let ref = UInt8(p2, radix: 16), ref & 0x07 == 0x04 {
+            meaning.append("SFI \(ref >> 3) record \(record)")
+        }
+        for tag in ["9F02", "9F27", "9F36"] {
+            if let text = firstText(v, tag: tag) {
+                meaning.append(tag == "9F36" ? "ATC " + text : text)
+            }
+        }
+        if sw != "9000", sw != "----", let text = v["sw_text"]?.stringValue { meaning.append(text) }
+        let timing = timingText(frames, wtx: Int(v["wtx"]?.plainText ?? "0") ?? 0)
+        let status = sw == "9000" ? palette.success(sw) : (sw.hasPrefix("62") || sw.hasPrefix("63") ? palette.warning(sw) : palette.error(sw))
+        entry(frames, app: app, command: command, status: status, meaning: meaning.joined(separator: ", "), timing: timing)
+    }
+
+    private func feliCa(_ v: JSONValue) {
+        let frames = RecordFilter.frameNumbers(v)
+        if let idm = v["idm"]?.stringValue, session?.identity != "IDm " + idm.uppercased() {
+            flushSession()
+            var s = Session(time: startTime(frames) ?? 0, tech: .nfcF)
+            s.identity = "IDm " + idm.uppercased()
+            if let system = v["system"]?.stringValue {
+                s.details.append("system " + system + (v["system_name"]?.stringValue.map { " " + $0 } ?? ""))
+            }
+            session = s
+            flushSession()
+        }
+        let command = (v["command"]?.stringValue ?? "?").replacingUnderscores
+        var status = ""
+        if case .array(let texts)? = v["status_text"] {
+            status = texts.compactMap(\.stringValue).first { $0 != "success" } ?? "success"
+        }
+        if v["complete"] == .bool(false) && status.isEmpty { status = "no answer" }
+        var meaning: [String] = []
+        if case .array(let blocks)? = v["blocks"] {
+            for block in blocks {
+                guard let fields = block["fields"] else { continue }
+                if let balance = fields["balance"] { meaning.append("balance " + balance.plainText); break }
+            }
+            if meaning.isEmpty { meaning.append("\(blocks.count) block(s)") }
+        }
+        if command == "polling", let chip = v["chip"]?.stringValue { meaning.append(chip) }
+        let coloured = status == "success" ? palette.success(status) : (status.isEmpty ? "" : palette.error(status))
+        entry(frames, app: v["system_name"]?.stringValue ?? "", command: command, status: coloured,
+              meaning: meaning.joined(separator: ", "), timing: timingText(frames, wtx: 0))
+    }
+
+    private func ndef(_ v: JSONValue) {
+        let frames = RecordFilter.frameNumbers(v)
+        var meaning: [String] = []
+        if case .array(let records)? = v["records"] {
+            for r in records.prefix(3) {
+                if let uri = r["uri"]?.stringValue { meaning.append(uri) }
+                else if let text = r["text"]?.stringValue { meaning.append("\"" + text + "\"") }
+                else if let name = r["name"]?.stringValue { meaning.append(name) }
+                else if let type = r["type"]?.stringValue { meaning.append(type) }
+            }
+        }
+        let complete = v["complete"] == .bool(true)
+        if !complete, let why = v["incomplete"]?.stringValue { meaning.append(why) }
+        entry(frames, app: "NDEF " + (v["source"]?.stringValue ?? ""), command: "message",
+              status: complete ? palette.success("complete") : palette.warning("partial"), meaning: meaning.joined(separator: ", "),
+              timing: "")
+    }
+
+    private func other(_ v: JSONValue, what: String, status: String, meaning: String) {
+        entry(RecordFilter.frameNumbers(v), app: "", command: what, status: status, meaning: meaning)
+    }
+
+    private func transaction(_ v: JSONValue) {
+        closingCount += 1
+        guard closing.count < 1000 else { return }
+        let frames = RecordFilter.frameNumbers(v)
+        var text = "  "
+        if let a = frames.first, let b = frames.last { text += "frames \(a)-\(b): " }
+        var what: [String] = []
+        if let app = v["application"]?.stringValue { what.append(app) }
+        if let amount = v["amount"]?.stringValue { what.append(amount) }
+        text += what.joined(separator: ", ")
+        let outcome = v["outcome"]?.stringValue ?? "?"
+        let coloured: String
+        if outcome.hasPrefix("approved") || outcome.hasPrefix("online") || outcome.hasPrefix("pass returned") {
+            coloured = palette.success(outcome)
+        } else if outcome.hasPrefix("declined") || outcome.hasPrefix("stopped") {
+            coloured = palette.error(outcome)
+        } else {
+            coloured = outcome
+        }
+        text += (what.isEmpty ? "" : ": ") + coloured
+        if let reason = v["reason"]?.stringValue { text += " (" + reason + ")" }
+        closing.append(text)
+    }
+
+    /// One exchange: time of its first frame, application, command, status, meaning,
+    /// timing. The meaning is cut to the room the timing leaves; the timing never is.
+    private func entry(_ frames: [Int], app: String, command: String, status: String, meaning: String,
+                       timing: String = "") {
+        let time = startTime(frames).map(timeText) ?? String(repeating: " ", count: 10)
+        line(time: time, app, command, status, meaning, timing: timing, header: false)
+        out.recordDone()
+    }
+
+    private func line(time: String, _ app: String, _ command: String, _ status: String, _ meaning: String,
+                      timing: String = "", header: Bool) {
+        var text = header ? "      time    " : time + "    "
+        text += Self.cell(app, 18) + "  " + Self.cell(command, 24) + "  " + Self.cell(status, 8) + "  "
+        let room = width - Palette.visibleCount(text) - (timing.isEmpty ? 0 : Palette.visibleCount(timing) + 2)
+        var rest = meaning
+        if Palette.visibleCount(rest) > room { rest = room > 1 ? Self.cell(meaning, room) : "" }
+        if !timing.isEmpty { rest += (rest.isEmpty ? "" : "; ") + timing }
+        out.string(fit(text + rest))
+        out.byte(0x0A)
+    }
+
+    // MARK: timing
+
+    /// "rt" (end of the command's last reader frame to the card's first answer, when
+    /// the capture records durations; else "Δt" between frame starts), the WTX count,
+    /// and FWT! when an answer came later than the frame waiting time.
+    private func timingText(_ frames: [Int], wtx: Int) -> String {
+        var parts: [String] = []
+        var previous: Int?
+        var fwtExceeded = false
+        var first: String?
+        var fwtScale: Int64 = 1
+        for n in frames {
+            let slot = n % Self.window
+            guard frameN[slot] == n else { previous = nil; continue }
+            if let p = previous {
+                let ps = p % Self.window
+                if frameReader[ps] && !frameReader[slot] {
+                    let known = frameDuration[ps] > 0
+                    let wait = frameStart[slot] - frameStart[ps] - frameDuration[ps]
+                    if first == nil { first = (known ? "rt " : "Δt ") + Self.duration(wait) }
+                    if known, let fwi = session?.fwi, wait > Self.fwt(fwi) * fwtScale { fwtExceeded = true }
+                }
+            }
+            if frameReader[slot] { fwtScale = frameWTXM[slot] > 0 ? Int64(frameWTXM[slot]) : 1 }
+            previous = n
+        }
+        if let first { parts.append(first) }
+        if wtx > 0 { parts.append("\(wtx) WTX") }
+        if fwtExceeded {
+            parts.append(palette.error("FWT!"))
+            exceeded += 1
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// FWT = (256 × 16 / fc) × 2^FWI (ISO/IEC 14443-4 §7.2, fc = 13.56 MHz), in ns;
+    /// FWI 15 is RFU and read as 4.
+    static func fwt(_ fwi: UInt8) -> Int64 {
+        let f = fwi > 14 ? 4 : Int64(fwi)
+        return (4096 * 1_000_000_000 << f) / 13_560_000
+    }
+
+    /// `612 µs`, `38.4 ms`, `1.234 s`.
+    static func duration(_ ns: Int64) -> String {
+        if ns < 0 { return "-" + duration(-ns) }
+        if ns < 1_000_000 { return "\((ns + 500) / 1000) µs" }
+        if ns < 1_000_000_000 {
+            let tenths = (ns + 50_000) / 100_000
+            return "\(tenths / 10).\(tenths % 10) ms"
+        }
+        let ms = (ns + 500_000) / 1_000_000
+        let frac = String(ms % 1000)
+        return "\(ms / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac + " s"
+    }
+
+    // MARK: helpers
+
+    private func startTime(_ frames: [Int]) -> Int64? {
+        for n in frames where frameN[n % Self.window] == n { return frameStart[n % Self.window] }
+        return nil
+    }
+
+    private func timeText(_ nanos: Int64) -> String {
+        let scratch = OutputBuffer()
+        scratch.fixed(nanos / 1000, digits: 6)
+        let s = scratch.string
+        return String(repeating: " ", count: max(0, 10 - s.count)) + s
+    }
+
+    /// The `text` of the first TLV node or DOL entry with this tag.
+    private func firstText(_ v: JSONValue, tag: String) -> String? {
+        let path = FilterPath(["tlv"])
+        for node in path.values(type: "apdu", record: v) where node["tag"]?.stringValue == tag {
+            if let text = node["text"]?.stringValue { return text }
+        }
+        return nil
+    }
+
+    /// `text` padded or cut (with …) to `width` visible characters.
+    static func cell(_ text: String, _ width: Int) -> String {
+        let visible = Palette.visibleCount(text)
+        if visible <= width { return text + String(repeating: " ", count: width - visible) }
+        return String(Palette.stripped(text).prefix(width - 1)) + "…"
+    }
+
+    /// A line cut to the width.
+    private func fit(_ text: String) -> String {
+        guard Palette.visibleCount(text) > width else { return text }
+        return String(Palette.stripped(text).prefix(width - 1)) + "…"
+    }
+
+    private func hexUpper(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789ABCDEF")
+        var s = ""
+        for b in bytes { s.append(digits[Int(b >> 4)]); s.append(digits[Int(b & 0x0F)]) }
+        return s
+    }
+}
+
+extension String {
+    var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
+}
+
+extension JSONValue: Equatable {
+    static func == (a: JSONValue, b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case (.bool(let x), .bool(let y)): x == y
+        case (.number(let x), .number(let y)): x == y
+        case (.string(let x), .string(let y)): x == y
+        case (.array(let x), .array(let y)): x == y
+        case (.object(let k1, let v1), .object(let k2, let v2)): k1 == k2 && v1 == v2
+        default: false
+        }
+    }
+}
