@@ -33,7 +33,7 @@ build() {
 seeds() {
     F=Tests/NFCScopeTests/Fixtures
     case "$1" in
-        detect) ls $F/* samples/* ;;
+        detect) find $F samples -maxdepth 1 -type f ;;
         pcap) ls $F/*.pcap samples/*.pcap ;;
         pcapng) ls $F/*.pcapng ;;
         libnfc) ls $F/libnfc-* samples/*.log ;;
