@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopePcap
+@testable import NFCScopeCLI
 
 /// The whole command in-process.
 private func run(_ args: [String], terminal: Bool = false) -> (status: Int32, out: String, errors: [String]) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// The whole command in-process.
 private func run(_ args: [String], terminal: Bool = false, environment: [String: String] = [:])

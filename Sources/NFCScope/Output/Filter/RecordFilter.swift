@@ -33,7 +33,7 @@ public struct FrameRanges: Equatable, Sendable {
 
 extension Substring {
     /// Without leading and trailing spaces (option values such as `--only "apdu, ndef"`).
-    var withoutEdgeSpaces: Substring {
+    package var withoutEdgeSpaces: Substring {
         var s = self
         while s.first == " " { s = s.dropFirst() }
         while s.last == " " { s = s.dropLast() }
