@@ -122,7 +122,7 @@ public enum Arguments {
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service|capk] [--plugins DIR]...
       nfcscope plugins check DIR...
       nfcscope convert [--input FORMAT] IN -o OUT.pcap|OUT.pcapng
-      nfcscope diff [--format text|jsonl] [--ignore LIST] [--ignore-volatile] [--link]
+      nfcscope diff [--format text|jsonl] [--ignore LIST] [--ignore-volatile] [--link] [-Y EXPR]
                   [--color auto|always|never] [--tech ...] [--plugins DIR]... A B
       nfcscope devices [--format text|jsonl]
       nfcscope report [--redact] [--input FORMAT] [--tech ...] [--plugins DIR]... FILE... -o OUT.html
@@ -185,7 +185,7 @@ public enum Arguments {
       --format text|jsonl   Output format. Default: text on a terminal, jsonl otherwise
                             (piped into less, give --format text for text). The JSON
                             Lines schema is in docs/jsonl-schema.md.
-      -Y, --filter EXPR     (decode, stats, summary) Only the frames and records EXPR
+      -Y, --filter EXPR     (decode, stats, summary, diff) Only the frames and records EXPR
                             selects: apdu.ins == "A8", tlv.tag == "9F02", frame.crc ==
                             "bad", transaction.outcome matches "decline"; ==, !=, <, >,
                             contains, matches, &&, ||, !, ( ). docs/filters.md.

@@ -22,6 +22,9 @@ enum DiffCommand {
 
         let keys = DiffKeyTable()
         let sides = options.files.map { DiffSide(path: $0 == "-" ? "<stdin>" : $0) }
+        // `--filter`, `--frames`, `--only`: which exchanges take part (the same on both
+        // sides and in both passes).
+        let filter = options.view.recordFilter()
         var inputs: [CaptureInput] = []
         for (side, path) in zip(sides, options.files) {
             do {
@@ -30,7 +33,7 @@ enum DiffCommand {
                 errorLine(error.description)
                 return exitTrouble
             }
-            let collector = DiffCollector(side: side, keys: keys, options: flatten, keep: nil)
+            let collector = DiffCollector(side: side, keys: keys, options: flatten, keep: nil, filter: filter)
             DiffLoader.pass(inputs.last!, collector: collector, format: options.inputFormat, tech: options.tech,
                             registry: registry)
             for problem in side.problems { errorLine(problem) }
@@ -42,7 +45,7 @@ enum DiffCommand {
         let (a, b) = (sides[0], sides[1])
         let (ops, keepA, keepB) = DiffEngine.align(a, b)
         for (side, (input, keep)) in zip(sides, zip(inputs, [keepA, keepB])) where !keep.isEmpty {
-            let collector = DiffCollector(side: side, keys: keys, options: flatten, keep: keep)
+            let collector = DiffCollector(side: side, keys: keys, options: flatten, keep: keep, filter: filter)
             DiffLoader.pass(input, collector: collector, format: options.inputFormat, tech: options.tech,
                             registry: registry)
         }

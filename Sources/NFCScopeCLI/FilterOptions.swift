@@ -31,7 +31,7 @@ public struct ViewOptions: Equatable, Sendable {
                       into options: inout Options) throws(UsageError) -> Bool {
         switch name {
         case "--filter", "-Y":
-            guard [.decode, .stats, .summary].contains(options.subcommand) else { throw .unknownOption(name) }
+            guard [.decode, .stats, .summary, .diff].contains(options.subcommand) else { throw .unknownOption(name) }
             guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
             do {
                 _ = try FilterExpression.parse(value)
@@ -44,14 +44,14 @@ public struct ViewOptions: Equatable, Sendable {
                 options.view.filter = value
             }
         case "--frames":
-            guard [.decode, .stats, .summary].contains(options.subcommand) else { throw .unknownOption(name) }
+            guard [.decode, .stats, .summary, .diff].contains(options.subcommand) else { throw .unknownOption(name) }
             guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
             guard let ranges = FrameRanges(value) else {
                 throw .invalidValueOf(option: name, value: value, valid: "N, A-B, A-, -B, comma-separated (10-40,100-)")
             }
             options.view.frames = ranges
         case "--only":
-            guard [.decode, .stats, .summary].contains(options.subcommand) else { throw .unknownOption(name) }
+            guard [.decode, .stats, .summary, .diff].contains(options.subcommand) else { throw .unknownOption(name) }
             guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
             let types = value.split(separator: ",").map { String($0.withoutEdgeSpaces) }
             for type in types where !RecordFilter.selectableTypes.contains(type) {

@@ -66,7 +66,9 @@ final class ProgressLine {
     }
 
     static func megabytes(_ bytes: Int) -> String {
-        let tenths = bytes / 104_858
+        // Tenths of a MiB, rounded down (bytes * 10 / 2^20; 104,858 was 0.4 ppm off and
+        // showed 5 MiB as 4.9).
+        let tenths = bytes / 1_048_576 * 10 + bytes % 1_048_576 * 10 / 1_048_576
         return "\(tenths / 10).\(tenths % 10) MB"
     }
 

@@ -306,4 +306,26 @@ import Testing
         // Nothing else: the 008B purse (balance, transaction number) and the history.
         #expect(paths.allSatisfy { $0.contains("/blocks/090F") || $0.contains("/blocks/008B:0/") }, "\(paths)")
     }
+
+    // MARK: --filter
+
+    @Test func aFilterChoosesTheExchangesCompared() throws {
+        let a = capture(try log())
+        let b = capture(try otherTransaction())
+        // GENERATE AC (INS AE) only: the one changed exchange, nothing else aligned.
+        let r = run(["diff", "--format", "jsonl", "-Y", "apdu.ins == \"AE\"", a, b])
+        #expect(r.status == 1)
+        #expect(ops(r.out) == ["changed"])
+        #expect(changes(r.out).count == 4)
+        // Everything but GENERATE AC: equal.
+        let rest = run(["diff", "--format", "jsonl", "--filter", "apdu.ins != \"AE\"", a, b])
+        #expect(rest.status == 0)
+        #expect(ops(rest.out).count == 6)
+        #expect(ops(rest.out).allSatisfy { $0 == "equal" })
+        // --only: the activation is not an APDU.
+        let only = run(["diff", "--format", "jsonl", "--only", "apdu", a, a])
+        #expect(ops(only.out).count == 7)
+        // A syntax error is trouble (diff's exit status 2, as for its other usage errors).
+        #expect(run(["diff", "-Y", "apdu.ins ==", a, b]).status == 2)
+    }
 }

@@ -45,7 +45,12 @@ package final class DiffCollector {
     package let keep: Set<Int>?
     private var index = 0
 
-    package init(side: DiffSide, keys: DiffKeyTable, options: FlattenOptions, keep: Set<Int>?) {
+    /// Selects the exchanges that take part (`--filter`, `--frames`, `--only`).
+    let filter: RecordFilter?
+
+    package init(side: DiffSide, keys: DiffKeyTable, options: FlattenOptions, keep: Set<Int>?,
+                 filter: RecordFilter? = nil) {
+        self.filter = filter
         self.side = side
         self.keys = keys
         self.options = options
@@ -79,6 +84,11 @@ package final class DiffCollector {
     }
 
     private func exchange(_ record: JSONValue) {
+        // `--filter`/`--frames`/`--only`: an exchange not selected takes no part, on
+        // either side, in either pass.
+        if let filter, let type = record["type"]?.stringValue, !filter.selectsRecord(type, json: { record }) {
+            return
+        }
         defer { index += 1 }
         if let keep {
             if keep.contains(index) { side.details[index] = DiffFlattener.flatten(record, options: options) }
