@@ -41,4 +41,10 @@ nonisolated(unsafe) let fuzzTargets: [String: (ByteView) -> Void] = [
     "felica": FuzzHarness.feliCaExchange,
     "plugin": FuzzHarness.pluginFile,
     "ndef": FuzzHarness.ndef,
+    "desfire": FuzzHarness.desfireExchanges,
+    "nfcdep": FuzzHarness.nfcDEP,
+    "atr": FuzzHarness.atr,
+    "plist": FuzzHarness.propertyList,
+    "filter": FuzzHarness.filter,
+    "diff": FuzzHarness.diff,
 ]

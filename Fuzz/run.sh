@@ -1,16 +1,20 @@
 #!/bin/sh
 # Runs one libFuzzer target (or all of them) for a number of seconds each:
 #   Fuzz/run.sh TARGET SECONDS      Fuzz/run.sh all SECONDS      Fuzz/run.sh build
-# Targets: detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin.
+#   Fuzz/run.sh smoke SECONDS       (every target, NFCSCOPE_FUZZ_JOBS at a time, default 2:
+#                                    what .ci/run runs; fails on the first crash found)
+# Targets: see TARGETS below (docs/robustness.md says what each one feeds the library).
 # The library sources and every harness are compiled in one swiftc call with
 # libFuzzer and AddressSanitizer (rebuilt when a source is newer than the binary).
 # Seeds come from samples/, the test fixtures and Fuzz/corpus/TARGET; what the
 # fuzzer finds grows .build/fuzz/corpus/TARGET; a crashing input is written to
 # .build/fuzz/artifacts/ and the script exits non-zero. The last status line of
 # each run (executions, coverage, features, corpus) is printed, for docs/robustness.md.
+# A run cannot hang: libFuzzer stops after -max_total_time, an input that takes over 20 s
+# is a failure (-timeout), and `timeout` kills the process 2 x SECONDS + 120 s after start.
 set -eu
 cd "$(dirname "$0")/.."
-TARGETS="detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin"
+TARGETS="detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin desfire nfcdep atr plist filter diff"
 OUT=.build/fuzz
 BIN=$OUT/nfcscope-fuzz
 mkdir -p "$OUT"
@@ -20,16 +24,25 @@ build() {
     [ -x "$BIN" ] || stale=yes
     if [ $stale = no ] && [ -n "$(find Sources/NFCScope Fuzz -name '*.swift' -newer "$BIN" | head -1)" ]; then stale=yes; fi
     [ $stale = yes ] || return 0
+    # libFuzzer's runtime ships with the Swift toolchain (its clang resource folder), not
+    # with a Debian package: say so plainly when a toolchain lacks it.
+    toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")
+    if ! ls "$toolchain"/lib/clang/*/lib/linux/libclang_rt.fuzzer-"$(uname -m)".a >/dev/null 2>&1 \
+        && ! ls "$toolchain"/lib/swift/clang/lib/linux/libclang_rt.fuzzer-"$(uname -m)".a >/dev/null 2>&1; then
+        echo "libFuzzer runtime (libclang_rt.fuzzer-$(uname -m).a) not found under $toolchain/lib: use a swift.org toolchain" >&2
+        exit 69
+    fi
     echo "building $BIN" >&2
+    # The library is C-free (no -I for C modules); its `package` declarations need a package
+    # name; -num-threads 2: optimisation and code generation on both cores of a CI machine.
     # shellcheck disable=SC2046
-    swiftc -O -wmo -sanitize=fuzzer,address -parse-as-library -module-name NFCScope -swift-version 6 \
-        -I Sources/CPcap -I Sources/CNfc \
+    swiftc -O -wmo -num-threads 2 -sanitize=fuzzer,address -parse-as-library -module-name NFCScope -package-name nfcscope -swift-version 6 \
         $(find Sources/NFCScope -name '*.swift' | sort) Fuzz/Entry.swift Fuzz/Harnesses/*.swift \
         -o "$BIN.tmp"
     mv "$BIN.tmp" "$BIN"
 }
 
-# Seed files for a target, by what the files are.
+# Seed files for a target, by what the files are (Fuzz/corpus/TARGET is added to these).
 seeds() {
     F=Tests/NFCScopeTests/Fixtures
     case "$1" in
@@ -40,9 +53,8 @@ seeds() {
         proxmark3) ls $F/*.trace ;;
         nfclab) ls $F/*.json ;;
         flipper) ls $F/*.nfc ;;
-        emv|felica) ;;
-        ndef) ;;
         plugin) ls plugins/*.plugin ;;
+        *) ;;
     esac 2>/dev/null | grep -v README || true
 }
 
@@ -59,14 +71,18 @@ run() {
     log=$OUT/$t.log
     echo "fuzzing $t for ${seconds}s" >&2
     status=0
-    NFCSCOPE_FUZZ_TARGET=$t ASAN_OPTIONS=symbolize=0:detect_leaks=0 "$BIN" "$corpus" "$seedDir" $dict \
+    NFCSCOPE_FUZZ_TARGET=$t ASAN_OPTIONS=symbolize=0:detect_leaks=0 \
+        timeout -k 10 $((seconds * 2 + 120)) "$BIN" "$corpus" "$seedDir" $dict \
         -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
         -artifact_prefix="$OUT/artifacts/$t-" -print_final_stats=1 >"$log" 2>&1 || status=$?
-    grep -E '^#[0-9]+ +(DONE|pulse|NEW|REDUCE)' "$log" | tail -1 || true
-    grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$log" || true
+    last=$(grep -E '^#[0-9]+ +(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
+    execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+    rss=$(grep -E '^stat::peak_rss_mb' "$log" | awk '{print $2}' || true)
+    echo "$t: $last (executions ${execs:-?}, peak RSS ${rss:-?} MB)"
     if [ $status -ne 0 ]; then
+        [ $status -eq 124 ] && echo "$t: killed by timeout after $((seconds * 2 + 120)) s" >&2
         echo "$t: libFuzzer exited with status $status; see $log and $OUT/artifacts/" >&2
-        grep -E 'ERROR|SUMMARY|Fatal|deadly' "$log" | head -5 >&2 || true
+        grep -E 'ERROR|SUMMARY|Fatal|deadly|Test unit written' "$log" | head -5 >&2 || true
         return 1
     fi
 }
@@ -74,6 +90,14 @@ run() {
 case "${1:-}" in
     build) build ;;
     all) build; failed=0; for t in $TARGETS; do run "$t" "${2:?seconds}" || failed=1; done; exit $failed ;;
-    "") echo "usage: Fuzz/run.sh TARGET|all SECONDS | build" >&2; exit 64 ;;
+    smoke)
+        build
+        seconds=${2:?seconds}
+        # Two targets at a time on two cores; xargs exits non-zero when any run failed.
+        # shellcheck disable=SC2086
+        printf '%s\n' $TARGETS | xargs -P "${NFCSCOPE_FUZZ_JOBS:-2}" -I{} sh "$0" run-built {} "$seconds"
+        ;;
+    run-built) run "${2:?target}" "${3:?seconds}" ;;
+    "") echo "usage: Fuzz/run.sh TARGET|all|smoke SECONDS | build" >&2; exit 64 ;;
     *) build; run "$1" "${2:?seconds}" ;;
 esac

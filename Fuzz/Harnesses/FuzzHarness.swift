@@ -58,13 +58,16 @@ enum FuzzHarness {
     /// CRC (JIS X 6319-4: CRC-16, polynomial 1021, initial value 0), alternately from
     /// reader and card, in a Proxmark3 trace decoded as FeliCa.
     static func feliCaExchange(_ data: ByteView) {
+        decode(feliCaTrace(chunks(data)), as: .proxmark3, tech: .nfcF)
+    }
+
+    /// Packets (command code first) in FeliCa frames, alternately from reader and card,
+    /// as a Proxmark3 trace.
+    static func feliCaTrace(_ packets: [[UInt8]]) -> [UInt8] {
         var trace: [UInt8] = []
-        var i = 0
         var response = false
         var time: UInt32 = 0
-        while let n = data.byte(i) {
-            let payload = data.slice(i + 1, min(Int(n), data.count - i - 1))?.array ?? []
-            i += 1 + payload.count
+        for payload in packets {
             let len = UInt8(truncatingIfNeeded: payload.count + 1)
             var frame: [UInt8] = [0xB2, 0x4D, len] + payload
             let crc = crcF(Array(frame.dropFirst(2)))
@@ -78,7 +81,24 @@ enum FuzzHarness {
             trace += [UInt8](repeating: 0, count: (frame.count - 1) / 8 + 1)
             response.toggle()
         }
-        decode(trace, as: .proxmark3, tech: .nfcF)
+        return trace
+    }
+
+    /// The input cut into chunks, each a length byte and that many bytes (the last one
+    /// may be shorter than its length byte says).
+    static func chunks(_ data: ByteView) -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        var i = 0
+        while let n = data.byte(i) {
+            let chunk = data.slice(i + 1, min(Int(n), data.count - i - 1))?.array ?? []
+            out.append(chunk)
+            i += 1 + chunk.count
+        }
+        return out
+    }
+
+    static func chunks(_ bytes: [UInt8]) -> [[UInt8]] {
+        ByteView.with(bytes) { chunks($0) }
     }
 
     static func crcF(_ bytes: [UInt8]) -> UInt16 {
@@ -143,22 +163,28 @@ struct PcapBuilder {
     mutating func card(_ bytes: [UInt8], crc: Bool = true) { record(0xFF, crc ? crcA(bytes) : bytes) }
     mutating func fieldOff() { record(0xFD, []) }
 
-    mutating func activateA() {
+    /// Field on, REQA/ATQA, anticollision and SELECT of a 4-byte UID, the SAK; with SAK
+    /// bit 6 (ISO/IEC 14443-4 compliant) also RATS and an ATS.
+    mutating func activateA(sak: UInt8 = 0x20) {
         record(0xFC, [])
         reader([0x26], crc: false)
         card([0x04, 0x00], crc: false)
         reader([0x93, 0x20], crc: false)
         card([0x08, 0x12, 0x34, 0x56, 0x08 ^ 0x12 ^ 0x34 ^ 0x56], crc: false)
         reader([0x93, 0x70, 0x08, 0x12, 0x34, 0x56, 0x08 ^ 0x12 ^ 0x34 ^ 0x56])
-        card([0x20])
-        reader([0xE0, 0x80])
-        card([0x05, 0x78, 0x80, 0x70, 0x02])
+        card([sak])
+        if sak & 0x20 != 0 {
+            reader([0xE0, 0x80])
+            card([0x05, 0x78, 0x80, 0x70, 0x02])
+        }
         block = 0
     }
 
-    /// A command and its response, chained in 250-byte blocks with R(ACK)s.
-    mutating func apdu(_ command: [UInt8], _ response: [UInt8]) {
+    /// A command and its response, chained in 250-byte blocks with R(ACK)s; no response:
+    /// the command alone (the card did not answer).
+    mutating func apdu(_ command: [UInt8], _ response: [UInt8]?) {
         reader([0x02 | block] + command)
+        guard let response else { return }
         var b = block
         var rest = response[...]
         while rest.count > 250 {

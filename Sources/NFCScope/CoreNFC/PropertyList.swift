@@ -93,6 +93,11 @@ struct BinaryPropertyListReader {
     private var tableStart = 0
     /// Objects being read, to refuse a reference cycle.
     private var active: Set<Int> = []
+    /// What may still be read: objects (1 each) and content bytes. References let a few
+    /// bytes name the same array twice at every level (2^64 values from 64 objects), so
+    /// the values read may total at most `expansionLimit` times the file's size.
+    private var budget = 0
+    static let expansionLimit = 32
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -130,6 +135,7 @@ struct BinaryPropertyListReader {
         guard tableStart >= 8, tableStart <= t, objectCount * offsetSize <= t - tableStart else {
             throw fail(t + 24, "offset table at \(tableStart) does not fit before the trailer")
         }
+        budget = Self.expansionLimit * bytes.count
         return try object(top, depth: 0)
     }
 
@@ -154,17 +160,28 @@ struct BinaryPropertyListReader {
         return (n, offset + 2 + width)
     }
 
-    private func content(_ start: Int, _ count: Int, of offset: Int) throws(PropertyListError) -> ArraySlice<UInt8> {
+    private mutating func content(_ start: Int, _ count: Int, of offset: Int) throws(PropertyListError) -> ArraySlice<UInt8> {
         guard count >= 0, start <= tableStart, count <= tableStart - start else {
             throw fail(offset, "object at \(offset) runs past the object area (\(count) bytes)")
         }
+        try spend(count, at: offset)
         return bytes[start..<start + count]
+    }
+
+    /// Charges what an object adds to the values read; throws once the file has
+    /// described more than `expansionLimit` times its size (shared references).
+    private mutating func spend(_ n: Int, at offset: Int) throws(PropertyListError) {
+        budget -= n
+        guard budget >= 0 else {
+            throw fail(offset, "the values its references describe exceed \(Self.expansionLimit) times the file's size (the same objects referenced over and over)")
+        }
     }
 
     private mutating func object(_ ref: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
         let offset = try objectOffset(ref)
         guard depth < PropertyList.maxDepth else { throw fail(offset, "nesting deeper than \(PropertyList.maxDepth)") }
         guard !active.contains(ref) else { throw fail(offset, "object \(ref) contains itself") }
+        try spend(1, at: offset)
         active.insert(ref)
         defer { active.remove(ref) }
         let marker = bytes[offset]
@@ -388,8 +405,8 @@ struct XMLPropertyListParser {
             let s = t.empty ? "" : try text(closing: t.name).trimmingSpace
             // Decimal, or hexadecimal with 0x as Apple's parser also accepts.
             let value: Int64?
-            if s.hasPrefix("0x") || s.hasPrefix("0X") { value = Int64(s.dropFirst(2), radix: 16) }
-            else if s.hasPrefix("-0x") || s.hasPrefix("-0X") { value = Int64(s.dropFirst(3), radix: 16).map { -$0 } }
+            if s.hasPrefix("0x") || s.hasPrefix("0X") { value = Self.hexInteger(s.dropFirst(2), negative: false) }
+            else if s.hasPrefix("-0x") || s.hasPrefix("-0X") { value = Self.hexInteger(s.dropFirst(3), negative: true) }
             else { value = Int64(s) }
             guard let value else { throw fail("<integer> '\(s)' is not an integer", at: t.offset) }
             return .integer(value)
@@ -427,6 +444,14 @@ struct XMLPropertyListParser {
         default:
             throw fail("<\(t.name)> is not a property list element", at: t.offset)
         }
+    }
+
+    /// Hex digits after `0x` / `-0x` (no second sign): the value, nil when it is not
+    /// hexadecimal or does not fit in 64 bits (-0x8000000000000000 does).
+    static func hexInteger(_ digits: Substring, negative: Bool) -> Int64? {
+        guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit), let magnitude = UInt64(digits, radix: 16) else { return nil }
+        if !negative { return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil }
+        return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil
     }
 
     /// The text up to `</name>`, entities and CDATA sections resolved, comments dropped.

@@ -254,6 +254,11 @@ struct FilterParser {
     private var tokens: [(token: Token, column: Int)] = []
     private var index = 0
     private var lexError: FilterSyntaxError?
+    /// Operators (`&&`, `||`, `!`) and parentheses so far. Parsing, evaluating and
+    /// releasing an expression recurse once per level, and a chain of `&&` is as deep
+    /// as it is long, so an expression may hold at most `maxOperators` of them.
+    private var operators = 0
+    static let maxOperators = 256
 
     init(_ text: String) {
         self.text = text
@@ -274,6 +279,14 @@ struct FilterParser {
         FilterSyntaxError(column: column, message: message, expression: text)
     }
 
+    /// Counts an operator or parenthesis at `column`; throws past `maxOperators`.
+    private mutating func countOperator(at column: Int) throws(FilterSyntaxError) {
+        operators += 1
+        if operators > Self.maxOperators {
+            throw error(at: column, "more than \(Self.maxOperators) operators and parentheses: the expression is too long")
+        }
+    }
+
     private func describe(_ token: Token) -> String {
         switch token {
         case .word(let w): "'\(w)'"
@@ -291,6 +304,7 @@ struct FilterParser {
     private mutating func parseOr() throws(FilterSyntaxError) -> FilterExpression {
         var left = try parseAnd()
         while current.token == .or {
+            try countOperator(at: current.column)
             index += 1
             left = .or(left, try parseAnd())
         }
@@ -300,6 +314,7 @@ struct FilterParser {
     private mutating func parseAnd() throws(FilterSyntaxError) -> FilterExpression {
         var left = try parseUnary()
         while current.token == .and {
+            try countOperator(at: current.column)
             index += 1
             left = .and(left, try parseUnary())
         }
@@ -310,9 +325,11 @@ struct FilterParser {
         let (token, column) = current
         switch token {
         case .not:
+            try countOperator(at: column)
             index += 1
             return .not(try parseUnary())
         case .lparen:
+            try countOperator(at: column)
             index += 1
             let inner = try parseOr()
             guard current.token == .rparen else {
