@@ -33,13 +33,22 @@ build() {
         exit 69
     fi
     echo "building $BIN" >&2
+    # From a copy of the sources, so that editing one during the build (which swiftc
+    # refuses at the end) does not waste it; the binary gets the copy's time.
+    rm -rf "$OUT/src"
+    mkdir -p "$OUT/src/Fuzz"
+    touch "$OUT/src/.start"
+    cp -R Sources/NFCScope "$OUT/src/NFCScope"
+    cp -R Fuzz/Entry.swift Fuzz/Harnesses "$OUT/src/Fuzz/"
     # The library is C-free (no -I for C modules); its `package` declarations need a package
     # name; -num-threads 2: optimisation and code generation on both cores of a CI machine.
     # shellcheck disable=SC2046
     swiftc -O -wmo -num-threads 2 -sanitize=fuzzer,address -parse-as-library -module-name NFCScope -package-name nfcscope -swift-version 6 \
-        $(find Sources/NFCScope -name '*.swift' | sort) Fuzz/Entry.swift Fuzz/Harnesses/*.swift \
+        $(find "$OUT/src/NFCScope" -name '*.swift' | sort) "$OUT/src/Fuzz/Entry.swift" "$OUT"/src/Fuzz/Harnesses/*.swift \
         -o "$BIN.tmp"
     mv "$BIN.tmp" "$BIN"
+    # A source edited during the build is newer than the copy: the next run rebuilds.
+    touch -r "$OUT/src/.start" "$BIN"
 }
 
 # Seed files for a target, by what the files are (Fuzz/corpus/TARGET is added to these).
