@@ -84,14 +84,15 @@ run() {
         timeout -k 10 $((seconds * 2 + 120)) "$BIN" "$corpus" "$seedDir" $dict \
         -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
         -artifact_prefix="$OUT/artifacts/$t-" -print_final_stats=1 >"$log" 2>&1 || status=$?
-    last=$(grep -E '^#[0-9]+ +(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
-    execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
-    rss=$(grep -E '^stat::peak_rss_mb' "$log" | awk '{print $2}' || true)
-    echo "$t: $last (executions ${execs:-?}, peak RSS ${rss:-?} MB)"
+    # libFuzzer's last status line (#N, a tab, the event, then cov: ft: corp: ...).
+    last=$(grep -aE '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 | sed 's/^#[0-9]*[[:space:]]*[A-Z]*[[:space:]]*//' || true)
+    execs=$(grep -aE '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+    rss=$(grep -aE '^stat::peak_rss_mb' "$log" | awk '{print $2}' || true)
+    echo "$t: ${execs:-?} executions in ${seconds} s; ${last:-no status line}; peak RSS ${rss:-?} MB"
     if [ $status -ne 0 ]; then
         [ $status -eq 124 ] && echo "$t: killed by timeout after $((seconds * 2 + 120)) s" >&2
         echo "$t: libFuzzer exited with status $status; see $log and $OUT/artifacts/" >&2
-        grep -E 'ERROR|SUMMARY|Fatal|deadly|Test unit written' "$log" | head -5 >&2 || true
+        grep -aE 'ERROR|SUMMARY|Fatal|deadly|Test unit written' "$log" | head -5 >&2 || true
         return 1
     fi
 }
