@@ -30,6 +30,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     private let llcp = LLCPStage()
     /// NFC-DEP information PDUs reassembled and handed to the LLCP stage.
     private let nfcDEP = NFCDEPStage()
+    /// APDU exchanges and ATRs of CCID readers (usbmon captures).
+    private let ccid = CCIDStage()
 
     init(sink: Sink, registry: Registry) {
         self.sink = sink
@@ -64,6 +66,10 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         case .reqa, .wupa: type4.cardIdentified(nil)
         case .llcp(let pdu): llcp.feed(pdu, n: frame.n, to: sink)
         case .nfcDEP(let dep): nfcDEP.feed(dep, n: frame.n, llcp: llcp, to: sink)
+        case .ccid(let m):
+            ccid.feed(m, frame: frame.n, to: self, sink: sink)
+            // Power on or off: another card session (after the exchange it closed).
+            if CCIDStage.changesCard(m) { endCardSession(fieldDropped: false) }
         default: break
         }
         if frame.event != nil { feliCa.feed(frame, to: self) }
@@ -76,6 +82,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     func finish() {
         guard application else { return }
         feliCa.flush(to: self)
+        ccid.flush(to: self)
         type2.end(to: sink)
         type3.end(to: sink)
         type5.end(to: sink)
