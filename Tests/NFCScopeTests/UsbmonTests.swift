@@ -287,4 +287,41 @@ private func usbmonSource(_ bytes: [UInt8]) throws -> (frames: [FrameSnapshot], 
         #expect(again.parsedRecords("apdu").count == 2)
         #expect(again.parsedRecords("atr").count == 1)
     }
+
+    /// Garbled traffic (random CCID and PN53x-looking transfers, cut and corrupted) never
+    /// crashes, and every record is accounted for.
+    @Test func garbledTrafficIsAccountedFor() throws {
+        var rng = SeededGenerator.fromEnvironment(default: 0x15_0C_C1D, test: "usbmon garbled")
+        for round in 0..<120 {
+            var c = UsbmonCapture(mmapped: round % 2 == 0, bigEndian: round % 3 == 0)
+            var records = 0
+            for _ in 0..<Int.random(in: 1...12, using: &rng) {
+                let kind = Int.random(in: 0..<6, using: &rng)
+                var data: [UInt8]
+                switch kind {
+                case 0: data = ccid([0x62, 0x6F, 0x65, 0x63, 0x6B][Int.random(in: 0..<5, using: &rng)], seq: UInt8.random(in: 0...3, using: &rng),
+                                    0, 0, 0, (0..<Int.random(in: 0..<20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+                case 1: data = ccid([0x80, 0x81, 0x83][Int.random(in: 0..<3, using: &rng)], seq: UInt8.random(in: 0...3, using: &rng),
+                                    UInt8.random(in: 0...255, using: &rng), UInt8.random(in: 0...255, using: &rng),
+                                    UInt8.random(in: 0...255, using: &rng),
+                                    [[0x61, 0x10], [0x6C, 0x02], [0x90, 0x00], [0x3B, 0x80, 0x01]][Int.random(in: 0..<4, using: &rng)])
+                case 2: data = [0x00, 0x00, 0xFF] + (0..<Int.random(in: 0..<12, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                default: data = (0..<Int.random(in: 0..<30, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                }
+                if Bool.random(using: &rng), !data.isEmpty { data.removeLast(Int.random(in: 0...data.count, using: &rng)) }
+                if data.first.map({ $0 >= 0x80 }) == true { c.input(data) } else { c.out(data) }
+                records += 2
+                if Int.random(in: 0..<8, using: &rng) == 0 {
+                    let cut = UsbmonCapture.packet(id: 1, event: "C", input: true, device: 7, data: data, mmapped: c.mmapped,
+                                                   bigEndian: c.bigEndian, capturedLength: UInt32(data.count + 3))
+                    c.raw(Array(cut.prefix(Int.random(in: 0...cut.count, using: &rng))))
+                    records += 1
+                }
+            }
+            let s = try usbmonSource(c.bytes)
+            #expect(s.counts.total == records, "round \(round)")
+            #expect(s.problems.allSatisfy { $0.offset != nil }, "round \(round)")
+            _ = decodeBytes(c.bytes)
+        }
+    }
 }
