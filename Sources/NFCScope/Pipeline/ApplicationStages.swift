@@ -45,7 +45,13 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     /// `frame.closesExchange`, computed once per frame.
     @inline(__always)
     func frame(_ frame: Frame, closesExchange: Bool) {
-        guard application else { return }
+        guard application else {
+            // CCID readers' APDU exchanges are link-level records too (`stats`, `convert`).
+            if frame.flags.contains(.ccid), case .ccid(let m) = frame.info {
+                ccid.feed(m, frame: frame.n, to: self, sink: sink, records: false)
+            }
+            return
+        }
         // ISO-DEP blocks are most frames of a payment capture: they concern the APDU
         // stage only through the reassembler, and only DESELECT ends the session.
         if case .block = frame.info {
@@ -67,7 +73,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         case .llcp(let pdu): llcp.feed(pdu, n: frame.n, to: sink)
         case .nfcDEP(let dep): nfcDEP.feed(dep, n: frame.n, llcp: llcp, to: sink)
         case .ccid(let m):
-            ccid.feed(m, frame: frame.n, to: self, sink: sink)
+            ccid.feed(m, frame: frame.n, to: self, sink: sink, records: true)
             // Power on or off: another card session (after the exchange it closed).
             if CCIDStage.changesCard(m) { endCardSession(fieldDropped: false) }
         default: break
@@ -80,9 +86,9 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
 
     /// The end of the input.
     func finish() {
+        ccid.flush(to: self)
         guard application else { return }
         feliCa.flush(to: self)
-        ccid.flush(to: self)
         type2.end(to: sink)
         type3.end(to: sink)
         type5.end(to: sink)

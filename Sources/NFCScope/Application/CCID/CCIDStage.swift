@@ -43,9 +43,11 @@ final class CCIDStage {
     /// Whether the message starts or ends a card session (power on, power off).
     static func changesCard(_ m: CCIDMessage) -> Bool { !m.fromReader && (m.type == 0x62 || m.type == 0x63) }
 
-    func feed<Sink: DecodeSink>(_ m: CCIDMessage, frame n: Int, to receiver: some ExchangeReceiver, sink: Sink) {
+    /// `records`: emit application records (the ATR); false at link depth.
+    func feed<Sink: DecodeSink>(_ m: CCIDMessage, frame n: Int, to receiver: some ExchangeReceiver, sink: Sink,
+                                records: Bool) {
         if m.fromReader {
-            answer(m, n, receiver, sink)
+            answer(m, n, receiver, sink, records)
         } else if m.type == 0x6F {
             commandAPDU(m, n, receiver)
         } else if Self.changesCard(m) {
@@ -105,9 +107,10 @@ final class CCIDStage {
 
     // MARK: Answers
 
-    private func answer<Sink: DecodeSink>(_ m: CCIDMessage, _ n: Int, _ receiver: some ExchangeReceiver, _ sink: Sink) {
+    private func answer<Sink: DecodeSink>(_ m: CCIDMessage, _ n: Int, _ receiver: some ExchangeReceiver, _ sink: Sink,
+                                          _ records: Bool) {
         if m.answers == 0x62 {
-            if m.commandStatus == 0, !m.data.isEmpty, let atr = ATRInfo(m.data.array) {
+            if records, m.commandStatus == 0, !m.data.isEmpty, let atr = ATRInfo(m.data.array) {
                 sink.record(ATRRecord(source: "ccid", frame: n, slot: Int(m.slot), atr: atr))
             }
             return
