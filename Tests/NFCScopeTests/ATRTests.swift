@@ -75,4 +75,25 @@ private func atr(_ hex: String) throws -> ATRInfo { try #require(ATRInfo(bytes(f
         #expect(out.string.contains("\"protocols\":[0,1]"))
         #expect(out.string.contains("\"tck\":\"80\",\"tck_ok\":true"))
     }
+
+    @Test func historicalBytesOfAnATS() throws {
+        // Category 80, then compact-TLV (ISO/IEC 7816-4 8.1.1.2): 31 = tag 3 (card service
+        // data) length 1: 80; 66 = tag 6 (pre-issuing data) length 6: B0 84 12 01 6E 01;
+        // 83 = tag 8 (status indicator) length 3: LCS 00, SW 9000.
+        let h = HistoricalBytes([0x80, 0x31, 0x80, 0x66, 0xB0, 0x84, 0x12, 0x01, 0x6E, 0x01, 0x83, 0x00, 0x90, 0x00])
+        #expect(h.followsISO7816)
+        #expect(h.compactTLV.objects == [ATRCompactTLV(tag: 3, value: [0x80]),
+                                         ATRCompactTLV(tag: 6, value: [0xB0, 0x84, 0x12, 0x01, 0x6E, 0x01]),
+                                         ATRCompactTLV(tag: 8, value: [0x00, 0x90, 0x00])])
+        #expect(h.summary == "80318066b08412016e0183009000 (category 80: compact-TLV); card service data 80; pre-issuing data b08412016e01; status indicator 009000")
+        // Category 10: the next byte is a DIR data reference; proprietary and RFU categories mean nothing here.
+        #expect(HistoricalBytes([0x10, 0x42]).summary == "1042 (category 10: DIR data reference 42)")
+        #expect(!HistoricalBytes([0xC1, 0x05]).followsISO7816)
+        #expect(HistoricalBytes([0x8A]).summary == "8a (category 8a: RFU)")
+        // Through the link layer: an ATS carrying them (TL 13, T0 78: TA, TB, TC present).
+        let ats: [UInt8] = [0x13, 0x78, 0x80, 0x70, 0x02, 0x80, 0x31, 0x80, 0x66, 0xB0, 0x84, 0x12, 0x01, 0x6E, 0x01, 0x83, 0x00, 0x90, 0x00]
+        #expect(ats.count == 0x13)
+        let d = LinkTest.decode([(.reader, LinkTest.withCRCA([0xE0, 0x80])), (.card, LinkTest.withCRCA(ats))])
+        #expect(d[1].json.contains(#""historical_bytes":{"hex":"80318066b08412016e0183009000","category":"80","compact_tlv":[{"tag":3,"name":"card service data","value":"80"},{"tag":6,"name":"pre-issuing data","value":"b08412016e01"},{"tag":8,"name":"status indicator","value":"009000"}]}"#))
+    }
 }

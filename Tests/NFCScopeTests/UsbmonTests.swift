@@ -201,6 +201,24 @@ private func usbmonSource(_ bytes: [UInt8]) throws -> (frames: [FrameSnapshot], 
         #expect(sink.exchanges[1].incomplete == false)
     }
 
+    @Test func timeExtensionAndChainedDataBlocks() throws {
+        var c = UsbmonCapture()
+        // bStatus 80: time extension requested (bError 02: the BWT multiplier), same seq.
+        c.out(ccid(0x6F, seq: 1, 0, 0, 0, [0x00, 0xCA, 0x9F, 0x7F, 0x00]))
+        c.input(ccid(0x80, seq: 1, 0x80, 0x02, 0x00))
+        // The response in two DataBlocks: bChainParameter 01 (begins, continues), 02 (continues, ends).
+        c.input(ccid(0x80, seq: 1, 0, 0, 0x01, [0x9F, 0x7F, 0x02]))
+        c.input(ccid(0x80, seq: 1, 0, 0, 0x02, [0x11, 0x22, 0x90, 0x00]))
+        let (sink, outcome) = decodeBytes(c.bytes)
+        #expect(!outcome.hadErrors)
+        #expect(sink.frames[1].info.contains("time extension x2"))
+        #expect(sink.frames[2].members.contains("\"chain\":\"01\",\"chain_name\":\"begins, continues\""))
+        #expect(sink.exchanges.count == 1)
+        #expect(sink.exchanges[0].frames == [1, 2, 3, 4])
+        #expect(sink.exchanges[0].response == "9f7f0211229000")
+        #expect(sink.exchanges[0].wtx == 1)
+    }
+
     @Test func failedSlotStatusAndMuteCard() throws {
         var c = UsbmonCapture()
         // IccPowerOn answered by SlotStatus bStatus 42 (command failed, no ICC present),
