@@ -289,6 +289,23 @@ private func usbmonSource(_ bytes: [UInt8]) throws -> (frames: [FrameSnapshot], 
         #expect(s.frames[1].info.contains("UID 04112233445566"))
     }
 
+    @Test func acr122BehindAT0Connection() throws {
+        // libnfc acr122_pcsc.c through SCardTransmit: the pseudo-APDU as an XfrBlock, the
+        // reader answers 61 xx, the host fetches the chip's answer with FF C0 00 00 xx.
+        var c = UsbmonCapture()
+        let list: [UInt8] = [0xD4, 0x4A, 0x01, 0x00]
+        c.out(ccid(0x6F, seq: 1, 0, 0, 0, [0xFF, 0x00, 0x00, 0x00, UInt8(list.count)] + list))
+        let answer: [UInt8] = [0xD5, 0x4B, 0x01, 0x01, 0x00, 0x04, 0x08, 0x04, 0xDE, 0xAD, 0xBE, 0xEF]
+        c.input(ccid(0x80, seq: 1, 0, 0, 0, [0x61, UInt8(answer.count + 2)]))
+        c.out(ccid(0x6F, seq: 2, 0, 0, 0, [0xFF, 0xC0, 0x00, 0x00, UInt8(answer.count + 2)]))
+        c.input(ccid(0x80, seq: 2, 0, 0, 0, answer + [0x90, 0x00]))
+        let s = try usbmonSource(c.bytes)
+        #expect(s.problems.isEmpty)
+        // ATQA 0004 (air order 04 00), SAK 08 with UID DEADBEEF; nothing else.
+        #expect(s.frames.map(\.hex) == ["0400", "08"])
+        #expect(s.frames[1].info.contains("UID deadbeef"))
+    }
+
     @Test func convertKeepsTheUsbPacketsOfACCIDReader() throws {
         let out = NSTemporaryDirectory() + "nfcscope-usbmon-\(UUID().uuidString).pcapng"
         defer { try? FileManager.default.removeItem(atPath: out) }

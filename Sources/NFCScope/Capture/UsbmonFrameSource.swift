@@ -7,10 +7,12 @@
 //   - a CCID reader: bulk transfers are CCID messages (CCIDMessage). Each message is a
 //     frame with `info = .ccid`; the CCID stage (Application/CCID) pairs XfrBlock with
 //     DataBlock into APDU exchanges and reads the ATR of IccPowerOn;
-//   - an ACR122: a CCID reader whose PC_to_RDR_Escape/XfrBlock messages carry PN53x
-//     commands in a pseudo-APDU `FF 00 00 00 Lc D4 ...` and whose answers carry `D5 ...`
-//     and a status word (libnfc acr122_usb.c); those go through the PN53x recovery, the
-//     reader's other messages are CCID frames.
+//   - an ACR122: a CCID reader whose PC_to_RDR_Escape messages carry PN53x commands in a
+//     pseudo-APDU `FF 00 00 00 Lc D4 ...`, answered by RDR_to_PC_Escape with `D5 ...` and a
+//     status word (libnfc acr122_usb.c; Linux drivers/nfc/pn533/usb.c); through PC/SC the
+//     same pseudo-APDU goes out as an XfrBlock (libnfc acr122_pcsc.c: SCardTransmit, or
+//     SCardControl with the CCID escape code in direct mode). Those go through the PN53x
+//     recovery; the reader's other messages are CCID frames.
 // Control, interrupt and isochronous transfers (descriptors, slot change notifications)
 // and URBs without data are counted, not decoded. Every record is accounted for in
 // `counts`; a damaged one is reported with its byte offset and the next one is read.
@@ -42,6 +44,8 @@ public struct UsbmonFrameSource: FrameSource {
         /// PC_to_RDR message types awaiting their answer, by slot << 8 | seq.
         var awaiting: [UInt16: UInt8] = [:]
         var unrecognisedReported = false
+        /// ACR122: a PN53x command went out and its answer has not come yet.
+        var pn53xAwaited = false
     }
 
     private var reader: CaptureReader
@@ -268,13 +272,22 @@ public struct UsbmonFrameSource: FrameSource {
         out.push(frame)
     }
 
-    /// An ACR122 message that carries a PN53x frame: recovered like a libnfc log's.
+    /// An ACR122 message that carries a PN53x frame: recovered like a libnfc log's. Behind a
+    /// T=0 PC/SC connection the reader answers `61 xx` and the host fetches the chip's answer
+    /// with the pseudo-APDU GET RESPONSE `FF C0 00 00 xx` (libnfc acr122_pcsc.c): those two
+    /// only carry the PN53x exchange and are taken here too.
     private func pn53x(_ message: CCIDMessage, _ bytes: ByteView, _ device: inout Device) -> Bool {
+        let d = message.data
         if !message.fromReader {
+            if device.pn53xAwaited, message.type == 0x6F || message.type == 0x6B, d.count == 5,
+               d.byte(0) == 0xFF, d.byte(1) == 0xC0, d.byte(2) == 0x00, d.byte(3) == 0x00 { return true }
             guard Self.carriesPN53x(message) else { return false }
+            device.pn53xAwaited = true
         } else {
-            guard message.answers == 0x6B || message.answers == 0x6F,
-                  message.data.byte(0) == PN53xHostFrame.chipToHost else { return false }
+            guard message.answers == 0x6B || message.answers == 0x6F else { return false }
+            if device.pn53xAwaited, d.count == 2, d.byte(0) == 0x61 { return true }
+            guard d.byte(0) == PN53xHostFrame.chipToHost else { return false }
+            device.pn53xAwaited = false
         }
         switch PN53xHostFrame.parseUnframed(bytes) {
         case .frame(let tfi, let packet, _):
