@@ -80,10 +80,10 @@ import Testing
         ])
         #expect(d[0].text == "RATS FSD 64 CID 1")
         // Historical bytes by ISO/IEC 7816-4 8.1.1: category 80, then compact-TLV 31 (tag 3
-        // card service data, length 1: 80) and 66 (tag 6, length 6) of which only B0 is there.
-        #expect(d[1].text == "ATS FSC 256 FWI 8 SFGI 1 TA 77 CID NAD hist 80318066b0 (category 80: compact-TLV); card service data 80; broken compact-TLV at +3")
-        #expect(d[1].json.contains(#""fwi":8,"sfgi":1,"cid_supported":true,"nad_supported":true,"historical":"80318066b0""#))
-        #expect(d[1].json.contains(#","historical_bytes":{"hex":"80318066b0","category":"80","compact_tlv":[{"tag":3,"name":"card service data","value":"80"}],"compact_tlv_broken_at":3}"#))
+        // card service data, length 1: 80) and 66 (tag 6, length 6) of which only B0 is
+        // there: not coded as the standard says, so shown as hex without meaning.
+        #expect(d[1].text == "ATS FSC 256 FWI 8 SFGI 1 TA 77 CID NAD hist 80318066b0")
+        #expect(d[1].json.hasSuffix(#""fwi":8,"sfgi":1,"cid_supported":true,"nad_supported":true,"historical":"80318066b0""#))
         // A proprietary category indicator (here C1): hex only, no meaning.
         let p = T.decode([
             (.reader, T.withCRCA([0xE0, 0x51])),

@@ -112,6 +112,9 @@ extension HistoricalBytes {
     /// without quotes or backslashes).
     public var summary: String {
         var h = hexString(bytes)
+        if let c = categoryIndicator, c == 0x00 || c == 0x10 || c == 0x80, !followsISO7816 {
+            return h + " (category \(hex(c)), but not coded as ISO/IEC 7816-4 says: no known meaning)"
+        }
         if let c = categoryIndicator {
             switch c {
             case 0x00: h += " (category 00: compact-TLV and status indicator)"
@@ -121,12 +124,11 @@ extension HistoricalBytes {
             default: h += " (category \(hex(c)): proprietary)"
             }
         }
-        let (objects, broken) = compactTLV
+        let objects = compactTLV.objects
         for o in objects {
             let name = o.name.description == "unknown" ? "tag \(hex(o.tag, digits: 1)) (unknown)" : o.name.description
             h += "; \(name)" + (o.value.isEmpty ? " (empty)" : " \(hexString(o.value))")
         }
-        if let b = broken { h += "; broken compact-TLV at +\(b)" }
         if let s = statusIndicator { h += "; status LCS \(hex(s[0])) SW \(hex(s[1]))\(hex(s[2]))" }
         if let card = storageCard {
             h += "; PC/SC storage card: standard \(hex(card.standard))" + (card.standardName.map { " \($0)" } ?? " unknown")
@@ -138,8 +140,12 @@ extension HistoricalBytes {
     /// The members after the hex of the bytes: category, compact-TLV objects, status
     /// indicator, PC/SC storage card (each starting with a comma; nothing without bytes).
     public func writeJSONMembers(_ out: OutputBuffer) {
-        if let c = categoryIndicator { codeMember(",\"category\":\"", c, out) }
-        let (objects, broken) = compactTLV
+        guard let c = categoryIndicator else { return }
+        codeMember(",\"category\":\"", c, out)
+        let follows = followsISO7816
+        boolMember(",\"iso7816_coded\":", follows, out)
+        guard follows else { return }
+        let objects = compactTLV.objects
         if !objects.isEmpty {
             out.ascii(",\"compact_tlv\":[")
             for (i, o) in objects.enumerated() {
@@ -152,7 +158,6 @@ extension HistoricalBytes {
             }
             out.byte(0x5D)
         }
-        if let b = broken { intMember(",\"compact_tlv_broken_at\":", b, out) }
         if let s = statusIndicator {
             codeMember(",\"lcs\":\"", s[0], out)
             out.ascii(",\"sw\":\""); out.hexByte(s[1], uppercase: true); out.hexByte(s[2], uppercase: true); out.byte(0x22)

@@ -245,11 +245,26 @@ public struct HistoricalBytes: Sendable, Equatable {
 
     public var categoryIndicator: UInt8? { bytes.first }
 
-    /// Whether the category indicator is one ISO/IEC 7816-4 defines a format for
-    /// (00, 10, 80); other values are proprietary or RFU, their bytes have no known meaning.
+    /// Whether the bytes are coded as ISO/IEC 7816-4 section 8.1.1 says: category 00 or 80
+    /// with compact-TLV objects that end exactly where they should, each with a tag the
+    /// standard assigns (1-8, F), category 00 with its 3-byte status indicator after them;
+    /// category 10 with its one DIR data reference byte; or a PC/SC part 3 storage card.
+    /// Otherwise (other categories are proprietary or RFU; bytes that break these rules,
+    /// such as the ATQB fields PC/SC part 3 puts in the ATR of a type B card) the bytes
+    /// have no known meaning and are shown as hex only.
     public var followsISO7816: Bool {
         guard let c = categoryIndicator else { return false }
-        return c == 0x00 || c == 0x10 || c == 0x80
+        switch c {
+        case 0x10:
+            return bytes.count == 2
+        case 0x00, 0x80:
+            if storageCard != nil { return true }
+            if c == 0x00 && bytes.count < 4 { return false }
+            let (objects, broken) = compactTLV
+            return broken == nil && objects.allSatisfy { (0x1...0x8).contains($0.tag) || $0.tag == 0xF }
+        default:
+            return false
+        }
     }
 
     /// Compact-TLV objects: category 00 (all but the last 3 bytes, the status indicator)
@@ -289,10 +304,11 @@ public struct HistoricalBytes: Sendable, Equatable {
 
 extension ATSInfo {
     /// The ATS historical bytes read by ISO/IEC 7816-4 section 8.1.1, nil when there are
-    /// none or their category indicator is not one ISO/IEC 7816-4 defines (00, 10, 80):
-    /// then they have no known meaning and are shown as hex only.
+    /// none or they are not coded as it says (`HistoricalBytes.followsISO7816`): then they
+    /// have no known meaning and are shown as hex only.
     public var decodedHistorical: HistoricalBytes? {
         guard let c = historical.byte(0), c == 0x00 || c == 0x10 || c == 0x80 else { return nil }
-        return HistoricalBytes(historical.array)
+        let h = HistoricalBytes(historical.array)
+        return h.followsISO7816 ? h : nil
     }
 }
