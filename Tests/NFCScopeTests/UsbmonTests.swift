@@ -321,6 +321,26 @@ private func usbmonSource(_ bytes: [UInt8]) throws -> (frames: [FrameSnapshot], 
         #expect(again.frames.map(\.hex) == original.frames.map(\.hex))
         #expect(again.parsedRecords("apdu").count == 2)
         #expect(again.parsedRecords("atr").count == 1)
+        // A classic pcap of the capture's own link type (220) when every frame is a CCID message.
+        let pcap = NSTemporaryDirectory() + "nfcscope-usbmon-\(UUID().uuidString).pcap"
+        defer { try? FileManager.default.removeItem(atPath: pcap) }
+        let classic = try PcapExporter(path: pcap, container: .pcap, needsExportedPDU: false,
+                                       timeOrigin: outcome.startTime ?? 0, usbmonLinkType: 220)
+        _ = CaptureDecoder.decode(path: fixturePath("ccid_usbmon.pcap"), into: classic)
+        try classic.finish()
+        #expect(classic.written == 6 && classic.skippedCount == 0)
+        let bytes = fixtureBytes("ccid_usbmon.pcap")
+        let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pcap)))
+        #expect(written[20..<24] == [220, 0, 0, 0])          // link type in the file header
+        let third = CollectingSink()
+        _ = CaptureDecoder.decode(path: pcap, into: third)
+        #expect(third.frames.map(\.hex) == original.frames.map(\.hex))
+        // The packets are the input's bulk records, byte for byte (records 3-8, after the two
+        // control transfers), with their timestamps.
+        let input = try #require(readCapture(bytes).result).records
+        let output = try #require(readCapture(written).result).records
+        #expect(output.map(\.bytes) == input[2...].map(\.bytes))
+        #expect(output.map(\.timestamp) == input[2...].map(\.timestamp))
     }
 
     /// Garbled traffic (random CCID and PN53x-looking transfers, cut and corrupted) never
