@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the hand-made seeds of the fuzz targets desfire, nfcdep, atr, plist and filter
+"""Writes the hand-made seeds of the fuzz targets desfire, nfcdep, atr-ats, plist, filter
+and usbmon (from the usbmon test fixtures)
 into Fuzz/corpus/TARGET/ (the diff seeds come from `nfcscope decode --format jsonl`
 of test fixtures: see diff_seeds below). Every seed is built from the layouts the
 harness comments and the cited specifications give; run it again after changing one.
@@ -95,14 +96,14 @@ write("nfcdep", "llcp-245", b"\x03" + chunks(
     h("00") + llcp(32, 8, 4) + h("8C 00 10 01"),          # FRMR
     h("01") + llcp(16, 3, 32) + b"ui data"))              # UI
 
-# atr: ISO/IEC 7816-3 ATRs and the PC/SC part 3 storage card form (Tests/NFCScopeTests/ATRTests.swift).
+# atr-ats: ISO/IEC 7816-3 ATRs and the PC/SC part 3 storage card form (Tests/NFCScopeTests/ATRTests.swift).
 for name, a in [("pcsc-mifare-1k", "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A"),
                 ("ta1", "3B 10 96"), ("t15-class", "3B 80 80 1F 07 18"),
                 ("category-00", "3B 08 00 73 C8 40 13 00 90 00"), ("t0-historical", "3B 02 14 50"),
                 ("category-80", "3B 81 80 01 80 80"),
                 ("t1-groups", "3B F8 13 00 00 81 31 FE 45 4A 43 4F 50 76 32 34 31 B7"),
                 ("inverse", "3F 65 25 00 2C 09 69 90 00")]:
-    write("atr", name, h(a))
+    write("atr-ats", name, h(a))
 
 # plist: an app's Info.plist and entitlements as `nfcscope corenfc` reads them
 # (docs/corenfc.md), XML and binary (written by Python's plistlib).
@@ -132,6 +133,33 @@ for i, (e, f, o) in enumerate([
     if o is not None:
         data += b"\x00" + o.encode()
     write("filter", "expr-%d" % i, data)
+
+# usbmon: the records of the usbmon fixtures in UsbmonHarness's form: byte 0 options (bit 0
+# link type 189 instead of 220), then per record a flag byte (bit 0 IN endpoint, bit 1
+# completion, bit 2 control transfer), a length byte and the data. usbmon header
+# (Linux Documentation/usb/usbmon.rst): type at 8 ('S'/'C'), transfer type at 9 (2
+# control), endpoint at 10 (bit 7 IN); 48 bytes for link type 189, 64 for 220.
+import struct
+def usbmon_seed(name):
+    raw = open(os.path.join(ROOT, "Tests", "NFCScopeTests", "Fixtures", name), "rb").read()
+    assert raw[:4] == h("D4 C3 B2 A1")
+    link = struct.unpack("<I", raw[20:24])[0]
+    header = 64 if link == 220 else 48
+    out = bytes([0 if link == 220 else 1])
+    at, n = 24, 0
+    while at + 16 <= len(raw) and n < 80:
+        incl = struct.unpack("<I", raw[at + 8:at + 12])[0]
+        rec = raw[at + 16:at + 16 + incl]
+        at += 16 + incl
+        if len(rec) < header:
+            continue
+        flags = (1 if rec[10] & 0x80 else 0) | (2 if rec[8:9] == b"C" else 0) | (4 if rec[9] == 2 else 0)
+        data = rec[header:][:255]
+        out += bytes([flags, len(data)]) + data
+        n += 1
+    return out
+for f in ["ccid_usbmon.pcap", "pn533_usbmon.pcap"]:
+    write("usbmon", f.split(".")[0], usbmon_seed(f))
 
 # diff: two JSON Lines files (decode output without the header's first bytes, which the
 # harness adds), separated by a NUL byte.

@@ -14,7 +14,7 @@
 # is a failure (-timeout), and `timeout` kills the process 2 x SECONDS + 120 s after start.
 set -eu
 cd "$(dirname "$0")/.."
-TARGETS="detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin desfire nfcdep atr plist filter diff"
+TARGETS="detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin desfire nfcdep atr-ats plist filter diff usbmon"
 OUT=.build/fuzz
 BIN=$OUT/nfcscope-fuzz
 mkdir -p "$OUT"

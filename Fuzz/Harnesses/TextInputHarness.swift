@@ -1,22 +1,11 @@
-// Fuzz targets for what the user (rather than a sniffer) hands nfcscope: an ATR
-// (CCID, PC/SC logs, ATS historical bytes), the Info.plist and entitlements of
-// `nfcscope corenfc`, a `--filter` expression with `--frames`, and the JSON Lines
-// files `diff` reads back.
+// Fuzz targets for what the user (rather than a sniffer) hands nfcscope: the Info.plist
+// and entitlements of `nfcscope corenfc`, a `--filter` expression with `--frames`, and
+// the JSON Lines files `diff` reads back. (The ATR target is `atr-ats`, UsbmonHarness.swift.)
 #if canImport(Glibc)
 import Glibc
 #endif
 
 extension FuzzHarness {
-    // MARK: ATR
-
-    /// The input as an ISO/IEC 7816-3 ATR: parsed, its one-line summary and its JSON.
-    static func atr(_ data: ByteView) {
-        guard let info = ATRInfo(data.array) else { return }
-        _ = info.summary
-        info.writeJSON(OutputBuffer())
-        _ = info.compactTLV
-    }
-
     // MARK: Property lists
 
     /// The input as an Info.plist (XML or binary): parsed, and when it is a dict read
