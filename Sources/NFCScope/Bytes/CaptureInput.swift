@@ -1,7 +1,8 @@
 // Owns the bytes of one input: a read-only private mapping of a regular file, or
 // a pipe / stdin, either read as it flows (`StreamInput`, for decoding) or read
-// once into memory (for callers that need the whole input). Everything else sees
-// the bytes only through `ByteView`.
+// once whole (for callers that pass over the input twice: convert, diff), parked in
+// an unlinked temporary file and mapped (in memory only when no temporary file can
+// be made). Everything else sees the bytes only through `ByteView`.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -34,7 +35,7 @@ public final class CaptureInput: @unchecked Sendable {
     }
 
     /// Opens `path`; "-" is standard input. A pipe, FIFO or terminal is read to its
-    /// end here, unless `streaming`: then it is left to `stream`, read as it flows.
+    /// end here (into a temporary file), unless `streaming`: then it is left to `stream`, read as it flows.
     /// A character device that is not a terminal (/dev/zero, /dev/urandom): it never
     /// ends, so it is refused rather than read for ever. Terminals (a serial reader's
     /// log) and pipes are read as they flow.
@@ -62,6 +63,14 @@ public final class CaptureInput: @unchecked Sendable {
             stream = nil
             if Self.isEndlessDevice(0) {
                 throw InputError(path: "<stdin>", reason: Self.endlessDeviceReason)
+            }
+            if let (p, size) = try Self.spool(fd: 0, path: "<stdin>") {
+                // Read whole but not held in memory: parked in an unlinked temporary file
+                // and mapped like a capture file, so a 2 GB stdin costs disk, not memory.
+                owned = nil
+                mapped = p
+                mappedLength = size
+                return
             }
             let buffer = GrowableBytes(capacity: 1 << 16)
             while true {
@@ -101,8 +110,15 @@ public final class CaptureInput: @unchecked Sendable {
         }
         defer { close(fd) }
         stream = nil
+        if (st.st_mode & S_IFMT) != S_IFREG, let (p, size) = try Self.spool(fd: fd, path: path) {
+            owned = nil
+            mapped = p
+            mappedLength = size
+            return
+        }
         if (st.st_mode & S_IFMT) != S_IFREG {
-            // A FIFO or character device: read it like stdin.
+            // A FIFO or character device, when no temporary file could be made: read it
+            // into memory like stdin.
             let buffer = GrowableBytes(capacity: 1 << 16)
             while true {
                 let n = buffer.appendReading(maxCount: 1 << 20) { ptr, cap in read(fd, ptr, cap) }
@@ -144,6 +160,34 @@ public final class CaptureInput: @unchecked Sendable {
         owned = buffer
         mapped = nil
         mappedLength = 0
+    }
+
+    /// Copies everything `fd` delivers into an unlinked temporary file and maps it;
+    /// nil (nothing read yet) when no temporary file can be made, so the caller reads
+    /// the input into memory instead. A read error is thrown.
+    private static func spool(fd: Int32, path: String) throws(InputError) -> (UnsafeMutableRawPointer?, Int)? {
+        guard let file = SpillFile() else { return nil }
+        let piece = 1 << 20
+        var chunk = [UInt8](repeating: 0, count: piece)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, piece) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError(path: path, reason: String(cString: strerror(errno)))
+            }
+            // Once reading started there is no going back to memory: a failed write ends
+            // the run with the reason.
+            let written = n == piece ? file.append(chunk) : file.append(Array(chunk[0..<n]))
+            guard written != nil else {
+                throw InputError(path: path, reason: "cannot park the input in a temporary file: \(String(cString: strerror(errno)))")
+            }
+        }
+        guard file.size > 0 else { return (nil, 0) }
+        guard let p = file.map() else {
+            throw InputError(path: path, reason: "cannot map the input parked in a temporary file: \(String(cString: strerror(errno)))")
+        }
+        return (p, file.size)
     }
 
     deinit {
