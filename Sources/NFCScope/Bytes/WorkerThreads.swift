@@ -41,8 +41,9 @@ package enum WorkerThreads {
 
     /// Starts up to `count` threads running `body`, runs `meanwhile` on the calling
     /// thread, then waits for the threads. When no thread can be started at all,
-    /// `body` runs on the calling thread first.
-    package static func run(count: Int, _ body: @escaping () -> Void, meanwhile: () -> Void) {
+    /// `alone` and then `body` run on the calling thread first.
+    package static func run(count: Int, _ body: @escaping () -> Void, meanwhile: () -> Void,
+                            alone: () -> Void = {}) {
         var threads: [pthread_t] = []
         for _ in 0..<count {
             let context = Unmanaged.passRetained(Body(body)).toOpaque()
@@ -66,7 +67,10 @@ package enum WorkerThreads {
                 break
             }
         }
-        if threads.isEmpty { body() }
+        if threads.isEmpty {
+            alone()
+            body()
+        }
         meanwhile()
         for thread in threads { pthread_join(thread, nil) }
     }
