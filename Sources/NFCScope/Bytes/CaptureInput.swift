@@ -23,7 +23,7 @@ public final class CaptureInput: @unchecked Sendable {
     /// A pipe, FIFO or terminal opened for decoding as it flows (`streaming`).
     public let stream: StreamInput?
     /// Bytes before this offset have been handed back to the kernel (see `release`).
-    @exclusivity(unchecked) private var releasedUpTo: Int = 0
+    @exclusivity(unchecked) package private(set) var releasedUpTo: Int = 0
 
     /// A stream the caller opened (the live decode of `nfcscope capture`), shown as `path`.
     public init(stream: StreamInput, path: String) {
@@ -211,10 +211,14 @@ public final class CaptureInput: @unchecked Sendable {
     /// the resident size flat on captures far bigger than memory. Views into that
     /// region stay valid: the mapping is file-backed, so a later read faults the page
     /// back in from the file.
+    /// An offset below what was released before means a new pass over the input
+    /// (convert and diff read theirs twice): its pages are released again from the
+    /// start, else the second pass would keep the whole input resident.
     public func release(upTo offset: Int) {
         guard let mapped else { return }
         let page = 1 << 16
         let end = min(offset, mappedLength) & ~(page - 1)
+        if end < releasedUpTo { releasedUpTo = 0 }
         guard end > releasedUpTo else { return }
         _ = madvise(mapped + releasedUpTo, end - releasedUpTo, MADV_DONTNEED)
         releasedUpTo = end
