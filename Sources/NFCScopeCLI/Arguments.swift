@@ -55,6 +55,8 @@ public struct Options: Equatable, Sendable {
     public var color: ColorMode = .auto
     /// `--line-buffered`: write each record out as soon as it is decoded.
     public var lineBuffered = false
+    /// `-j N`, `--jobs N` (decode, stats, summary, convert): files decoded at once; nil: one per core.
+    public var jobs: Int?
     /// `--filter`, `--frames`, `--only` (CLI/FilterOptions.swift).
     public var view = ViewOptions()
     /// `capture --device CONNSTRING`: the libnfc reader (default: the first one found).
@@ -86,6 +88,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     /// A value not among those listed in `valid`.
     case invalidValueOf(option: String, value: String, valid: String)
     case capturePcapngOnly(String)
+    case convertManyNeedsFolder(String)
 
     public var description: String {
         switch self {
@@ -103,6 +106,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .invalidFilter(let s): "invalid --filter expression: " + s
         case .invalidValueOf(let o, let v, let valid): "invalid value '\(v)' for '\(o)' (valid: \(valid))"
         case .capturePcapngOnly(let s): "capture writes pcapng only: '\(s)' should end in .pcapng"
+        case .convertManyNeedsFolder(let s): "convert of several inputs writes into a folder: '\(s)' is not one"
         }
     }
 }
@@ -122,6 +126,7 @@ public enum Arguments {
       nfcscope plugins list [--kind aid|tag|bits|codes|system|service|capk] [--plugins DIR]...
       nfcscope plugins check DIR...
       nfcscope convert [--input FORMAT] IN -o OUT.pcap|OUT.pcapng
+      nfcscope convert [-j N] [--input FORMAT] IN... -o DIR
       nfcscope diff [--format text|jsonl] [--ignore LIST] [--ignore-volatile] [--link] [-Y EXPR]
                   [--color auto|always|never] [--tech ...] [--plugins DIR]... A B
       nfcscope devices [--format text|jsonl]
@@ -213,8 +218,14 @@ public enum Arguments {
       --line-buffered       Write each record out as soon as it is decoded (the default
                             on a terminal; otherwise output is written in large blocks,
                             and whenever a pipe or FIFO input has to wait for its writer).
+      -j, --jobs N          (decode, stats, summary, convert) Decode up to N files at
+                            once (default: one per core). The output is in input order
+                            and byte for byte what -j 1 writes. With --redact files
+                            are decoded one after another (secrets carry over).
       -o, --output FILE     convert: the file to write; .pcap or .pcapng (any case),
-                            or - for pcapng on standard output. capture: the
+                            or - for pcapng on standard output; with several inputs
+                            an existing folder, each IN written to DIR/NAME.pcapng
+                            (NAME: IN's file name without extension). capture: the
                             .pcapng written as the capture goes. report: the HTML file
                             to write ('-': standard output).
       --device CONNSTRING   (capture) The libnfc reader, as 'devices' lists it
@@ -385,6 +396,12 @@ public enum Arguments {
                     }
                     options.tech = tech
                 }
+            case "-j", "--jobs":
+                // Several files at once (ParallelRun.swift); output stays in input order.
+                guard [.decode, .stats, .summary, .convert].contains(options.subcommand) else { throw .unknownOption(arg) }
+                guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
+                guard let n = Int(value), n >= 1, n <= ParallelRun.maxJobs else { throw .invalidValue(option: name, value: value) }
+                options.jobs = n
             case "--device", "--script", "--count":
                 guard options.subcommand == .capture else { throw .unknownOption(arg) }
                 guard let value = inlineValue ?? args.popFirst() else { throw .missingValue(option: name) }
@@ -414,9 +431,11 @@ public enum Arguments {
             if options.files.isEmpty { throw .noPluginFolder }
         case .convert:
             if options.files.isEmpty { throw .noInput }
-            if options.files.count > 1 { throw .unexpectedArgument(options.files[1]) }
             guard let output = options.outputPath else { throw .noOutput }
-            if ExportContainer(path: output) == nil { throw .unknownOutputExtension(output) }
+            if options.files.count > 1 {
+                // Several inputs: one capture each, into the folder -o names (ConvertCommand).
+                if FileSystem.kind(of: output) != .directory { throw .convertManyNeedsFolder(output) }
+            } else if ExportContainer(path: output) == nil { throw .unknownOutputExtension(output) }
         case .report:
             if options.files.isEmpty { throw .noInput }
             if options.outputPath == nil { throw .reportNeedsOutput }

@@ -96,34 +96,24 @@ public enum CommandLineTool {
         }
         let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
         if outputIsTerminal || options.lineBuffered { out.flushEachRecord = true }
-        func account(_ outcome: DecodeOutcome) {
-            if outcome.unreadable {
-                status = max(status, exitUnreadable)
-            } else if outcome.hadErrors {
-                status = max(status, exitInputErrors)
-            }
-        }
         // Problems go to stderr, unless stdout is a terminal that shows them already
         // (decode and summary write them; stats only counts them).
         let shownOnOutput = outputIsTerminal && options.subcommand != .stats
-        let progress = statusLine.map { ProgressLine(draw: $0) }
-        var hooks = StandardDecode.Hooks(report: shownOnOutput ? { _ in } : errorLine)
-        hooks.beforeFile = { file in
-            if let forced = options.inputFormat, let warning = InputMessages.mismatch(file, forced: forced) {
-                errorLine(warning)
+        // Around each file: warnings and its status (ParallelRun.swift, shared with -j).
+        var hooks = fileHooks(options, report: shownOnOutput ? { _ in } : errorLine, errorLine: errorLine,
+                              raise: { status = max(status, $0) })
+        if let progress = statusLine.map({ ProgressLine(draw: $0) }) {
+            let (before, after) = (hooks.beforeFile, hooks.afterFile)
+            hooks.beforeFile = { file in
+                before(file)
+                progress.start(size: ProgressLine.fileSize(file))
             }
-            progress?.start(size: ProgressLine.fileSize(file))
-        }
-        hooks.afterFile = { file, outcome, format in
-            progress?.finish()
-            account(outcome)
-            if outcome.frames == 0, !outcome.unreadable, !Interruption.requested,
-               let message = InputMessages.noFrames(file, format: format, forced: options.inputFormat) {
-                errorLine(message.text)
-                if message.unreadable { status = max(status, exitUnreadable) }
+            hooks.afterFile = { file, outcome, format in
+                progress.finish()
+                after(file, outcome, format)
             }
+            hooks.tick = { progress.tick($0) }
         }
-        if let progress { hooks.tick = { progress.tick($0) } }
         // `--filter`, `--frames`, `--only` (CLI/FilterOptions.swift): only then is a
         // record looked at; an unfiltered decode goes straight to its writer. The loop
         // over files and the choice of sink live in the library, where the per-frame
@@ -131,6 +121,16 @@ public enum CommandLineTool {
         let filter = options.view.recordFilter()
         let layout = options.view.textLayout(color: options.color, outputIsTerminal: outputIsTerminal,
                                              environment: environment)
+        let output: StandardDecode.Output = options.subcommand == .stats ? .stats(json: format == .jsonl)
+            : format == .jsonl ? .jsonl : .text(layout)
+        // -j: several files at once, the same bytes in the same order (ParallelRun.swift).
+        if let jobs = ParallelRun.jobs(options) {
+            let kind: ParallelRun.Kind = options.subcommand == .summary ? .summary(layout) : .standard(output)
+            status = max(status, ParallelRun.decode(options, registry: registry, kind: kind, jobs: jobs,
+                                                    shownOnOutput: shownOnOutput, out: out, errorLine: errorLine))
+            out.flush()
+            return Interruption.requested ? exitInterrupted : status
+        }
         if options.subcommand == .summary {
             let registryForSummary = registry
             return SummaryCommand.run(options, registry: registry, filter: filter, layout: layout, out: out,
@@ -140,8 +140,6 @@ public enum CommandLineTool {
                                                              out: out, hooks: hooks, into: sink)
                                       }, status: { status })
         }
-        let output: StandardDecode.Output = options.subcommand == .stats ? .stats(json: format == .jsonl)
-            : format == .jsonl ? .jsonl : .text(layout)
         StandardDecode.run(files: options.files, inputFormat: options.inputFormat, tech: options.tech,
                            registry: registry, output: output, redact: options.redact, filter: filter, out: out,
                            hooks: hooks)

@@ -37,11 +37,43 @@ final class ExportPrescan: DecodeSink {
 
 enum ConvertCommand {
     static func run(_ options: Options, errorLine: @escaping (String) -> Void) -> Int32 {
+        if options.files.count > 1, let folder = options.outputPath {
+            return runMany(options, folder: folder, errorLine: errorLine)
+        }
         guard let inputPath = options.files.first, let outputPath = options.outputPath,
               let container = ExportContainer(path: outputPath) else {
             errorLine(UsageError.noOutput.description)
             return CommandLineTool.exitUsage
         }
+        return convert(inputPath, to: outputPath, container: container, options: options, errorLine: errorLine)
+    }
+
+    /// Several inputs: each to FOLDER/NAME.pcapng, NAME being the input's file name
+    /// without its extension, on `-j` threads; messages in input order. An input whose
+    /// name another one took already is not converted (and said so).
+    static func runMany(_ options: Options, folder: String, errorLine: (String) -> Void) -> Int32 {
+        var outputs: [String?] = []
+        var taken: Set<String> = []
+        for input in options.files {
+            var name = input == "-" ? "stdin" : String(input.split(separator: "/").last ?? "capture")
+            if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
+            let output = (folder.hasSuffix("/") ? folder : folder + "/") + name + ".pcapng"
+            outputs.append(taken.insert(output).inserted ? output : nil)
+        }
+        let files = options.files
+        let jobs = options.jobs ?? ParallelRun.defaultJobs
+        return ParallelRun.run(count: files.count, jobs: jobs, out: OutputBuffer(), errorLine: errorLine) { index, target in
+            guard let output = outputs[index] else {
+                target.report("\(files[index]): not converted: an earlier input is already written to the same file name in \(folder)")
+                return CommandLineTool.exitUnreadable
+            }
+            return convert(files[index], to: output, container: .pcapng, options: options, errorLine: target.report)
+        }
+    }
+
+    /// One input into one capture file.
+    static func convert(_ inputPath: String, to outputPath: String, container: ExportContainer, options: Options,
+                        errorLine: @escaping (String) -> Void) -> Int32 {
         if inputPath != "-" && sameFile(inputPath, outputPath) {
             errorLine("\(outputPath): is the input file; refusing to overwrite it")
             return CommandLineTool.exitUsage

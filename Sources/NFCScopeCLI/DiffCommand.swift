@@ -1,5 +1,6 @@
-// `nfcscope diff A B`: loads both inputs (two passes each: keys, then the fields
-// of the pairs that differ), aligns and writes the differences as text or JSON Lines.
+// `nfcscope diff A B`: a first pass over each input keeps the alignment key and the
+// hash of every exchange; a second pass reads both inputs again at once (DiffWalk.swift),
+// walks the alignment and writes each entry as text or JSON Lines as it is made.
 import NFCScope
 
 public enum ColorMode: String, Sendable {
@@ -12,7 +13,7 @@ enum DiffCommand {
     static let exitTrouble: Int32 = 2
 
     static func run(_ options: Options, registry: Registry, out: OutputBuffer, outputIsTerminal: Bool,
-                    errorLine: (String) -> Void) -> Int32 {
+                    errorLine: @escaping (String) -> Void) -> Int32 {
         var settings = DiffSettings()
         settings.link = options.diffLink
         for name in options.diffIgnore { settings.ignore.insert(name.uppercased()) }
@@ -26,33 +27,27 @@ enum DiffCommand {
         // sides and in both passes).
         let filter = options.view.recordFilter()
         var inputs: [CaptureInput] = []
+        func read(_ input: CaptureInput, into collector: DiffCollector) {
+            DiffLoader.pass(input, collector: collector, format: options.inputFormat, tech: options.tech,
+                            registry: registry)
+        }
+        // First pass, one input after the other: keys and hashes only.
         for (side, path) in zip(sides, options.files) {
             do {
+                // Standard input and pipes are parked in a temporary file: read twice.
                 inputs.append(try CaptureInput(path: path))
             } catch {
                 errorLine(error.description)
                 return exitTrouble
             }
-            let collector = DiffCollector(side: side, keys: keys, options: flatten, keep: nil, filter: filter)
-            DiffLoader.pass(inputs.last!, collector: collector, format: options.inputFormat, tech: options.tech,
-                            registry: registry)
-            for problem in side.problems { errorLine(problem) }
+            read(inputs.last!, into: DiffCollector(side: side, pass: .first(keys), options: flatten, filter: filter,
+                                                   report: errorLine))
             if side.unreadable { return exitTrouble }
             if side.truncated {
                 errorLine("\(side.path): more than \(DiffSide.maxExchanges) exchanges: only the first ones are compared")
             }
         }
         let (a, b) = (sides[0], sides[1])
-        let (ops, keepA, keepB) = DiffEngine.align(a, b)
-        for (side, (input, keep)) in zip(sides, zip(inputs, [keepA, keepB])) where !keep.isEmpty {
-            let collector = DiffCollector(side: side, keys: keys, options: flatten, keep: keep, filter: filter)
-            DiffLoader.pass(input, collector: collector, format: options.inputFormat, tech: options.tech,
-                            registry: registry)
-        }
-        if keepA.count >= DiffEngine.maxDetailedPairs {
-            errorLine("more than \(DiffEngine.maxDetailedPairs) changed exchanges: the later ones are listed without their fields")
-        }
-        let entries = DiffEngine.entries(ops, a, b, settings: settings)
         let format = options.format ?? (outputIsTerminal ? .text : .jsonl)
         let color: Bool
         switch options.color {
@@ -60,166 +55,217 @@ enum DiffCommand {
         case .never: color = false
         case .auto: color = outputIsTerminal && format == .text
         }
-        if format == .jsonl {
-            DiffWriter.jsonl(entries, a, b, out: out)
-        } else {
-            DiffWriter.text(entries, a, b, color: color, out: out)
-        }
+        // Second pass, both inputs at once: the entries written as the walk makes them.
+        let writer = DiffWriter(a, b, text: format == .text, color: color, out: out)
+        let walk = DiffWalk(a, b, settings: settings, options: flatten, tooManyChanged: {
+            errorLine("more than \(DiffWalk.maxDetailedPairs) changed exchanges: the later ones are listed without their fields")
+        }, emit: writer.entry)
+        let (inputA, inputB) = (inputs[0], inputs[1])
+        walk.run(filters: (filter, options.view.recordFilter()), readA: { read(inputA, into: $0) },
+                 readB: { read(inputB, into: $0) })
+        writer.finish()
         out.flush()
-        return entries.contains { $0.op != .equal } ? exitDifferent : exitEqual
+        return writer.counts.equal == writer.counts.total ? exitEqual : exitDifferent
     }
 }
 
-enum DiffWriter {
+/// Writes the entries as they come, as text or JSON Lines, then the counts.
+final class DiffWriter {
     struct Counts {
         var equal = 0, changed = 0, inserted = 0, deleted = 0, changes = 0, ignored = 0
-        init(_ entries: [DiffEntry]) {
-            for e in entries {
-                switch e.op {
-                case .equal: equal += 1
-                case .changed: changed += 1
-                case .inserted: inserted += 1
-                case .deleted: deleted += 1
-                }
-                changes += e.changes.count
-                ignored += e.ignored
+        var total: Int { equal + changed + inserted + deleted }
+
+        mutating func add(_ e: DiffEntry) {
+            switch e.op {
+            case .equal: equal += 1
+            case .changed: changed += 1
+            case .inserted: inserted += 1
+            case .deleted: deleted += 1
             }
+            changes += e.changes.count
+            ignored += e.ignored
         }
     }
 
-    private static func side(_ s: DiffSide, _ i: Int?, out: OutputBuffer) {
-        guard let i else { out.ascii("null"); return }
-        let h = s.headers[i]
-        out.ascii("{\"frames\":[")
-        out.int(h.firstFrame)
-        out.byte(0x2C)
-        out.int(h.lastFrame)
-        out.ascii("],\"summary\":\"")
-        out.jsonEscaped(s.summaries[i])
-        out.ascii("\"}")
-    }
+    private let a: DiffSide
+    private let b: DiffSide
+    private let text: Bool
+    private let color: Bool
+    private let out: OutputBuffer
+    private(set) var counts = Counts()
 
-    private static func optionalJSON(_ v: String?, out: OutputBuffer) {
-        if let v { out.string(v) } else { out.ascii("null") }
-    }
+    /// Equal exchanges shown around each difference, as `diff -u` shows context.
+    static let context = 3
+    /// Text: equal entries not shown yet (at most `context`: the ones just before the
+    /// next difference, if one comes), equal entries left out since the last line
+    /// written, and how many equal entries after a difference are still shown.
+    private var held: [String] = []
+    private var hidden = 0
+    private var trailing = 0
 
-    private static func optionalString(_ v: String?, out: OutputBuffer) {
-        if let v { out.byte(0x22); out.jsonEscaped(v); out.byte(0x22) } else { out.ascii("null") }
-    }
-
-    static func label(_ e: DiffEntry, _ a: DiffSide, _ b: DiffSide) -> String {
-        if let i = e.a { return a.labels[i] }
-        if let j = e.b { return b.labels[j] }
-        return "?"
-    }
-
-    static func jsonl(_ entries: [DiffEntry], _ a: DiffSide, _ b: DiffSide, out: OutputBuffer) {
-        for e in entries {
-            out.ascii("{\"type\":\"diff\",\"op\":\"")
-            out.string(e.op.rawValue)
-            out.ascii("\",\"a\":")
-            side(a, e.a, out: out)
-            out.ascii(",\"b\":")
-            side(b, e.b, out: out)
-            out.ascii(",\"changes\":[")
-            let label = label(e, a, b)
-            for (n, c) in e.changes.enumerated() {
-                if n > 0 { out.byte(0x2C) }
-                out.ascii("{\"path\":\"")
-                out.jsonEscaped(label + "/" + c.path)
-                out.ascii("\",\"a\":")
-                optionalJSON(c.a, out: out)
-                out.ascii(",\"b\":")
-                optionalJSON(c.b, out: out)
-                out.ascii(",\"a_text\":")
-                optionalString(c.aText, out: out)
-                out.ascii(",\"b_text\":")
-                optionalString(c.bText, out: out)
-                out.byte(0x7D)
-            }
-            out.byte(0x5D)
-            if e.ignored > 0 {
-                out.ascii(",\"ignored\":")
-                out.int(e.ignored)
-            }
-            out.ascii("}\n")
-            out.recordDone()
+    init(_ a: DiffSide, _ b: DiffSide, text: Bool, color: Bool, out: OutputBuffer) {
+        self.a = a
+        self.b = b
+        self.text = text
+        self.color = color
+        self.out = out
+        if text {
+            paint("1", "--- \(a.path) (\(a.format), \(a.count) exchanges)\n+++ \(b.path) (\(b.format), \(b.count) exchanges)\n")
         }
-        let c = Counts(entries)
-        out.ascii("{\"type\":\"diff_summary\",\"a\":")
-        summarySide(a, out: out)
-        out.ascii(",\"b\":")
-        summarySide(b, out: out)
-        out.ascii(",\"equal\":"); out.int(c.equal)
-        out.ascii(",\"changed\":"); out.int(c.changed)
-        out.ascii(",\"inserted\":"); out.int(c.inserted)
-        out.ascii(",\"deleted\":"); out.int(c.deleted)
-        out.ascii(",\"changes\":"); out.int(c.changes)
-        out.ascii(",\"ignored\":"); out.int(c.ignored)
-        out.ascii("}\n")
+    }
+
+    func entry(_ e: DiffEntry) {
+        counts.add(e)
+        if text { textEntry(e) } else { jsonEntry(e) }
         out.recordDone()
     }
 
-    private static func summarySide(_ s: DiffSide, out: OutputBuffer) {
+    func finish() {
+        if text {
+            hidden += held.count
+            held = []
+            flushHidden()
+            var line = "\(counts.equal) equal, \(counts.changed) changed, \(counts.inserted) inserted, \(counts.deleted) deleted; \(counts.changes) field difference\(counts.changes == 1 ? "" : "s")"
+            if counts.ignored > 0 { line += " (\(counts.ignored) ignored)" }
+            out.string(line + "\n")
+        } else {
+            out.ascii("{\"type\":\"diff_summary\",\"a\":")
+            summarySide(a)
+            out.ascii(",\"b\":")
+            summarySide(b)
+            out.ascii(",\"equal\":"); out.int(counts.equal)
+            out.ascii(",\"changed\":"); out.int(counts.changed)
+            out.ascii(",\"inserted\":"); out.int(counts.inserted)
+            out.ascii(",\"deleted\":"); out.int(counts.deleted)
+            out.ascii(",\"changes\":"); out.int(counts.changes)
+            out.ascii(",\"ignored\":"); out.int(counts.ignored)
+            out.ascii("}\n")
+        }
+        out.recordDone()
+    }
+
+    private static func label(_ e: DiffEntry) -> String {
+        e.a?.label ?? e.b?.label ?? "?"
+    }
+
+    // MARK: JSON Lines
+
+    private func side(_ item: DiffItem?) {
+        guard let item else { out.ascii("null"); return }
+        out.ascii("{\"frames\":[")
+        out.int(item.firstFrame)
+        out.byte(0x2C)
+        out.int(item.lastFrame)
+        out.ascii("],\"summary\":\"")
+        out.jsonEscaped(item.summary)
+        out.ascii("\"}")
+    }
+
+    private func optionalJSON(_ v: String?) {
+        if let v { out.string(v) } else { out.ascii("null") }
+    }
+
+    private func optionalString(_ v: String?) {
+        if let v { out.byte(0x22); out.jsonEscaped(v); out.byte(0x22) } else { out.ascii("null") }
+    }
+
+    private func jsonEntry(_ e: DiffEntry) {
+        out.ascii("{\"type\":\"diff\",\"op\":\"")
+        out.string(e.op.rawValue)
+        out.ascii("\",\"a\":")
+        side(e.a)
+        out.ascii(",\"b\":")
+        side(e.b)
+        out.ascii(",\"changes\":[")
+        let label = Self.label(e)
+        for (n, c) in e.changes.enumerated() {
+            if n > 0 { out.byte(0x2C) }
+            out.ascii("{\"path\":\"")
+            out.jsonEscaped(label + "/" + c.path)
+            out.ascii("\",\"a\":")
+            optionalJSON(c.a)
+            out.ascii(",\"b\":")
+            optionalJSON(c.b)
+            out.ascii(",\"a_text\":")
+            optionalString(c.aText)
+            out.ascii(",\"b_text\":")
+            optionalString(c.bText)
+            out.byte(0x7D)
+        }
+        out.byte(0x5D)
+        if e.ignored > 0 {
+            out.ascii(",\"ignored\":")
+            out.int(e.ignored)
+        }
+        out.ascii("}\n")
+    }
+
+    private func summarySide(_ s: DiffSide) {
         out.ascii("{\"file\":\"")
         out.jsonEscaped(s.path)
         out.ascii("\",\"format\":\"")
         out.jsonEscaped(s.format)
         out.ascii("\",\"exchanges\":")
-        out.int(s.headers.count)
+        out.int(s.count)
         out.byte(0x7D)
     }
 
-    /// Equal exchanges shown around each difference, as `diff -u` shows context.
-    static let context = 3
+    // MARK: text
 
-    static func text(_ entries: [DiffEntry], _ a: DiffSide, _ b: DiffSide, color: Bool, out: OutputBuffer) {
-        func paint(_ code: StaticString, _ s: String) {
-            if color { out.ascii("\u{1B}["); out.ascii(code); out.byte(0x6D) }
-            out.string(s)
-            if color { out.ascii("\u{1B}[0m") }
-        }
-        func frames(_ s: DiffSide, _ i: Int) -> String {
-            let h = s.headers[i]
-            return h.firstFrame == h.lastFrame ? "\(h.firstFrame)" : "\(h.firstFrame)-\(h.lastFrame)"
-        }
-        paint("1", "--- \(a.path) (\(a.format), \(a.headers.count) exchanges)\n+++ \(b.path) (\(b.format), \(b.headers.count) exchanges)\n")
-        // Which equal entries are near a difference.
-        var shown = [Bool](repeating: false, count: entries.count)
-        for (n, e) in entries.enumerated() where e.op != .equal {
-            for k in max(0, n - context)...min(entries.count - 1, n + context) { shown[k] = true }
-        }
-        var hidden = 0
-        func flushHidden() {
-            if hidden > 0 { paint("2", "  ... \(hidden) equal exchange\(hidden == 1 ? "" : "s")\n") }
-            hidden = 0
-        }
-        for (n, e) in entries.enumerated() {
-            if e.op == .equal && !shown[n] { hidden += 1; continue }
-            flushHidden()
-            switch e.op {
-            case .equal:
-                out.string("  \(a.summaries[e.a!])  [a \(frames(a, e.a!)) | b \(frames(b, e.b!))]\n")
-            case .deleted:
-                paint("31", "- \(a.summaries[e.a!])  [a \(frames(a, e.a!))]\n")
-            case .inserted:
-                paint("32", "+ \(b.summaries[e.b!])  [b \(frames(b, e.b!))]\n")
-            case .changed:
-                paint("33", "! \(a.summaries[e.a!])  [a \(frames(a, e.a!)) | b \(frames(b, e.b!))]\n")
-                if e.changes.isEmpty { out.string("!     (fields not compared: too many changed exchanges)\n") }
-                let label = label(e, a, b)
-                for c in e.changes {
-                    out.string("!     \(label)/\(c.path)\n")
-                    paint("31", "!       a: " + valueText(c.a, c.aText) + "\n")
-                    paint("32", "!       b: " + valueText(c.b, c.bText) + "\n")
-                }
+    private func paint(_ code: StaticString, _ s: String) {
+        if color { out.ascii("\u{1B}["); out.ascii(code); out.byte(0x6D) }
+        out.string(s)
+        if color { out.ascii("\u{1B}[0m") }
+    }
+
+    private static func frames(_ item: DiffItem) -> String {
+        item.firstFrame == item.lastFrame ? "\(item.firstFrame)" : "\(item.firstFrame)-\(item.lastFrame)"
+    }
+
+    private func flushHidden() {
+        if hidden > 0 { paint("2", "  ... \(hidden) equal exchange\(hidden == 1 ? "" : "s")\n") }
+        hidden = 0
+    }
+
+    /// An equal entry is shown when a difference is at most `context` entries before
+    /// or after it; the others are counted in a "... N equal exchanges" line.
+    private func textEntry(_ e: DiffEntry) {
+        let ia = e.a ?? .missing, ib = e.b ?? .missing
+        if e.op == .equal {
+            let line = "  \(ia.summary)  [a \(Self.frames(ia)) | b \(Self.frames(ib))]\n"
+            if trailing > 0 {
+                trailing -= 1
+                out.string(line)
+                return
             }
+            held.append(line)
+            if held.count > Self.context {
+                held.removeFirst()
+                hidden += 1
+            }
+            return
         }
         flushHidden()
-        let c = Counts(entries)
-        var line = "\(c.equal) equal, \(c.changed) changed, \(c.inserted) inserted, \(c.deleted) deleted; \(c.changes) field difference\(c.changes == 1 ? "" : "s")"
-        if c.ignored > 0 { line += " (\(c.ignored) ignored)" }
-        out.string(line + "\n")
+        for line in held { out.string(line) }
+        held.removeAll()
+        trailing = Self.context
+        switch e.op {
+        case .equal:
+            break
+        case .deleted:
+            paint("31", "- \(ia.summary)  [a \(Self.frames(ia))]\n")
+        case .inserted:
+            paint("32", "+ \(ib.summary)  [b \(Self.frames(ib))]\n")
+        case .changed:
+            paint("33", "! \(ia.summary)  [a \(Self.frames(ia)) | b \(Self.frames(ib))]\n")
+            if e.changes.isEmpty { out.string("!     (fields not compared: too many changed exchanges)\n") }
+            let label = Self.label(e)
+            for c in e.changes {
+                out.string("!     \(label)/\(c.path)\n")
+                paint("31", "!       a: " + Self.valueText(c.a, c.aText) + "\n")
+                paint("32", "!       b: " + Self.valueText(c.b, c.bText) + "\n")
+            }
+        }
     }
 
     private static func valueText(_ value: String?, _ text: String?) -> String {

@@ -1,9 +1,10 @@
-// nfcscope-bench: benchmark helper. For now one subcommand:
+// nfcscope-bench: benchmark helper.
 //
-//   nfcscope-bench generate (--frames N | --size-mb M) [--seed S] -o FILE
+//   nfcscope-bench generate (--frames N | --size-mb M) [--seed S] [--shape SHAPE] -o FILE
 //
-// writes a deterministic synthetic ISO 14443 capture (see FrameGenerator.swift)
-// and prints what it wrote as "key value" lines on stdout:
+// writes a deterministic synthetic capture (the EMV pcap: FrameGenerator.swift; the
+// other shapes: ShapeTraffic.swift) and prints what it wrote as "key value" lines on
+// stdout:
 //
 //   frames 12345
 //   bytes 1048576
@@ -15,12 +16,17 @@ import Darwin
 #endif
 
 let usage = """
-    usage: nfcscope-bench generate (--frames N | --size-mb M) [--seed S] -o FILE
+    usage: nfcscope-bench generate (--frames N | --size-mb M) [--seed S] [--shape SHAPE] -o FILE
+           nfcscope-bench table [options]   (see nfcscope-bench table --help)
 
       --frames N    stop after N frames
       --size-mb M   stop once the file reaches M MiB (at a frame boundary)
       --seed S      PRNG seed (default 1); same seed and limits, same file
-      -o FILE       output pcap (link type 264, ISO 14443)
+      --shape SHAPE emv (default: pcap, link type 264, payment-card sessions),
+                    felica (pcap, link type 252: Suica reads), t2t (pcap, link type
+                    264: Type 2 Tag NDEF reads), libnfc (libnfc debug log of Type 2
+                    Tag reads), proxmark3 (Proxmark3 .trace of Type 2 Tag reads)
+      -o FILE       output file
 
     With both --frames and --size-mb, whichever limit is reached first wins.
 
@@ -48,6 +54,7 @@ func generate(_ args: ArraySlice<String>) {
     var sizeMB: UInt64?
     var seed: UInt64 = 1
     var output: String?
+    var shape = Shape.emv
 
     var it = args.makeIterator()
     func value(_ flag: String) -> String {
@@ -65,6 +72,10 @@ func generate(_ args: ArraySlice<String>) {
         case "--size-mb": sizeMB = number(arg)
         case "--seed", "-s": seed = number(arg)
         case "-o", "--output": output = value(arg)
+        case "--shape":
+            let v = value(arg)
+            guard let s = Shape(rawValue: v) else { fail("--shape: unknown shape \(v)") }
+            shape = s
         case "-h", "--help":
             print(usage, terminator: "")
             exit(0)
@@ -82,22 +93,15 @@ func generate(_ args: ArraySlice<String>) {
     }
 
     let start = monotonicSeconds()
-    let writer: PcapWriter
+    let written: (frames: UInt64, bytes: UInt64)
     do {
-        writer = try PcapWriter(path: output, frameLimit: frames ?? .max, byteLimit: byteLimit)
-    } catch {
-        fail("\(error)")
-    }
-    var generator = FrameGenerator(out: writer, seed: seed)
-    generator.run()
-    do {
-        try generator.out.close()
+        written = try shape.generate(path: output, frameLimit: frames ?? .max, byteLimit: byteLimit, seed: seed)
     } catch {
         fail("\(output): \(error)")
     }
     let elapsed = monotonicSeconds() - start
-    print("frames \(generator.out.frames)")
-    print("bytes \(generator.out.bytes)")
+    print("frames \(written.frames)")
+    print("bytes \(written.bytes)")
     print("seconds \(Double(Int(elapsed * 1000)) / 1000)")
 }
 
@@ -109,6 +113,8 @@ guard argv.count >= 2 else {
 switch argv[1] {
 case "generate":
     generate(argv[2...])
+case "table":
+    BenchTable.main(argv[2...])
 case "-h", "--help", "help":
     print(usage, terminator: "")
 default:

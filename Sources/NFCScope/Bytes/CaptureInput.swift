@@ -1,7 +1,8 @@
 // Owns the bytes of one input: a read-only private mapping of a regular file, or
 // a pipe / stdin, either read as it flows (`StreamInput`, for decoding) or read
-// once into memory (for callers that need the whole input). Everything else sees
-// the bytes only through `ByteView`.
+// once whole (for callers that pass over the input twice: convert, diff), parked in
+// an unlinked temporary file and mapped (in memory only when no temporary file can
+// be made). Everything else sees the bytes only through `ByteView`.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,7 +23,7 @@ public final class CaptureInput: @unchecked Sendable {
     /// A pipe, FIFO or terminal opened for decoding as it flows (`streaming`).
     public let stream: StreamInput?
     /// Bytes before this offset have been handed back to the kernel (see `release`).
-    @exclusivity(unchecked) private var releasedUpTo: Int = 0
+    @exclusivity(unchecked) package private(set) var releasedUpTo: Int = 0
 
     /// A stream the caller opened (the live decode of `nfcscope capture`), shown as `path`.
     public init(stream: StreamInput, path: String) {
@@ -34,7 +35,7 @@ public final class CaptureInput: @unchecked Sendable {
     }
 
     /// Opens `path`; "-" is standard input. A pipe, FIFO or terminal is read to its
-    /// end here, unless `streaming`: then it is left to `stream`, read as it flows.
+    /// end here (into a temporary file), unless `streaming`: then it is left to `stream`, read as it flows.
     /// A character device that is not a terminal (/dev/zero, /dev/urandom): it never
     /// ends, so it is refused rather than read for ever. Terminals (a serial reader's
     /// log) and pipes are read as they flow.
@@ -62,6 +63,14 @@ public final class CaptureInput: @unchecked Sendable {
             stream = nil
             if Self.isEndlessDevice(0) {
                 throw InputError(path: "<stdin>", reason: Self.endlessDeviceReason)
+            }
+            if let (p, size) = try Self.spool(fd: 0, path: "<stdin>") {
+                // Read whole but not held in memory: parked in an unlinked temporary file
+                // and mapped like a capture file, so a 2 GB stdin costs disk, not memory.
+                owned = nil
+                mapped = p
+                mappedLength = size
+                return
             }
             let buffer = GrowableBytes(capacity: 1 << 16)
             while true {
@@ -101,8 +110,15 @@ public final class CaptureInput: @unchecked Sendable {
         }
         defer { close(fd) }
         stream = nil
+        if (st.st_mode & S_IFMT) != S_IFREG, let (p, size) = try Self.spool(fd: fd, path: path) {
+            owned = nil
+            mapped = p
+            mappedLength = size
+            return
+        }
         if (st.st_mode & S_IFMT) != S_IFREG {
-            // A FIFO or character device: read it like stdin.
+            // A FIFO or character device, when no temporary file could be made: read it
+            // into memory like stdin.
             let buffer = GrowableBytes(capacity: 1 << 16)
             while true {
                 let n = buffer.appendReading(maxCount: 1 << 20) { ptr, cap in read(fd, ptr, cap) }
@@ -146,6 +162,34 @@ public final class CaptureInput: @unchecked Sendable {
         mappedLength = 0
     }
 
+    /// Copies everything `fd` delivers into an unlinked temporary file and maps it;
+    /// nil (nothing read yet) when no temporary file can be made, so the caller reads
+    /// the input into memory instead. A read error is thrown.
+    private static func spool(fd: Int32, path: String) throws(InputError) -> (UnsafeMutableRawPointer?, Int)? {
+        guard let file = SpillFile() else { return nil }
+        let piece = 1 << 20
+        var chunk = [UInt8](repeating: 0, count: piece)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, piece) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError(path: path, reason: String(cString: strerror(errno)))
+            }
+            // Once reading started there is no going back to memory: a failed write ends
+            // the run with the reason.
+            let written = n == piece ? file.append(chunk) : file.append(Array(chunk[0..<n]))
+            guard written != nil else {
+                throw InputError(path: path, reason: "cannot park the input in a temporary file: \(String(cString: strerror(errno)))")
+            }
+        }
+        guard file.size > 0 else { return (nil, 0) }
+        guard let p = file.map() else {
+            throw InputError(path: path, reason: "cannot map the input parked in a temporary file: \(String(cString: strerror(errno)))")
+        }
+        return (p, file.size)
+    }
+
     deinit {
         if let mapped {
             InputShrinkGuard.unwatch(base: mapped)
@@ -167,10 +211,14 @@ public final class CaptureInput: @unchecked Sendable {
     /// the resident size flat on captures far bigger than memory. Views into that
     /// region stay valid: the mapping is file-backed, so a later read faults the page
     /// back in from the file.
+    /// An offset below what was released before means a new pass over the input
+    /// (convert and diff read theirs twice): its pages are released again from the
+    /// start, else the second pass would keep the whole input resident.
     public func release(upTo offset: Int) {
         guard let mapped else { return }
         let page = 1 << 16
         let end = min(offset, mappedLength) & ~(page - 1)
+        if end < releasedUpTo { releasedUpTo = 0 }
         guard end > releasedUpTo else { return }
         _ = madvise(mapped + releasedUpTo, end - releasedUpTo, MADV_DONTNEED)
         releasedUpTo = end

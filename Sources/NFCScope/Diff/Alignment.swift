@@ -3,6 +3,8 @@
 // and everything after it stays aligned. Memory: the common prefix and suffix are
 // matched directly; the middle is aligned in windows of at most `window` keys a
 // side, so the trace of one run holds at most (2·window+2)² 32-bit integers (17 MB).
+// The operations come one at a time from `AlignmentStream`, front to back, so `diff`
+// never holds more of them than one window's.
 
 package enum AlignOp: Equatable {
     case match(Int, Int)
@@ -13,35 +15,12 @@ package enum AlignOp: Equatable {
 package enum Alignment {
     package static let window = 1024
 
+    /// The whole alignment at once (`AlignmentStream` gives it one operation at a time).
     package static func align(_ a: [Int32], _ b: [Int32]) -> [AlignOp] {
         var ops: [AlignOp] = []
         ops.reserveCapacity(max(a.count, b.count))
-        var i = 0, j = 0
-        while i < a.count || j < b.count {
-            // Common run first: it costs nothing to keep.
-            while i < a.count, j < b.count, a[i] == b[j] {
-                ops.append(.match(i, j)); i += 1; j += 1
-            }
-            guard i < a.count || j < b.count else { break }
-            let aEnd = min(a.count, i + window)
-            let bEnd = min(b.count, j + window)
-            let windowOps = myers(a, i..<aEnd, b, j..<bEnd)
-            // When the window was cut short, keep only up to its last match, so that
-            // an insertion near the edge is decided with what follows it in view.
-            let whole = aEnd == a.count && bEnd == b.count
-            var keep = windowOps.count
-            if !whole, let last = windowOps.lastIndex(where: { if case .match = $0 { true } else { false } }) {
-                keep = last + 1
-            }
-            for op in windowOps.prefix(keep) {
-                ops.append(op)
-                switch op {
-                case .match(let x, let y): i = x + 1; j = y + 1
-                case .delete(let x): i = x + 1
-                case .insert(let y): j = y + 1
-                }
-            }
-        }
+        var stream = AlignmentStream(a, b)
+        while let op = stream.next() { ops.append(op) }
         return ops
     }
 
@@ -100,5 +79,56 @@ package enum Alignment {
             x = prevX; y = prevY
         }
         return ops.reversed()
+    }
+}
+
+/// The alignment of `a` and `b` one operation at a time, in order (every index of
+/// `a` and of `b` appears in exactly one operation, increasing): the same operations
+/// as `Alignment.align`, one window of them held at a time.
+package struct AlignmentStream {
+    private let a: [Int32]
+    private let b: [Int32]
+    private var i = 0
+    private var j = 0
+    /// The operations of the last window, not all handed out yet.
+    private var pending: [AlignOp] = []
+    private var handed = 0
+
+    package init(_ a: [Int32], _ b: [Int32]) {
+        self.a = a
+        self.b = b
+    }
+
+    package mutating func next() -> AlignOp? {
+        if handed < pending.count {
+            defer { handed += 1 }
+            return pending[handed]
+        }
+        // A common run first: it costs nothing to keep.
+        if i < a.count, j < b.count, a[i] == b[j] {
+            defer { i += 1; j += 1 }
+            return .match(i, j)
+        }
+        guard i < a.count || j < b.count else { return nil }
+        let aEnd = min(a.count, i + Alignment.window)
+        let bEnd = min(b.count, j + Alignment.window)
+        let windowOps = Alignment.myers(a, i..<aEnd, b, j..<bEnd)
+        // When the window was cut short, keep only up to its last match, so that an
+        // insertion near the edge is decided with what follows it in view.
+        let whole = aEnd == a.count && bEnd == b.count
+        var keep = windowOps.count
+        if !whole, let last = windowOps.lastIndex(where: { if case .match = $0 { true } else { false } }) {
+            keep = last + 1
+        }
+        pending = Array(windowOps.prefix(keep))
+        handed = 0
+        for op in pending {
+            switch op {
+            case .match(let x, let y): i = x + 1; j = y + 1
+            case .delete(let x): i = x + 1
+            case .insert(let y): j = y + 1
+            }
+        }
+        return self.next()
     }
 }

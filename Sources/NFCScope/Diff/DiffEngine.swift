@@ -1,4 +1,5 @@
-// Aligns two inputs' exchanges by key and compares the paired ones field by field.
+// Compares two paired exchanges field by field (the alignment: Alignment.swift; the
+// walk that pairs them: DiffWalk.swift).
 
 package enum DiffOp: String {
     case equal, changed, inserted, deleted
@@ -15,8 +16,8 @@ package struct DiffChange {
 
 package struct DiffEntry {
     package var op: DiffOp
-    package var a: Int?
-    package var b: Int?
+    package var a: DiffItem?
+    package var b: DiffItem?
     package var changes: [DiffChange] = []
     /// Changes hidden by `--ignore` / `--ignore-volatile`.
     package var ignored = 0
@@ -58,39 +59,6 @@ package struct DiffSettings {
 }
 
 package enum DiffEngine {
-    /// Field lists kept for at most this many changed pairs (second pass); further
-    /// pairs are reported as changed without their fields.
-    package static let maxDetailedPairs = 20_000
-
-    /// The alignment and, for pairs whose hashes differ, which exchanges need fields.
-    package static func align(_ a: DiffSide, _ b: DiffSide) -> (ops: [AlignOp], keepA: Set<Int>, keepB: Set<Int>) {
-        let ops = Alignment.align(a.headers.map(\.key), b.headers.map(\.key))
-        var keepA = Set<Int>(), keepB = Set<Int>()
-        for op in ops {
-            guard case .match(let i, let j) = op, a.headers[i].contentHash != b.headers[j].contentHash else { continue }
-            guard keepA.count < maxDetailedPairs else { break }
-            keepA.insert(i)
-            keepB.insert(j)
-        }
-        return (ops, keepA, keepB)
-    }
-
-    package static func entries(_ ops: [AlignOp], _ a: DiffSide, _ b: DiffSide, settings: DiffSettings) -> [DiffEntry] {
-        ops.map { op in
-            switch op {
-            case .delete(let i): return DiffEntry(op: .deleted, a: i, b: nil)
-            case .insert(let j): return DiffEntry(op: .inserted, a: nil, b: j)
-            case .match(let i, let j):
-                if a.headers[i].contentHash == b.headers[j].contentHash { return DiffEntry(op: .equal, a: i, b: j) }
-                guard let fa = a.details[i], let fb = b.details[j] else {
-                    return DiffEntry(op: .changed, a: i, b: j)
-                }
-                let (changes, ignored) = compare(fa, fb, settings: settings)
-                return DiffEntry(op: changes.isEmpty ? .equal : .changed, a: i, b: j, changes: changes, ignored: ignored)
-            }
-        }
-    }
-
     /// Field differences of a pair at their most specific paths, then the ignores.
     package static func compare(_ a: [DiffField], _ b: [DiffField], settings: DiffSettings) -> ([DiffChange], Int) {
         var bIndex: [String: Int] = [:]

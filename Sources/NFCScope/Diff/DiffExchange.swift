@@ -147,16 +147,6 @@ package enum DiffFlattener {
     }
 }
 
-/// One application record of an input, as the alignment sees it.
-package struct DiffExchangeHeader {
-    /// The alignment key (interned).
-    package var key: Int32
-    /// A 64-bit hash of its compared fields: equal hashes are taken as equal records.
-    package var contentHash: UInt64
-    package var firstFrame: Int
-    package var lastFrame: Int
-}
-
 package enum DiffKey {
     /// What an exchange is, independent of its content: the record type and
     /// - apdu: CLA (logical channel bits cleared), INS, P1/P2 (not for GENERATE AC,

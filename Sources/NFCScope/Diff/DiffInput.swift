@@ -2,10 +2,11 @@
 // pipeline, into a sink that reads each record back from its own JSON), or a JSON
 // Lines file written by `decode` (its records read as they are).
 //
-// Memory: the first pass keeps, per exchange, its interned key, a hash of its
-// compared fields, its frame range and a one-line summary (about 100 bytes); the
-// field lists are kept only in the second pass and only for the exchanges the
-// alignment paired with a different hash.
+// Memory: the first pass keeps, per exchange, its interned key and a hash of its
+// compared fields (12 bytes), nothing else; problems are reported as they come. The
+// second pass (DiffWalk.swift) reads both inputs again at once and hands each
+// exchange's record to the aligned walk as it comes, so summaries, frame ranges and
+// field lists exist only for the exchanges being written.
 
 /// Interns alignment keys so both sides share the numbers.
 package final class DiffKeyTable {
@@ -24,37 +25,57 @@ package final class DiffSide {
 
     package let path: String
     package var format = "?"
-    package var headers: [DiffExchangeHeader] = []
-    package var summaries: [String] = []
-    package var labels: [String] = []
-    /// Second pass: the field lists of these exchanges.
-    package var details: [Int: [DiffField]] = [:]
+    /// Per exchange of the first pass: its alignment key and the hash of its fields.
+    package private(set) var keys: [Int32] = []
+    package private(set) var hashes: [UInt64] = []
     package var unreadable = false
-    package var problems: [String] = []
     package var truncated = false
 
     package init(path: String) { self.path = path }
+
+    /// Exchanges found by the first pass.
+    package var count: Int { keys.count }
+
+    /// Bytes held per exchange after the first pass, whatever the input's size.
+    package static let bytesPerExchange = MemoryLayout<Int32>.stride + MemoryLayout<UInt64>.stride
+
+    /// Bytes the first pass's arrays hold (their capacity).
+    package var retainedBytes: Int {
+        keys.capacity * MemoryLayout<Int32>.stride + hashes.capacity * MemoryLayout<UInt64>.stride
+    }
+
+    func append(key: Int32, hash: UInt64) {
+        keys.append(key)
+        hashes.append(hash)
+    }
 }
 
 /// Receives records of one pass (from the pipeline or a JSON Lines file).
 package final class DiffCollector {
+    /// First pass: keys and hashes into the side. Second pass: each exchange's record,
+    /// with its number, to `visit`.
+    package enum Pass {
+        case first(DiffKeyTable)
+        case second(visit: (Int, JSONValue) -> Void)
+    }
+
     package let side: DiffSide
-    package let keys: DiffKeyTable
+    package let pass: Pass
     package let options: FlattenOptions
-    /// nil in the first pass; in the second, the exchanges whose fields to keep.
-    package let keep: Set<Int>?
+    /// First pass: each problem of the input, as one line (the second pass sees the same ones).
+    let report: (String) -> Void
     private var index = 0
 
     /// Selects the exchanges that take part (`--filter`, `--frames`, `--only`).
     let filter: RecordFilter?
 
-    package init(side: DiffSide, keys: DiffKeyTable, options: FlattenOptions, keep: Set<Int>?,
-                 filter: RecordFilter? = nil) {
+    package init(side: DiffSide, pass: Pass, options: FlattenOptions, filter: RecordFilter? = nil,
+                 report: @escaping (String) -> Void = { _ in }) {
         self.filter = filter
         self.side = side
-        self.keys = keys
+        self.pass = pass
         self.options = options
-        self.keep = keep
+        if case .first = pass { self.report = report } else { self.report = { _ in } }
     }
 
     package static let comparedTypes: Set<String> = ["apdu", "felica", "ndef", "activation"]
@@ -90,24 +111,21 @@ package final class DiffCollector {
             return
         }
         defer { index += 1 }
-        if let keep {
-            if keep.contains(index) { side.details[index] = DiffFlattener.flatten(record, options: options) }
-            return
+        switch pass {
+        case .second(let visit):
+            visit(index, record)
+        case .first(let keys):
+            guard side.count < DiffSide.maxExchanges else {
+                side.truncated = true
+                return
+            }
+            var hash = FNV64()
+            for field in DiffFlattener.flatten(record, options: options) {
+                hash.add(field.path)
+                hash.add(field.value)
+            }
+            side.append(key: keys.id(DiffKey.key(of: record)), hash: hash.value)
         }
-        guard side.headers.count < DiffSide.maxExchanges else {
-            side.truncated = true
-            return
-        }
-        var hash = FNV64()
-        for field in DiffFlattener.flatten(record, options: options) {
-            hash.add(field.path)
-            hash.add(field.value)
-        }
-        let (first, last) = DiffKey.frames(of: record)
-        side.headers.append(DiffExchangeHeader(key: keys.id(DiffKey.key(of: record)), contentHash: hash.value,
-                                               firstFrame: first, lastFrame: last))
-        side.summaries.append(DiffKey.summary(of: record))
-        side.labels.append(DiffKey.label(of: record))
     }
 }
 
@@ -158,11 +176,11 @@ package final class DiffSink: DecodeSink {
         if let value = JSONParser.parse(scratch.contents) {
             collector.add(value)
         } else {
-            collector.side.problems.append("\(collector.side.path): a \(name) record could not be read back")
+            collector.report("\(collector.side.path): a \(name) record could not be read back")
         }
     }
     package func problem(_ problem: InputProblem) {
-        if collector.keep == nil { collector.side.problems.append(problem.line) }
+        collector.report(problem.line)
     }
     package func end(_ input: InputDescription) { collector.finish() }
 }
@@ -184,7 +202,14 @@ package enum DiffLoader {
             collector.side.format = "jsonl"
             var start = 0
             var line = 0
+            var released = 0
             while start < view.count {
+                // The lines read are not looked at again: their pages go back to the
+                // kernel, so a big JSON Lines file does not stay resident.
+                if start >= released + (1 << 20) {
+                    input.release(upTo: start)
+                    released = start
+                }
                 var end = start
                 while end < view.count, view[end] != 0x0A { end += 1 }
                 line += 1
@@ -193,8 +218,8 @@ package enum DiffLoader {
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { continue }
                 if let value = JSONParser.parse(bytes) {
                     collector.add(value)
-                } else if collector.keep == nil {
-                    collector.side.problems.append("\(collector.side.path): line \(line): not a JSON object")
+                } else {
+                    collector.report("\(collector.side.path): line \(line): not a JSON object")
                 }
             }
             collector.finish()

@@ -53,6 +53,9 @@ package enum StandardDecode {
         package var afterFile: (String, DecodeOutcome, StaticString) -> Void = { _, _, _ in }
         /// Each frame (a progress line); nil costs nothing per frame.
         package var tick: ((Frame) -> Void)?
+        /// While a pipe or FIFO input waits for its writer, after `out` is flushed (a
+        /// `-j` job hands its output on there).
+        package var whileWaiting: (() -> Void)?
 
         package init(report: @escaping (String) -> Void) { self.report = report }
     }
@@ -98,7 +101,7 @@ package enum StandardDecode {
         for file in files {
             hooks.beforeFile(file)
             let outcome = CaptureDecoder.decode(path: file, as: inputFormat, tech: tech, registry: registry,
-                                                whileWaiting: { out.flush() }, into: echo)
+                                                whileWaiting: { out.flush(); hooks.whileWaiting?() }, into: echo)
             hooks.afterFile(file, outcome, echo.format)
             if Interruption.requested { break }
         }

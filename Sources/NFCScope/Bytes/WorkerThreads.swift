@@ -1,0 +1,170 @@
+// The few system pieces `-j` (NFCScopeCLI/ParallelRun.swift) needs, kept with the other
+// libc-facing files so the rest of the program stays free of raw pointers: worker
+// threads, one lock with its condition, and a temporary file to park output in.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A mutex and one condition variable.
+package final class Monitor: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    package init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    package func lock() { pthread_mutex_lock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
+    /// With the lock held: releases it until `broadcast`, then holds it again.
+    package func wait() { pthread_cond_wait(condition, mutex) }
+    package func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+package enum WorkerThreads {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// Starts up to `count` threads running `body`, runs `meanwhile` on the calling
+    /// thread, then waits for the threads. When no thread can be started at all,
+    /// `alone` and then `body` run on the calling thread first.
+    package static func run(count: Int, _ body: @escaping () -> Void, meanwhile: () -> Void,
+                            alone: () -> Void = {}) {
+        var threads: [pthread_t] = []
+        for _ in 0..<count {
+            let context = Unmanaged.passRetained(Body(body)).toOpaque()
+            #if canImport(Glibc)
+            var thread = pthread_t()
+            let started = pthread_create(&thread, nil, { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, context)
+            if started == 0 { threads.append(thread) }
+            #else
+            var thread: pthread_t?
+            let started = pthread_create(&thread, nil, { raw in
+                Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
+                return nil
+            }, context)
+            if started == 0, let thread { threads.append(thread) }
+            #endif
+            if started != 0 {
+                Unmanaged<Body>.fromOpaque(context).release()
+                break
+            }
+        }
+        if threads.isEmpty {
+            alone()
+            body()
+        }
+        meanwhile()
+        for thread in threads { pthread_join(thread, nil) }
+    }
+
+    /// The cores this process may run on (its affinity, as `taskset` sets it: the
+    /// `Cpus_allowed` mask of /proc/self/status, since Glibc's module does not export
+    /// sched_getaffinity), else the cores online; at least 1.
+    package static var availableCores: Int {
+        if let f = fopen("/proc/self/status", "r") {
+            defer { fclose(f) }
+            var line = [CChar](repeating: 0, count: 4096)
+            while fgets(&line, Int32(line.count), f) != nil {
+                let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                guard text.hasPrefix("Cpus_allowed:") else { continue }
+                var n = 0
+                for c in text.dropFirst("Cpus_allowed:".count) {
+                    if let v = c.hexDigitValue { n += v.nonzeroBitCount }
+                }
+                if n > 0 { return n }
+                break
+            }
+        }
+        let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return n > 0 ? n : 1
+    }
+}
+
+/// An unlinked temporary file (in $TMPDIR, else /tmp) that bytes are appended to and
+/// read back from; it disappears when closed.
+package final class SpillFile {
+    private let fd: Int32
+    package private(set) var size = 0
+
+    package init?() {
+        var directory = "/tmp"
+        if let t = getenv("TMPDIR"), t.pointee != 0 { directory = String(cString: t) }
+        var template = Array((directory + "/nfcscope-spill.XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return nil }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Appends `bytes`; returns their offset, nil when writing failed.
+    package func append(_ bytes: [UInt8]) -> Int? {
+        let offset = size
+        let ok = bytes.withUnsafeBytes { raw -> Bool in
+            var done = 0
+            while done < raw.count {
+                let k = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+                if k < 0 && errno == EINTR { continue }
+                if k <= 0 { return false }
+                done += k
+            }
+            return true
+        }
+        guard ok else { return nil }
+        size += bytes.count
+        return offset
+    }
+
+    /// Maps the whole file read-only (it stays mapped after the file is closed); nil
+    /// when mapping fails. Unmapping is the caller's.
+    func map() -> UnsafeMutableRawPointer? {
+        guard size > 0 else { return nil }
+        let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
+        guard let p, p != MAP_FAILED else { return nil }
+        _ = madvise(p, size, MADV_SEQUENTIAL)
+        return p
+    }
+
+    /// Reads `count` bytes from `offset` back, in pieces of at most `piece` bytes.
+    /// Returns false when the file could not be read.
+    package func read(offset: Int, count: Int, piece: Int, _ body: ([UInt8]) -> Void) -> Bool {
+        var done = 0
+        while done < count {
+            let want = min(max(piece, 1), count - done)
+            var failed = false
+            let bytes = [UInt8](unsafeUninitializedCapacity: want) { buffer, initialized in
+                initialized = 0
+                while initialized < want {
+                    let k = pread(fd, buffer.baseAddress! + initialized, want - initialized,
+                                  off_t(offset + done + initialized))
+                    if k < 0 && errno == EINTR { continue }
+                    if k <= 0 { failed = true; return }
+                    initialized += k
+                }
+            }
+            if failed { return false }
+            body(bytes)
+            done += want
+        }
+        return true
+    }
+}

@@ -1,0 +1,331 @@
+// `-j N`: several input files decoded at once, one worker thread per job, the output
+// written in input order and byte for byte what one job writes.
+//
+// A worker decodes a whole file with its own pipeline and writers into a buffer of its
+// own and hands the output on in chunks of about `chunkBytes`. The calling thread is
+// the only one that writes to standard output and reports error lines: it writes the
+// chunks of the "head" file (the first one not yet written out completely) as they
+// come, then moves on to the next file. Files further on keep their chunks in memory,
+// up to `memoryCap` bytes over all files; beyond that their chunks go to an unlinked
+// temporary file, one per input, read back in its turn. When no temporary file can be
+// made, the worker waits for its file's turn instead. The head file itself may get
+// `headCap` bytes ahead of the writer (a slow reader of the output slows the workers
+// down instead of filling memory). Memory is thus the workers' own working sets plus
+// these caps, whatever the sizes of the files.
+//
+// The writers are per file already (each starts over at `begin`), so decoding a file
+// into its own writer gives exactly the bytes the shared writer of a one-job run gives.
+// Each file goes through the library's `StandardDecode` as a one-job run does (same
+// sinks, same filter, same text layout); only --redact stays on one thread, since
+// what it learns in one file masks the files after it.
+import NFCScope
+
+public enum ParallelRun {
+    /// Largest `-j` accepted.
+    public static let maxJobs = 256
+
+    /// How much output is held back, in bytes.
+    struct Limits {
+        /// A worker hands its output on in chunks of about this size.
+        var chunkBytes = 256 << 10
+        /// Chunks of files not yet at the head, in memory over all files.
+        var memoryCap = 16 << 20
+        /// Chunks of the head file not yet written.
+        var headCap = 4 << 20
+    }
+
+    /// `-j`'s default: the cores this process may run on.
+    package static var defaultJobs: Int { WorkerThreads.availableCores }
+
+    /// Runs `job` for inputs `0..<count` on `jobs` worker threads and writes what they
+    /// deliver to `out` and `errorLine` in input order, from the calling thread. Returns
+    /// the largest status a job returned.
+    static func run(count: Int, jobs: Int, out: OutputBuffer, errorLine: (String) -> Void, limits: Limits = Limits(),
+                    job: @escaping (Int, ChunkTarget) -> Int32) -> Int32 {
+        let order = OrderedOutput(count: count, limits: limits)
+        let chunkBytes = out.flushEachRecord ? 1 : limits.chunkBytes
+        var status: Int32 = 0
+        WorkerThreads.run(count: max(1, min(jobs, count)), {
+            while let index = order.claim() {
+                let target = ChunkTarget(order: order, index: index, chunkBytes: chunkBytes)
+                let status = job(index, target)
+                target.deliver()
+                order.finish(index, status: status)
+            }
+        }, meanwhile: {
+            status = order.drain(out: out, errorLine: errorLine)
+        })
+        return status
+    }
+}
+
+/// One input's output on its way: what the job writes into `out` is handed on in
+/// chunks (`deliverIfFull` after each record, `deliver` at the end), error lines as
+/// they come.
+final class ChunkTarget {
+    let out = OutputBuffer()
+    private let order: OrderedOutput
+    let index: Int
+    private let chunkBytes: Int
+
+    init(order: OrderedOutput, index: Int, chunkBytes: Int) {
+        self.order = order
+        self.index = index
+        self.chunkBytes = chunkBytes
+    }
+
+    @inline(__always)
+    func deliverIfFull() {
+        if out.position >= chunkBytes { deliver() }
+    }
+
+    func deliver() {
+        guard out.position > 0 else { return }
+        let bytes = out.contents
+        out.removeAll()
+        order.put(index, bytes, isError: false)
+    }
+
+    func report(_ line: String) {
+        order.put(index, Array(line.utf8), isError: true)
+    }
+}
+
+/// Passes everything to `inner` and hands the output on whenever a chunk is full.
+final class ChunkingSink<Inner: DecodeSink>: DecodeSink {
+    let inner: Inner
+    let target: ChunkTarget
+
+    init(_ inner: Inner, target: ChunkTarget) {
+        self.inner = inner
+        self.target = target
+    }
+
+    var depth: DecodeDepth { inner.depth }
+    func begin(_ input: InputDescription) { inner.begin(input); target.deliverIfFull() }
+    @inline(__always) func frame(_ frame: Frame) { inner.frame(frame); target.deliverIfFull() }
+    func record<R: DecodedRecord>(_ record: R) { inner.record(record); target.deliverIfFull() }
+    func problem(_ problem: InputProblem) { inner.problem(problem); target.deliverIfFull() }
+    func end(_ input: InputDescription) { inner.end(input); target.deliverIfFull() }
+}
+
+/// The chunks of every input until their turn comes, under one lock.
+final class OrderedOutput: @unchecked Sendable {
+    private enum Piece {
+        case bytes([UInt8], isError: Bool)
+        case spilled(offset: Int, count: Int, isError: Bool)
+    }
+
+    private struct Slot {
+        var pieces: [Piece] = []
+        /// Bytes of `pieces` held in memory.
+        var held = 0
+        var done = false
+        var status: Int32 = 0
+        /// Chunks beyond the memory cap, made when first needed.
+        var spill: SpillFile?
+        var spillFailed = false
+    }
+
+    private let monitor = Monitor()
+    private let limits: ParallelRun.Limits
+    private var slots: [Slot]
+    private var head = 0
+    private var nextInput = 0
+    /// Bytes held in memory over all slots.
+    private var held = 0
+
+    init(count: Int, limits: ParallelRun.Limits) {
+        slots = Array(repeating: Slot(), count: count)
+        self.limits = limits
+    }
+
+    /// The next input to decode, nil when all are taken (or Ctrl-C was pressed: the
+    /// inputs not started are then skipped, as a one-job run stops after its file).
+    func claim() -> Int? {
+        monitor.lock()
+        defer { monitor.unlock() }
+        if Interruption.requested {
+            while nextInput < slots.count {
+                slots[nextInput].done = true
+                nextInput += 1
+            }
+            monitor.broadcast()
+        }
+        guard nextInput < slots.count else { return nil }
+        nextInput += 1
+        return nextInput - 1
+    }
+
+    func put(_ index: Int, _ bytes: [UInt8], isError: Bool) {
+        let n = bytes.count
+        monitor.lock()
+        defer {
+            monitor.broadcast()
+            monitor.unlock()
+        }
+        while true {
+            if index == head {
+                if slots[index].held == 0 || slots[index].held + n <= limits.headCap { break }
+            } else {
+                if held + n <= limits.memoryCap { break }
+                if spill(index, bytes, isError: isError) { return }
+            }
+            monitor.wait()
+        }
+        slots[index].pieces.append(.bytes(bytes, isError: isError))
+        slots[index].held += n
+        held += n
+    }
+
+    /// Appends to the input's temporary file (with the lock held).
+    private func spill(_ index: Int, _ bytes: [UInt8], isError: Bool) -> Bool {
+        if slots[index].spillFailed { return false }
+        if slots[index].spill == nil { slots[index].spill = SpillFile() }
+        guard let file = slots[index].spill, let offset = file.append(bytes) else {
+            slots[index].spillFailed = true
+            return false
+        }
+        slots[index].pieces.append(.spilled(offset: offset, count: bytes.count, isError: isError))
+        return true
+    }
+
+    func finish(_ index: Int, status: Int32) {
+        monitor.lock()
+        slots[index].done = true
+        slots[index].status = status
+        monitor.broadcast()
+        monitor.unlock()
+    }
+
+    /// Writes every input's chunks in input order as they come; returns once all inputs
+    /// are done, with the largest status.
+    func drain(out: OutputBuffer, errorLine: (String) -> Void) -> Int32 {
+        var status: Int32 = 0
+        func emit(_ bytes: [UInt8], isError: Bool) {
+            if isError {
+                errorLine(String(decoding: bytes, as: UTF8.self))
+            } else {
+                out.bytes(bytes)
+                out.recordDone()
+            }
+        }
+        monitor.lock()
+        while head < slots.count {
+            if !slots[head].pieces.isEmpty {
+                let pieces = slots[head].pieces
+                let spill = slots[head].spill
+                slots[head].pieces = []
+                held -= slots[head].held
+                slots[head].held = 0
+                monitor.broadcast()
+                monitor.unlock()
+                for piece in pieces {
+                    switch piece {
+                    case .bytes(let bytes, let isError):
+                        emit(bytes, isError: isError)
+                    case .spilled(let offset, let count, let isError):
+                        // An error line is read back whole.
+                        let ok = spill?.read(offset: offset, count: count,
+                                             piece: isError ? count : limits.chunkBytes) {
+                            emit($0, isError: isError)
+                        } ?? false
+                        if !ok {
+                            errorLine("reading back the output parked in a temporary file failed")
+                            status = max(status, CommandLineTool.exitUnreadable)
+                        }
+                    }
+                }
+                monitor.lock()
+                continue
+            }
+            if slots[head].done {
+                status = max(status, slots[head].status)
+                slots[head].spill = nil
+                head += 1
+                monitor.broadcast()
+                continue
+            }
+            monitor.wait()
+        }
+        monitor.unlock()
+        return status
+    }
+}
+
+extension ParallelRun {
+    /// What each file is decoded into.
+    enum Kind {
+        /// `decode` and `stats`.
+        case standard(StandardDecode.Output)
+        /// `summary`, in this layout.
+        case summary(TextLayout)
+    }
+
+    /// The jobs `options` ask for when more than one would run: several files, `-j`
+    /// (or the cores) above 1, and no `--redact`; nil for the one-job loop.
+    static func jobs(_ options: Options) -> Int? {
+        guard !options.redact, [.decode, .stats, .summary].contains(options.subcommand) else { return nil }
+        let jobs = min(options.jobs ?? defaultJobs, options.files.count)
+        return jobs > 1 ? jobs : nil
+    }
+
+    /// `decode`, `stats` and `summary` of several files on `jobs` threads: each file
+    /// through `StandardDecode` into its own writer (or counter), with the hooks of the
+    /// one-job loop. Returns the largest status of the files.
+    static func decode(_ options: Options, registry: Registry, kind: Kind, jobs: Int, shownOnOutput: Bool,
+                       out: OutputBuffer, errorLine: (String) -> Void, limits: Limits = Limits()) -> Int32 {
+        let files = options.files
+        return run(count: files.count, jobs: jobs, out: out, errorLine: errorLine, limits: limits) { index, target in
+            var status = CommandLineTool.exitOK
+            var hooks = CommandLineTool.fileHooks(options, report: shownOnOutput ? { _ in } : target.report,
+                                                  errorLine: target.report,
+                                                  raise: { status = max(status, $0) })
+            hooks.tick = { _ in target.deliverIfFull() }
+            hooks.whileWaiting = { target.deliver() }
+            // A filter caches what it worked out: one per thread.
+            let filter = options.view.recordFilter()
+            switch kind {
+            case .standard(let output):
+                StandardDecode.run(files: [files[index]], inputFormat: options.inputFormat, tech: options.tech,
+                                   registry: registry, output: output, redact: false, filter: filter,
+                                   out: target.out, hooks: hooks)
+            case .summary(let layout):
+                let writer = SummaryWriter(output: target.out, registry: registry, filter: filter,
+                                           width: layout.width, palette: layout.palette)
+                StandardDecode.run(files: [files[index]], inputFormat: options.inputFormat, tech: options.tech,
+                                   registry: registry, out: target.out, hooks: hooks, into: writer)
+            }
+            return status
+        }
+    }
+}
+
+extension CommandLineTool {
+    /// What `decode`, `stats` and `summary` do around each file, on one thread or
+    /// several: the `--input` mismatch warning before it; after it, its status
+    /// (`raise`) and the line saying why no frame was found. `report` gets each
+    /// file-level problem.
+    static func fileHooks(_ options: Options, report: @escaping (String) -> Void, errorLine: @escaping (String) -> Void,
+                          raise: @escaping (Int32) -> Void) -> StandardDecode.Hooks {
+        var hooks = StandardDecode.Hooks(report: report)
+        hooks.beforeFile = { file in
+            if let forced = options.inputFormat, let warning = InputMessages.mismatch(file, forced: forced) {
+                errorLine(warning)
+            }
+        }
+        hooks.afterFile = { file, outcome, format in
+            if outcome.unreadable {
+                raise(exitUnreadable)
+            } else if outcome.hadErrors {
+                raise(exitInputErrors)
+            }
+            if outcome.frames == 0, !outcome.unreadable, !Interruption.requested,
+               let message = InputMessages.noFrames(file, format: format, forced: options.inputFormat) {
+                errorLine(message.text)
+                if message.unreadable { raise(exitUnreadable) }
+            }
+        }
+        return hooks
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import NFCScope
+@testable import NFCScopeCLI
+
+/// `-j N`: several files decoded at once give the bytes one job gives, in input order,
+/// whatever the limits on what is held back; errors name their file.
+@Suite struct ParallelRunTests {
+    private func run(_ args: [String]) -> (status: Int32, out: [UInt8], errors: [String]) {
+        let out = OutputBuffer()
+        var errors: [String] = []
+        let status = CommandLineTool.run(args[...], out: out, outputIsTerminal: false) { errors.append($0) }
+        return (status, out.contents, errors)
+    }
+
+    /// Captures of every input format, one of them twice, and one that does not exist.
+    static let files = [
+        "hf_visa_apple_transit_bypass.derived.pcap", "hf_14a_mfu.trace", "libnfc-apdu-demo-debug.log",
+        "Suica.nfc", "hf_visa_apple_normal.trace", "hf_mfdes_sniff.trace", "hf_14b_reader.trace",
+        "hf_visa_apple_transit_bypass.derived.pcap", "x.pcap",
+    ].map(fixturePath)
+
+    /// Every way `decode`, `stats` and `summary` can be asked to look at the files:
+    /// formats, filters, frame ranges, record types, text views, --redact (which runs
+    /// the files one after another whatever -j says: its output must not change either).
+    static let commands: [[String]] = [
+        ["decode", "--format", "jsonl"], ["decode", "--format", "text"], ["stats", "--format", "text"],
+        ["stats", "--format", "jsonl"], ["decode", "--format", "jsonl", "--redact"],
+        ["decode", "--format", "text", "--redact", "--timing"],
+        ["decode", "--format", "jsonl", "--filter", "apdu.ins == \"B2\" || frame.crc == \"bad\""],
+        ["decode", "--format", "text", "-Y", "apdu.sw contains \"90\"", "--width", "60"],
+        ["decode", "--format", "text", "--frames", "5-40,100-", "--only", "apdu,frame,error", "--timing"],
+        ["decode", "--format", "jsonl", "--only", "transaction,ndef,felica"],
+        ["stats", "--format", "jsonl", "--filter", "apdu.ins == \"A4\""],
+        ["summary"], ["summary", "--width", "72", "--color", "always"],
+        ["summary", "--filter", "apdu.ins == \"B2\"", "--only", "apdu,transaction"],
+    ]
+
+    @Test(arguments: commands)
+    func sameBytesAsOneJob(_ command: [String]) {
+        let files = Self.files + ["/nonexistent/capture.pcap"] + Self.files.prefix(2)
+        let one = run(command + ["-j", "1"] + files)
+        let many = run(command + ["-j", "3"] + files)
+        #expect(one.out.count > 300)
+        let same = many.out == one.out
+        #expect(same)
+        #expect(many.status == one.status)
+        #expect(one.status == CommandLineTool.exitUnreadable)
+        // Error lines in input order too, the missing file's named.
+        #expect(many.errors == one.errors)
+        #expect(many.errors.contains { $0.hasPrefix("/nonexistent/capture.pcap: ") })
+    }
+
+    /// On a terminal (records flushed one by one, problems shown in the output, text
+    /// by default) the bytes are the same too.
+    @Test func sameBytesOnATerminal() {
+        for command in [["decode"], ["summary"], ["decode", "--only", "apdu"]] {
+            func run(_ jobs: String) -> (Int32, [UInt8], [String]) {
+                let out = OutputBuffer()
+                var errors: [String] = []
+                let status = CommandLineTool.run((command + ["-j", jobs] + Self.files)[...], out: out,
+                                                 outputIsTerminal: true, environment: ["NO_COLOR": "1"]) {
+                    errors.append($0)
+                }
+                return (status, out.contents, errors)
+            }
+            let (oneStatus, oneOut, oneErrors) = run("1")
+            let (manyStatus, manyOut, manyErrors) = run("2")
+            #expect(manyOut == oneOut, "\(command)")
+            #expect(manyStatus == oneStatus)
+            #expect(manyErrors == oneErrors)
+        }
+    }
+
+    /// --redact keeps one redactor over all files (a card number learned in one is
+    /// masked in the later ones), so it decodes them one after another whatever -j says;
+    /// `sameBytesAsOneJob` covers that its output does not change.
+
+    /// Tiny chunks and caps: most output goes through the temporary files, and a head
+    /// file that is ahead of the writer waits; the result is still the same bytes.
+    @Test func spillingAndWaitingKeepTheOrder() throws {
+        let options = try Arguments.parse(["decode", "--format", "jsonl"] + Self.files + Self.files)
+        let registry = Registry.builtin
+        let one = run(["decode", "--format", "jsonl", "-j", "1"] + Self.files + Self.files)
+        for limits in [ParallelRun.Limits(chunkBytes: 1, memoryCap: 0, headCap: 0),
+                       ParallelRun.Limits(chunkBytes: 700, memoryCap: 3000, headCap: 1500)] {
+            let out = OutputBuffer()
+            var errors: [String] = []
+            let status = ParallelRun.decode(options, registry: registry, kind: .standard(.jsonl), jobs: 4,
+                                            shownOnOutput: false, out: out, errorLine: { errors.append($0) },
+                                            limits: limits)
+            let same = out.contents == one.out
+            #expect(same)
+            #expect(errors == one.errors)
+            #expect(status == one.status)
+        }
+    }
+
+    @Test func jobsOption() throws {
+        #expect(try Arguments.parse(["decode", "-j", "4", "a"]).jobs == 4)
+        #expect(try Arguments.parse(["stats", "--jobs=2", "a", "b"]).jobs == 2)
+        #expect(try Arguments.parse(["decode", "a"]).jobs == nil)
+        #expect(throws: UsageError.invalidValue(option: "-j", value: "0")) { try Arguments.parse(["decode", "-j", "0", "a"]) }
+        #expect(throws: UsageError.invalidValue(option: "-j", value: "x")) { try Arguments.parse(["decode", "-j", "x", "a"]) }
+        #expect(try Arguments.parse(["summary", "-j", "3", "a"]).jobs == 3)
+        #expect(throws: UsageError.unknownOption("-j")) { try Arguments.parse(["diff", "-j", "2", "a", "b"]) }
+        #expect(ParallelRun.jobs(try Arguments.parse(["decode", "-j", "4", "a"])) == nil)
+        #expect(ParallelRun.jobs(try Arguments.parse(["decode", "-j", "4", "a", "b"])) == 2)
+        #expect(ParallelRun.jobs(try Arguments.parse(["decode", "-j", "4", "--redact", "a", "b"])) == nil)
+        #expect(ParallelRun.defaultJobs >= 1)
+    }
+
+    /// convert of several inputs: one pcapng each in the folder, each reading back as
+    /// the one-input convert's; a clash of names and an unreadable input are reported.
+    @Test func convertManyIntoAFolder() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfcscope-j-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inputs = ["hf_visa_apple_transit_bypass.derived.pcap", "hf_14a_mfu.trace", "Suica.nfc"].map(fixturePath)
+        let r = run(["convert", "-j", "2"] + inputs + ["/nonexistent/x.trace", fixturePath("hf_14a_mfu.trace"), "-o", dir.path])
+        #expect(r.status == CommandLineTool.exitUnreadable)
+        #expect(r.errors.contains { $0.hasPrefix("/nonexistent/x.trace: ") })
+        #expect(r.errors.contains { $0.contains("hf_14a_mfu.trace: not converted") })
+        for input in inputs {
+            let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
+            let many = dir.appendingPathComponent(name + ".pcapng").path
+            let single = dir.appendingPathComponent("single-" + name + ".pcapng").path
+            #expect(run(["convert", input, "-o", single]).status <= 1)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: many)) == Data(contentsOf: URL(fileURLWithPath: single)))
+        }
+        #expect(throws: UsageError.convertManyNeedsFolder("out.pcap")) {
+            try Arguments.parse(["convert", "a", "b", "-o", "out.pcap"])
+        }
+    }
+}
