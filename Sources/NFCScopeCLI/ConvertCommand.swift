@@ -10,11 +10,13 @@ import Glibc
 /// Learns what the export needs to know before writing anything.
 final class ExportPrescan: DecodeSink {
     var needsExportedPDU = false
+    var sawLLCP = false, sawOther = false
     var problems: [InputProblem] = []
 
     func begin(_ input: InputDescription) {}
     func frame(_ frame: Frame) {
         if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
+        if frame.flags.contains(.llcp) { sawLLCP = true } else { sawOther = true }
     }
     var depth: DecodeDepth { .link }
     func record<R: DecodedRecord>(_ record: R) {}
@@ -52,6 +54,7 @@ enum ConvertCommand {
         do {
             exporter = try PcapExporter(path: outputPath, container: container,
                                         needsExportedPDU: prescan.needsExportedPDU,
+                                        onlyLLCP: prescan.sawLLCP && !prescan.sawOther,
                                         timeOrigin: first.startTime ?? 0)
         } catch {
             errorLine(error.message)
