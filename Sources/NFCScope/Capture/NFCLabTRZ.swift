@@ -36,7 +36,7 @@ public final class NFCLabTRZ {
     public static func detect(_ view: ByteView) -> Bool {
         guard Gzip.hasMagic(view) else { return false }
         var first: [UInt8] = []
-        _ = try? Gzip.inflate(view) { chunk, _ in
+        _ = try? Gzip.inflate(view, chunkSize: 512) { chunk, _ in
             first += chunk.prefix(512 - first.count)
             return first.count < 512
         }
