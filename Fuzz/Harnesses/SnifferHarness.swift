@@ -42,17 +42,7 @@ enum SnifferHarness {
     /// the frame list see fuzzed bytes without the fuzzer having to compress them.
     static func trz(_ data: ByteView) {
         FuzzHarness.decode(data, as: .nfcLabTRZ)
-        var file: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]
-        var rest = data.array[...]
-        repeat {
-            let block = rest.prefix(65535)
-            rest = rest.dropFirst(block.count)
-            let len = UInt16(block.count)
-            file += [rest.isEmpty ? 1 : 0, UInt8(len & 0xFF), UInt8(len >> 8), UInt8(~len & 0xFF), UInt8(~len >> 8)]
-            file += block
-        } while !rest.isEmpty
-        let crc = ~CRC32.update(0xFFFF_FFFF, data.array[...])
-        for v in [crc, UInt32(truncatingIfNeeded: data.count)] { file += withUnsafeBytes(of: v.littleEndian, Array.init) }
+        let file = Gzip.storedMember(data.array)
         FuzzHarness.decode(file, as: .nfcLabTRZ)
     }
 

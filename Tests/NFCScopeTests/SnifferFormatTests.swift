@@ -31,6 +31,15 @@ private func inflateError(_ bytes: [UInt8]) -> InflateError? {
         #expect(try inflateAll(compressed, chunkSize: 1000) == plain)
     }
 
+    @Test func storedMemberMatchesZlib() throws {
+        // zlib's trailer of plain.L0.gz: the CRC-32 and length of plain.bin (last 8 bytes).
+        let plain = fixtureBytes("deflate/plain.bin")
+        let zlib = fixtureBytes("deflate/plain.L0.gz")
+        let ours = Gzip.storedMember(plain)
+        #expect(Array(ours.suffix(8)) == Array(zlib.suffix(8)))
+        #expect(try inflateAll(ours) == plain)
+    }
+
     @Test func damageIsReportedWithItsOffset() throws {
         let good = fixtureBytes("deflate/plain.L9.gz")
         // The trailer (RFC 1952 section 2.3.1): CRC-32 then ISIZE, both little-endian, last 8 bytes.
@@ -137,21 +146,9 @@ private struct BitWriter {
     }
 }
 
-/// A gzip member of stored DEFLATE blocks (RFC 1951 3.2.4, RFC 1952 2.3), CRC from our table.
-private func gzipStored(_ data: [UInt8]) -> [UInt8] {
-    var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]
-    var rest = data[...]
-    repeat {
-        let block = rest.prefix(65535)
-        rest = rest.dropFirst(block.count)
-        let len = UInt16(block.count)
-        out += [rest.isEmpty ? 1 : 0, UInt8(len & 0xFF), UInt8(len >> 8), UInt8(~len & 0xFF), UInt8(~len >> 8)]
-        out += block
-    } while !rest.isEmpty
-    let crc = ~CRC32.update(0xFFFF_FFFF, data[...])
-    for v in [crc, UInt32(data.count)] { out += (0..<4).map { UInt8(v >> (8 * UInt32($0)) & 0xFF) } }
-    return out
-}
+/// A gzip member of stored DEFLATE blocks (RFC 1951 3.2.4, RFC 1952 2.3); its CRC-32 is
+/// checked against zlib's in `storedMemberMatchesZlib`.
+private func gzipStored(_ data: [UInt8]) -> [UInt8] { Gzip.storedMember(data) }
 
 @Suite struct HydraNFCTests {
     /// A big-endian nanosecond pcap of link type 147 as the HydraBus firmware writes it

@@ -333,4 +333,21 @@ enum Gzip {
         } while start < view.count && view[start] != 0
         return true
     }
+
+    /// `data` as one gzip member of stored blocks (RFC 1951 section 3.2.4), for tests and
+    /// fuzzing, which need archives without a compressor.
+    static func storedMember(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]
+        var rest = data[...]
+        repeat {
+            let block = rest.prefix(65535)
+            rest = rest.dropFirst(block.count)
+            let len = UInt16(block.count)
+            out += [rest.isEmpty ? 1 : 0, UInt8(len & 0xFF), UInt8(len >> 8), UInt8(~len & 0xFF), UInt8(~len >> 8)]
+            out += block
+        } while !rest.isEmpty
+        let crc = ~CRC32.update(0xFFFF_FFFF, data[...])
+        for v in [crc, UInt32(truncatingIfNeeded: data.count)] { out += (0..<4).map { UInt8(v >> (8 * UInt32($0)) & 0xFF) } }
+        return out
+    }
 }
