@@ -123,6 +123,16 @@ private struct BitWriter {
         #expect(sink.inputs.first.map { "\($0.format)" } == "nfc-laboratory-trz")
     }
 
+    @Test func cutArchivesAreDetectedAndSayWhere() throws {
+        // 20 000 bytes of the archive whose 40 000-byte random signal entry comes first: the
+        // first tar header inflates (detected), the frame list is never reached.
+        let cut = Array(fixtureBytes("deflate/nfclab-signal-first.trz").prefix(20000))
+        #expect(ByteView.with(cut) { InputFormat.detect($0) } == .nfcLabTRZ)
+        guard case .failure(let problem) = ByteView.with(cut, { NFCLabTRZ.open($0) }) else { Issue.record("opened"); return }
+        #expect(problem.message.hasPrefix("compressed data ends inside a DEFLATE block"))
+        #expect(problem.offset == 20000)
+    }
+
     @Test func archivesWithoutAFrameListAreRefused() throws {
         // A gzip of one microtar-style entry named "radio.wav" and the end blocks.
         var header = [UInt8](repeating: 0, count: 512)

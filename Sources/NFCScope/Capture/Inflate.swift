@@ -98,7 +98,7 @@ struct Inflater {
     private mutating func emit(_ b: UInt8, _ consume: (ArraySlice<UInt8>, Int) -> Bool) throws(InflateError) {
         out.append(b)
         produced += 1
-        if out.count >= Self.windowSize + chunkSize { try deliver(consume) }
+        if out.count - undelivered >= chunkSize { try deliver(consume) }
     }
 
     /// Hands over what was produced since the last call and keeps only the window.
