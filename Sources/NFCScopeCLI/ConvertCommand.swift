@@ -14,9 +14,20 @@ final class ExportPrescan: DecodeSink {
     var problems: [InputProblem] = []
 
     func begin(_ input: InputDescription) {}
+    /// usbmon captures of CCID readers: the link type of their USB packets, when every
+    /// frame is a CCID message (a classic pcap of that link type then keeps them).
+    var usbmonLinkType: UInt32?
+    private var otherFrames = false
+
     func frame(_ frame: Frame) {
         if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
         if frame.flags.contains(.llcp) { sawLLCP = true } else { sawOther = true }
+        if case .ccid(let message) = frame.info {
+            if usbmonLinkType == nil && !otherFrames { usbmonLinkType = UInt32(message.packetLinkType) }
+        } else {
+            otherFrames = true
+            usbmonLinkType = nil
+        }
     }
     var depth: DecodeDepth { .link }
     func record<R: DecodedRecord>(_ record: R) {}
@@ -55,7 +66,7 @@ enum ConvertCommand {
             exporter = try PcapExporter(path: outputPath, container: container,
                                         needsExportedPDU: prescan.needsExportedPDU,
                                         onlyLLCP: prescan.sawLLCP && !prescan.sawOther,
-                                        timeOrigin: first.startTime ?? 0)
+                                        timeOrigin: first.startTime ?? 0, usbmonLinkType: prescan.usbmonLinkType)
         } catch {
             errorLine(error.message)
             return CommandLineTool.exitUnreadable

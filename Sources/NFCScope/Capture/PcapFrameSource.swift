@@ -56,7 +56,7 @@ public struct PcapFrameSource: FrameSource {
 
     /// The one error for a capture of another link type.
     public static func undecodedLinkTypeMessage(_ linkType: UInt32) -> String {
-        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP), 252 (Wireshark exported PDUs) and 147 with HydraNFC's frame header only"
+        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP), 252 (Wireshark exported PDUs), 220/189 (usbmon of PN53x and CCID readers) and 147 with HydraNFC's frame header only"
     }
 
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }

@@ -57,6 +57,8 @@ public struct FrameFlags: OptionSet, Sendable {
     public static let llcp = FrameFlags(rawValue: 1 << 3)
     /// With `llcp`: the capturing adapter sent the PDU (link type 245 flags bit 0).
     public static let llcpSent = FrameFlags(rawValue: 1 << 4)
+    /// The bytes are a USB CCID message that its source decoded (info `.ccid`), not an air frame.
+    public static let ccid = FrameFlags(rawValue: 1 << 5)
 }
 
 public struct Frame: Sendable {
@@ -142,6 +144,8 @@ public struct FrameError: Error, Sendable, Equatable {
         case llcpTruncated          // a: bytes present, b: PTYPE
         case nfcDEPLength           // a: NFC-DEP LEN byte, b: bytes present from LEN on (CRC excluded)
         case snifferUnknownModulation // a: the sniffer's modulation byte (HydraNFC 0xB2)
+        case ccidTruncated          // a: dwLength, b: abData bytes present
+        case ccidFailed             // a: bError, b: message type of the command that failed (0: unknown)
     }
     public var kind: Kind
     public var a: Int
@@ -186,6 +190,10 @@ public struct FrameError: Error, Sendable, Equatable {
         case .llcpTruncated: "LLCP \(LLCPType(rawValue: UInt8(b & 15))!.name) PDU ends after \(a) byte(s), before its fixed fields"
         case .nfcDEPLength: "NFC-DEP length byte says \(a) bytes, \(b) present"
         case .snifferUnknownModulation: "the sniffer did not recognise the modulation (0x\(hex2(a))): the bytes are not decoded air data"
+        case .ccidTruncated: "CCID message says \(a) data bytes, \(b) present"
+        case .ccidFailed:
+            "CCID " + (b == 0 ? "command" : CCIDMessage.name(UInt8(truncatingIfNeeded: b)).map { "\($0)" } ?? "command")
+                + " failed: bError 0x\(hex2(a)) (\(CCIDMessage.errorName(UInt8(truncatingIfNeeded: a))))"
         case .chipStatus: "PN53x \(PN53xCommand.name(UInt8(truncatingIfNeeded: b))) failed: status 0x\(hex2(a)) (\(PN53xStatus.name(a)))"
         }
     }

@@ -201,6 +201,9 @@ public enum LinkInfo: Sendable {
 
     /// An NFC-DEP (ISO 18092) frame in NFC-A or NFC-F.
     case nfcDEP(NFCDEPFrame)
+
+    /// A USB CCID message of a contact or contactless smart-card reader (usbmon captures).
+    case ccid(CCIDMessage)
 }
 
 extension LinkInfo {
