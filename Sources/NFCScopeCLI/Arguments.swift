@@ -255,6 +255,8 @@ public enum Arguments {
       decoded; a capture of any other link type (LLCP, usbmon, Ethernet) is
       refused with one error (exit status 2). Proxmark3 .trace files (trace save)
       and nfc-laboratory JSON (frame.json of a TRZ file, nfc-lab -j output).
+      nfc-laboratory .trz archives are read directly; HydraNFC pcaps (link type
+      147 with HydraNFC's frame header) are decoded as NFC-A.
       Formats are described in docs/input-formats.md.
 
     INPUT FORMATS (--input NAME)
@@ -262,6 +264,7 @@ public enum Arguments {
       pcapng           pcapng, the same link types
       flipper-nfc      Flipper Zero .nfc FeliCa dump
       nfc-laboratory   nfc-laboratory JSON (frame.json, nfc-lab -j)
+      nfc-laboratory-trz  nfc-laboratory .trz trace archive (gzip of a tar with frame.json)
       libnfc           libnfc debug log (LIBNFC_LOG_LEVEL=3) or example-program output
       proxmark3        Proxmark3 .trace (trace save); --tech names its technology
 

@@ -10,6 +10,7 @@ import Glibc
 /// Learns what the export needs to know before writing anything.
 final class ExportPrescan: DecodeSink {
     var needsExportedPDU = false
+    var sawLLCP = false, sawOther = false
     var problems: [InputProblem] = []
 
     func begin(_ input: InputDescription) {}
@@ -20,6 +21,7 @@ final class ExportPrescan: DecodeSink {
 
     func frame(_ frame: Frame) {
         if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
+        if frame.flags.contains(.llcp) { sawLLCP = true } else { sawOther = true }
         if case .ccid(let message) = frame.info {
             if usbmonLinkType == nil && !otherFrames { usbmonLinkType = UInt32(message.packetLinkType) }
         } else {
@@ -95,6 +97,7 @@ enum ConvertCommand {
         do {
             exporter = try PcapExporter(path: outputPath, container: container,
                                         needsExportedPDU: prescan.needsExportedPDU,
+                                        onlyLLCP: prescan.sawLLCP && !prescan.sawOther,
                                         timeOrigin: first.startTime ?? 0, usbmonLinkType: prescan.usbmonLinkType)
         } catch {
             errorLine(error.message)

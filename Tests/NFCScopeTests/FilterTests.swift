@@ -164,7 +164,7 @@ private func applePayFrames() throws -> [[UInt8]] {
         #expect(types(both) == ["input", "frame", "apdu"])
         let bad = run(["decode", "--only", "apdus", applePay])
         #expect(bad.status == CommandLineTool.exitUsage)
-        #expect(bad.errors == ["invalid value 'apdus' for '--only' (valid: apdu, felica, ndef, transaction, frame, snep, llcp, error)"])
+        #expect(bad.errors == ["invalid value 'apdus' for '--only' (valid: apdu, felica, ndef, transaction, frame, snep, llcp, npp, error)"])
     }
 
     @Test func transactionOutcomeMatches() {

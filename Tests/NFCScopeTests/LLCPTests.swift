@@ -30,7 +30,11 @@ private func decode(_ pdus: [(sent: Bool, bytes: [UInt8])]) -> CollectingSink {
 }
 
 private func pdu(_ bytes: [UInt8], sent: Bool? = true) -> LLCPPDU? {
-    ByteView.with(bytes) { LLCPPDU.parse($0, sent: sent) }
+    // The PDU's views must outlive this call: its bytes are kept (never freed, tests only).
+    let storage = GrowableBytes(capacity: bytes.count)
+    storage.append(bytes)
+    _ = Unmanaged.passRetained(storage)
+    return LLCPPDU.parse(storage.view, sent: sent)
 }
 
 @Suite struct LLCPPDUTests {

@@ -190,6 +190,15 @@ public final class CaptureInput: @unchecked Sendable {
         return (p, file.size)
     }
 
+    /// Bytes already in memory, taken over without a copy (an archive's inflated entry).
+    public init(owned: GrowableBytes, name: String) {
+        path = name
+        stream = nil
+        self.owned = owned
+        mapped = nil
+        mappedLength = 0
+    }
+
     deinit {
         if let mapped {
             InputShrinkGuard.unwatch(base: mapped)

@@ -31,6 +31,7 @@ public struct PcapFrameSource: FrameSource {
             if record.error?.kind == .undefinedInterface { continue }
             if record.linkType == LinkType.iso14443 || record.linkType == LinkType.exportedPDU
                 || record.linkType == LinkType.nfcLLCP { return nil }
+            if record.linkType == HydraNFC.linkType, HydraNFC.header(record.data) != nil { return nil }
             if first == nil { first = record.linkType }
         }
         return first
@@ -47,14 +48,15 @@ public struct PcapFrameSource: FrameSource {
         case LinkType.nfcLLCP: "NFC LLCP"
         case 249: "USB packets, USBPcap"
         case 276: "Linux cooked v2"
-        case 147...162: "user-defined"
+        case HydraNFC.linkType: "user-defined, no HydraNFC frame header"
+        case 148...162: "user-defined"
         default: "not an NFC link type"
         }
     }
 
     /// The one error for a capture of another link type.
     public static func undecodedLinkTypeMessage(_ linkType: UInt32) -> String {
-        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP), 252 (Wireshark exported PDUs) and 220/189 (usbmon of PN53x and CCID readers) only"
+        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP), 252 (Wireshark exported PDUs), 220/189 (usbmon of PN53x and CCID readers) and 147 with HydraNFC's frame header only"
     }
 
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }
@@ -79,6 +81,8 @@ public struct PcapFrameSource: FrameSource {
             Self.fillLLCP(&frame, record.data)
         } else if record.linkType == LinkType.exportedPDU {
             Self.fillExportedPDU(&frame, record.data)
+        } else if record.linkType == HydraNFC.linkType {
+            HydraNFC.fill(&frame, record.data)
         } else {
             frame.error = FrameError(.unsupportedLinkType, Int(record.linkType))
         }

@@ -300,7 +300,7 @@ public final class CardObserver: DecodeSink {
     }
 
     private func observe(_ x: NDEFTagRecord) {
-        guard x.source != .snep, current != nil, current!.ndef.count < Self.maxPerCard else { return }
+        guard x.source != .snep, x.source != .npp, current != nil, current!.ndef.count < Self.maxPerCard else { return }
         current!.ndef.append(ObservedNDEF(platform: String(describing: x.source.jsonName), complete: x.assemblyProblem == nil,
                                           problem: x.assemblyProblem, messageLength: x.message.count))
     }

@@ -143,6 +143,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case llcpTooShort           // a: bytes present (an LLCP PDU header is 2 bytes)
         case llcpTruncated          // a: bytes present, b: PTYPE
         case nfcDEPLength           // a: NFC-DEP LEN byte, b: bytes present from LEN on (CRC excluded)
+        case snifferUnknownModulation // a: the sniffer's modulation byte (HydraNFC 0xB2)
         case ccidTruncated          // a: dwLength, b: abData bytes present
         case ccidFailed             // a: bError, b: message type of the command that failed (0: unknown)
     }
@@ -188,6 +189,7 @@ public struct FrameError: Error, Sendable, Equatable {
         case .llcpTooShort: "LLCP PDU of \(a) byte(s) is too short for its 2-byte header"
         case .llcpTruncated: "LLCP \(LLCPType(rawValue: UInt8(b & 15))!.name) PDU ends after \(a) byte(s), before its fixed fields"
         case .nfcDEPLength: "NFC-DEP length byte says \(a) bytes, \(b) present"
+        case .snifferUnknownModulation: "the sniffer did not recognise the modulation (0x\(hex2(a))): the bytes are not decoded air data"
         case .ccidTruncated: "CCID message says \(a) data bytes, \(b) present"
         case .ccidFailed:
             "CCID " + (b == 0 ? "command" : CCIDMessage.name(UInt8(truncatingIfNeeded: b)).map { "\($0)" } ?? "command")

@@ -4,7 +4,9 @@
 // their own, use link type 252 (Wireshark exported PDU) with the "felica" dissector
 // for NFC-F, plus nfcscope's frame tag. A classic pcap holds one link type, so a
 // pcap with any F/V frame holds everything as 252 ("iso14443" PDUs for A/B); a
-// pcapng holds one interface per link type.
+// pcapng holds one interface per link type. LLCP PDUs (link type 245 inputs) keep
+// link type 245 with its 2-byte pseudo-header: in a pcapng on their own interface,
+// in a pcap only when the capture is nothing else.
 
 public enum ExportContainer: String, Sendable {
     case pcap, pcapng
@@ -32,6 +34,8 @@ public final class PcapExporter: DecodeSink {
     public let container: ExportContainer
     /// For pcap: true when every frame goes out as link type 252.
     public let allExportedPDU: Bool
+    /// For pcap: true when every frame is an LLCP PDU (the file is link type 245).
+    public let allLLCP: Bool
     /// Added to the frames' times (which the decoder makes relative to the first frame).
     public let timeOrigin: Int64
     public private(set) var written = 0
@@ -53,22 +57,25 @@ public final class PcapExporter: DecodeSink {
     /// Creates `path`. `needsExportedPDU` says whether the stream has NFC-F/V frames
     /// (only the pcap container needs to know beforehand).
     /// `live` (pcapng only): write each record out as it comes (`nfcscope capture`).
+    /// `onlyLLCP` (pcap only): every frame is an LLCP PDU, so the file is link type 245.
     /// `usbmonLinkType` (pcap only): every frame is a CCID message of a usbmon capture of this
     /// link type (220 or 189); the pcap is of that link type and keeps their USB packets.
-    public init(path: String, container: ExportContainer, needsExportedPDU: Bool,
+    public init(path: String, container: ExportContainer, needsExportedPDU: Bool, onlyLLCP: Bool = false,
                 timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil, usbmonLinkType: UInt32? = nil) throws(ExportError) {
         self.container = container
         self.timeOrigin = timeOrigin
         do {
             switch container {
             case .pcap:
-                allExportedPDU = needsExportedPDU
+                allExportedPDU = needsExportedPDU && !onlyLLCP
+                allLLCP = onlyLLCP
                 usbmonPcapLinkType = usbmonLinkType
                 pcapDumper = try ClassicPcapWriter(
-                    path: path, linkType: usbmonLinkType ?? (needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443))
+                    path: path, linkType: onlyLLCP ? LinkType.nfcLLCP : usbmonLinkType ?? (needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443))
                 pcapngWriter = nil
             case .pcapng:
                 allExportedPDU = false
+                allLLCP = false
                 pcapDumper = nil
                 let writer = try PcapngWriter(path: path, application: NFCScopeLibrary.version, live: live)
                 _ = writer.interface(for: LinkType.iso14443)
@@ -88,7 +95,7 @@ public final class PcapExporter: DecodeSink {
     public func record<R: DecodedRecord>(_ record: R) {}
 
     public func frame(_ frame: Frame) {
-        if frame.flags.contains(.llcp) { return skip(frame, "LLCP PDU (link type 245 is not exported)") }
+        if frame.flags.contains(.llcp) { return llcpFrame(frame) }
         if frame.flags.contains(.ccid) { return usbPacket(frame) }
         if usbmonPcapLinkType != nil { return skip(frame, "not a CCID message in a pcap of usbmon packets") }
         guard frame.dir != nil || frame.event != nil else {
@@ -123,6 +130,30 @@ public final class PcapExporter: DecodeSink {
                 Self.appendISO14443(frame, to: &record)
                 writer.packet(interface: 0, timeNanos: time, record, comment: nextComment)
             }
+            nextComment = nil
+        }
+        written += 1
+    }
+
+    /// An LLCP PDU as a link type 245 record: adapter 0 (the input's adapter number is
+    /// not kept), flags bit 0 set when the adapter sent it (Wireshark's packet-llcp.c
+    /// reads it so: LLCP_PHDR_FLAG_SENT), then the PDU.
+    private func llcpFrame(_ frame: Frame) {
+        if let error = frame.error, error.kind == .llcpPseudoHeader { return skip(frame, error.message) }
+        let time = timeOrigin &+ frame.time
+        guard time >= 0 else { return skip(frame, "time before 1970") }
+        guard frame.bytes.count <= 65_000 else { return skip(frame, "\(frame.bytes.count) bytes do not fit a record") }
+        record.removeAll(keepingCapacity: true)
+        record.append(0)
+        record.append(frame.flags.contains(.llcpSent) ? 1 : 0)
+        frame.bytes.append(to: &record)
+        switch container {
+        case .pcap:
+            guard allLLCP else { return skip(frame, "LLCP PDU in a pcap of another link type (write a .pcapng to keep both)") }
+            pcapDumper?.dump(record, timeNanos: time)
+        case .pcapng:
+            guard let writer = pcapngWriter else { return }
+            writer.packet(interface: writer.interface(for: LinkType.nfcLLCP), timeNanos: time, record, comment: nextComment)
             nextComment = nil
         }
         written += 1

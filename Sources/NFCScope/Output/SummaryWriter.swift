@@ -112,6 +112,7 @@ public final class SummaryWriter: DecodeSink {
         case "felica": feliCa(value)
         case "ndef": ndef(value)
         case "snep": other(value, what: "SNEP " + (value["name"]?.stringValue ?? "?"), status: "", meaning: "")
+        case "npp": other(value, what: "NPP message", status: "", meaning: "")
         case "transaction": transaction(value)
         default: break
         }

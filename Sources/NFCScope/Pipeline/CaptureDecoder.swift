@@ -78,6 +78,10 @@ public enum CaptureDecoder {
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         case .success(.libnfc(var source)):
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
+        case .success(.nfcLabTRZ(var source)):
+            // Offsets of frame problems are those of the inflated frame list.
+            return run(&source, input: source.archive.frameJSON, path: "\(displayPath) (\(source.archive.entryName))",
+                       registry: registry, into: sink)
         case .success(.usbmon(var source)):
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         }

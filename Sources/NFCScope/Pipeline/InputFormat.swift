@@ -6,6 +6,8 @@ public enum InputFormat: String, Sendable, CaseIterable {
     case pcapng
     case flipperNFC = "flipper-nfc"
     case nfcLabJSON = "nfc-laboratory"
+    /// nfc-laboratory trace archive (.trz: gzip of a tar holding frame.json).
+    case nfcLabTRZ = "nfc-laboratory-trz"
     /// libnfc debug log (LIBNFC_LOG_LEVEL=3) or example-program output (nfc-anticol, ...).
     case libnfc
     /// Last: with no magic number, it is recognised only by its records tiling the file.
@@ -21,6 +23,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
         case .pcapng?: return .pcapng
         case nil: break
         }
+        if NFCLabTRZ.detect(view) { return .nfcLabTRZ }
         if FlipperNFCDump.detect(view) { return .flipperNFC }
         if NFCLabJSONSource.layout(of: view) != nil { return .nfcLabJSON }
         if LibnfcLineSyntax.looksLikeLibnfc(view) { return .libnfc }
@@ -51,6 +54,10 @@ extension InputFormat {
         case .pcap?: return .format(.pcap)
         case .pcapng?: return .format(.pcapng)
         case nil: break
+        }
+        if Gzip.hasMagic(view) {
+            // A .trz is read whole: wait for the first tar header to inflate.
+            return NFCLabTRZ.detect(view) ? .format(.nfcLabTRZ) : .needMore
         }
         let magic = FlipperNFCDump.magic
         let isMagicPrefix = magic.withUTF8Buffer { m in
@@ -84,6 +91,8 @@ public enum OpenedSource {
     case flipperNFC(FlipperNFCDump)
     case proxmark3(Proxmark3TraceSource)
     case nfcLabJSON(NFCLabJSONSource)
+    /// The archive's frame list, inflated (the source keeps it alive).
+    case nfcLabTRZ(NFCLabTRZSource)
     case libnfc(LibnfcFrameSource)
     /// A pcap/pcapng of Linux usbmon (link types 220, 189): USB readers' bulk traffic.
     case usbmon(UsbmonFrameSource)
@@ -96,6 +105,7 @@ public enum OpenedSource {
         case .pcap, .pcapng: PcapFrameSource.needsMoreToOpen(view)
         case .flipperNFC: true
         case .nfcLabJSON: NFCLabJSONSource.needsMoreToOpen(view)
+        case .nfcLabTRZ: true
         case .libnfc: false
         case .proxmark3: Proxmark3TraceSource.needsMoreToOpen(view, tech: tech)
         }
@@ -139,6 +149,8 @@ public enum OpenedSource {
             } catch {
                 return .failure(error)
             }
+        case .nfcLabTRZ:
+            return NFCLabTRZ.open(view).map { .nfcLabTRZ(NFCLabTRZSource($0)) }
         case .libnfc:
             return .success(.libnfc(LibnfcFrameSource(view: view, final: final)))
         }

@@ -68,6 +68,7 @@ final class LLCPStage {
             c.frames.add(n)
             if sent { c.sentPDUs += 1; c.sentBytes += pdu.body.count } else { c.receivedPDUs += 1; c.receivedBytes += pdu.body.count }
             if c.isSNEP { snep(pdu.body, sent: sent, on: c, n: n, to: sink) }
+            if c.isNPP { npp(pdu.body, sent: sent, on: c, n: n, to: sink) }
         case .rr, .rnr:
             find(local, remote)?.frames.add(n)
         default:
@@ -126,6 +127,7 @@ final class LLCPStage {
         let why = c.endFrame != nil ? "the connection was closed" : "the capture ended"
         for i in 0..<2 {
             if let a = c.snep[i].abandon(why) { emit(a, sent: i == 0, on: c, to: sink) }
+            if c.isNPP, !c.npp[i].done, !c.npp[i].isEmpty { emitNPP(sent: i == 0, on: c, ended: true, to: sink) }
         }
         sink.record(LLCPConnectionRecord(c))
     }
@@ -156,6 +158,46 @@ final class LLCPStage {
     }
 }
 
+// MARK: NPP
+
+extension LLCPStage {
+    fileprivate func npp<Sink: DecodeSink>(_ info: ByteView, sent: Bool, on c: LLCPConnection, n: Int, to sink: Sink) {
+        let side = sent ? 0 : 1
+        guard !c.npp[side].done else { return }
+        c.npp[side].add(info, frame: n)
+        emitNPP(sent: sent, on: c, ended: false, to: sink)
+    }
+
+    /// Reports the message of one side once it is whole (or, `ended`, as far as it got).
+    fileprivate func emitNPP<Sink: DecodeSink>(sent: Bool, on c: LLCPConnection, ended: Bool, to sink: Sink) {
+        let side = sent ? 0 : 1
+        let a = c.npp[side]
+        let reported = ByteView.with(a.buffer) { data -> Bool in
+            guard let parsed = NPPMessage.parse(data, ended: ended || a.dropped > 0) else { return false }
+            var problem = parsed.problem
+            if a.dropped > 0 {
+                problem = "only the first \(NPP.messageLimit) bytes of the message were kept" + (problem.map { ": " + $0 } ?? "")
+            } else if ended, let p = problem {
+                problem = (c.endFrame != nil ? "the connection was closed: " : "the capture ended: ") + p
+            }
+            let message = NPPMessage(frames: a.frames, localSAP: c.local, remoteSAP: c.remote, sent: sent,
+                                     version: parsed.version, entryCount: parsed.count, entries: parsed.entries,
+                                     bytes: data, problem: problem)
+            sink.record(message)
+            for e in parsed.entries {
+                guard let ndef = e.ndef else { continue }
+                sink.record(NDEFTagRecord(source: .npp, frames: a.frames, tagID: nil, tagIDName: "uid",
+                                          container: nil, message: ndef, assemblyProblem: nil))
+            }
+            return true
+        }
+        if reported {
+            c.npp[side].finish()
+            c.nppMessages += 1
+        }
+    }
+}
+
 /// The state of one data-link connection.
 final class LLCPConnection {
     @exclusivity(unchecked) var local: UInt8
@@ -175,6 +217,9 @@ final class LLCPConnection {
     @exclusivity(unchecked) var frames = FrameList()
     /// SNEP messages being assembled: [0] sent by the adapter's side, [1] received.
     @exclusivity(unchecked) var snep = [SNEPAssembler(), SNEPAssembler()]
+    /// NPP messages being assembled, the same way round.
+    @exclusivity(unchecked) var npp = [NPPAssembler(), NPPAssembler()]
+    @exclusivity(unchecked) var nppMessages = 0
 
     init(local: UInt8, remote: UInt8, initiatedLocally: Bool?, firstFrame: Int) {
         self.local = local
@@ -197,6 +242,9 @@ final class LLCPConnection {
         if let name = serviceName { return name.elementsEqual(SNEP.serviceName.utf8) }
         return serverSAP == SNEP.sap
     }
+
+    /// NPP has no well-known SAP: only a CONNECT by its name says it.
+    var isNPP: Bool { serviceName?.elementsEqual(NPP.serviceName.utf8) ?? false }
 }
 
 /// One row of the connection table.
@@ -215,6 +263,8 @@ public struct LLCPConnectionRecord: DecodedRecord {
     public let sentPDUs: Int, receivedPDUs: Int, sentBytes: Int, receivedBytes: Int
     public let protocolName: StaticString?
     public let snepMessages: Int
+    public let nppMessages: Int
+    let isNPP: Bool
     let frames: FrameList
 
     init(_ c: LLCPConnection) {
@@ -231,8 +281,10 @@ public struct LLCPConnectionRecord: DecodedRecord {
         receivedPDUs = c.receivedPDUs
         sentBytes = c.sentBytes
         receivedBytes = c.receivedBytes
-        protocolName = c.isSNEP ? "snep" : nil
+        protocolName = c.isSNEP ? "snep" : (c.isNPP ? "npp" : nil)
         snepMessages = c.snepMessages
+        nppMessages = c.nppMessages
+        isNPP = c.isNPP
         frames = c.frames
     }
 
@@ -279,7 +331,11 @@ public struct LLCPConnectionRecord: DecodedRecord {
         intMember(",\"i_pdus_received\":", receivedPDUs, out)
         intMember(",\"bytes_sent\":", sentBytes, out)
         intMember(",\"bytes_received\":", receivedBytes, out)
-        if protocolName != nil { intMember(",\"snep_messages\":", snepMessages, out) }
+        if isNPP {
+            intMember(",\"npp_messages\":", nppMessages, out)
+        } else if protocolName != nil {
+            intMember(",\"snep_messages\":", snepMessages, out)
+        }
     }
 
     public func writeText(_ out: OutputBuffer, _ context: RenderContext) {

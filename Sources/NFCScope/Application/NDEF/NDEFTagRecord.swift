@@ -8,6 +8,8 @@ public enum NDEFSource: Sendable {
     case t2t, t3t, t4t, t5t
     /// Carried by a SNEP message over LLCP (PUT, GET, SUCCESS).
     case snep
+    /// Carried by an NPP message over LLCP (Android's NDEF Push Protocol).
+    case npp
 
     public var jsonName: StaticString {
         switch self {
@@ -16,6 +18,7 @@ public enum NDEFSource: Sendable {
         case .t4t: "t4t"
         case .t5t: "t5t"
         case .snep: "snep"
+        case .npp: "npp"
         }
     }
 }

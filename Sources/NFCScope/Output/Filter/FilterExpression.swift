@@ -146,7 +146,7 @@ extension FilterExpression.Literal {
 /// A dotted field path, with its record-type prefix split off.
 public struct FilterPath: Sendable, Equatable {
     /// Record types a path may start with.
-    public static let recordTypes: [String] = ["input", "frame", "apdu", "felica", "ndef", "transaction", "snep", "llcp",
+    public static let recordTypes: [String] = ["input", "frame", "apdu", "felica", "ndef", "transaction", "snep", "llcp", "npp",
                                                "exchange", "error"]
     /// Keys whose arrays nest nodes of the same kind: a path through them reaches every
     /// node at any depth (`tlv.tag`: every node of the TLV tree).

@@ -30,7 +30,7 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         self.filter = filter
         self.deepen = deepen
         json = JSONLinesWriter(output: scratch, registry: registry)
-        keepsCarriers = textLayout != nil && ["apdu", "felica", "ndef", "snep", "llcp"].contains { filter.canSelect($0) }
+        keepsCarriers = textLayout != nil && ["apdu", "felica", "ndef", "snep", "llcp", "npp"].contains { filter.canSelect($0) }
         carrier = keepsCarriers ? TextWriter(output: carrierText, registry: registry, layout: textLayout ?? TextLayout()) : nil
     }
 

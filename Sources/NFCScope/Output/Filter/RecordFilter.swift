@@ -43,7 +43,7 @@ extension Substring {
 
 public final class RecordFilter {
     /// `--only` values.
-    public static let selectableTypes = ["apdu", "felica", "ndef", "transaction", "frame", "snep", "llcp", "error"]
+    public static let selectableTypes = ["apdu", "felica", "ndef", "transaction", "frame", "snep", "llcp", "npp", "error"]
 
     let expression: FilterExpression?
     let frames: FrameRanges?
@@ -76,7 +76,7 @@ public final class RecordFilter {
     /// Whether a record needs more than the link layer (some application record type
     /// can be selected).
     public var needsApplicationRecords: Bool {
-        ["apdu", "felica", "ndef", "transaction", "snep", "llcp"].contains { canSelect($0) }
+        ["apdu", "felica", "ndef", "transaction", "snep", "llcp", "npp"].contains { canSelect($0) }
     }
 
     private func constantValue(_ expression: FilterExpression, _ type: String) -> Bool {
