@@ -31,6 +31,10 @@ public struct PcapFrameSource: FrameSource {
             if record.error?.kind == .undefinedInterface { continue }
             if record.linkType == LinkType.iso14443 || record.linkType == LinkType.exportedPDU
                 || record.linkType == LinkType.nfcLLCP { return nil }
+            // A network capture is read when it carries GSMTAP SIM traces (GSMTAPSIM.swift).
+            if NetworkLinkType.isNetwork(record.linkType), GSMTAP.carriesSIM(linkType: record.linkType, record.data) {
+                return nil
+            }
             if first == nil { first = record.linkType }
         }
         return first
@@ -54,7 +58,7 @@ public struct PcapFrameSource: FrameSource {
 
     /// The one error for a capture of another link type.
     public static func undecodedLinkTypeMessage(_ linkType: UInt32) -> String {
-        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP) and 252 (Wireshark exported PDUs) only"
+        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP) and 252 (Wireshark exported PDUs), and network captures (Ethernet, raw IP, Linux cooked) carrying GSMTAP SIM traces (UDP port 4729)"
     }
 
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }
@@ -79,6 +83,8 @@ public struct PcapFrameSource: FrameSource {
             Self.fillLLCP(&frame, record.data)
         } else if record.linkType == LinkType.exportedPDU {
             Self.fillExportedPDU(&frame, record.data)
+        } else if NetworkLinkType.isNetwork(record.linkType) {
+            GSMTAP.fill(&frame, linkType: record.linkType, record.data)
         } else {
             frame.error = FrameError(.unsupportedLinkType, Int(record.linkType))
         }

@@ -201,6 +201,9 @@ public enum LinkInfo: Sendable {
 
     /// An NFC-DEP (ISO 18092) frame in NFC-A or NFC-F.
     case nfcDEP(NFCDEPFrame)
+
+    /// A contact smart-card frame (GSMTAP SIM trace, PC/SC log), filled by its source.
+    case smartCard(SmartCardFrame)
 }
 
 extension LinkInfo {

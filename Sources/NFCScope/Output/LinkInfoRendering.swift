@@ -160,6 +160,8 @@ extension LinkInfo {
             p.writeInfo(out)
         case .nfcDEP(let d):
             d.writeInfo(out)
+        case .smartCard(let s):
+            s.writeInfo(out)
         }
     }
 
@@ -300,6 +302,8 @@ extension LinkInfo {
             p.writeJSONMembers(out)
         case .nfcDEP(let d):
             d.writeJSONMembers(out)
+        case .smartCard(let s):
+            s.writeJSONMembers(out)
         }
     }
 }
