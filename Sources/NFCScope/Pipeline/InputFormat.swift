@@ -6,6 +6,8 @@ public enum InputFormat: String, Sendable, CaseIterable {
     case pcapng
     case flipperNFC = "flipper-nfc"
     case nfcLabJSON = "nfc-laboratory"
+    /// pcsc-spy PC/SC logs: libpcscspy's raw log, or the text pcsc-spy decodes it into.
+    case pcscSpy = "pcsc-spy"
     /// libnfc debug log (LIBNFC_LOG_LEVEL=3) or example-program output (nfc-anticol, ...).
     case libnfc
     /// Last: with no magic number, it is recognised only by its records tiling the file.
@@ -23,6 +25,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
         }
         if FlipperNFCDump.detect(view) { return .flipperNFC }
         if NFCLabJSONSource.layout(of: view) != nil { return .nfcLabJSON }
+        if PCSCSpyLog.detect(view) != nil { return .pcscSpy }
         if LibnfcLineSyntax.looksLikeLibnfc(view) { return .libnfc }
         if Proxmark3TraceSource.looksLikeTrace(view) { return .proxmark3 }
         return nil
@@ -63,6 +66,7 @@ extension InputFormat {
         case .undecided: return .needMore
         case .no: break
         }
+        if PCSCSpyLog.detect(view) != nil { return .format(.pcscSpy) }
         switch LibnfcLineSyntax.looksLikeLibnfc(view, complete: false) {
         case true?: return .format(.libnfc)
         case nil: return .needMore
@@ -85,6 +89,7 @@ public enum OpenedSource {
     case proxmark3(Proxmark3TraceSource)
     case nfcLabJSON(NFCLabJSONSource)
     case libnfc(LibnfcFrameSource)
+    case pcscSpy(PCSCSpyLog)
 
     /// Whether the first bytes of a stream in `format` are too few to open it the way
     /// the whole file would be opened (headers cut off, technology not known yet; a
@@ -95,6 +100,7 @@ public enum OpenedSource {
         case .flipperNFC: true
         case .nfcLabJSON: NFCLabJSONSource.needsMoreToOpen(view)
         case .libnfc: false
+        case .pcscSpy: PCSCSpyLog.detect(view) == nil
         case .proxmark3: Proxmark3TraceSource.needsMoreToOpen(view, tech: tech)
         }
     }
@@ -136,6 +142,9 @@ public enum OpenedSource {
             }
         case .libnfc:
             return .success(.libnfc(LibnfcFrameSource(view: view, final: final)))
+        case .pcscSpy:
+            // Named on the command line (`--format pcsc-spy`) but not recognised: the raw form.
+            return .success(.pcscSpy(PCSCSpyLog(view: view, variant: PCSCSpyLog.detect(view) ?? .raw, final: final)))
         }
     }
 }
