@@ -10,11 +10,14 @@ import Glibc
 /// Learns what the export needs to know before writing anything.
 final class ExportPrescan: DecodeSink {
     var needsExportedPDU = false
+    /// Smart-card frames (GSMTAP SIM, PC/SC): a pcap of them is raw IP (link type 101).
+    var smartCard = false
     var problems: [InputProblem] = []
 
     func begin(_ input: InputDescription) {}
     func frame(_ frame: Frame) {
         if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
+        if frame.flags.contains(.smartCard) { smartCard = true }
     }
     var depth: DecodeDepth { .link }
     func record<R: DecodedRecord>(_ record: R) {}
@@ -52,7 +55,7 @@ enum ConvertCommand {
         do {
             exporter = try PcapExporter(path: outputPath, container: container,
                                         needsExportedPDU: prescan.needsExportedPDU,
-                                        timeOrigin: first.startTime ?? 0)
+                                        timeOrigin: first.startTime ?? 0, smartCard: prescan.smartCard)
         } catch {
             errorLine(error.message)
             return CommandLineTool.exitUnreadable

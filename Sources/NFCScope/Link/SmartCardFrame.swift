@@ -29,6 +29,10 @@ public struct SmartCardFrame: Sendable {
         case toCard
         /// From the card (response data: READ, GET RESPONSE, STATUS, FETCH, ...).
         case fromCard
+        /// Command data (P3 bytes) to the card, then response data from it: one message
+        /// holding a whole APDU exchange, as APDU-level tracers and nfcscope's `convert`
+        /// of PC/SC logs write them (a T=0 wire carries the response after GET RESPONSE).
+        case toCardThenFromCard
         /// The instruction does not say, or the count contradicts P3: not split.
         case unknown
     }
@@ -70,6 +74,9 @@ extension SmartCardFrame {
         switch direction {
         case .toCard:
             return (bytes.prefix(5 + body), bytes.suffix(from: 5 + body))
+        case .toCardThenFromCard:
+            let p3 = Int(bytes.byte(4) ?? 0)
+            return (bytes.prefix(5 + p3), bytes.suffix(from: 5 + p3))
         case .fromCard:
             return (bytes.prefix(5), bytes.suffix(from: 5))
         case .none:
@@ -92,7 +99,7 @@ extension SmartCardFrame {
         let d = TPDUDirection.of(cla: cla, ins: ins, p1: p1)
         guard d != .unknown else { return .unknown }
         // Data to the card is exactly P3 bytes; from the card, P3 (00 = 256).
-        if d == .toCard { return body == Int(p3) ? .toCard : .unknown }
+        if d == .toCard { return body == Int(p3) ? .toCard : body > Int(p3) ? .toCardThenFromCard : .unknown }
         return body == expected ? .fromCard : .unknown
     }
 }

@@ -47,20 +47,32 @@ public final class PcapExporter: DecodeSink {
     private let pcapDumper: ClassicPcapWriter?
     private let pcapngWriter: PcapngWriter?
     private var record: [UInt8] = []
+    /// pcap: true when the file holds smart-card frames as GSMTAP in raw IP (SmartCardExport.swift).
+    public let smartCard: Bool
+    /// A PC/SC command waiting for its response (SmartCardExport.swift).
+    var heldCommand: [UInt8] = []
+    var heldCommandFrame: Frame?
+    /// PC/SC calls noted in `nextComment`, waiting for a packet to carry it.
+    var callsInComment: [Frame] = []
+    /// The last GSMTAP packet, written when the next one is made or at the end.
+    var heldPacket: (bytes: [UInt8], time: Int64, comment: String?)?
 
     /// Creates `path`. `needsExportedPDU` says whether the stream has NFC-F/V frames
     /// (only the pcap container needs to know beforehand).
     /// `live` (pcapng only): write each record out as it comes (`nfcscope capture`).
+    /// `smartCard` (pcap only): the stream has smart-card frames, which need link type 101.
     public init(path: String, container: ExportContainer, needsExportedPDU: Bool,
-                timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil) throws(ExportError) {
+                timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil, smartCard: Bool = false) throws(ExportError) {
         self.container = container
         self.timeOrigin = timeOrigin
+        self.smartCard = smartCard && container == .pcap
         do {
             switch container {
             case .pcap:
-                allExportedPDU = needsExportedPDU
+                allExportedPDU = needsExportedPDU && !smartCard
                 pcapDumper = try ClassicPcapWriter(
-                    path: path, linkType: needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443)
+                    path: path, linkType: smartCard ? Self.rawIPLinkType
+                        : needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443)
                 pcapngWriter = nil
             case .pcapng:
                 allExportedPDU = false
@@ -84,6 +96,8 @@ public final class PcapExporter: DecodeSink {
 
     public func frame(_ frame: Frame) {
         if frame.flags.contains(.llcp) { return skip(frame, "LLCP PDU (link type 245 is not exported)") }
+        if frame.flags.contains(.smartCard) { return smartCardFrame(frame) }
+        if smartCard { return skip(frame, "NFC frame in a pcap of smart-card traffic (link type 101); write pcapng to keep both") }
         guard frame.dir != nil || frame.event != nil else {
             skip(frame, frame.error.map { "no direction or field event (\($0.message))" } ?? "no direction or field event")
             return
@@ -132,6 +146,7 @@ public final class PcapExporter: DecodeSink {
 
     /// Writes out everything and closes the file.
     public func finish() throws(ExportError) {
+        finishSmartCard()
         do {
             try pcapDumper?.close()
             try pcapngWriter?.close()
@@ -140,7 +155,21 @@ public final class PcapExporter: DecodeSink {
         }
     }
 
-    private func skip(_ frame: Frame, _ reason: @autoclosure () -> String) {
+    /// One record of `linkType` (pcap: the file's; pcapng: that interface's).
+    func writeRaw(_ bytes: [UInt8], linkType: UInt32, timeNanos: Int64) {
+        switch container {
+        case .pcap:
+            guard smartCard else { return }
+            pcapDumper?.dump(bytes, timeNanos: timeNanos)
+        case .pcapng:
+            guard let writer = pcapngWriter else { return }
+            writer.packet(interface: writer.interface(for: linkType), timeNanos: timeNanos, bytes, comment: nextComment)
+            nextComment = nil
+        }
+        written += 1
+    }
+
+    func skip(_ frame: Frame, _ reason: @autoclosure () -> String) {
         skippedCount += 1
         if skipped.count < Self.skippedListLimit { skipped.append(SkippedFrame(n: frame.n, reason: reason())) }
     }

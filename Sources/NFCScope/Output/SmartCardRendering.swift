@@ -85,6 +85,7 @@ extension SmartCardFrame {
         switch direction {
         case .toCard: out.ascii(",\"data_direction\":\"to-card\"")
         case .fromCard: out.ascii(",\"data_direction\":\"from-card\"")
+        case .toCardThenFromCard: out.ascii(",\"data_direction\":\"to-card-then-from-card\"")
         case .unknown: out.ascii(",\"data_direction\":\"unknown\"")
         case .none: break
         }

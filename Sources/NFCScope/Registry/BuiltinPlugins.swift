@@ -2276,6 +2276,7 @@ A5 | template | Proprietary Information (BER-TLV) | scope=iso7816
 0x6FB5 | EF.eMLPP | - | enhanced Multi Level Pre-emption and Priority
 0x6FB6 | EF.AAeM | - | Automatic Answer for eMLPP Service
 0x6FB7 | EF.ECC | 01 | Emergency Call Codes
+0x6FC3 | EF.Hiddenkey | - | Key for hidden phone book entries (3GPP TS 31.102; not in pySim's tree, named as in Wireshark's gsm_sim file table)
 0x6FC4 | EF.NETPAR | - | Network Parameters
 0x6FC5 | EF.PNN | 19 | PLMN Network Name
 0x6FC6 | EF.OPL | - | Operator PLMN List
