@@ -144,6 +144,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
             return
         }
         cards.interpret(exchange) { x in
+            var x = x
+            x.smartCardSource = fromSIM ? .gsmtapSIM : .pcsc
             sink.record(x)
             if fromSIM || x.command?.cla == 0xA0 { sim.feed(x, to: sink) }
         }

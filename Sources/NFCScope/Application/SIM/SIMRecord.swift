@@ -61,9 +61,6 @@ public struct SIMRecord: DecodedRecord {
         self.p1 = p1
         self.p2 = p2
     }
-
-    /// RES, CK, IK, Kc and AUTS are session secrets: `--redact` learns them.
-    public var secretBearingBytes: ByteView? { (res != nil || kc != nil || auts != nil) ? responseData : nil }
 }
 
 extension SIMRecord {
