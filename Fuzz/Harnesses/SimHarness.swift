@@ -4,7 +4,7 @@
 
 extension FuzzHarness {
     /// The targets of this file, by name.
-    static let simTargets: [String: (ByteView) -> Void] = [
+    nonisolated(unsafe) static let simTargets: [String: (ByteView) -> Void] = [
         "gsmtap-sim": FuzzHarness.gsmtapSIM,
         "pcsc-spy": FuzzHarness.pcscSpy,
     ]

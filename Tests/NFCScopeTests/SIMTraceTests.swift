@@ -527,6 +527,17 @@ private let simTsharkPath: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"
         #expect(frames.count == 2)
     }
 
+    /// Found by the pcsc-spy fuzz target: times too large for nanoseconds in an Int64
+    /// (raw log) and durations too (decoded text) are reported, not trapped on.
+    @Test func hugeTimesAreReportedNotOverflowed() throws {
+        let raw = "1@>|999999999999999999|0|SCardCancel\n1@0x1\n1@<|1|999999999999999999|SCardCancel|0x00000000\n"
+        let records = try jsonRecords(temporaryFile(Array(raw.utf8)))
+        #expect(records.filter { $0["type"] as? String == "error" }.compactMap { $0["line"] as? Int } == [1, 2, 3])
+        let text = "SCardCancel\n i hCard: 0x00000001\n => SCARD_S_SUCCESS [0x00000000]  [999999999999999999.000001]\n"
+        let decoded = try jsonRecords(temporaryFile(Array(text.utf8)))
+        #expect(decoded.filter { $0["type"] as? String == "frame" }.count == 1)
+    }
+
     @Test func statusCarriesTheATR() throws {
         // SCardStatus parameters in libpcscspy's order (pcsc-spy _SCardStatus): hCard,
         // pcchReaderLen, pcbAtrLen, cchReaderLen, mszReaderName, dwState, dwProtocol, bAtrLen, bAtr.

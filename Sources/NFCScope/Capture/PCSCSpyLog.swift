@@ -60,6 +60,8 @@ public struct PCSCSpyLog: FrameSource {
     static let maxThreads = 256
     static let maxParameters = 4096
     static let maxLine = 1 << 20
+    /// Seconds (and microseconds) beyond this cannot be nanoseconds in an Int64: the line is not read.
+    static let maxSeconds = 9_000_000_000
 
     public init(view: ByteView, variant: Variant, final: Bool = true) {
         input = view
@@ -188,7 +190,8 @@ public struct PCSCSpyLog: FrameSource {
         let tail = line.suffix(from: at + 1)
         if tail.starts(with: ">|") {
             let fields = tail.fields(separatedBy: 0x7C)
-            guard fields.count == 4, let sec = decimal(fields[1]), let usec = decimal(fields[2]) else {
+            guard fields.count == 4, let sec = decimal(fields[1]), let usec = decimal(fields[2]),
+                  sec <= Self.maxSeconds, usec <= Self.maxSeconds else {
                 return reportLine("call start line is not >|sec|usec|function")
             }
             if let open = calls[thread] {
@@ -206,7 +209,7 @@ public struct PCSCSpyLog: FrameSource {
         } else if tail.starts(with: "<|") {
             let fields = tail.fields(separatedBy: 0x7C)
             guard fields.count == 5 || fields.count == 6, let sec = decimal(fields[1]), let usec = decimal(fields[2]),
-                  let rv = hexNumber(fields[fields.count - 1]) else {
+                  sec <= Self.maxSeconds, usec <= Self.maxSeconds, let rv = hexNumber(fields[fields.count - 1]) else {
                 return reportLine("call end line is not <|sec|usec|function|[text|]0xRV")
             }
             guard var call = calls.removeValue(forKey: thread) else {
@@ -478,7 +481,7 @@ private func hexNumber(_ v: ByteView) -> UInt64? {
 
 /// "0.040000" as nanoseconds.
 private func decimalSeconds(_ v: ByteView) -> Int64? {
-    guard let dot = v.index(of: 0x2E), let whole = decimal(v.prefix(dot)) else { return nil }
+    guard let dot = v.index(of: 0x2E), let whole = decimal(v.prefix(dot)), whole <= PCSCSpyLog.maxSeconds else { return nil }
     let fraction = v.suffix(from: dot + 1)
     guard fraction.count <= 9, fraction.isEmpty || decimal(fraction) != nil else { return nil }
     var ns = Int64(decimal(fraction) ?? 0)
