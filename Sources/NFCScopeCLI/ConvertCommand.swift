@@ -15,9 +15,20 @@ final class ExportPrescan: DecodeSink {
     var problems: [InputProblem] = []
 
     func begin(_ input: InputDescription) {}
+    /// usbmon captures of CCID readers: the link type of their USB packets, when every
+    /// frame is a CCID message (a classic pcap of that link type then keeps them).
+    var usbmonLinkType: UInt32?
+    private var otherFrames = false
+
     func frame(_ frame: Frame) {
         if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
         if frame.flags.contains(.smartCard) { smartCard = true }
+        if case .ccid(let message) = frame.info {
+            if usbmonLinkType == nil && !otherFrames { usbmonLinkType = UInt32(message.packetLinkType) }
+        } else {
+            otherFrames = true
+            usbmonLinkType = nil
+        }
     }
     var depth: DecodeDepth { .link }
     func record<R: DecodedRecord>(_ record: R) {}
@@ -55,7 +66,8 @@ enum ConvertCommand {
         do {
             exporter = try PcapExporter(path: outputPath, container: container,
                                         needsExportedPDU: prescan.needsExportedPDU,
-                                        timeOrigin: first.startTime ?? 0, smartCard: prescan.smartCard)
+                                        timeOrigin: first.startTime ?? 0, usbmonLinkType: prescan.usbmonLinkType,
+                                        smartCard: prescan.smartCard)
         } catch {
             errorLine(error.message)
             return CommandLineTool.exitUnreadable

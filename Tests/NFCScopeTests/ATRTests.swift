@@ -75,4 +75,42 @@ private func atr(_ hex: String) throws -> ATRInfo { try #require(ATRInfo(bytes(f
         #expect(out.string.contains("\"protocols\":[0,1]"))
         #expect(out.string.contains("\"tck\":\"80\",\"tck_ok\":true"))
     }
+
+    @Test func historicalBytesOfAnATS() throws {
+        // Category 80, then compact-TLV (ISO/IEC 7816-4 8.1.1.2): 31 = tag 3 (card service
+        // data) length 1: 80; 66 = tag 6 (pre-issuing data) length 6: B0 84 12 01 6E 01;
+        // 83 = tag 8 (status indicator) length 3: LCS 00, SW 9000.
+        let h = HistoricalBytes([0x80, 0x31, 0x80, 0x66, 0xB0, 0x84, 0x12, 0x01, 0x6E, 0x01, 0x83, 0x00, 0x90, 0x00])
+        #expect(h.followsISO7816)
+        #expect(h.compactTLV.objects == [ATRCompactTLV(tag: 3, value: [0x80]),
+                                         ATRCompactTLV(tag: 6, value: [0xB0, 0x84, 0x12, 0x01, 0x6E, 0x01]),
+                                         ATRCompactTLV(tag: 8, value: [0x00, 0x90, 0x00])])
+        #expect(h.summary == "80318066b08412016e0183009000 (category 80: compact-TLV); card service data 80; pre-issuing data b08412016e01; status indicator 009000")
+        // Category 10: the next byte is a DIR data reference; proprietary and RFU categories mean nothing here.
+        #expect(HistoricalBytes([0x10, 0x42]).summary == "1042 (category 10: DIR data reference 42)")
+        #expect(!HistoricalBytes([0xC1, 0x05]).followsISO7816)
+        #expect(HistoricalBytes([0x8A]).summary == "8a (category 8a: RFU)")
+        // Through the link layer: an ATS carrying them (TL 13, T0 78: TA, TB, TC present).
+        let ats: [UInt8] = [0x13, 0x78, 0x80, 0x70, 0x02, 0x80, 0x31, 0x80, 0x66, 0xB0, 0x84, 0x12, 0x01, 0x6E, 0x01, 0x83, 0x00, 0x90, 0x00]
+        #expect(ats.count == 0x13)
+        let d = LinkTest.decode([(.reader, LinkTest.withCRCA([0xE0, 0x80])), (.card, LinkTest.withCRCA(ats))])
+        #expect(d[1].json.contains(#""historical_bytes":{"hex":"80318066b08412016e0183009000","category":"80","iso7816_coded":true,"compact_tlv":[{"tag":3,"name":"card service data","value":"80"},{"tag":6,"name":"pre-issuing data","value":"b08412016e01"},{"tag":8,"name":"status indicator","value":"009000"}]}"#))
+    }
+
+    @Test func historicalBytesThatBreakTheRules() throws {
+        // PC/SC part 3 builds the ATR of an ISO 14443-4 type B card from ATQB fields
+        // (application data, protocol info, MBLI), not from ISO/IEC 7816-4 objects: here
+        // 00 00 00 00 | 00 71 81 | 00 reads as category 00 with compact-TLV bytes of tag 0,
+        // which the standard does not assign. No meaning is given.
+        let a = try atr("3B 88 80 01 00 00 00 00 00 71 81 00 F9")
+        #expect(a.historicalBytes.followsISO7816 == false)
+        #expect(a.summary.contains("historical 0000000000718100 (category 00, but not coded as ISO/IEC 7816-4 says: no known meaning)"))
+        let out = OutputBuffer()
+        a.writeJSON(out)
+        #expect(out.string.contains(#""historical":"0000000000718100","category":"00","iso7816_coded":false,"tck":"F9","tck_ok":true"#))
+        // An object running past the end, category 10 with more than its one byte.
+        #expect(!HistoricalBytes([0x80, 0x31, 0x80, 0x66, 0xB0]).followsISO7816)
+        #expect(!HistoricalBytes([0x10, 0x42, 0x43]).followsISO7816)
+        #expect(HistoricalBytes([0x00, 0x73, 0xC8, 0x40, 0x13, 0x00, 0x90, 0x00]).followsISO7816)
+    }
 }

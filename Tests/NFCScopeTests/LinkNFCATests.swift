@@ -79,8 +79,18 @@ import Testing
             (.card, T.withCRCA([0x0A, 0x78, 0x77, 0x81, 0x03, 0x80, 0x31, 0x80, 0x66, 0xB0])),
         ])
         #expect(d[0].text == "RATS FSD 64 CID 1")
+        // Historical bytes by ISO/IEC 7816-4 8.1.1: category 80, then compact-TLV 31 (tag 3
+        // card service data, length 1: 80) and 66 (tag 6, length 6) of which only B0 is
+        // there: not coded as the standard says, so shown as hex without meaning.
         #expect(d[1].text == "ATS FSC 256 FWI 8 SFGI 1 TA 77 CID NAD hist 80318066b0")
-        #expect(d[1].json.contains(#""fwi":8,"sfgi":1,"cid_supported":true,"nad_supported":true,"historical":"80318066b0""#))
+        #expect(d[1].json.hasSuffix(#""fwi":8,"sfgi":1,"cid_supported":true,"nad_supported":true,"historical":"80318066b0""#))
+        // A proprietary category indicator (here C1): hex only, no meaning.
+        let p = T.decode([
+            (.reader, T.withCRCA([0xE0, 0x51])),
+            (.card, T.withCRCA([0x06, 0x78, 0x77, 0x81, 0x03, 0xC1])),
+        ])
+        #expect(p[1].text.hasSuffix("hist c1"))
+        #expect(!p[1].json.contains("historical_bytes"))
         // Only TL and T0 (FSCI 9): defaults for FWI/SFGI, FSC 512.
         let e = T.decode([(.reader, T.withCRCA([0xE0, 0x80])), (.card, T.withCRCA([0x02, 0x09]))])
         #expect(e[1].text == "ATS FSC 512 FWI 4 SFGI 0 CID")

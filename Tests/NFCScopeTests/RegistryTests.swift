@@ -23,6 +23,8 @@ func pluginFolder(_ files: [String: String]) -> String {
     /// one entry per non-comment line).
     @Test func builtinFilesHaveNoMistakes() {
         #expect(Registry.builtinWithDiagnostics.1 == [])
+        #expect(Registry.builtinCAPublicKeys.diagnostics == [])
+        #expect(!Registry.builtinCAPublicKeys.keys.isEmpty)
         func entryLines(_ section: String) -> Int {
             var n = 0
             for file in BuiltinPlugins.files {

@@ -52,6 +52,7 @@ import Testing
         "test_NFC-A_106kbps_003.json", "test_NFC-F_212kbps_003.json", "test_NFC-V_26kbps_001.json",
         "libnfc-apdu-demo-debug.log", "libnfc-nfc-read-forum-tag3-debug.log", "libnfc-nfc-anticol-stdout.txt",
         "libnfc-emu-trace.txt", "Suica.nfc",
+        "ccid_usbmon.pcap", "pn533_usbmon.pcap",
     ])
     func eachFormatFromAPipeGivesTheRecordsOfTheFile(_ name: String) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixturePath(name))))

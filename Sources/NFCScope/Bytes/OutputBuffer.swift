@@ -8,23 +8,25 @@ import Darwin
 #endif
 
 public final class OutputBuffer: @unchecked Sendable {
-    // Every append touches these three; dynamic exclusivity checks on them cost more
-    // than the writing itself. They are private and no method hands out access that
-    // could overlap with another, so the checks are skipped.
+    // Every append touches the storage, capacity and count, and one that flushes the
+    // flushing state: dynamic exclusivity checks on them cost more than the writing
+    // itself (the optimizer hoists the checks of an inlined flush into every writing
+    // function). No method hands out access that could overlap with another, so every
+    // stored property skips the checks.
     @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) public private(set) var count: Int = 0
     /// Bytes already flushed, so `position` is stable across flushes.
-    private var flushedTotal: Int = 0
+    @exclusivity(unchecked) private var flushedTotal: Int = 0
     /// Where flushed bytes go: a file descriptor, or collected in memory (tests).
     private let fd: Int32?
-    private var collected: [UInt8] = []
-    public private(set) var writeFailed = false
+    @exclusivity(unchecked) private var collected: [UInt8] = []
+    @exclusivity(unchecked) public private(set) var writeFailed = false
     /// Flush after every record (`--line-buffered`, a terminal), not only once the
     /// buffer is full.
-    public var flushEachRecord = false
+    @exclusivity(unchecked) public var flushEachRecord = false
     /// Called with errno when writing to the descriptor fails (a closed pipe: EPIPE).
-    public var onWriteFailure: ((Int32) -> Void)?
+    @exclusivity(unchecked) public var onWriteFailure: ((Int32) -> Void)?
     private let flushThreshold: Int
     /// The digits of the last `counter` value, right-aligned in 24 bytes: frame
     /// numbers go up by one, so the next one is an in-place increment.
@@ -69,6 +71,9 @@ public final class OutputBuffer: @unchecked Sendable {
         if count + n > capacity { growOrFlush(n) }
     }
 
+    // Kept out of line: inlined, its accesses to the flushing state were hoisted into
+    // every writing function.
+    @inline(never)
     private func growOrFlush(_ n: Int) {
         if holdsFlush {
             let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: (count + n) * 2)
@@ -94,7 +99,7 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     /// End (in `storage`) of the last whole record, for `flushForExit`.
-    private var recordEnd = 0
+    @exclusivity(unchecked) private var recordEnd = 0
 
     public func flush() {
         guard count > 0 else { return }
@@ -345,11 +350,11 @@ public final class OutputBuffer: @unchecked Sendable {
 
     /// While held, appends grow the buffer instead of flushing it, so a record can be
     /// rewritten after it was written (see `rewrite`).
-    public var holdsFlush = false {
+    @exclusivity(unchecked) public var holdsFlush = false {
         didSet { if holdsFlush && !oldValue { heldFrom = count } }
     }
     /// Where the held record began in `storage`.
-    private var heldFrom = 0
+    @exclusivity(unchecked) private var heldFrom = 0
 
     /// For a run that must end now (see `InputShrinkGuard`): writes the whole records
     /// written so far, but not one held for rewriting (it may not be masked yet) nor

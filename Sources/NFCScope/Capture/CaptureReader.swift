@@ -124,6 +124,12 @@ public struct CaptureReader: Sendable {
     /// The pcap file header (nil for pcapng).
     public var pcapHeader: PcapReader.FileHeader? { pcap.header }
 
+    /// Byte order of the file (pcap) or of the section being read (pcapng). Link types
+    /// whose headers are in the writing host's order (usbmon) are read in it.
+    public var bigEndian: Bool {
+        format == .pcap ? pcap.header?.bigEndian == true : pcapng.bigEndian == true
+    }
+
     /// Next record, or nil at the end. A damaged record is returned with `error` set and
     /// `data` holding the bytes that are present; when the damage makes the rest
     /// unreadable (truncated pcap record, lying length), that record is the last one.

@@ -58,7 +58,7 @@ public struct PcapFrameSource: FrameSource {
 
     /// The one error for a capture of another link type.
     public static func undecodedLinkTypeMessage(_ linkType: UInt32) -> String {
-        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP) and 252 (Wireshark exported PDUs), and network captures (Ethernet, raw IP, Linux cooked) carrying GSMTAP SIM traces (UDP port 4729)"
+        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP), 252 (Wireshark exported PDUs) and 220/189 (usbmon of PN53x and CCID readers), and network captures (Ethernet, raw IP, Linux cooked) carrying GSMTAP SIM traces (UDP port 4729)"
     }
 
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }

@@ -62,8 +62,19 @@ final class LibnfcFrameQueue {
     }
 
     func problem(_ message: String, line: Int? = nil) {
+        if binaryInput {
+            problems.append(SourceProblem(offset: lineOffset, message: message))
+            return
+        }
         problems.append(SourceProblem(line: line ?? self.line, message: message))
     }
+
+    /// A problem already located (the capture file's own, for usbmon captures).
+    func report(_ problem: SourceProblem) { problems.append(problem) }
+
+    /// The input is binary (a usbmon capture): problems name the byte offset of the
+    /// record being decoded (`lineOffset`) instead of a line.
+    var binaryInput = false
 
     /// A frame attributed to the current line. A frame whose CRC the chip checked and removed
     /// is marked recovered; one the chip passed through with CRC handling off is not.

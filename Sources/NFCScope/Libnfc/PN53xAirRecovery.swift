@@ -114,7 +114,7 @@ struct PN53xAirRecovery {
         }
         pending = nil
         guard code == command.code &+ 1 else {
-            out.problem("answer 0x\(hex2(Int(code))) does not answer \(PN53xCommand.name(command.code)) (line \(command.line))")
+            out.problem("answer 0x\(hex2(Int(code))) does not answer \(PN53xCommand.name(command.code))\(command.line > 0 ? " (line \(command.line))" : "")")
             return
         }
         let status = data.byte(0) ?? 0

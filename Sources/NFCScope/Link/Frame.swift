@@ -57,9 +57,11 @@ public struct FrameFlags: OptionSet, Sendable {
     public static let llcp = FrameFlags(rawValue: 1 << 3)
     /// With `llcp`: the capturing adapter sent the PDU (link type 245 flags bit 0).
     public static let llcpSent = FrameFlags(rawValue: 1 << 4)
+    /// The bytes are a USB CCID message that its source decoded (info `.ccid`), not an air frame.
+    public static let ccid = FrameFlags(rawValue: 1 << 5)
     /// A contact smart-card trace frame (GSMTAP SIM, PC/SC log): the source set
     /// `info = .smartCard(...)` itself; the link layer leaves it as it is.
-    public static let smartCard = FrameFlags(rawValue: 1 << 5)
+    public static let smartCard = FrameFlags(rawValue: 1 << 6)
 }
 
 public struct Frame: Sendable {
@@ -144,6 +146,8 @@ public struct FrameError: Error, Sendable, Equatable {
         case llcpTooShort           // a: bytes present (an LLCP PDU header is 2 bytes)
         case llcpTruncated          // a: bytes present, b: PTYPE
         case nfcDEPLength           // a: NFC-DEP LEN byte, b: bytes present from LEN on (CRC excluded)
+        case ccidTruncated          // a: dwLength, b: abData bytes present
+        case ccidFailed             // a: bError, b: message type of the command that failed (0: unknown)
         case notGSMTAPSIM           // a: GSMTAPSkip raw value (a network packet that is not a SIM message)
         case tpduTooShort           // a: bytes present (a T=0 TPDU has 5 header bytes and SW1 SW2)
         case tpduDirection          // a: INS, b: data bytes between header and status word
@@ -190,6 +194,10 @@ public struct FrameError: Error, Sendable, Equatable {
         case .llcpTooShort: "LLCP PDU of \(a) byte(s) is too short for its 2-byte header"
         case .llcpTruncated: "LLCP \(LLCPType(rawValue: UInt8(b & 15))!.name) PDU ends after \(a) byte(s), before its fixed fields"
         case .nfcDEPLength: "NFC-DEP length byte says \(a) bytes, \(b) present"
+        case .ccidTruncated: "CCID message says \(a) data bytes, \(b) present"
+        case .ccidFailed:
+            "CCID " + (b == 0 ? "command" : CCIDMessage.name(UInt8(truncatingIfNeeded: b)).map { "\($0)" } ?? "command")
+                + " failed: bError 0x\(hex2(a)) (\(CCIDMessage.errorName(UInt8(truncatingIfNeeded: a))))"
         case .notGSMTAPSIM: "\(GSMTAPSkip(rawValue: UInt8(truncatingIfNeeded: a)).map { "\($0.message)" } ?? "not a GSMTAP SIM packet")"
         case .tpduTooShort: "SIM APDU of \(a) byte(s) is shorter than a 5-byte header and a status word"
         case .tpduDirection: "INS 0x\(hex2(a)): which way its \(b) data byte(s) went is unknown (instruction not known, or the count does not match P3); not split into command and response"

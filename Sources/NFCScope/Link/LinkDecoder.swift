@@ -73,6 +73,8 @@ public struct LinkDecoder: Sendable {
             return
         }
         frame.crc = .none
+        // A CCID message is decoded by its source (UsbmonFrameSource) and has no link state.
+        if frame.flags.contains(.ccid) { return }
         frame.info = .unknown
         if frame.flags.contains(.llcp) {
             Self.decodeLLCP(&frame)

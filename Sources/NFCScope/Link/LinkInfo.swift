@@ -204,6 +204,8 @@ public enum LinkInfo: Sendable {
 
     /// A contact smart-card frame (GSMTAP SIM trace, PC/SC log), filled by its source.
     case smartCard(SmartCardFrame)
+    /// A USB CCID message of a contact or contactless smart-card reader (usbmon captures).
+    case ccid(CCIDMessage)
 }
 
 extension LinkInfo {

@@ -19,27 +19,7 @@ extension ATRInfo {
             parts.append(p)
         }
         parts.append("protocols " + protocols.map { "T=\($0)" }.joined(separator: ", "))
-        if !historical.isEmpty {
-            var h = "historical \(hexString(historical))"
-            if let c = categoryIndicator {
-                switch c {
-                case 0x00: h += " (category 00: compact-TLV and status indicator)"
-                case 0x80: h += storageCard == nil ? " (category 80: compact-TLV)" : " (category 80)"
-                case 0x10: h += " (category 10: DIR data reference" + (historical.count > 1 ? " \(hex(historical[1])))" : ")")
-                case 0x81...0x8F: h += " (category \(hex(c)): RFU)"
-                default: h += " (category \(hex(c)): proprietary)"
-                }
-            }
-            let (objects, broken) = compactTLV
-            for o in objects { h += "; \(o.name) \(hexString(o.value))" }
-            if let b = broken { h += "; broken compact-TLV at +\(b)" }
-            if let s = statusIndicator { h += "; status LCS \(hex(s[0])) SW \(hex(s[1]))\(hex(s[2]))" }
-            if let card = storageCard {
-                h += "; PC/SC storage card: standard \(hex(card.standard))" + (card.standardName.map { " \($0)" } ?? " unknown")
-                h += ", card name \(hex(UInt8(card.cardName >> 8)))\(hex(UInt8(card.cardName & 0xFF)))" + (card.name.map { " \($0)" } ?? " unknown")
-            }
-            parts.append(h)
-        }
+        if !historical.isEmpty { parts.append("historical " + historicalBytes.summary) }
         if let tck, let ok = tckOK { parts.append("TCK \(hex(tck)) " + (ok ? "ok" : "bad")) }
         if let at = truncatedAt { parts.append("truncated at byte \(at)") }
         if !extra.isEmpty { parts.append("\(extra.count) extra byte(s) \(hexString(extra))") }
@@ -114,8 +94,58 @@ extension ATRInfo {
         out.ascii(",\"historical\":\"")
         for b in historical { out.hexByte(b) }
         out.byte(0x22)
-        if let c = categoryIndicator { codeMember(",\"category\":\"", c, out) }
-        let (objects, broken) = compactTLV
+        historicalBytes.writeJSONMembers(out)
+        if let tck { codeMember(",\"tck\":\"", tck, out) }
+        if let ok = tckOK { boolMember(",\"tck_ok\":", ok, out) }
+        if let at = truncatedAt { intMember(",\"truncated_at\":", at, out) }
+        if !extra.isEmpty {
+            out.ascii(",\"extra\":\"")
+            for b in extra { out.hexByte(b) }
+            out.byte(0x22)
+        }
+        out.byte(0x7D)
+    }
+}
+
+extension HistoricalBytes {
+    /// The bytes in hex, then what the category indicator makes of them (plain ASCII
+    /// without quotes or backslashes).
+    public var summary: String {
+        var h = hexString(bytes)
+        if let c = categoryIndicator, c == 0x00 || c == 0x10 || c == 0x80, !followsISO7816 {
+            return h + " (category \(hex(c)), but not coded as ISO/IEC 7816-4 says: no known meaning)"
+        }
+        if let c = categoryIndicator {
+            switch c {
+            case 0x00: h += " (category 00: compact-TLV and status indicator)"
+            case 0x80: h += storageCard == nil ? " (category 80: compact-TLV)" : " (category 80)"
+            case 0x10: h += " (category 10: DIR data reference" + (bytes.count > 1 ? " \(hex(bytes[1])))" : ")")
+            case 0x81...0x8F: h += " (category \(hex(c)): RFU)"
+            default: h += " (category \(hex(c)): proprietary)"
+            }
+        }
+        let objects = compactTLV.objects
+        for o in objects {
+            let name = o.name.description == "unknown" ? "tag \(hex(o.tag, digits: 1)) (unknown)" : o.name.description
+            h += "; \(name)" + (o.value.isEmpty ? " (empty)" : " \(hexString(o.value))")
+        }
+        if let s = statusIndicator { h += "; status LCS \(hex(s[0])) SW \(hex(s[1]))\(hex(s[2]))" }
+        if let card = storageCard {
+            h += "; PC/SC storage card: standard \(hex(card.standard))" + (card.standardName.map { " \($0)" } ?? " unknown")
+            h += ", card name \(hex(UInt8(card.cardName >> 8)))\(hex(UInt8(card.cardName & 0xFF)))" + (card.name.map { " \($0)" } ?? " unknown")
+        }
+        return h
+    }
+
+    /// The members after the hex of the bytes: category, compact-TLV objects, status
+    /// indicator, PC/SC storage card (each starting with a comma; nothing without bytes).
+    public func writeJSONMembers(_ out: OutputBuffer) {
+        guard let c = categoryIndicator else { return }
+        codeMember(",\"category\":\"", c, out)
+        let follows = followsISO7816
+        boolMember(",\"iso7816_coded\":", follows, out)
+        guard follows else { return }
+        let objects = compactTLV.objects
         if !objects.isEmpty {
             out.ascii(",\"compact_tlv\":[")
             for (i, o) in objects.enumerated() {
@@ -128,7 +158,6 @@ extension ATRInfo {
             }
             out.byte(0x5D)
         }
-        if let b = broken { intMember(",\"compact_tlv_broken_at\":", b, out) }
         if let s = statusIndicator {
             codeMember(",\"lcs\":\"", s[0], out)
             out.ascii(",\"sw\":\""); out.hexByte(s[1], uppercase: true); out.hexByte(s[2], uppercase: true); out.byte(0x22)
@@ -141,10 +170,6 @@ extension ATRInfo {
             out.ascii("\",\"pcsc_card\":")
             if let n = card.name { out.byte(0x22); out.ascii(n); out.byte(0x22) } else { out.ascii("null") }
         }
-        if let tck { codeMember(",\"tck\":\"", tck, out) }
-        if let ok = tckOK { boolMember(",\"tck_ok\":", ok, out) }
-        if let at = truncatedAt { intMember(",\"truncated_at\":", at, out) }
-        out.byte(0x7D)
     }
 }
 

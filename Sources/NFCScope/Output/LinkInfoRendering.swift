@@ -72,7 +72,10 @@ extension LinkInfo {
             if a.nadSupported { out.ascii(" NAD") }
             if !a.historical.isEmpty {
                 out.ascii(" hist ")
-                out.hex(a.historical)
+                // Historical bytes read by ISO/IEC 7816-4 when their category indicator
+                // is one it defines (once per activation, so the small parse may allocate).
+                // A lone category indicator adds nothing to its hex in the text column.
+                if let h = a.decodedHistorical, h.bytes.count > 1 { out.string(h.summary) } else { out.hex(a.historical) }
             }
         case .pps(let cid, _, let pps1):
             out.ascii("PPS CID ")
@@ -162,6 +165,8 @@ extension LinkInfo {
             d.writeInfo(out)
         case .smartCard(let s):
             s.writeInfo(out)
+        case .ccid(let m):
+            m.writeInfo(out)
         }
     }
 
@@ -215,6 +220,13 @@ extension LinkInfo {
             boolMember(",\"cid_supported\":", a.cidSupported, out)
             boolMember(",\"nad_supported\":", a.nadSupported, out)
             hexMember(",\"historical\":\"", a.historical, out)
+            if let h = a.decodedHistorical {
+                out.ascii(",\"historical_bytes\":{\"hex\":\"")
+                out.hex(a.historical)
+                out.byte(0x22)
+                h.writeJSONMembers(out)
+                out.byte(0x7D)
+            }
         case .pps(let cid, let pps0, let pps1):
             intMember(",\"cid\":", Int(cid), out)
             if let pps0 { codeMember(",\"pps0\":\"", pps0, out) }
@@ -304,6 +316,8 @@ extension LinkInfo {
             d.writeJSONMembers(out)
         case .smartCard(let s):
             s.writeJSONMembers(out)
+        case .ccid(let m):
+            m.writeJSONMembers(out)
         }
     }
 }

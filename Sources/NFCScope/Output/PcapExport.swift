@@ -44,6 +44,8 @@ public final class PcapExporter: DecodeSink {
     /// reader chip reported about the card). Cleared by that frame.
     public var nextComment: String?
 
+    /// A pcap of usbmon packets (CCID readers): its link type.
+    private var usbmonPcapLinkType: UInt32?
     private let pcapDumper: ClassicPcapWriter?
     private let pcapngWriter: PcapngWriter?
     private var record: [UInt8] = []
@@ -60,9 +62,12 @@ public final class PcapExporter: DecodeSink {
     /// Creates `path`. `needsExportedPDU` says whether the stream has NFC-F/V frames
     /// (only the pcap container needs to know beforehand).
     /// `live` (pcapng only): write each record out as it comes (`nfcscope capture`).
+    /// `usbmonLinkType` (pcap only): every frame is a CCID message of a usbmon capture of this
+    /// link type (220 or 189); the pcap is of that link type and keeps their USB packets.
     /// `smartCard` (pcap only): the stream has smart-card frames, which need link type 101.
     public init(path: String, container: ExportContainer, needsExportedPDU: Bool,
-                timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil, smartCard: Bool = false) throws(ExportError) {
+                timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil, usbmonLinkType: UInt32? = nil,
+                smartCard: Bool = false) throws(ExportError) {
         self.container = container
         self.timeOrigin = timeOrigin
         self.smartCard = smartCard && container == .pcap
@@ -70,9 +75,10 @@ public final class PcapExporter: DecodeSink {
             switch container {
             case .pcap:
                 allExportedPDU = needsExportedPDU && !smartCard
+                usbmonPcapLinkType = usbmonLinkType
                 pcapDumper = try ClassicPcapWriter(
-                    path: path, linkType: smartCard ? Self.rawIPLinkType
-                        : needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443)
+                    path: path, linkType: usbmonLinkType ?? (smartCard ? Self.rawIPLinkType
+                        : needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443))
                 pcapngWriter = nil
             case .pcapng:
                 allExportedPDU = false
@@ -98,6 +104,8 @@ public final class PcapExporter: DecodeSink {
         if frame.flags.contains(.llcp) { return skip(frame, "LLCP PDU (link type 245 is not exported)") }
         if frame.flags.contains(.smartCard) { return smartCardFrame(frame) }
         if smartCard { return skip(frame, "NFC frame in a pcap of smart-card traffic (link type 101); write pcapng to keep both") }
+        if frame.flags.contains(.ccid) { return usbPacket(frame) }
+        if usbmonPcapLinkType != nil { return skip(frame, "not a CCID message in a pcap of usbmon packets") }
         guard frame.dir != nil || frame.event != nil else {
             skip(frame, frame.error.map { "no direction or field event (\($0.message))" } ?? "no direction or field event")
             return
@@ -142,6 +150,31 @@ public final class PcapExporter: DecodeSink {
     public static func needsExportedPDU(_ frame: Frame) -> Bool {
         if frame.tech == .nfcF || frame.tech == .nfcV { return true }
         return frame.event == nil && frame.tech == .unknown && frame.flags.contains(.recovered)
+    }
+
+    /// A CCID message of a usbmon capture: its USB packet as captured (usbmon header
+    /// included), under an interface of its usbmon link type (pcapng only: a classic
+    /// pcap holds one link type, ISO 14443's or exported PDUs').
+    private func usbPacket(_ frame: Frame) {
+        guard case .ccid(let message) = frame.info, !message.packet.isEmpty else {
+            return skip(frame, "CCID message without its USB packet")
+        }
+        let time = timeOrigin &+ frame.time
+        guard time >= 0 else { return skip(frame, "time before 1970") }
+        record.removeAll(keepingCapacity: true)
+        message.packet.append(to: &record)
+        guard let writer = pcapngWriter else {
+            guard let dumper = pcapDumper, usbmonPcapLinkType == UInt32(message.packetLinkType) else {
+                return skip(frame, "CCID message among frames of another link type: its usbmon packet is kept in a pcapng only")
+            }
+            dumper.dump(record, timeNanos: time)
+            written += 1
+            return
+        }
+        writer.packet(interface: writer.interface(for: UInt32(message.packetLinkType)), timeNanos: time, record,
+                      comment: nextComment)
+        nextComment = nil
+        written += 1
     }
 
     /// Writes out everything and closes the file.

@@ -37,41 +37,67 @@ enum TextWrap {
     /// `line` (no newline) in pieces of at most `width` characters, broken after a space
     /// when one is near the end of the piece, else inside the word.
     static func pieces(_ line: [UInt8], width: Int) -> [ArraySlice<UInt8>] {
-        guard displayWidth(line[...]) > width, width > 0 else { return [line[...]] }
+        guard width > 0 else { return [line[...]] }
         var result: [ArraySlice<UInt8>] = []
         var rest = line[...]
-        while displayWidth(rest) > width {
-            // The byte index after `width` characters (UTF-8 continuation bytes and colour
-            // sequences ride along).
-            var end = rest.startIndex
-            var chars = 0
-            var inEscape = false
-            while end < rest.endIndex {
-                let b = rest[end]
-                if inEscape {
-                    if b == 0x6D { inEscape = false }
-                } else if b == 0x1B {
-                    inEscape = true
-                } else if b & 0xC0 != 0x80 {
-                    if chars == width { break }
-                    chars += 1
-                }
-                end += 1
+        while true {
+            let (piece, fits) = firstPiece(rest, width: width)
+            if fits {
+                if !rest.isEmpty || result.isEmpty { result.append(rest) }
+                return result
             }
-            var cut = end
-            var i = end
-            while i > rest.startIndex + width / 2 {
-                if rest[i - 1] == 0x20 { cut = i; break }
-                i -= 1
-            }
-            var piece = rest[rest.startIndex..<cut]
-            while piece.last == 0x20 { piece = piece.dropLast() }
             result.append(piece)
-            rest = rest[cut...]
+            rest = rest[piece.endIndex...]
             while rest.first == 0x20 { rest = rest.dropFirst() }
         }
-        if !rest.isEmpty { result.append(rest) }
-        return result
+    }
+
+    /// The first piece of `rest`: all of it when it fits in `width` characters (`fits`),
+    /// else at most `width` characters, cut after a space in its second half when there
+    /// is one, trailing spaces left out. One pass over the piece, so wrapping a long line
+    /// costs its length, not its length squared.
+    static func firstPiece(_ rest: ArraySlice<UInt8>, width: Int) -> (piece: ArraySlice<UInt8>, fits: Bool) {
+        guard width > 0 else { return (rest, true) }
+        // The byte index after `width` characters (UTF-8 continuation bytes and colour
+        // sequences ride along).
+        var end = rest.startIndex
+        var chars = 0
+        var inEscape = false
+        var fits = true
+        while end < rest.endIndex {
+            let b = rest[end]
+            if inEscape {
+                if b == 0x6D { inEscape = false }
+            } else if b == 0x1B {
+                inEscape = true
+            } else if b & 0xC0 != 0x80 {
+                if chars == width { fits = false; break }
+                chars += 1
+            }
+            end += 1
+        }
+        if fits { return (rest, true) }
+        var cut = end
+        var i = end
+        while i > rest.startIndex + width / 2 {
+            if rest[i - 1] == 0x20 { cut = i; break }
+            i -= 1
+        }
+        var piece = rest[rest.startIndex..<cut]
+        while piece.last == 0x20 { piece = piece.dropLast() }
+        return (piece, false)
+    }
+
+    /// Whether a line of `text` has more than `width` bytes.
+    static func hasLine(longerThan width: Int, in text: [UInt8]) -> Bool {
+        text.withUnsafeBufferPointer { p in
+            var lineStart = 0
+            for i in 0..<p.count where p[i] == 0x0A {
+                if i - lineStart > width { return true }
+                lineStart = i + 1
+            }
+            return p.count - lineStart > width
+        }
     }
 
     /// Characters (not bytes) a terminal shows for UTF-8 text: colour sequences
@@ -94,6 +120,9 @@ enum TextWrap {
     /// Every line of `text` longer than `width`, wrapped: the continuation lines start
     /// two columns right of the line's own indentation, under its text.
     static func wrap(_ text: [UInt8], width: Int) -> [UInt8] {
+        // Most records have no line longer than the width in bytes (a character is at
+        // least one byte): they are returned as they are, without splitting or copying.
+        guard hasLine(longerThan: width, in: text) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.count + 64)
         let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -103,13 +132,13 @@ enum TextWrap {
             guard displayWidth(line) > width else { out.append(contentsOf: line); continue }
             let indent = line.prefix { $0 == 0x20 }.count
             let continuation = min(indent + 2, width / 2)
-            let head = pieces(Array(line), width: width)[0]
+            let head = firstPiece(line, width: width).piece
             out.append(contentsOf: head)
             var rest = line[(line.startIndex + head.count)...].drop { $0 == 0x20 }
             while !rest.isEmpty {
                 out.append(0x0A)
                 out.append(contentsOf: repeatElement(0x20, count: continuation))
-                let piece = pieces(Array(rest), width: width - continuation)[0]
+                let piece = firstPiece(rest, width: width - continuation).piece
                 out.append(contentsOf: piece)
                 rest = rest[(rest.startIndex + piece.count)...].drop { $0 == 0x20 }
             }

@@ -34,6 +34,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     /// exchanges; SIM traces read by the SIM stage (files, PINs, AUTHENTICATE, CAT).
     private let smartCards = SmartCardExchanges()
     private lazy var sim = SIMStage(registry: registry)
+    /// APDU exchanges and ATRs of CCID readers (usbmon captures).
+    private let ccid = CCIDStage()
 
     init(sink: Sink, registry: Registry) {
         self.sink = sink
@@ -51,7 +53,13 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
             smartCardFrame(frame)
             return
         }
-        guard application else { return }
+        guard application else {
+            // CCID readers' APDU exchanges are link-level records too (`stats`, `convert`).
+            if frame.flags.contains(.ccid), case .ccid(let m) = frame.info {
+                ccid.feed(m, frame: frame.n, to: self, sink: sink, records: false)
+            }
+            return
+        }
         // ISO-DEP blocks are most frames of a payment capture: they concern the APDU
         // stage only through the reassembler, and only DESELECT ends the session.
         if case .block = frame.info {
@@ -72,6 +80,10 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         case .reqa, .wupa: type4.cardIdentified(nil)
         case .llcp(let pdu): llcp.feed(pdu, n: frame.n, to: sink)
         case .nfcDEP(let dep): nfcDEP.feed(dep, n: frame.n, llcp: llcp, to: sink)
+        case .ccid(let m):
+            ccid.feed(m, frame: frame.n, to: self, sink: sink, records: true)
+            // Power on or off: another card session (after the exchange it closed).
+            if CCIDStage.changesCard(m) { endCardSession(fieldDropped: false) }
         default: break
         }
         if frame.event != nil { feliCa.feed(frame, to: self) }
@@ -83,6 +95,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     /// The end of the input.
     func finish() {
         smartCards.flush(to: self)
+        ccid.flush(to: self)
         guard application else { return }
         feliCa.flush(to: self)
         type2.end(to: sink)

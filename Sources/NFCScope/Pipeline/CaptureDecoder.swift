@@ -80,6 +80,8 @@ public enum CaptureDecoder {
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         case .success(.pcscSpy(var source)):
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
+        case .success(.usbmon(var source)):
+            return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         }
     }
 

@@ -90,6 +90,8 @@ public enum OpenedSource {
     case nfcLabJSON(NFCLabJSONSource)
     case libnfc(LibnfcFrameSource)
     case pcscSpy(PCSCSpyLog)
+    /// A pcap/pcapng of Linux usbmon (link types 220, 189): USB readers' bulk traffic.
+    case usbmon(UsbmonFrameSource)
 
     /// Whether the first bytes of a stream in `format` are too few to open it the way
     /// the whole file would be opened (headers cut off, technology not known yet; a
@@ -124,6 +126,9 @@ public enum OpenedSource {
                 // A capture of another link type is refused as a whole, not listed
                 // frame by frame with the same error.
                 if let linkType = PcapFrameSource.undecodedLinkType(view) {
+                    if UsbmonFrameSource.isUsbmon(linkType: linkType) {
+                        return .success(.usbmon(try UsbmonFrameSource(view: view, final: final)))
+                    }
                     return .failure(SourceProblem(offset: 0, message: PcapFrameSource.undecodedLinkTypeMessage(linkType)))
                 }
                 return .success(.pcap(source))

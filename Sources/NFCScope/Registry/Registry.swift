@@ -27,7 +27,11 @@ public final class Registry: Sendable {
     public let systems: [UInt16: FeliCaSystemEntry]
     public let services: [FeliCaServiceEntry]
     /// Certification authority public keys, in the order of their first definition.
-    public let caPublicKeys: [CAPublicKey]
+    /// The built-in key file is parsed when keys are first asked for (offline data
+    /// authentication at a session end), not at start-up: it is 40 % of the built-in text.
+    public var caPublicKeys: [CAPublicKey] { mergedCAPublicKeys ?? Registry.builtinCAPublicKeys.keys }
+    /// nil: exactly the built-in keys (no plugin file adds any).
+    private let mergedCAPublicKeys: [CAPublicKey]?
 
     /// AID prefix -> index in `aids`.
     private let aidIndex: PrefixDissectorTable<Int>
@@ -73,7 +77,17 @@ public final class Registry: Sendable {
         codeTables = b.codeTables
         systems = b.systems
         services = b.serviceOrder.compactMap { b.services[$0] }
-        caPublicKeys = b.caPublicKeyOrder.compactMap { b.caPublicKeys[$0] }
+        if !b.builtinCAPublicKeysDeferred {
+            mergedCAPublicKeys = b.caPublicKeyOrder.compactMap { b.caPublicKeys[$0] }
+        } else if b.caPublicKeyOrder.isEmpty {
+            mergedCAPublicKeys = nil
+        } else {
+            // Plugin files add keys: merged as if the built-in file had been read first.
+            var merged = RegistryBuilder()
+            merged.add(PluginFileContents(caPublicKeys: Registry.builtinCAPublicKeys.keys))
+            merged.add(PluginFileContents(caPublicKeys: b.caPublicKeyOrder.compactMap { b.caPublicKeys[$0] }))
+            mergedCAPublicKeys = merged.caPublicKeyOrder.compactMap { merged.caPublicKeys[$0] }
+        }
 
         var aidIndex = PrefixDissectorTable<Int>()
         for (i, entry) in aids.enumerated() { aidIndex.register(prefix: entry.aid, i) }
@@ -529,6 +543,9 @@ struct RegistryBuilder {
     var serviceOrder: [ServiceKey] = []
     var caPublicKeys: [CAPublicKeyKey: CAPublicKey] = [:]
     var caPublicKeyOrder: [CAPublicKeyKey] = []
+    /// The built-in CA key file was left for `Registry.builtinCAPublicKeys` (parsed on
+    /// first use); the keys above are those of plugin files.
+    var builtinCAPublicKeysDeferred = false
 
     mutating func add(_ contents: PluginFileContents) {
         for entry in contents.aids {
@@ -619,9 +636,24 @@ extension Registry {
         return (Registry(builder), diagnostics)
     }()
 
+    /// The built-in CA public key file, parsed once on first use, and its mistakes (a
+    /// test keeps these empty).
+    static let builtinCAPublicKeys: (keys: [CAPublicKey], diagnostics: [PluginDiagnostic]) = {
+        var keys: [CAPublicKey] = [], diagnostics: [PluginDiagnostic] = []
+        for file in BuiltinPlugins.files where file.name == builtinCAPublicKeyFile {
+            let (contents, found) = PluginParser.parse(file.text, file: file.name, builtin: true)
+            keys += contents.caPublicKeys
+            diagnostics += found
+        }
+        return (keys, diagnostics)
+    }()
+
+    static let builtinCAPublicKeyFile = "ca-keys.plugin"
+
     static func addBuiltin(to builder: inout RegistryBuilder) -> [PluginDiagnostic] {
         var diagnostics: [PluginDiagnostic] = []
-        for file in BuiltinPlugins.files {
+        builder.builtinCAPublicKeysDeferred = true
+        for file in BuiltinPlugins.files where file.name != builtinCAPublicKeyFile {
             let (contents, found) = PluginParser.parse(file.text, file: file.name, builtin: true)
             builder.add(contents)
             diagnostics += found

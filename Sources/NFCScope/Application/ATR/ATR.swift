@@ -219,21 +219,67 @@ public struct ATRInfo: Sendable, Equatable {
 
     // MARK: Historical bytes
 
+    /// The historical bytes read by ISO/IEC 7816-4 section 8.1.1.
+    public var historicalBytes: HistoricalBytes { HistoricalBytes(historical) }
+
     public var categoryIndicator: UInt8? { historical.first }
+
+    /// Compact-TLV objects (see `HistoricalBytes.compactTLV`).
+    public var compactTLV: (objects: [ATRCompactTLV], brokenAt: Int?) { historicalBytes.compactTLV }
+
+    /// Category 00: the status indicator (LCS, SW1, SW2) in the last 3 bytes.
+    public var statusIndicator: [UInt8]? { historicalBytes.statusIndicator }
+
+    /// PC/SC part 3 storage card identification.
+    public var storageCard: PCSCStorageCard? { historicalBytes.storageCard }
+}
+
+/// Historical bytes as ISO/IEC 7816-4 section 8.1.1 codes them: the category indicator,
+/// then compact-TLV objects (category 00 or 80) and the status indicator (category 00).
+/// The same rules cover an ATR's historical bytes and those of an ISO 14443-4 ATS
+/// (ISO/IEC 14443-4 section 5.2.7 refers to ISO/IEC 7816-4 for them).
+public struct HistoricalBytes: Sendable, Equatable {
+    public var bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public var categoryIndicator: UInt8? { bytes.first }
+
+    /// Whether the bytes are coded as ISO/IEC 7816-4 section 8.1.1 says: category 00 or 80
+    /// with compact-TLV objects that end exactly where they should, each with a tag the
+    /// standard assigns (1-8, F), category 00 with its 3-byte status indicator after them;
+    /// category 10 with its one DIR data reference byte; or a PC/SC part 3 storage card.
+    /// Otherwise (other categories are proprietary or RFU; bytes that break these rules,
+    /// such as the ATQB fields PC/SC part 3 puts in the ATR of a type B card) the bytes
+    /// have no known meaning and are shown as hex only.
+    public var followsISO7816: Bool {
+        guard let c = categoryIndicator else { return false }
+        switch c {
+        case 0x10:
+            return bytes.count == 2
+        case 0x00, 0x80:
+            if storageCard != nil { return true }
+            if c == 0x00 && bytes.count < 4 { return false }
+            let (objects, broken) = compactTLV
+            return broken == nil && objects.allSatisfy { (0x1...0x8).contains($0.tag) || $0.tag == 0xF }
+        default:
+            return false
+        }
+    }
 
     /// Compact-TLV objects: category 00 (all but the last 3 bytes, the status indicator)
     /// or 80 (all after the category byte). `brokenAt` is the offset of an object that
     /// runs past the end.
     public var compactTLV: (objects: [ATRCompactTLV], brokenAt: Int?) {
         guard let c = categoryIndicator, c == 0x00 || c == 0x80, storageCard == nil else { return ([], nil) }
-        let end = c == 0x00 ? historical.count - 3 : historical.count
+        let end = c == 0x00 ? bytes.count - 3 : bytes.count
         var out: [ATRCompactTLV] = []
         var i = 1
         while i < end {
-            let tl = historical[i]
+            let tl = bytes[i]
             let n = Int(tl & 0x0F)
             guard i + 1 + n <= end else { return (out, i) }
-            out.append(ATRCompactTLV(tag: tl >> 4, value: Array(historical[(i + 1)..<(i + 1 + n)])))
+            out.append(ATRCompactTLV(tag: tl >> 4, value: Array(bytes[(i + 1)..<(i + 1 + n)])))
             i += 1 + n
         }
         return (out, nil)
@@ -241,17 +287,28 @@ public struct ATRInfo: Sendable, Equatable {
 
     /// Category 00: the status indicator (LCS, SW1, SW2) in the last 3 bytes.
     public var statusIndicator: [UInt8]? {
-        guard categoryIndicator == 0x00, historical.count >= 4 else { return nil }
-        return Array(historical.suffix(3))
+        guard categoryIndicator == 0x00, bytes.count >= 4 else { return nil }
+        return Array(bytes.suffix(3))
     }
 
     /// PC/SC part 3 storage card identification.
     /// Category 80, then the application identifier as a BER-TLV object 4F 0C: RID
     /// A0 00 00 03 06, SS, NN NN, 4 RFU bytes (not a compact-TLV object).
     public var storageCard: PCSCStorageCard? {
-        let h = historical
+        let h = bytes
         guard h.count >= 11, h[0] == 0x80, h[1] == 0x4F, h[2] == 0x0C,
               Array(h[3..<8]) == [0xA0, 0x00, 0x00, 0x03, 0x06] else { return nil }
         return PCSCStorageCard(standard: h[8], cardName: UInt16(h[9]) << 8 | UInt16(h[10]))
+    }
+}
+
+extension ATSInfo {
+    /// The ATS historical bytes read by ISO/IEC 7816-4 section 8.1.1, nil when there are
+    /// none or they are not coded as it says (`HistoricalBytes.followsISO7816`): then they
+    /// have no known meaning and are shown as hex only.
+    public var decodedHistorical: HistoricalBytes? {
+        guard let c = historical.byte(0), c == 0x00 || c == 0x10 || c == 0x80 else { return nil }
+        let h = HistoricalBytes(historical.array)
+        return h.followsISO7816 ? h : nil
     }
 }

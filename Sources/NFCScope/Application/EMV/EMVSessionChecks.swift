@@ -38,12 +38,15 @@ enum EMVSessionChecks {
         let track2 = e.card[0x57], track2Mobile = e.card[0x9F6B]
         let panT2 = track2.flatMap(track2PAN)
         let panT2Mobile = track2Mobile.flatMap(track2PAN)
-        var checked: Set<String> = []
-        for (pan, source) in [(pan5A, "5A"), (panT2, "track 2 (57)"), (panT2Mobile, "track 2 (9F6B)")] {
-            guard let pan, !pan.isEmpty, !checked.contains(pan) else { continue }
-            checked.insert(pan)
+        // At most three PANs: each checked once, in this order (no set or array of
+        // tuples built per session).
+        func luhn(_ pan: String?, _ source: StaticString, seen a: String? = nil, _ b: String? = nil) {
+            guard let pan, !pan.isEmpty, pan != a, pan != b else { return }
             if !luhnValid(pan) { out.append("PAN \(maskedPAN(pan)) in \(source) fails the Luhn check") }
         }
+        luhn(pan5A, "5A")
+        luhn(panT2, "track 2 (57)", seen: pan5A)
+        luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2)
         if let a = pan5A, let b = panT2, a != b {
             out.append("PAN in 5A (\(maskedPAN(a))) differs from track 2 (57) (\(maskedPAN(b)))")
         }

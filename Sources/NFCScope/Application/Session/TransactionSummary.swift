@@ -85,6 +85,9 @@ struct TransactionTracker {
 
     /// Starts over for the next card session, keeping the evidence's storage.
     mutating func reset() {
+        // Every change goes through `observe`, which counts the APDU first: a tracker
+        // that counted none is as new (sessions end two or three times per card).
+        guard summary.apdus != 0 else { return }
         var kept = ODAEvidence()
         swap(&kept, &evidence)
         self = TransactionTracker()
@@ -191,9 +194,13 @@ func cryptogramType(_ cid: UInt8) -> TransactionSummary.Cryptogram {
 
 /// 1PAY.SYS.DDF01 (contact PSE) and 2PAY.SYS.DDF01 (contactless PPSE).
 func isDirectoryName(_ name: ByteView) -> Bool {
-    let suffix: [UInt8] = Array("PAY.SYS.DDF01".utf8)
+    // Compared with static bytes: building the suffix as an array cost an allocation
+    // per SELECT.
+    let suffix: StaticString = "PAY.SYS.DDF01"
     guard name.count == 14, let first = name.byte(0), first == 0x31 || first == 0x32 else { return false }
-    return ByteView.with(suffix) { name.suffix(from: 1).elementsEqual($0) }
+    let s = suffix.utf8Start
+    for i in 0..<13 where name.byte(i + 1) != s[i] { return false }
+    return true
 }
 
 /// The applications a PSE/PPSE answer lists (61 entries under BF0C or 70).
