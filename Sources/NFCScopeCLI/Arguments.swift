@@ -252,7 +252,8 @@ public enum Arguments {
     INPUTS
       pcap (both byte orders, microsecond and nanosecond) and pcapng, detected from
       the content. Link types 264 (ISO 14443) and 252 (exported PDUs) are
-      decoded; a capture of any other link type (LLCP, usbmon, Ethernet) is
+      decoded, and network captures (Ethernet, raw IP, Linux cooked) carrying
+      GSMTAP SIM traces (UDP port 4729); a capture of any other link type is
       refused with one error (exit status 2). Proxmark3 .trace files (trace save)
       and nfc-laboratory JSON (frame.json of a TRZ file, nfc-lab -j output).
       nfc-laboratory .trz archives are read directly; HydraNFC pcaps (link type
@@ -265,6 +266,7 @@ public enum Arguments {
       flipper-nfc      Flipper Zero .nfc FeliCa dump
       nfc-laboratory   nfc-laboratory JSON (frame.json, nfc-lab -j)
       nfc-laboratory-trz  nfc-laboratory .trz trace archive (gzip of a tar with frame.json)
+      pcsc-spy         PC/SC log of pcsc-spy: libpcscspy's raw log or the decoded text
       libnfc           libnfc debug log (LIBNFC_LOG_LEVEL=3) or example-program output
       proxmark3        Proxmark3 .trace (trace save); --tech names its technology
 

@@ -11,6 +11,8 @@ import Glibc
 final class ExportPrescan: DecodeSink {
     var needsExportedPDU = false
     var sawLLCP = false, sawOther = false
+    /// Smart-card frames (GSMTAP SIM, PC/SC): a pcap of them is raw IP (link type 101).
+    var smartCard = false
     var problems: [InputProblem] = []
 
     func begin(_ input: InputDescription) {}
@@ -22,6 +24,7 @@ final class ExportPrescan: DecodeSink {
     func frame(_ frame: Frame) {
         if PcapExporter.needsExportedPDU(frame) { needsExportedPDU = true }
         if frame.flags.contains(.llcp) { sawLLCP = true } else { sawOther = true }
+        if frame.flags.contains(.smartCard) { smartCard = true }
         if case .ccid(let message) = frame.info {
             if usbmonLinkType == nil && !otherFrames { usbmonLinkType = UInt32(message.packetLinkType) }
         } else {
@@ -98,7 +101,8 @@ enum ConvertCommand {
             exporter = try PcapExporter(path: outputPath, container: container,
                                         needsExportedPDU: prescan.needsExportedPDU,
                                         onlyLLCP: prescan.sawLLCP && !prescan.sawOther,
-                                        timeOrigin: first.startTime ?? 0, usbmonLinkType: prescan.usbmonLinkType)
+                                        timeOrigin: first.startTime ?? 0, usbmonLinkType: prescan.usbmonLinkType,
+                                        smartCard: prescan.smartCard)
         } catch {
             errorLine(error.message)
             return CommandLineTool.exitUnreadable

@@ -102,7 +102,7 @@ private func run(_ args: [String], terminal: Bool = false) -> (status: Int32, ou
         let path = temporaryFile([])
         let r = run(["decode", path])
         #expect(r.status == 2)
-        #expect(r.errors == ["\(path): offset 0: not a recognised capture (starts with nothing; formats tried: pcap, pcapng, flipper-nfc, nfc-laboratory, nfc-laboratory-trz, libnfc, proxmark3)"])
+        #expect(r.errors == ["\(path): offset 0: not a recognised capture (starts with nothing; formats tried: pcap, pcapng, flipper-nfc, nfc-laboratory, nfc-laboratory-trz, pcsc-spy, libnfc, proxmark3)"])
     }
 }
 

@@ -9,14 +9,14 @@ import NFCScopePcap
         "x.pcap", "edge14443.pcap", "hf_14a_mfuc.derived.pcap", "hf_14a_reader_4b_rats.derived.pcap",
         "hf_14a_reader_7b_rats.derived.pcap", "hf_14b_reader.derived.pcap", "hf_mfdes_sniff.derived.pcap",
         "hf_mfp_mad_sl3.derived.pcap", "hf_visa_apple_ecp.derived.pcap", "hf_visa_apple_normal.derived.pcap",
-        "hf_visa_apple_transit_bypass.derived.pcap",
+        "hf_visa_apple_transit_bypass.derived.pcap", "pySim-trace_test_gsmtap.pcapng",
     ]
 
     /// Captures of link types that are not decoded, with their link type (from each file's
     /// header or interface description block).
     static let otherLinkTypes: [(String, UInt32)] = [
-        // LLCP (245) is decoded (LLCPTests), usbmon (220, 189) too (UsbmonTests).
-        ("pySim-trace_test_gsmtap.pcapng", 1),
+        // LLCP (245) is decoded (LLCPTests), usbmon (220, 189) too (UsbmonTests), and GSMTAP SIM
+        // in Ethernet (SIMTraceTests): no fixture of an undecoded link type is left.
     ]
 
     @Test(arguments: captures)

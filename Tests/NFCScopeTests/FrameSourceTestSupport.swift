@@ -30,6 +30,7 @@ func drainBytes(_ bytes: [UInt8], as format: InputFormat? = nil, tech: Tech? = n
         case .success(.nfcLabJSON(var s)): return (drain(&s), (0..<s.problemCount).map { s.problem($0) })
         case .success(.libnfc(var s)): return (drain(&s), (0..<s.problemCount).map { s.problem($0) })
         case .success(.nfcLabTRZ(var s)): return (drain(&s), (0..<s.problemCount).map { s.problem($0) })
+        case .success(.pcscSpy(var s)): return (drain(&s), (0..<s.problemCount).map { s.problem($0) })
         case .success(.usbmon(var s)): return (drain(&s), (0..<s.problemCount).map { s.problem($0) })
         case .success(.flipperNFC): return nil
         }

@@ -32,6 +32,10 @@ public struct PcapFrameSource: FrameSource {
             if record.linkType == LinkType.iso14443 || record.linkType == LinkType.exportedPDU
                 || record.linkType == LinkType.nfcLLCP { return nil }
             if record.linkType == HydraNFC.linkType, HydraNFC.header(record.data) != nil { return nil }
+            // A network capture is read when it carries GSMTAP SIM traces (GSMTAPSIM.swift).
+            if NetworkLinkType.isNetwork(record.linkType), GSMTAP.carriesSIM(linkType: record.linkType, record.data) {
+                return nil
+            }
             if first == nil { first = record.linkType }
         }
         return first
@@ -56,7 +60,7 @@ public struct PcapFrameSource: FrameSource {
 
     /// The one error for a capture of another link type.
     public static func undecodedLinkTypeMessage(_ linkType: UInt32) -> String {
-        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP), 252 (Wireshark exported PDUs), 220/189 (usbmon of PN53x and CCID readers) and 147 with HydraNFC's frame header only"
+        "link type \(linkType) (\(linkTypeName(linkType))) is not decoded: nfcscope reads link types 264 (ISO 14443), 245 (NFC LLCP), 252 (Wireshark exported PDUs), 220/189 (usbmon of PN53x and CCID readers), 147 with HydraNFC's frame header, and network captures (Ethernet, raw IP, Linux cooked) carrying GSMTAP SIM traces (UDP port 4729)"
     }
 
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }
@@ -83,6 +87,8 @@ public struct PcapFrameSource: FrameSource {
             Self.fillExportedPDU(&frame, record.data)
         } else if record.linkType == HydraNFC.linkType {
             HydraNFC.fill(&frame, record.data)
+        } else if NetworkLinkType.isNetwork(record.linkType) {
+            GSMTAP.fill(&frame, linkType: record.linkType, record.data)
         } else {
             frame.error = FrameError(.unsupportedLinkType, Int(record.linkType))
         }

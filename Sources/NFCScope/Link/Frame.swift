@@ -59,6 +59,9 @@ public struct FrameFlags: OptionSet, Sendable {
     public static let llcpSent = FrameFlags(rawValue: 1 << 4)
     /// The bytes are a USB CCID message that its source decoded (info `.ccid`), not an air frame.
     public static let ccid = FrameFlags(rawValue: 1 << 5)
+    /// A contact smart-card trace frame (GSMTAP SIM, PC/SC log): the source set
+    /// `info = .smartCard(...)` itself; the link layer leaves it as it is.
+    public static let smartCard = FrameFlags(rawValue: 1 << 6)
 }
 
 public struct Frame: Sendable {
@@ -146,6 +149,9 @@ public struct FrameError: Error, Sendable, Equatable {
         case snifferUnknownModulation // a: the sniffer's modulation byte (HydraNFC 0xB2)
         case ccidTruncated          // a: dwLength, b: abData bytes present
         case ccidFailed             // a: bError, b: message type of the command that failed (0: unknown)
+        case notGSMTAPSIM           // a: GSMTAPSkip raw value (a network packet that is not a SIM message)
+        case tpduTooShort           // a: bytes present (a T=0 TPDU has 5 header bytes and SW1 SW2)
+        case tpduDirection          // a: INS, b: data bytes between header and status word
     }
     public var kind: Kind
     public var a: Int
@@ -194,6 +200,9 @@ public struct FrameError: Error, Sendable, Equatable {
         case .ccidFailed:
             "CCID " + (b == 0 ? "command" : CCIDMessage.name(UInt8(truncatingIfNeeded: b)).map { "\($0)" } ?? "command")
                 + " failed: bError 0x\(hex2(a)) (\(CCIDMessage.errorName(UInt8(truncatingIfNeeded: a))))"
+        case .notGSMTAPSIM: "\(GSMTAPSkip(rawValue: UInt8(truncatingIfNeeded: a)).map { "\($0.message)" } ?? "not a GSMTAP SIM packet")"
+        case .tpduTooShort: "SIM APDU of \(a) byte(s) is shorter than a 5-byte header and a status word"
+        case .tpduDirection: "INS 0x\(hex2(a)): which way its \(b) data byte(s) went is unknown (instruction not known, or the count does not match P3); not split into command and response"
         case .chipStatus: "PN53x \(PN53xCommand.name(UInt8(truncatingIfNeeded: b))) failed: status 0x\(hex2(a)) (\(PN53xStatus.name(a)))"
         }
     }

@@ -63,6 +63,10 @@ public struct LinkDecoder: Sendable {
     /// Fills tech, crc, info and error of a frame whose n/offset/time/dir/bytes/crcIncluded/event are set.
     /// An error already on the frame (from the capture or pseudo-header) is kept.
     public mutating func decode(_ frame: inout Frame) {
+        if frame.flags.contains(.smartCard) {
+            frame.crc = .none
+            return
+        }
         if frame.flags.contains(.recovered), frame.event == nil, Self.keepsSourceDecode(frame) {
             frame.crc = .none
             learn(fromKept: frame)

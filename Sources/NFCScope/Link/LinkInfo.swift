@@ -202,6 +202,8 @@ public enum LinkInfo: Sendable {
     /// An NFC-DEP (ISO 18092) frame in NFC-A or NFC-F.
     case nfcDEP(NFCDEPFrame)
 
+    /// A contact smart-card frame (GSMTAP SIM trace, PC/SC log), filled by its source.
+    case smartCard(SmartCardFrame)
     /// A USB CCID message of a contact or contactless smart-card reader (usbmon captures).
     case ccid(CCIDMessage)
 }

@@ -114,8 +114,10 @@ public struct APDUExchangeView: Sendable {
 
     /// The same, for a caller that parsed the command and response already (the
     /// writers, through `CardSession.interpret`): they are not parsed twice per APDU.
+    /// `uicc`: the exchange is a SIM/UICC's (a SIM trace): instructions are named by
+    /// ETSI TS 102.221 / 3GPP TS 51.011 for their class (SIMCommands) first.
     func writeJSONMembers(_ out: OutputBuffer, parsed: APDUCommand?, error: APDUError?, response resp: APDUResponse?,
-                          decoders: APDUPayloadDecoders = .none) {
+                          decoders: APDUPayloadDecoders = .none, uicc: Bool = false) {
 
         if let command, command.count >= 4,
            let cla = command.byte(0), let ins = command.byte(1),
@@ -124,7 +126,8 @@ public struct APDUExchangeView: Sendable {
             out.ascii("\",\"ins\":\""); out.hexByte(ins, uppercase: true)
             out.ascii("\",\"p1\":\""); out.hexByte(p1, uppercase: true)
             out.ascii("\",\"p2\":\""); out.hexByte(p2, uppercase: true)
-            out.ascii("\",\"name\":\""); out.ascii(instructionName(cla: cla, ins: ins, p1: p1, p2: p2))
+            out.ascii("\",\"name\":\"")
+            out.ascii((uicc ? SIMCommands.name(cla: cla, ins: ins) : nil) ?? instructionName(cla: cla, ins: ins, p1: p1, p2: p2))
             out.byte(0x22)
         }
 
@@ -188,12 +191,13 @@ public struct APDUExchangeView: Sendable {
 
     /// The same, with the command and response parsed by the caller.
     func writeText(_ out: OutputBuffer, indent: Int, parsed: APDUCommand?, error: APDUError?, response resp: APDUResponse?,
-                   decoders: APDUPayloadDecoders = .none) {
+                   decoders: APDUPayloadDecoders = .none, uicc: Bool = false) {
         writeIndent(indent, out)
         out.ascii("APDU")
         if let c = parsed {
             out.byte(0x20)
-            let name = knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2)
+            let name = (uicc ? SIMCommands.name(cla: c.cla, ins: c.ins) : nil)
+                ?? knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2)
             out.ascii(name ?? "UNKNOWN")
             var dataShown = false
             if c.isSelect {

@@ -163,6 +163,8 @@ extension LinkInfo {
             p.writeInfo(out)
         case .nfcDEP(let d):
             d.writeInfo(out)
+        case .smartCard(let s):
+            s.writeInfo(out)
         case .ccid(let m):
             m.writeInfo(out)
         }
@@ -312,6 +314,8 @@ extension LinkInfo {
             p.writeJSONMembers(out)
         case .nfcDEP(let d):
             d.writeJSONMembers(out)
+        case .smartCard(let s):
+            s.writeJSONMembers(out)
         case .ccid(let m):
             m.writeJSONMembers(out)
         }

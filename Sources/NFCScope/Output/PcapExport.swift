@@ -53,6 +53,15 @@ public final class PcapExporter: DecodeSink {
     private let pcapDumper: ClassicPcapWriter?
     private let pcapngWriter: PcapngWriter?
     private var record: [UInt8] = []
+    /// pcap: true when the file holds smart-card frames as GSMTAP in raw IP (SmartCardExport.swift).
+    public let smartCard: Bool
+    /// A PC/SC command waiting for its response (SmartCardExport.swift).
+    var heldCommand: [UInt8] = []
+    var heldCommandFrame: Frame?
+    /// PC/SC calls noted in `nextComment`, waiting for a packet to carry it.
+    var callsInComment: [Frame] = []
+    /// The last GSMTAP packet, written when the next one is made or at the end.
+    var heldPacket: (bytes: [UInt8], time: Int64, comment: String?)?
 
     /// Creates `path`. `needsExportedPDU` says whether the stream has NFC-F/V frames
     /// (only the pcap container needs to know beforehand).
@@ -60,18 +69,22 @@ public final class PcapExporter: DecodeSink {
     /// `onlyLLCP` (pcap only): every frame is an LLCP PDU, so the file is link type 245.
     /// `usbmonLinkType` (pcap only): every frame is a CCID message of a usbmon capture of this
     /// link type (220 or 189); the pcap is of that link type and keeps their USB packets.
+    /// `smartCard` (pcap only): the stream has smart-card frames, which need link type 101.
     public init(path: String, container: ExportContainer, needsExportedPDU: Bool, onlyLLCP: Bool = false,
-                timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil, usbmonLinkType: UInt32? = nil) throws(ExportError) {
+                timeOrigin: Int64 = 0, live: PcapngWriter.Live? = nil, usbmonLinkType: UInt32? = nil,
+                smartCard: Bool = false) throws(ExportError) {
         self.container = container
         self.timeOrigin = timeOrigin
+        self.smartCard = smartCard && container == .pcap
         do {
             switch container {
             case .pcap:
-                allExportedPDU = needsExportedPDU && !onlyLLCP
+                allExportedPDU = needsExportedPDU && !onlyLLCP && !smartCard
                 allLLCP = onlyLLCP
                 usbmonPcapLinkType = usbmonLinkType
                 pcapDumper = try ClassicPcapWriter(
-                    path: path, linkType: onlyLLCP ? LinkType.nfcLLCP : usbmonLinkType ?? (needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443))
+                    path: path, linkType: onlyLLCP ? LinkType.nfcLLCP : usbmonLinkType ?? (smartCard ? Self.rawIPLinkType
+                        : needsExportedPDU ? LinkType.exportedPDU : LinkType.iso14443))
                 pcapngWriter = nil
             case .pcapng:
                 allExportedPDU = false
@@ -96,6 +109,8 @@ public final class PcapExporter: DecodeSink {
 
     public func frame(_ frame: Frame) {
         if frame.flags.contains(.llcp) { return llcpFrame(frame) }
+        if frame.flags.contains(.smartCard) { return smartCardFrame(frame) }
+        if smartCard { return skip(frame, "NFC frame in a pcap of smart-card traffic (link type 101); write pcapng to keep both") }
         if frame.flags.contains(.ccid) { return usbPacket(frame) }
         if usbmonPcapLinkType != nil { return skip(frame, "not a CCID message in a pcap of usbmon packets") }
         guard frame.dir != nil || frame.event != nil else {
@@ -195,6 +210,7 @@ public final class PcapExporter: DecodeSink {
 
     /// Writes out everything and closes the file.
     public func finish() throws(ExportError) {
+        finishSmartCard()
         do {
             try pcapDumper?.close()
             try pcapngWriter?.close()
@@ -203,7 +219,21 @@ public final class PcapExporter: DecodeSink {
         }
     }
 
-    private func skip(_ frame: Frame, _ reason: @autoclosure () -> String) {
+    /// One record of `linkType` (pcap: the file's; pcapng: that interface's).
+    func writeRaw(_ bytes: [UInt8], linkType: UInt32, timeNanos: Int64) {
+        switch container {
+        case .pcap:
+            guard smartCard else { return }
+            pcapDumper?.dump(bytes, timeNanos: timeNanos)
+        case .pcapng:
+            guard let writer = pcapngWriter else { return }
+            writer.packet(interface: writer.interface(for: linkType), timeNanos: timeNanos, bytes, comment: nextComment)
+            nextComment = nil
+        }
+        written += 1
+    }
+
+    func skip(_ frame: Frame, _ reason: @autoclosure () -> String) {
         skippedCount += 1
         if skipped.count < Self.skippedListLimit { skipped.append(SkippedFrame(n: frame.n, reason: reason())) }
     }

@@ -26,23 +26,35 @@ extension APDUInterpretation: DecodedRecord {
             out.ascii(",\"sw\":null,\"sw_text\":null")
         } else {
             APDUExchangeView(command: exchange.command, response: exchange.response)
-                .writeJSONMembers(out, parsed: command, error: commandError, response: response)
+                .writeJSONMembers(out, parsed: command, error: commandError, response: response, uicc: usesSIMNames)
         }
         ApplicationRendering.writeJSONMembers(self, registry: context.registry, to: out)
         desfire?.writeJSONMember(out)
         mifarePlus?.writeJSONMember(out)
-        exchange.writeLinkJSONMembers(out)
+        if let source = smartCardSource {
+            // No ISO-DEP blocks carried it: no WTX, retransmissions or CRC to report.
+            out.ascii(",\"transport\":\""); out.ascii(source.jsonName); out.byte(0x22)
+        } else {
+            exchange.writeLinkJSONMembers(out)
+        }
+    }
+
+    /// SIM traces, and GSM SIM commands (class A0) of any smart-card trace.
+    private var usesSIMNames: Bool {
+        guard let source = smartCardSource else { return false }
+        return source == .gsmtapSIM || command?.cla == 0xA0
     }
 
     public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
         if !isNative {
             APDUExchangeView(command: exchange.command, response: exchange.response)
-                .writeText(out, indent: context.indent, parsed: command, error: commandError, response: response)
+                .writeText(out, indent: context.indent, parsed: command, error: commandError, response: response,
+                           uicc: usesSIMNames)
         }
         ApplicationRendering.writeText(self, registry: context.registry, indent: context.indent, to: out)
         desfire?.writeTextLine(out, indent: context.indent + (isNative ? 0 : 5))
         mifarePlus?.writeTextLine(out, indent: context.indent)
-        exchange.writeLinkText(out, indent: context.indent + 4)
+        if smartCardSource == nil { exchange.writeLinkText(out, indent: context.indent + 4) }
     }
 }
 

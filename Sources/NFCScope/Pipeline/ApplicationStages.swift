@@ -10,7 +10,7 @@
 // where its input arrives (a frame, an APDU of an application kind, a FeliCa
 // exchange of a system code).
 
-final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceiver {
+final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceiver, SmartCardExchangeReceiver {
     let sink: Sink
     let registry: Registry
     /// False for sinks that want link-level records only (`stats`, `convert`).
@@ -30,6 +30,10 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     private let llcp = LLCPStage()
     /// NFC-DEP information PDUs reassembled and handed to the LLCP stage.
     private let nfcDEP = NFCDEPStage()
+    /// Contact smart-card frames (GSMTAP SIM, PC/SC logs) paired and T=0-joined into
+    /// exchanges; SIM traces read by the SIM stage (files, PINs, AUTHENTICATE, CAT).
+    private let smartCards = SmartCardExchanges()
+    private lazy var sim = SIMStage(registry: registry)
     /// APDU exchanges and ATRs of CCID readers (usbmon captures).
     private let ccid = CCIDStage()
 
@@ -45,6 +49,10 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     /// `frame.closesExchange`, computed once per frame.
     @inline(__always)
     func frame(_ frame: Frame, closesExchange: Bool) {
+        if frame.flags.contains(.smartCard) {
+            smartCardFrame(frame)
+            return
+        }
         guard application else {
             // CCID readers' APDU exchanges are link-level records too (`stats`, `convert`).
             if frame.flags.contains(.ccid), case .ccid(let m) = frame.info {
@@ -86,6 +94,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
 
     /// The end of the input.
     func finish() {
+        smartCards.flush(to: self)
         ccid.flush(to: self)
         guard application else { return }
         feliCa.flush(to: self)
@@ -120,6 +129,38 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
             sink.record(x)
             // Applications chosen by the registry's kind of their AID.
             if x.handler == .ndef { type4.feed(x, to: sink) }
+        }
+    }
+
+    /// A smart-card frame (SmartCardFrame.swift): APDUs to the exchange builder; an
+    /// ATR or a PC/SC connection change ends the card session (the card was reset).
+    @inline(never)
+    private func smartCardFrame(_ frame: Frame) {
+        guard case .smartCard(let s) = frame.info else { return }
+        let resets = s.kind == .atr || (s.kind == .call
+            && (s.code == PCSCFunction.connect || s.code == PCSCFunction.reconnect || s.code == PCSCFunction.disconnect))
+        if resets {
+            smartCards.flush(to: self)
+            if application {
+                endCardSession(fieldDropped: false)
+                sim.reset()
+            }
+            return
+        }
+        smartCards.feed(s, frame: frame, to: self)
+    }
+
+    /// An APDU exchange of a smart-card trace; `sim` when it came from a SIM trace.
+    func smartCardExchange(_ exchange: ISODEPExchange, sim fromSIM: Bool) {
+        guard application else {
+            sink.record(exchange)
+            return
+        }
+        cards.interpret(exchange) { x in
+            var x = x
+            x.smartCardSource = fromSIM ? .gsmtapSIM : .pcsc
+            sink.record(x)
+            if fromSIM || x.command?.cla == 0xA0 { sim.feed(x, to: sink) }
         }
     }
 

@@ -82,6 +82,8 @@ public enum CaptureDecoder {
             // Offsets of frame problems are those of the inflated frame list.
             return run(&source, input: source.archive.frameJSON, path: "\(displayPath) (\(source.archive.entryName))",
                        registry: registry, into: sink)
+        case .success(.pcscSpy(var source)):
+            return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         case .success(.usbmon(var source)):
             return run(&source, input: input, path: displayPath, registry: registry, into: sink)
         }

@@ -8,6 +8,8 @@ public enum InputFormat: String, Sendable, CaseIterable {
     case nfcLabJSON = "nfc-laboratory"
     /// nfc-laboratory trace archive (.trz: gzip of a tar holding frame.json).
     case nfcLabTRZ = "nfc-laboratory-trz"
+    /// pcsc-spy PC/SC logs: libpcscspy's raw log, or the text pcsc-spy decodes it into.
+    case pcscSpy = "pcsc-spy"
     /// libnfc debug log (LIBNFC_LOG_LEVEL=3) or example-program output (nfc-anticol, ...).
     case libnfc
     /// Last: with no magic number, it is recognised only by its records tiling the file.
@@ -26,6 +28,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
         if NFCLabTRZ.detect(view) { return .nfcLabTRZ }
         if FlipperNFCDump.detect(view) { return .flipperNFC }
         if NFCLabJSONSource.layout(of: view) != nil { return .nfcLabJSON }
+        if PCSCSpyLog.detect(view) != nil { return .pcscSpy }
         if LibnfcLineSyntax.looksLikeLibnfc(view) { return .libnfc }
         if Proxmark3TraceSource.looksLikeTrace(view) { return .proxmark3 }
         return nil
@@ -70,6 +73,7 @@ extension InputFormat {
         case .undecided: return .needMore
         case .no: break
         }
+        if PCSCSpyLog.detect(view) != nil { return .format(.pcscSpy) }
         switch LibnfcLineSyntax.looksLikeLibnfc(view, complete: false) {
         case true?: return .format(.libnfc)
         case nil: return .needMore
@@ -94,6 +98,7 @@ public enum OpenedSource {
     /// The archive's frame list, inflated (the source keeps it alive).
     case nfcLabTRZ(NFCLabTRZSource)
     case libnfc(LibnfcFrameSource)
+    case pcscSpy(PCSCSpyLog)
     /// A pcap/pcapng of Linux usbmon (link types 220, 189): USB readers' bulk traffic.
     case usbmon(UsbmonFrameSource)
 
@@ -107,6 +112,7 @@ public enum OpenedSource {
         case .nfcLabJSON: NFCLabJSONSource.needsMoreToOpen(view)
         case .nfcLabTRZ: true
         case .libnfc: false
+        case .pcscSpy: PCSCSpyLog.detect(view) == nil
         case .proxmark3: Proxmark3TraceSource.needsMoreToOpen(view, tech: tech)
         }
     }
@@ -153,6 +159,9 @@ public enum OpenedSource {
             return NFCLabTRZ.open(view).map { .nfcLabTRZ(NFCLabTRZSource($0)) }
         case .libnfc:
             return .success(.libnfc(LibnfcFrameSource(view: view, final: final)))
+        case .pcscSpy:
+            // Named on the command line (`--format pcsc-spy`) but not recognised: the raw form.
+            return .success(.pcscSpy(PCSCSpyLog(view: view, variant: PCSCSpyLog.detect(view) ?? .raw, final: final)))
         }
     }
 }

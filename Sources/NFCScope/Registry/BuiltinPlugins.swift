@@ -1817,6 +1817,604 @@ A5 | template | Proprietary Information (BER-TLV) | scope=iso7816
 99 | b | Processing Status SW1-SW2 (secure messaging) | scope=iso7816
 
 """#),
+        ("sim-cat.plugin", #"""
+# Card Application Toolkit (CAT, USAT): the names `sim` records give the BER-TLV of
+# FETCH (proactive commands), TERMINAL RESPONSE and ENVELOPE.
+# Sources: ETSI TS 102.223 (clause 9.4 type of command, 8.12 general result, 8.7
+# device identities, 9.1 BER-TLV tags, 9.3 COMPREHENSION-TLV tags), 3GPP TS 31.111
+# clause 8.12 (results 14, 34, 35, 37, 39). Cross-checked against osmocom/pysim
+# pySim/cat.py (commit 597f1e0).
+
+# TS 102.223 9.4: Type of Command (Command details byte 2)
+[codes cat-command]
+0x01 | REFRESH
+0x02 | MORE TIME
+0x03 | POLL INTERVAL
+0x04 | POLLING OFF
+0x05 | SET UP EVENT LIST
+0x10 | SET UP CALL
+0x11 | SEND SS
+0x12 | SEND USSD
+0x13 | SEND SHORT MESSAGE
+0x14 | SEND DTMF
+0x15 | LAUNCH BROWSER
+0x16 | GEOGRAPHICAL LOCATION REQUEST
+0x20 | PLAY TONE
+0x21 | DISPLAY TEXT
+0x22 | GET INKEY
+0x23 | GET INPUT
+0x24 | SELECT ITEM
+0x25 | SET UP MENU
+0x26 | PROVIDE LOCAL INFORMATION
+0x27 | TIMER MANAGEMENT
+0x28 | SET UP IDLE MODE TEXT
+0x30 | PERFORM CARD APDU
+0x31 | POWER ON CARD
+0x32 | POWER OFF CARD
+0x33 | GET READER STATUS
+0x34 | RUN AT COMMAND
+0x35 | LANGUAGE NOTIFICATION
+0x40 | OPEN CHANNEL
+0x41 | CLOSE CHANNEL
+0x42 | RECEIVE DATA
+0x43 | SEND DATA
+0x44 | GET CHANNEL STATUS
+0x45 | SERVICE SEARCH
+0x46 | GET SERVICE INFORMATION
+0x47 | DECLARE SERVICE
+0x50 | SET FRAMES
+0x51 | GET FRAMES STATUS
+0x60 | RETRIEVE MULTIMEDIA MESSAGE
+0x61 | SUBMIT MULTIMEDIA MESSAGE
+0x62 | DISPLAY MULTIMEDIA MESSAGE
+0x70 | ACTIVATE
+0x71 | CONTACTLESS STATE CHANGED
+0x72 | COMMAND CONTAINER
+0x73 | ENCAPSULATED SESSION CONTROL
+
+# TS 102.223 8.12 (and TS 31.111 8.12): general result (Result byte 1)
+[codes cat-result]
+0x00 | Command performed successfully
+0x01 | Command performed with partial comprehension
+0x02 | Command performed, with missing information
+0x03 | REFRESH performed with additional EFs read
+0x04 | Command performed successfully, but requested icon could not be displayed
+0x05 | Command performed, but modified by call control by NAA
+0x06 | Command performed successfully, limited service
+0x07 | Command performed with modification
+0x08 | REFRESH performed but indicated NAA was not active
+0x09 | Command performed successfully, tone not played
+0x10 | Proactive UICC session terminated by the user
+0x11 | Backward move in the proactive UICC session requested by the user
+0x12 | No response from user
+0x13 | Help information required by the user
+0x14 | USSD or SS transaction terminated by the user
+0x20 | Terminal currently unable to process command
+0x21 | Network currently unable to process command
+0x22 | User did not accept the proactive command
+0x23 | User cleared down call before connection or network release
+0x24 | Action in contradiction with the current timer state
+0x25 | Interaction with call control by NAA, temporary problem
+0x26 | Launch browser generic error code
+0x27 | MMS temporary problem
+0x30 | Command beyond terminal's capabilities
+0x31 | Command type not understood by terminal
+0x32 | Command data not understood by terminal
+0x33 | Command number not known by terminal
+0x34 | SS Return Error
+0x35 | SMS RP-ERROR
+0x36 | Error, required values are missing
+0x37 | USSD Return Error
+0x38 | MultipleCard commands error
+0x39 | Interaction with call control by USIM or MO short message control by USIM, permanent problem
+0x3A | Bearer Independent Protocol error
+0x3B | Access Technology unable to process command
+0x3C | Frames error
+0x3D | MMS Error
+
+# TS 102.223 8.7: device identities
+[codes cat-device]
+0x01 | Keypad
+0x02 | Display
+0x03 | Earpiece
+0x10 | Additional card reader 0
+0x11 | Additional card reader 1
+0x12 | Additional card reader 2
+0x13 | Additional card reader 3
+0x14 | Additional card reader 4
+0x15 | Additional card reader 5
+0x16 | Additional card reader 6
+0x17 | Additional card reader 7
+0x21 | Channel 1
+0x22 | Channel 2
+0x23 | Channel 3
+0x24 | Channel 4
+0x25 | Channel 5
+0x26 | Channel 6
+0x27 | Channel 7
+0x81 | UICC
+0x82 | Terminal
+0x83 | Network
+
+# TS 102.223 9.1: BER-TLV tags of proactive commands and ENVELOPEs
+[codes cat-ber]
+0xD0 | Proactive command
+0xD1 | SMS-PP download
+0xD2 | Cell Broadcast download
+0xD3 | Menu selection
+0xD4 | Call control
+0xD5 | MO short message control
+0xD6 | Event download
+0xD7 | Timer expiration
+0xD9 | USSD download
+0xDA | MMS transfer status
+0xDB | MMS notification download
+0xDC | Terminal application
+0xDD | Geographical location reporting
+
+# TS 102.223 9.3: COMPREHENSION-TLV tags (bit 8 of the tag byte is the comprehension-required flag)
+[codes cat-tlv]
+0x01 | Command details
+0x02 | Device identities
+0x03 | Result
+0x04 | Duration
+0x05 | Alpha identifier
+0x06 | Address
+0x07 | Capability configuration parameters
+0x08 | Subaddress
+0x09 | SS string
+0x0A | USSD string
+0x0B | SMS TPDU
+0x0C | Cell Broadcast page
+0x0D | Text string
+0x0E | Tone
+0x0F | Item
+0x10 | Item identifier
+0x11 | Response length
+0x12 | File List
+0x13 | Location Information
+0x14 | IMEI
+0x15 | Help request
+0x16 | Network Measurement Results
+0x17 | Default Text
+0x18 | Items Next Action Indicator
+0x19 | Event list
+0x1A | Cause
+0x1B | Location status
+0x1C | Transaction identifier
+0x1D | BCCH channel list
+0x1E | Icon identifier
+0x1F | Item Icon identifier list
+0x20 | Card reader status
+0x21 | Card ATR
+0x22 | C-APDU
+0x23 | R-APDU
+0x24 | Timer identifier
+0x25 | Timer value
+0x26 | Date-Time and Time zone
+0x27 | Call control requested action
+0x28 | AT Command
+0x29 | AT Response
+0x2A | BC Repeat Indicator
+0x2B | Immediate response
+0x2C | DTMF string
+0x2D | Language
+0x2E | Timing Advance
+0x2F | AID
+0x30 | Browser Identity
+0x31 | URL
+0x32 | Bearer
+0x33 | Provisioning Reference File
+0x34 | Browser Termination Cause
+0x35 | Bearer description
+0x36 | Channel data
+0x37 | Channel data length
+0x38 | Channel status
+0x39 | Buffer size
+0x3A | Card reader identifier
+0x3C | UICC/terminal interface transport level
+0x3E | Other address
+0x3F | Access Technology
+
+"""#),
+        ("sim-files.plugin", #"""
+# Elementary and dedicated files of UICC/SIM cards, by the DF they sit in: the names
+# used by `sim` records (SELECT by FID or path, then READ/UPDATE/SEARCH of that file).
+#
+# Sources (facts: file identifiers, names and titles): ETSI TS 102.221 clause 13 (MF
+# level: EF.DIR, EF.ICCID, EF.PL, EF.ARR, EF.UMPC), 3GPP TS 31.102 clause 4 (ADF.USIM
+# and its DFs, DF.TELECOM and its DFs), 3GPP TS 31.103 clause 4 (ADF.ISIM), 3GPP
+# TS 51.011 clause 10 (DF.GSM, DF.TELECOM of a 2G SIM), 3GPP2 C.S0023 (DF.CDMA 7F25)
+# and the GSM-R files (DF 7FE0, UIC/EIRENE FFFIS). The list was taken from the file
+# system tree pySim builds (osmocom/pysim commit 597f1e0, pySim/ts_102_221.py,
+# ts_31_102.py, ts_31_102_telecom.py, ts_31_103.py, ts_51_011.py) for a UICC with the
+# USIM and ISIM applications and the SIM, GSM-R and RUIM add-ons, which is what
+# pySim-trace decodes with; the names are the specs' (EF.IMSI for EF_IMSI).
+#
+# Format: one [codes TABLE] per DF. TABLE is `sim` for the MF, then `-` and the FID
+# (lowercase hex) of each DF on the way down; an ADF is `sim-usim` or `sim-isim`
+# (3GPP AIDs A0000000871002 and A0000000871004, ETSI TS 101.220 annex E). Rows are
+# FID | name | SFI (short file identifier, hex, or -) | title. A DF's row names it in its parent's table; its own table lists
+# what is inside it. Files a card defines for itself (the 4Fxx phonebook files
+# listed by EF.PBR) have no fixed FID and are not here.
+
+# MF (ETSI TS 102.221 13; TS 51.011 10.7 for DF.GSM/DF.TELECOM; add-ons: GSM-R DF 7FE0, RUIM DF 7F25)
+[codes sim]
+0x2F00 | EF.DIR | 1E | Application Directory
+0x2F05 | EF.PL | 05 | Preferred Languages
+0x2F06 | EF.ARR | 06 | Access Rule Reference
+0x2F08 | EF.UMPC | 08 | UICC Maximum Power Consumption
+0x2FE2 | EF.ICCID | 02 | ICC Identification
+0x7F10 | DF.TELECOM | -
+0x7F20 | DF.GSM | - | GSM Network related files
+0x7F25 | DF.CDMA | - | CDMA related files (3GPP2 C.S0023-D)
+0x7FE0 | DF.EIRENE | - | GSM-R EIRENE
+
+# DF.TELECOM (3GPP TS 31.102 4.4.2, TS 51.011 10.5)
+[codes sim-7f10]
+0x5F3A | DF.PHONEBOOK | - | Phonebook
+0x5F3B | DF.MULTIMEDIA | - | Multimedia
+0x5F3D | DF.MCS | - | Mission Critical Services
+0x5F3E | DF.V2X | - | Vehicle to X
+0x6F3A | EF.ADN | - | Abbreviated Dialing Numbers
+0x6F3B | EF.FDN | - | Fixed dialling numbers
+0x6F3C | EF.SMS | - | Short messages
+0x6F3D | EF.CCP | - | Capability Configuration Parameters
+0x6F40 | EF.MSISDN | - | MSISDN
+0x6F42 | EF.SMSP | - | Short message service parameters
+0x6F43 | EF.SMSS | - | SMS status
+0x6F44 | EF.LND | - | Last Number Dialled
+0x6F47 | EF.SMSR | - | SMS status reports
+0x6F49 | EF.SDN | - | Service Dialling Numbers
+0x6F4A | EF.EXT1 | - | Extension1 (ADN/SSC)
+0x6F4B | EF.EXT2 | - | Extension2 (FDN/SSC)
+0x6F4C | EF.EXT3 | - | Extension3 (SDN)
+0x6F4D | EF.BDN | - | Barred Dialling Numbers
+0x6F4E | EF.EXT4 | - | Extension4 (BDN/SSC)
+0x6F4F | EF.ECCP | - | Extended Capability Configuration Parameters
+0x6F58 | EF.CMI | - | Comparison Method Information
+
+[codes sim-7f10-5f3a]
+0x4F22 | EF.PSC | - | Phone Book Synchronization Counter
+0x4F23 | EF.CC | - | Change Counter
+0x4F24 | EF.PUID | - | Previous Unique Identifer
+0x4F30 | EF.PBR | - | Phone Book Reference
+
+[codes sim-7f10-5f3b]
+0x4F47 | EF.MML | - | Multimedia Messages List
+0x4F48 | EF.MMDF | - | Multimedia Messages Data File
+
+[codes sim-7f10-5f3d]
+0x4F01 | EF.MST | 01 | MCS Service Table
+0x4F02 | EF.MCS_CONFIG | 02 | MCS configuration data
+
+[codes sim-7f10-5f3e]
+0x4F01 | EF.VST | 01 | V2X Service Table
+0x4F02 | EF.V2X_CONFIG | 02 | V2X configuration data
+
+# DF.GSM (3GPP TS 51.011 10.3)
+[codes sim-7f20]
+0x6F05 | EF.LP | - | Language Preference
+0x6F07 | EF.IMSI | - | IMSI
+0x6F20 | EF.Kc | - | Ciphering key Kc
+0x6F2C | EF.DCK | - | Depersonalisation Control Keys
+0x6F30 | EF.PLMNsel | - | PLMN selector
+0x6F31 | EF.HPPLMN | - | Higher Priority PLMN search period
+0x6F32 | EF.CNL | - | Co-operative Network List
+0x6F37 | EF.ACMmax | - | ACM maximum value
+0x6F38 | EF.SST | - | SIM service table
+0x6F39 | EF.ACM | - | Accumulated call meter
+0x6F3E | EF.GID1 | - | Group Identifier Level 1
+0x6F3F | EF.GID2 | - | Group Identifier Level 2
+0x6F41 | EF.PUCT | - | Price per unit and currency table
+0x6F45 | EF.CBMI | - | Cell Broadcast message identifier selection
+0x6F46 | EF.SPN | - | Service Provider Name
+0x6F48 | EF.CBMID | - | Cell Broadcast Message Identifier for Data Download
+0x6F50 | EF.CBMIR | - | Cell Broadcast message identifier range selection
+0x6F51 | EF.NIA | - | Network's Indication of Alerting
+0x6F52 | EF.KcGPRS | - | GPRS Ciphering key KcGPRS
+0x6F53 | EF.LOCIGPRS | - | GPRS Location Information
+0x6F54 | EF.SUME | - | SetUpMenu Elements
+0x6F60 | EF.PLMNwAcT | - | User controlled PLMN Selector with Access Technology
+0x6F61 | EF.OPLMNwAcT | - | Operator controlled PLMN Selector with Access Technology
+0x6F62 | EF.HPLMNwAcT | - | HPLMN Selector with Access Technology
+0x6F63 | EF.CPBCCH | - | CPBCCH Information
+0x6F64 | EF.InvScan | - | IOnvestigation Scan
+0x6F74 | EF.BCCH | - | Broadcast control channels
+0x6F78 | EF.ACC | - | Access Control Class
+0x6F7B | EF.FPLMN | - | Forbidden PLMNs
+0x6F7E | EF.LOCI | - | Location Information
+0x6FAD | EF.AD | - | Administrative Data
+0x6FAE | EF.Phase | - | Phase identification
+0x6FB1 | EF.VGCS | - | Voice Group Call Service
+0x6FB2 | EF.VGCSS | - | Voice Group Call Service Status
+0x6FB3 | EF.VBS | - | Voice Broadcast Service
+0x6FB4 | EF.VBSS | - | Voice Broadcast Service Status
+0x6FB5 | EF.eMLPP | - | enhanced Multi Level Pre-emption and Priority
+0x6FB6 | EF.AAeM | - | Automatic Answer for eMLPP Service
+0x6FB7 | EF.ECC | - | Emergency Call Codes
+0x6FC5 | EF.PNN | - | PLMN Network Name
+0x6FC6 | EF.OPL | - | Operator PLMN List
+0x6FC7 | EF.MBDN | - | Mailbox Dialling Numbers
+0x6FC8 | EF.EXT6 | - | Extension6 (MBDN)
+0x6FC9 | EF.MBI | - | Mailbox Identifier
+0x6FCA | EF.MWIS | - | Message Waiting Indication Status
+0x6FCB | EF.CFIS | - | Call Forwarding Indication Status
+0x6FCC | EF.EXT7 | - | Extension7 (CFIS)
+0x6FCD | EF.SPDI | - | Service Provider Display Information
+0x6FCE | EF.MMSN | - | MMS Notification
+0x6FCF | EF.EXT8 | - | Extension8 (MMSN)
+0x6FD0 | EF.MMSICP | - | MMS Issuer Connectivity Parameters
+0x6FD1 | EF.MMSUP | - | MMS User Preferences
+0x6FD2 | EF.MMSUCP | - | MMS User Connectivity Parameters
+
+[codes sim-7f25]
+0x6F32 | EF.CST | - | CDMA Service Table
+0x6F3C | EF.SMS | - | Short messages
+0x6F41 | EF.SPN | - | Service Provider Name
+0x6F43 | EF.AD | - | Administrative Data
+
+[codes sim-7fe0]
+0x6F80 | EF.NW | - | Network Name
+0x6F81 | EF.5to8digits | - | Call Type 2 User Identity Number length
+0x6F82 | EF.2digits | - | 2 digits input
+0x6F83 | EF.8digits | - | 8 digits input
+0x6F84 | EF.9digits | - | 9 digits input
+0x6F85 | EF.SSSSS | - | Group call area input
+0x6F86 | EF.LLLLL | - | Location number Call Type 6
+0x6F87 | EF.FreeNumber | - | Free Number Call Type 0 and 8
+0x6F88 | EF.FC | - | Function Code
+0x6F89 | EF.Service | - | VGCS/VBS Service Code
+0x6F8A | EF.Call | - | First digit of the group ID
+0x6F8B | EF.FctTeam | - | Call Type 6 Team Type + Team member function
+0x6F8C | EF.Gateway | - | Access to external networks
+0x6F8D | EF.IC | - | International Code
+0x6F8E | EF.CT | - | Call Type
+0x6F8F | EF.SC | - | Short Code
+0x6F91 | EF.Location | - | Location number Call Type 7
+0x6F92 | EF.Controller | - | Call Type 7 Controller function code
+0x6FF1 | EF.FN | - | Functional numbers
+0x6FF2 | EF.CallconfC | - | Call Configuration of emergency calls Configuration
+0x6FF3 | EF.CallconfI | - | Call Configuration of emergency calls Information
+0x6FF4 | EF.Shunting | - | Shunting
+0x6FF5 | EF.GsmrPLMN | - | GSM-R network selection
+
+# ADF.ISIM (3GPP TS 31.103 4.2)
+[codes sim-isim]
+0x6F02 | EF.IMPI | 02 | IMS private user identity
+0x6F03 | EF.DOMAIN | 05 | Home Network Domain Name
+0x6F04 | EF.IMPU | 04 | IMS public user identity
+0x6F06 | EF.ARR | 06 | Access Rule Reference
+0x6F07 | EF.IST | 07 | ISIM Service Table
+0x6F09 | EF.P-CSCF | - | P-CSCF Address
+0x6F0A | EF.GBAUAPI | - | Access Control to GBA_U_API
+0x6F0B | EF.IMSDCI | - | IMS Data Channel Indication
+0x6F3C | EF.SMS | - | Short messages
+0x6F42 | EF.SMSP | - | Short message service parameters
+0x6F43 | EF.SMSS | - | SMS status
+0x6F47 | EF.SMSR | - | SMS status reports
+0x6FAD | EF.AD | - | Administrative Data
+0x6FD5 | EF.GBABP | - | GBA Bootstrapping
+0x6FD7 | EF.GBANL | - | GBA NAF List
+0x6FDD | EF.NAFKCA | - | NAF Key Centre Address
+0x6FE7 | EF.UICCIARI | - | UICC IARI
+0x6FF7 | EF.FromPreferred | - | From Preferred
+0x6FF8 | EF.IMSConfigData | - | IMS Configuration Data
+0x6FFA | EF.WebRTCURI | - | WebRTC URI
+0x6FFC | EF.XCAPConfigData | - | XCAP Configuration Data
+0x6FFE | EF.MuDMiDConfigData | - | MuD and MiD Configuration Data
+
+# ADF.USIM (3GPP TS 31.102 4.2, 4.4)
+[codes sim-usim]
+0x5F3A | DF.PHONEBOOK | - | Phonebook
+0x5F3B | DF.GSM-ACCESS | - | GSM Access
+0x5F40 | DF.WLAN | - | Files for WLAN purpose
+0x5F50 | DF.HNB | - | Files for HomeNodeB purpose
+0x5F90 | DF.ProSe | - | Files for ProSe purpose
+0x5FC0 | DF.5GS | - | 5GS related files
+0x5FD0 | DF.SAIP | - | SIMalliance Interoperable Profile
+0x5FE0 | DF.SNPN | - | Files for SNPN purpose
+0x5FF0 | DF.5G_ProSe | - | Files for 5G ProSe purpose
+0x5FF1 | DF.5MBSUECONFIG | -
+0x6F01 | EF.eAKA | - | enhanced AKA support
+0x6F02 | EF.OCST | - | Operator controlled signal threshold per access technology
+0x6F05 | EF.LI | 02 | Language Indication
+0x6F06 | EF.ARR | 17 | Access Rule Reference
+0x6F07 | EF.IMSI | 07 | IMSI
+0x6F08 | EF.Keys | 08 | Ciphering and Integrity Keys
+0x6F09 | EF.KeysPS | 09 | Ciphering and Integrity Keys for PS domain
+0x6F0A | EF.GBAUAPI | - | Access Control to GBA_U_API
+0x6F0B | EF.IMSDCI | - | IMS Data Channel Indication
+0x6F2C | EF.DCK | - | Depersonalisation Control Keys
+0x6F31 | EF.HPPLMN | 12 | Higher Priority PLMN search period
+0x6F32 | EF.CNL | - | Co-operative Network List
+0x6F37 | EF.ACMmax | - | ACM maximum value
+0x6F38 | EF.UST | 04 | USIM Service Table
+0x6F39 | EF.ACM | - | Accumulated call meter
+0x6F3B | EF.FDN | - | Fixed Dialling Numbers
+0x6F3C | EF.SMS | - | Short messages
+0x6F3E | EF.GID1 | - | Group Identifier Level 1
+0x6F3F | EF.GID2 | - | Group Identifier Level 2
+0x6F40 | EF.MSISDN | - | MSISDN
+0x6F41 | EF.PUCT | - | Price per unit and currency table
+0x6F42 | EF.SMSP | - | Short message service parameters
+0x6F43 | EF.SMSS | - | SMS status
+0x6F45 | EF.CBMI | - | Cell Broadcast message identifier selection
+0x6F46 | EF.SPN | - | Service Provider Name
+0x6F47 | EF.SMSR | - | SMS status reports
+0x6F48 | EF.CBMID | 0E | Cell Broadcast Message Identifier for Data Download
+0x6F49 | EF.SDN | - | Service Dialling Numbers
+0x6F4B | EF.EXT2 | - | Extension2 (FDN)
+0x6F4C | EF.EXT3 | - | Extension2 (SDN)
+0x6F4D | EF.BDN | - | Barred Dialling Numbers
+0x6F4E | EF.EXT5 | - | Extension5 (ICI/OCI/MSISDN)
+0x6F4F | EF.CCP2 | 16 | Capability Configuration Parameters 2
+0x6F50 | EF.CBMIR | - | Cell Broadcast message identifier range selection
+0x6F55 | EF.EXT4 | - | Extension4 (BDN/SSC)
+0x6F56 | EF.EST | 05 | Enabled Services Table
+0x6F57 | EF.ACL | - | Access Point Name Control List
+0x6F58 | EF.CMI | - | Comparison Method Information
+0x6F5B | EF.START-HFN | 0F | Initialisation values for Hyperframe number
+0x6F5C | EF.THRESHOLD | 10 | Maximum value of START
+0x6F60 | EF.PLMNwAcT | 0A | User controlled PLMN Selector with Access Technology
+0x6F61 | EF.OPLMNwAcT | 11 | User controlled PLMN Selector with Access Technology
+0x6F62 | EF.HPLMNwAcT | 13 | HPLMN Selector with Access Technology
+0x6F65 | EF.RPLMNAcTD | - | RPLMN Last used Access Technology
+0x6F73 | EF.PSLOCI | 0C | PS Location information
+0x6F78 | EF.ACC | 06 | Access Control Class
+0x6F7B | EF.FPLMN | 0D | Forbidden PLMNs
+0x6F7E | EF.LOCI | 0B | Location information
+0x6F80 | EF.ICI | 14 | Incoming Call Information
+0x6F81 | EF.OCI | 15 | Outgoing Call Information
+0x6F82 | EF.ICT | - | Incoming Call Timer
+0x6F83 | EF.OCT | - | Outgoing Call Timer
+0x6FAD | EF.AD | 03 | Administrative Data
+0x6FB1 | EF.VGCS | - | Voice Group Call Service
+0x6FB2 | EF.VGCSS | - | Voice Group Call Service Status
+0x6FB3 | EF.VBS | - | Voice Broadcast Service
+0x6FB4 | EF.VBSS | - | Voice Broadcast Service Status
+0x6FB5 | EF.eMLPP | - | enhanced Multi Level Pre-emption and Priority
+0x6FB6 | EF.AAeM | - | Automatic Answer for eMLPP Service
+0x6FB7 | EF.ECC | 01 | Emergency Call Codes
+0x6FC3 | EF.Hiddenkey | - | Key for hidden phone book entries (3GPP TS 31.102; not in pySim's tree, named as in Wireshark's gsm_sim file table)
+0x6FC4 | EF.NETPAR | - | Network Parameters
+0x6FC5 | EF.PNN | 19 | PLMN Network Name
+0x6FC6 | EF.OPL | - | Operator PLMN List
+0x6FC7 | EF.MBDN | - | Mailbox Dialling Numbers
+0x6FC8 | EF.EXT6 | - | Extension6 (MBDN)
+0x6FC9 | EF.MBI | - | Mailbox Identifier
+0x6FCA | EF.MWIS | - | Message Waiting Indication Status
+0x6FCB | EF.CFIS | - | Call Forwarding Indication Status
+0x6FCC | EF.EXT7 | - | Extension7 (CFIS)
+0x6FCD | EF.SPDI | - | Service Provider Display Information
+0x6FCE | EF.MMSN | - | MMS Notification
+0x6FCF | EF.EXT8 | - | Extension8 (MMSN)
+0x6FD0 | EF.MMSICP | - | MMS Issuer Connectivity Parameters
+0x6FD1 | EF.MMSUP | - | MMS User Preferences
+0x6FD2 | EF.MMSUCP | - | MMS User Connectivity Parameters
+0x6FD3 | EF.NIA | - | Network's Indication of Alerting
+0x6FD4 | EF.VGCSCA | - | Voice Group Call Service Ciphering Algorithm
+0x6FD5 | EF.VBSCA | - | Voice Broadcast Service Ciphering Algorithm
+0x6FD6 | EF.GBABP | - | GBA Bootstrapping parameters
+0x6FD7 | EF.MSK | - | MBMS Service Key List
+0x6FD8 | EF.MUK | - | MBMS User Key
+0x6FD9 | EF.EHPLMN | 1D | Equivalent HPLMN
+0x6FDA | EF.GBANL | - | GBA NAF List
+0x6FDB | EF.EHPLMNPI | - | Equivalent HPLMN Presentation Indication
+0x6FDD | EF.NAFKCA | - | NAF Key Centre Address
+0x6FDE | EF.SPNI | - | Service Provider Name Icon
+0x6FDF | EF.PNNI | - | PLMN Network Name Icon
+0x6FE2 | EF.NCP-IP | - | Network Connectivity Parameters for USIM IP connections
+0x6FE3 | EF.EPSLOCI | 1E | EPS location information
+0x6FE4 | EF.EPSNSC | 18 | EPS NAS Security Context
+0x6FE6 | EF.UFC | - | USAT Facility Control
+0x6FE8 | EF.NASCONFIG | - | Non Access Stratum Configuration
+0x6FEC | EF.PWS | - | Public Warning System
+0x6FED | EF.FDNURI | - | Fixed Dialling Numbers URI
+0x6FEE | EF.BDNURI | - | Barred Dialling Numbers URI
+0x6FEF | EF.SDNURI | - | Service Dialling Numbers URI
+0x6FF1 | EF.IPS | - | IMEI(SV) Pairing Status
+0x6FF3 | EF.ePDGId | - | Home ePDG Identifier
+0x6FF4 | EF.ePDGSelection | - | ePDG Selection Information
+0x6FF5 | EF.ePDGIdEm | - | Emergency ePDG Identifier
+0x6FF6 | EF.ePDGSelectionEm | - | ePDG Selection Information for Emergency Services
+0x6FF7 | EF.FromPreferred | - | From Preferred
+0x6FF8 | EF.IMSConfigData | - | IMS Configuration Data
+0x6FFC | EF.XCAPConfigData | - | XCAP Configuration Data
+0x6FFD | EF.EARFCNList | - | EARFCN list for MTC/NB-IOT UEs
+0x6FFE | EF.MuDMiDConfigData | - | MuD and MiD Configuration Data
+
+[codes sim-usim-5f3a]
+0x4F22 | EF.PSC | - | Phone Book Synchronization Counter
+0x4F23 | EF.CC | - | Change Counter
+0x4F24 | EF.PUID | - | Previous Unique Identifer
+0x4F30 | EF.PBR | - | Phone Book Reference
+
+[codes sim-usim-5f3b]
+0x4F20 | EF.Kc | 01 | Ciphering key Kc
+0x4F52 | EF.KcGPRS | 02 | GPRS Ciphering key KcGPRS
+0x4F63 | EF.CPBCCH | - | CPBCCH Information
+0x4F64 | EF.InvScan | - | IOnvestigation Scan
+
+[codes sim-usim-5f40]
+0x4F41 | EF.Pseudo | 01 | Pseudonym
+0x4F42 | EF.UPLMNWLAN | 02 | User controlled PLMN selector for I-WLAN Access
+0x4F43 | EF.OPLMNWLAN | 03 | Operator controlled PLMN selector for I-WLAN Access
+0x4F44 | EF.UWSIDL | 04 | User controlled WLAN Specific Identifier List
+0x4F45 | EF.OWSIDL | 05 | Operator controlled WLAN Specific Identifier List
+0x4F46 | EF.WRI | 06 | WLAN Reauthentication Identity
+0x4F47 | EF.HWSIDL | 07 | Home I-WLAN Specific Identifier List
+0x4F48 | EF.WEHPLMNPI | 08 | I-WLAN Equivalent HPLMN Presentation Indication
+0x4F49 | EF.WHPI | 09 | I-WLAN HPLMN Priority Indication
+0x4F4A | EF.WLRPLMN | 0A | I-WLAN Last Registered PLMN
+0x4F4B | EF.HPLMNDAI | 0B | HPLMN Direct Access Indicator
+
+[codes sim-usim-5f50]
+0x4F81 | EF.ACSGL | 01 | Allowed CSG Lists
+0x4F82 | EF.CSGT | 02 | CSG Types
+0x4F83 | EF.HNBN | 03 | Home NodeB Name
+0x4F84 | EF.OCSGL | 04 | Operator CSG Lists
+0x4F85 | EF.OCSGT | 05 | Operator CSG Type
+0x4F86 | EF.OHNBN | 06 | Operator Home NodeB Name
+
+[codes sim-usim-5f90]
+0x4F01 | EF.PROSE_MON | 01 | ProSe Monitoring Parameters
+0x4F02 | EF.PROSE_ANN | 02 | ProSe Announcing Parameters
+0x4F03 | EF.PROSEFUNC | 03 | HPLMN ProSe Function
+0x4F04 | EF.PROSE_RADIO_COM | 04 | ProSe Direct Communication Radio Parameters
+0x4F05 | EF.PROSE_RADIO_MON | 05 | ProSe Direct Discovery Monitoring Radio Parameters
+0x4F06 | EF.PROSE_RADIO_ANN | 06 | ProSe Direct Discovery Announcing Radio Parameters
+0x4F07 | EF.PROSE_POLICY | 07 | ProSe Policy Parameters
+0x4F08 | EF.PROSE_PLMN | 08 | ProSe PLMN Parameters
+0x4F09 | EF.PROSE_GC | 09 | ProSe Group Counter
+0x4F10 | EF.PST | 10 | ProSe Service Table
+0x4F11 | EF.UIRC | 11 | ProSe UsageInformationReportingConfiguration
+0x4F12 | EF.PROSE_GM_DISCOVERY | 12 | ProSe Group Member Discovery Parameters
+0x4F13 | EF.PROSE_RELAY | 13 | ProSe Relay Parameters
+0x4F14 | EF.PROSE_RELAY_DISCOVERY | 14 | ProSe Relay Discovery Parameters
+
+[codes sim-usim-5fc0]
+0x4F01 | EF.5GS3GPPLOCI | 01 | 5GS 3GPP location information
+0x4F02 | EF.5GSN3GPPLOCI | 02 | 5GS non-3GPP location information
+0x4F03 | EF.5GS3GPPNSC | 03 | 5GS 3GPP Access NAS Security Context
+0x4F04 | EF.5GSN3GPPNSC | 04 | 5GS non-3GPP Access NAS Security Context
+0x4F05 | EF.5GAUTHKEYS | 05 | 5G authentication keys
+0x4F06 | EF.UAC_AIC | 06 | UAC Access Identities Configuration
+0x4F07 | EF.SUCI_Calc_Info | 07 | SUCI Calc Info
+0x4F08 | EF.OPL5G | 08 | 5GS Operator PLMN List
+0x4F09 | EF.SUPI_NAI | 09 | SUPI as Network Access Identifier
+0x4F0A | EF.Routing_Indicator | 0A | Routing Indicator
+0x4F0B | EF.URSP | 0B | UE Route Selector Policies per PLMN
+0x4F0C | EF.TN3GPPSNN | 0C | Trusted non-3GPP Serving network names list
+0x4F0D | EF.CAG | 0D | Pre-configured CAG information list EF
+0x4F0E | EF.SOR-CMCI | 0E | Steering Of Roaming - Connected Mode Control Information
+0x4F0F | EF.DRI | 0F | Disaster roaming information EF
+0x4F10 | EF.5GSEDRX | 10 | 5GS eDRX Parameters
+0x4F11 | EF.5GNSWO_CONF | 11 | 5G Non-Seamless WLAN Offload configuration
+0x4F15 | EF.MCHPPLMN | 15 | Multiplier Coefficient for Higher Priority PLMN search
+0x4F16 | EF.KAUSF_DERIVATION | 16 | K_AUSF derivation configuration
+
+[codes sim-usim-5fd0]
+0x4F01 | EF.SUCI_Calc_Info | 07 | SUCI Calc Info
+
+[codes sim-usim-5fe0]
+0x4F01 | EF.PWS_SNPN | 01 | Public Warning System in SNPNs
+0x4F02 | EF.NID | 02 | Network Identifier for SNPN
+
+[codes sim-usim-5ff0]
+0x4F01 | EF.5G_PROSE_ST | 01 | 5G ProSe Service Table
+0x4F02 | EF.5G_PROSE_DD | 02 | 5G ProSe configuration data for direct discovery
+0x4F03 | EF.5G_PROSE_DC | 03 | 5G ProSe configuration data for direct communication
+0x4F04 | EF.5G_PROSE_U2NRU | 04 | 5G ProSe configuration data for UE-to-network relay UE
+0x4F05 | EF.5G_PROSE_RU | 05 | 5G ProSe configuration data for remote UE
+0x4F06 | EF.5G_PROSE_UIR | 06 | 5G ProSe configuration data for usage information reporting
+0x4F07 | EF.5G_PROSE_U2URU | 07 | 5G ProSe configuration data for UE-to-UE relay UE
+0x4F08 | EF.5G_PROSE_EU | 08 | 5G ProSe configuration data for end UE
+
+[codes sim-usim-5ff1]
+0x4F01 | EF.5MBSUECONFIG | - | 5MBS UE pre-configuration
+
+"""#),
         ("vas-tags.plugin", #"""
 # Value added services: loyalty and access passes read through the OSE.VAS.01
 # application (Apple VAS). The tags reuse EMV numbers with other meanings, so each

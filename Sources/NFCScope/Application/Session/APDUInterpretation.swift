@@ -21,6 +21,13 @@ public enum ApplicationHandlerKind: UInt8, Sendable {
     var parsesTLV: Bool { self == .emv || self == .vas || self == .tlv }
 }
 
+/// Where an APDU exchange of a contact smart-card trace came from.
+public enum SmartCardSource: UInt8, Sendable {
+    case gsmtapSIM, pcsc
+
+    public var jsonName: StaticString { self == .gsmtapSIM ? "gsmtap-sim" : "pcsc" }
+}
+
 public struct APDUInterpretation {
     public var exchange: ISODEPExchange
     public var command: APDUCommand?
@@ -49,6 +56,10 @@ public struct APDUInterpretation {
     /// The session's knowledge after this exchange (currency, selected AID, DOLs):
     /// what its values are rendered with.
     public var context = EMVContext()
+    /// The exchange came from a contact smart-card trace, not ISO-DEP: a SIM trace
+    /// (instructions named by their UICC/SIM class) or a PC/SC log. Set by
+    /// the application stages on the record they emit; nil for ISO-DEP exchanges.
+    public var smartCardSource: SmartCardSource?
 
     init(exchange: ISODEPExchange) {
         self.exchange = exchange
