@@ -48,4 +48,10 @@ nonisolated(unsafe) let fuzzTargets: [String: (ByteView) -> Void] = [
     "plist": FuzzHarness.propertyList,
     "filter": FuzzHarness.filter,
     "diff": FuzzHarness.diff,
+    "hydranfc": SnifferHarness.hydraNFC,
+    "inflate": SnifferHarness.inflate,
+    "trz": SnifferHarness.trz,
+    "npp": SnifferHarness.npp,
+    "gsmtap-sim": FuzzHarness.gsmtapSIM,
+    "pcsc-spy": FuzzHarness.pcscSpy,
 ]

@@ -14,7 +14,7 @@
 # is a failure (-timeout), and `timeout` kills the process 2 x SECONDS + 120 s after start.
 set -eu
 cd "$(dirname "$0")/.."
-TARGETS="detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin desfire nfcdep atr-ats plist filter diff usbmon"
+TARGETS="detect pcap pcapng libnfc proxmark3 nfclab flipper emv felica ndef plugin desfire nfcdep atr-ats plist filter diff usbmon hydranfc inflate trz npp gsmtap-sim pcsc-spy"
 OUT=.build/fuzz
 BIN=$OUT/nfcscope-fuzz
 mkdir -p "$OUT"
@@ -63,6 +63,9 @@ seeds() {
         nfclab) ls $F/*.json ;;
         flipper) ls $F/*.nfc ;;
         plugin) ls plugins/*.plugin ;;
+        trz|inflate) find $F -name '*.trz' -o -name '*.gz' ;;
+        gsmtap-sim) ls $F/pySim*.pcapng ;;
+        pcsc-spy) ls $F/pcsc-spy/* ;;
         *) ;;
     esac 2>/dev/null | grep -v README || true
 }
