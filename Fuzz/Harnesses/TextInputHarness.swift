@@ -99,8 +99,8 @@ extension FuzzHarness {
 
     /// The input as two JSON Lines files (`decode` output) separated by the first NUL
     /// byte, each behind the header `diff` recognises them by, compared as `nfcscope
-    /// diff` compares them: both read (first pass), aligned, the changed pairs read
-    /// again with their fields (second pass), the entries listed. An odd-sized input
+    /// diff` compares them: both read (first pass: keys and hashes), then read again
+    /// at once while the streamed alignment is walked (second pass), the entries made. An odd-sized input
     /// compares the link layer too and ignores the volatile fields.
     static func diff(_ data: ByteView) {
         let bytes = data.array
@@ -117,14 +117,15 @@ extension FuzzHarness {
         let sides = [DiffSide(path: "a.jsonl"), DiffSide(path: "b.jsonl")]
         let inputs = files.enumerated().map { CaptureInput(bytes: DiffLoader.jsonlPrefix + $1, name: "\($0).jsonl") }
         for (side, input) in zip(sides, inputs) {
-            DiffLoader.pass(input, collector: DiffCollector(side: side, keys: keys, options: flatten, keep: nil),
+            DiffLoader.pass(input, collector: DiffCollector(side: side, pass: .first(keys), options: flatten),
                             format: nil, tech: nil, registry: .builtin)
         }
-        let (ops, keepA, keepB) = DiffEngine.align(sides[0], sides[1])
-        for (side, (input, keep)) in zip(sides, zip(inputs, [keepA, keepB])) where !keep.isEmpty {
-            DiffLoader.pass(input, collector: DiffCollector(side: side, keys: keys, options: flatten, keep: keep),
-                            format: nil, tech: nil, registry: .builtin)
-        }
-        _ = DiffEngine.entries(ops, sides[0], sides[1], settings: settings)
+        // The second pass as `nfcscope diff` runs it: A on this thread, B on another,
+        // the entries made as the streamed alignment comes.
+        let walk = DiffWalk(sides[0], sides[1], settings: settings, options: flatten, tooManyChanged: {}, emit: { _ in })
+        let (inputA, inputB) = (inputs[0], inputs[1])
+        walk.run(filters: (nil, nil),
+                 readA: { DiffLoader.pass(inputA, collector: $0, format: nil, tech: nil, registry: .builtin) },
+                 readB: { DiffLoader.pass(inputB, collector: $0, format: nil, tech: nil, registry: .builtin) })
     }
 }
