@@ -6,11 +6,21 @@ import Glibc
 @testable import NFCScope
 
 /// Runs the built `nfcscope` executable as a child and measures it: exit status,
-/// peak resident size (from `wait4`'s rusage of that child alone), stdout, stderr.
+/// peak resident size (the child's own high-water mark), stdout, stderr.
 struct ChildRun {
     var status: Int32
-    /// Peak resident set size in bytes.
+    /// Peak resident set size in bytes: the largest `VmHWM` read from the child's
+    /// `/proc/PID/status` while it ran. Not `wait4`'s `ru_maxrss`: `posix_spawn` shares
+    /// the test process's memory with the child until it execs, and Linux keeps that
+    /// high-water mark in the child's rusage, so a test process of 130 MB made every
+    /// child "peak" at 130 MB (a CI run failed on exactly that). `VmHWM` belongs to the
+    /// memory map the executable gets at exec, so it counts nfcscope alone.
     var peakRSS: Int
+    /// The largest anonymous resident size sampled (`RssAnon`: heap, stacks; not the
+    /// mapped input, whose pages are released in 16 MiB steps), in bytes.
+    var peakAnonymous: Int
+    /// How many times `VmHWM` was read; a memory test expects at least one.
+    var peakSamples: Int
     var stdout: [UInt8]
     var stderr: String
     /// Killed by a signal (its number), nil when it exited.
@@ -42,6 +52,7 @@ struct ChildRun {
         close(outPipe[1])
         close(errPipe[1])
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+        let sampler = HighWaterSampler(pid: pid)
         if let whileBlocked {
             usleep(1_500_000)
             whileBlocked()
@@ -61,12 +72,82 @@ struct ChildRun {
         // stdout first: stderr stays small (a few lines), so the child never blocks on it.
         let out = readAll(outPipe[0])
         let err = readAll(errPipe[0])
+        // The child is not reaped before the sampler stops, so its pid cannot be reused
+        // under the sampler.
+        let peaks = sampler.stop()
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signalled = status & 0x7F != 0 && status & 0x7F != 0x7F
-        return ChildRun(status: (status >> 8) & 0xFF, peakRSS: Int(usage.ru_maxrss) * 1024, stdout: out,
+        return ChildRun(status: (status >> 8) & 0xFF, peakRSS: peaks.highWaterKB * 1024,
+                        peakAnonymous: peaks.anonymousKB * 1024, peakSamples: peaks.samples, stdout: out,
                         stderr: String(decoding: err, as: UTF8.self), signal: signalled ? status & 0x7F : nil)
+    }
+}
+
+/// Reads a child's `VmHWM` and `RssAnon` every millisecond on its own thread until
+/// stopped.
+final class HighWaterSampler: @unchecked Sendable {
+    struct Peaks {
+        /// Largest `VmHWM` (peak resident size, mapped input pages included), KiB.
+        var highWaterKB = 0
+        /// Largest `RssAnon` seen (heap and other anonymous memory), KiB.
+        var anonymousKB = 0
+        var samples = 0
+    }
+    private let lock = NSLock()
+    private var running = true
+    private var peaks = Peaks()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(pid: pid_t) {
+        let path = "/proc/\(pid)/status"
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                lock.lock()
+                let go = running
+                lock.unlock()
+                guard go else { break }
+                if let (hwm, anon) = Self.read(path, &buffer) {
+                    lock.lock()
+                    peaks.highWaterKB = max(peaks.highWaterKB, hwm)
+                    peaks.anonymousKB = max(peaks.anonymousKB, anon)
+                    peaks.samples += 1
+                    lock.unlock()
+                }
+                usleep(1000)
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Stops the thread and returns what it saw.
+    func stop() -> Peaks {
+        lock.lock()
+        running = false
+        lock.unlock()
+        done.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        return peaks
+    }
+
+    /// `VmHWM:` and `RssAnon:` of a status file, in KiB; nil once the process has
+    /// exited (a zombie's status has no Vm lines) or when the file cannot be read.
+    private static func read(_ path: String, _ buffer: inout [UInt8]) -> (Int, Int)? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        let text = String(decoding: buffer[..<n], as: UTF8.self)
+        func field(_ name: String) -> Int? {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return nil }
+            return Int(line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        }
+        guard let hwm = field("VmHWM:"), let anon = field("RssAnon:") else { return nil }
+        return (hwm, anon)
     }
 }
 
