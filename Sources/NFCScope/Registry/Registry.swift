@@ -45,9 +45,9 @@ public final class Registry: Sendable {
     private let lazyBuiltinParts: Bool
     /// The code tables of the files parsed at start (all of them without `lazyBuiltinParts`).
     private let startCodeTables: [String: CodeTable]
-    /// nil: the built-in AID file's, parsed on first use.
-    private let storedAIDTables: AIDTables?
-    private var aidTables: AIDTables { storedAIDTables ?? Registry.builtinAIDTables }
+    /// Read per APDU: always parsed at start (a lazily built part costs a reference
+    /// count round trip per lookup, more than the parse saves on a real capture).
+    private let aidTables: AIDTables
     /// nil: the built-in FeliCa file's, parsed on first use.
     private let storedFeliCaTables: FeliCaTables?
     private var feliCaTables: FeliCaTables { storedFeliCaTables ?? Registry.builtinFeliCaTables }
@@ -77,7 +77,7 @@ public final class Registry: Sendable {
     /// With `lazyBuiltinParts`, `b` holds the built-in files but those of `BuiltinPart`.
     private init(_ b: RegistryBuilder, lazyBuiltinParts: Bool) {
         self.lazyBuiltinParts = lazyBuiltinParts
-        storedAIDTables = lazyBuiltinParts ? nil : AIDTables(b)
+        aidTables = AIDTables(b)
         storedFeliCaTables = lazyBuiltinParts ? nil : FeliCaTables(b)
         tags = b.tagOrder.compactMap { b.tags[$0] }
         bitTables = b.bitTables
@@ -710,16 +710,15 @@ extension Registry {
     }()
 
     /// Built-in files that `Registry.builtin` parses only when one of their tables is
-    /// first asked for: the AIDs (the first APDU), currencies and countries (the first
-    /// amount or country code shown), FeliCa (the first FeliCa card), SIM files and
-    /// toolkit codes (the first SIM command). They define nothing else (a test compares
-    /// the listing of `builtin` with that of a registry built at once).
+    /// first asked for: currencies and countries (the first amount or country code
+    /// shown), FeliCa (the first FeliCa card), SIM files and toolkit codes (the first
+    /// SIM command). They define nothing else (a test compares the listing of `builtin`
+    /// with that of a registry built at once).
     enum BuiltinPart: CaseIterable {
-        case aids, money, feliCa, sim
+        case money, feliCa, sim
 
         var files: [String] {
             switch self {
-            case .aids: ["aids.plugin"]
             case .money: ["currency.plugin", "country.plugin"]
             case .feliCa: ["felica.plugin"]
             case .sim: ["sim-files.plugin", "sim-cat.plugin"]
@@ -740,17 +739,14 @@ extension Registry {
         return builder
     }
 
-    private static let builtinAIDPart = parseBuiltin(.aids)
     private static let builtinMoneyPart = parseBuiltin(.money)
     private static let builtinFeliCaPart = parseBuiltin(.feliCa)
     private static let builtinSIMPart = parseBuiltin(.sim)
-    static let builtinAIDTables = AIDTables(builtinAIDPart)
     static let builtinMoneyTables = MoneyTables(builtinMoneyPart)
     static let builtinFeliCaTables = FeliCaTables(builtinFeliCaPart)
 
     static func builtinCodeTables(_ part: BuiltinPart) -> [String: CodeTable] {
         switch part {
-        case .aids: builtinAIDPart.codeTables
         case .money: builtinMoneyPart.codeTables
         case .feliCa: builtinFeliCaPart.codeTables
         case .sim: builtinSIMPart.codeTables
