@@ -31,7 +31,9 @@ public final class Registry: Sendable {
     /// authentication at a session end), not at start-up: it is 40 % of the built-in text.
     public var caPublicKeys: [CAPublicKey] { mergedCAPublicKeys ?? Registry.builtinCAPublicKeys.keys }
     /// nil: exactly the built-in keys (no plugin file adds any).
-    private let mergedCAPublicKeys: [CAPublicKey]?
+    let mergedCAPublicKeys: [CAPublicKey]?
+    /// Where `mergedCAPublicKeys` holds each RID and index (see `caPublicKeys(rid:index:)`).
+    let mergedCAPublicKeyIndex: CAPublicKeyIndex?
 
     /// AID prefix -> index in `aids`.
     private let aidIndex: PrefixDissectorTable<Int>
@@ -88,6 +90,7 @@ public final class Registry: Sendable {
             merged.add(PluginFileContents(caPublicKeys: b.caPublicKeyOrder.compactMap { b.caPublicKeys[$0] }))
             mergedCAPublicKeys = merged.caPublicKeyOrder.compactMap { merged.caPublicKeys[$0] }
         }
+        mergedCAPublicKeyIndex = mergedCAPublicKeys.map(CAPublicKeyIndex.init)
 
         var aidIndex = PrefixDissectorTable<Int>()
         for (i, entry) in aids.enumerated() { aidIndex.register(prefix: entry.aid, i) }
@@ -638,14 +641,14 @@ extension Registry {
 
     /// The built-in CA public key file, parsed once on first use, and its mistakes (a
     /// test keeps these empty).
-    static let builtinCAPublicKeys: (keys: [CAPublicKey], diagnostics: [PluginDiagnostic]) = {
+    static let builtinCAPublicKeys: (keys: [CAPublicKey], diagnostics: [PluginDiagnostic], index: CAPublicKeyIndex) = {
         var keys: [CAPublicKey] = [], diagnostics: [PluginDiagnostic] = []
         for file in BuiltinPlugins.files where file.name == builtinCAPublicKeyFile {
             let (contents, found) = PluginParser.parse(file.text, file: file.name, builtin: true)
             keys += contents.caPublicKeys
             diagnostics += found
         }
-        return (keys, diagnostics)
+        return (keys, diagnostics, CAPublicKeyIndex(keys))
     }()
 
     static let builtinCAPublicKeyFile = "ca-keys.plugin"
