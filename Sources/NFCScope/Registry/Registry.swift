@@ -183,12 +183,16 @@ public final class Registry: Sendable {
                 escaped.jsonEscaped(entry.name)
                 let jsonName = escaped.contents
                 let textName = Array(entry.name.utf8)
+                // `,"name":"` JSON NAME `"` TEXT NAME: the JSON name and the whole member
+                // are both ranges of the pool (see `writeTagNameMember`).
+                pool += Array(String(describing: Registry.nameMemberPrefix).utf8)
                 var slot = TagSlot(isRestricted: !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty,
                                    scope: entry.scope, boundToAIDs: !entry.aidPrefixes.isEmpty,
                                    jsonNameStart: pool.count, jsonNameCount: jsonName.count,
-                                   textNameStart: pool.count + jsonName.count, textNameCount: textName.count,
+                                   textNameStart: pool.count + jsonName.count + 1, textNameCount: textName.count,
                                    renderer: .none, table: 0, bcdKey: false)
                 pool += jsonName
+                pool.append(0x22)
                 pool += textName
                 switch EMVValueRenderer.resolve(entry, dictionary: tables) {
                 case nil: slot.renderer = .none
@@ -410,6 +414,17 @@ public final class Registry: Sendable {
             out.bytes(tagNamePool, from: slot.textNameStart, count: slot.textNameCount)
         }
     }
+
+    /// `,"name":"NAME"` in one copy: the pool holds each JSON name inside its member.
+    @inline(__always)
+    public func writeTagNameMember(_ handle: EMVTagHandle, to out: OutputBuffer) {
+        guard handle.index >= 0, handle.index < tagSlots.count else { return }
+        let slot = tagSlots[handle.index]
+        let prefix = Registry.nameMemberPrefix.utf8CodeUnitCount
+        out.bytes(tagNamePool, from: slot.jsonNameStart - prefix, count: prefix + slot.jsonNameCount + 1)
+    }
+
+    private static var nameMemberPrefix: StaticString { ",\"name\":\"" }
 
     @inline(__always)
     public func tagHasText(_ handle: EMVTagHandle) -> Bool {
