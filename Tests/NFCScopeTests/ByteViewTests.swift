@@ -42,6 +42,24 @@ import Testing
         #expect(out.string == "dead01 -1234 1.500000 a\\\"b\\\\\\n\\u0001")
     }
 
+    @Test func jsonEscapedLongRunsAndEveryPosition() {
+        // Escapes of RFC 8259 section 7 (quote, backslash, control characters; \n \r \t
+        // short forms), with the byte that needs one at every position of words of 8.
+        let plain = "Issuer Application Data: CVR 03A40000, DKI 01 \u{7F} caf\u{E9} \u{1F600}"
+        let out = OutputBuffer()
+        out.jsonEscaped(plain)
+        #expect(out.string == plain)
+        for (special, escaped) in [("\"", "\\\""), ("\\", "\\\\"), ("\n", "\\n"), ("\t", "\\t"),
+                                   ("\u{0}", "\\u0000"), ("\u{1F}", "\\u001f"), (" ", " "), ("!", "!"), ("#", "#"), ("[", "["), ("]", "]")] {
+            for position in 0..<20 {
+                let prefix = String(repeating: "x", count: position), suffix = String(repeating: "y", count: 19 - position)
+                let out = OutputBuffer()
+                out.jsonEscaped(prefix + special + suffix)
+                #expect(out.string == prefix + escaped + suffix, "\(position)")
+            }
+        }
+    }
+
     @Test func outputBufferShortCopiesAndSmallNumbers() {
         // Literals of every length class the word-wise copy distinguishes (0-3, 4-7, 8-64, longer).
         let out = OutputBuffer()

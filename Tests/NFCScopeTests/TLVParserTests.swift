@@ -186,7 +186,8 @@ struct TLVParserTests {
                     #expect(node.value.isEmpty || node.value.offset(in: v) != nil)
                     #expect(node.depth <= BERTLV.defaultMaxDepth)
                 }
-                _ = BERTLV.looksLikeTLV(v)
+                var reparsed = BERTLV()
+                #expect(reparsed.reparseIfTLV(v) == BERTLV.looksLikeTLV(v))
                 var ctx = EMVContext()
                 ctx.learn(from: tlv)
                 let w = TLVWriter(dictionary: TestEMVDictionary(), context: ctx)
@@ -199,7 +200,15 @@ struct TLVParserTests {
     }
 
     @Test func looksLikeTLV() {
-        func check(_ hex: String) -> Bool { ByteView.with(emvHex(hex)) { BERTLV.looksLikeTLV($0) } }
+        // `reparseIfTLV` (one pass) answers as the validation does, whatever the tree held before.
+        var tree = BERTLV()
+        func check(_ hex: String) -> Bool {
+            ByteView.with(emvHex(hex)) { v in
+                let valid = BERTLV.looksLikeTLV(v)
+                #expect(tree.reparseIfTLV(v) == valid, "\(hex)")
+                return valid
+            }
+        }
         #expect(check("9F0206000000001500"))
         #expect(check("8300"))
         #expect(check("8300 00"))
@@ -211,5 +220,9 @@ struct TLVParserTests {
         #expect(!check("A000000003101001"))
         #expect(!check("70035A0112 50"))
         #expect(!check("7003 5A02 1234"))
+        #expect(!check("7080 5A0112 0000"))   // indefinite length: well formed, but not in command data
+        #expect(!check("5080 4142"))
+        #expect(!check("9F"))
+        #expect(!check("5A85 0000000001 12"))
     }
 }

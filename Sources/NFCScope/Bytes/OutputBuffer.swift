@@ -246,7 +246,28 @@ public final class OutputBuffer: @unchecked Sendable {
             // made the compiler reload both for every byte.
             let dst = storage
             var o = count
-            for c in u {
+            guard let src = u.baseAddress else { return }
+            let n = u.count
+            var i = 0
+            while i < n {
+                // Eight bytes at a time while none of them needs escaping (names, notes
+                // and rendered values are long runs of plain text): a byte below 0x20,
+                // `"` or `\` is found by the carry-free zero-byte tests on the word.
+                if i &+ 8 <= n {
+                    let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+                    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                    let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+                    let control = (w &- ones &* 0x20) & ~w
+                    let special = (control | (quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highs
+                    if special == 0 {
+                        UnsafeMutableRawPointer(dst + o).storeBytes(of: w, as: UInt64.self)
+                        o &+= 8
+                        i &+= 8
+                        continue
+                    }
+                }
+                let c = src[i]
+                i &+= 1
                 if c >= 0x20 && c != 0x22 && c != 0x5C { dst[o] = c; o &+= 1; continue }
                 switch c {
                 case 0x22: dst[o] = 0x5C; dst[o + 1] = 0x22; o += 2
@@ -395,6 +416,23 @@ public final class OutputBuffer: @unchecked Sendable {
         storage[count] = table[Int(b >> 4)]
         storage[count + 1] = table[Int(b & 15)]
         count += 2
+    }
+
+    /// The low `byteCount` bytes (1 to 4) of `value`, most significant first, as
+    /// uppercase hex (a BER-TLV tag): one capacity check and a store per byte.
+    @inline(__always)
+    public func hexUpper(_ value: UInt32, byteCount: Int) {
+        let n = Swift.max(1, Swift.min(4, byteCount))
+        reserve(8)
+        let pairs = UnsafeRawPointer(hexUpperPairs)
+        let dst = UnsafeMutableRawPointer(storage + count)
+        var k = 0
+        while k < n {
+            let b = Int(truncatingIfNeeded: (value >> UInt32(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: k &<< 1, as: UInt16.self)
+            k &+= 1
+        }
+        count &+= n &<< 1
     }
 
     @inline(__always)

@@ -61,8 +61,8 @@ enum ApplicationRendering {
             out.byte(0x7D)
         }
         out.ascii("],\"amount\":")
-        if let text = amountText(s.amountMinor, currency: s.currency, registry: registry) {
-            out.byte(0x22); out.string(text); out.byte(0x22)
+        if let minor = s.amountMinor {
+            out.byte(0x22); writeAmount(minor, currency: s.currency, registry: registry, to: out); out.byte(0x22)
         } else {
             out.ascii("null")
         }
@@ -169,15 +169,35 @@ enum ApplicationRendering {
     /// "1.00 GBP" with the currency's exponent; minor units when the exponent is unknown.
     static func amountText(_ minor: Int64?, currency: Int?, registry: Registry) -> String? {
         guard let minor else { return nil }
+        let out = OutputBuffer(initialCapacity: 32)
+        writeAmount(minor, currency: currency, registry: registry, to: out)
+        return out.string
+    }
+
+    /// `amountText` written in place (the transaction record's `amount`, as it was:
+    /// the currency's letters unescaped).
+    static func writeAmount(_ minor: Int64, currency: Int?, registry: Registry, to out: OutputBuffer) {
         guard let code = currency, let cur = registry.currency(code) else {
-            return "\(minor) (minor units)"
+            out.int(Int(minor)); out.ascii(" (minor units)")
+            return
         }
-        guard let exponent = cur.exponent, exponent > 0 else { return "\(minor) \(cur.alpha)" }
-        var scale: Int64 = 1
-        for _ in 0..<exponent { scale *= 10 }
-        var fraction = String(minor % scale)
-        while fraction.count < exponent { fraction = "0" + fraction }
-        return "\(minor / scale).\(fraction) \(cur.alpha)"
+        if let exponent = cur.exponent, exponent > 0 {
+            var scale: Int64 = 1
+            for _ in 0..<exponent { scale *= 10 }
+            out.int(Int(minor / scale))
+            out.byte(0x2E)
+            // The remainder's decimal form, zero-padded on the left to the exponent.
+            let fraction = minor % scale
+            var width = fraction < 0 ? 2 : 1
+            var rest = fraction.magnitude / 10
+            while rest > 0 { width += 1; rest /= 10 }
+            for _ in width..<Swift.max(width, exponent) { out.byte(0x30) }
+            out.int(Int(fraction))
+        } else {
+            out.int(Int(minor))
+        }
+        out.byte(0x20)
+        out.string(cur.alpha)
     }
 
     private static func writeOptionalString(_ s: String?, _ out: OutputBuffer) {

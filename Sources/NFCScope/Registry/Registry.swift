@@ -37,7 +37,9 @@ public final class Registry: Sendable {
     /// authentication at a session end), not at start-up: it is 40 % of the built-in text.
     public var caPublicKeys: [CAPublicKey] { mergedCAPublicKeys ?? Registry.builtinCAPublicKeys.keys }
     /// nil: exactly the built-in keys (no plugin file adds any).
-    private let mergedCAPublicKeys: [CAPublicKey]?
+    let mergedCAPublicKeys: [CAPublicKey]?
+    /// Where `mergedCAPublicKeys` holds each RID and index (see `caPublicKeys(rid:index:)`).
+    let mergedCAPublicKeyIndex: CAPublicKeyIndex?
 
     /// The built-in files of `BuiltinPart` are parsed when one of their tables is first
     /// asked for (`Registry.builtin`: a decode that meets no APDU, FeliCa card or SIM
@@ -93,6 +95,7 @@ public final class Registry: Sendable {
             merged.add(PluginFileContents(caPublicKeys: b.caPublicKeyOrder.compactMap { b.caPublicKeys[$0] }))
             mergedCAPublicKeys = merged.caPublicKeyOrder.compactMap { merged.caPublicKeys[$0] }
         }
+        mergedCAPublicKeyIndex = mergedCAPublicKeys.map(CAPublicKeyIndex.init)
 
         var sortedTags: [UInt32: [TagEntry]] = [:]
         for entry in tags { sortedTags[entry.tag, default: []].append(entry) }
@@ -122,12 +125,16 @@ public final class Registry: Sendable {
                 escaped.jsonEscaped(entry.name)
                 let jsonName = escaped.contents
                 let textName = Array(entry.name.utf8)
+                // `,"name":"` JSON NAME `"` TEXT NAME: the JSON name and the whole member
+                // are both ranges of the pool (see `writeTagNameMember`).
+                pool += Array(String(describing: Registry.nameMemberPrefix).utf8)
                 var slot = TagSlot(isRestricted: !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty,
                                    scope: entry.scope, boundToAIDs: !entry.aidPrefixes.isEmpty,
                                    jsonNameStart: pool.count, jsonNameCount: jsonName.count,
-                                   textNameStart: pool.count + jsonName.count, textNameCount: textName.count,
+                                   textNameStart: pool.count + jsonName.count + 1, textNameCount: textName.count,
                                    renderer: .none, table: 0, bcdKey: false)
                 pool += jsonName
+                pool.append(0x22)
                 pool += textName
                 switch EMVValueRenderer.resolve(entry, dictionary: tables) {
                 case nil: slot.renderer = .none
@@ -355,6 +362,17 @@ public final class Registry: Sendable {
             out.bytes(tagNamePool, from: slot.textNameStart, count: slot.textNameCount)
         }
     }
+
+    /// `,"name":"NAME"` in one copy: the pool holds each JSON name inside its member.
+    @inline(__always)
+    public func writeTagNameMember(_ handle: EMVTagHandle, to out: OutputBuffer) {
+        guard handle.index >= 0, handle.index < tagSlots.count else { return }
+        let slot = tagSlots[handle.index]
+        let prefix = Registry.nameMemberPrefix.utf8CodeUnitCount
+        out.bytes(tagNamePool, from: slot.jsonNameStart - prefix, count: prefix + slot.jsonNameCount + 1)
+    }
+
+    private static var nameMemberPrefix: StaticString { ",\"name\":\"" }
 
     @inline(__always)
     public func tagHasText(_ handle: EMVTagHandle) -> Bool {
@@ -782,14 +800,14 @@ extension Registry {
 
     /// The built-in CA public key file, parsed once on first use, and its mistakes (a
     /// test keeps these empty).
-    static let builtinCAPublicKeys: (keys: [CAPublicKey], diagnostics: [PluginDiagnostic]) = {
+    static let builtinCAPublicKeys: (keys: [CAPublicKey], diagnostics: [PluginDiagnostic], index: CAPublicKeyIndex) = {
         var keys: [CAPublicKey] = [], diagnostics: [PluginDiagnostic] = []
         for file in BuiltinPlugins.files where file.name == builtinCAPublicKeyFile {
             let (contents, found) = PluginParser.parse(file.text, file: file.name, builtin: true)
             keys += contents.caPublicKeys
             diagnostics += found
         }
-        return (keys, diagnostics)
+        return (keys, diagnostics, CAPublicKeyIndex(keys))
     }()
 
     static let builtinCAPublicKeyFile = "ca-keys.plugin"

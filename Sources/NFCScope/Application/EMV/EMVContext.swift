@@ -45,17 +45,30 @@ public struct EMVContext: Sendable {
         switch tag {
         case 0x5F2A: if let c = emvBCDNumber(value) { transactionCurrency = c }
         case 0x9F42: if let c = emvBCDNumber(value) { applicationCurrency = c }
-        case 0x9F38: pdol = value.array
-        case 0x8C: cdol1 = value.array
-        case 0x8D: cdol2 = value.array
+        case 0x9F38: Self.assign(&pdol, value)
+        case 0x8C: Self.assign(&cdol1, value)
+        case 0x8D: Self.assign(&cdol2, value)
         case 0x84, 0x4F:
             guard !value.isEmpty else { return }
             if let current = selectedAID, ByteView.with(current, { $0.elementsEqual(value) }) { return }
             // A different application: what the previous one said no longer applies.
+            var aid = selectedAID
             self = EMVContext()
-            selectedAID = value.array
+            Self.assign(&aid, value)
+            selectedAID = aid
         default: break
         }
+    }
+
+    /// Sets `array` to the bytes of `value` in the storage it has (DOLs and AIDs are
+    /// learnt again with every record or application: an allocation each otherwise).
+    private static func assign(_ array: inout [UInt8]?, _ value: ByteView) {
+        guard array != nil else {
+            array = value.array
+            return
+        }
+        array!.removeAll(keepingCapacity: true)
+        value.append(to: &array!)
     }
 
     /// Runs `body` with the selected AID as a view (for dictionary lookups).

@@ -23,6 +23,8 @@ public protocol EMVDictionary: Sendable {
     func tagHandle(_ tag: UInt32, length: Int, aid: ByteView?) -> EMVTagHandle?
     /// The entry's name, escaped as the target needs.
     func writeTagName(_ handle: EMVTagHandle, to out: OutputBuffer, target: EMVTextTarget)
+    /// The JSON member `,"name":"NAME"` of a TLV node.
+    func writeTagNameMember(_ handle: EMVTagHandle, to out: OutputBuffer)
     /// Whether the entry's values have a text beyond their hex.
     func tagHasText(_ handle: EMVTagHandle) -> Bool
     /// Writes the value's text with the entry's renderer (nothing when it has none).
@@ -34,6 +36,12 @@ public protocol EMVDictionary: Sendable {
     func lookupScope(aid: ByteView?) -> EMVLookupScope
     /// `tagHandle(_:length:aid:)` with the application's part already worked out.
     func tagHandle(_ tag: UInt32, length: Int, in scope: EMVLookupScope) -> EMVTagHandle?
+}
+
+extension EMVDictionary {
+    public func writeTagNameMember(_ handle: EMVTagHandle, to out: OutputBuffer) {
+        out.ascii(",\"name\":\""); writeTagName(handle, to: out, target: .json); out.byte(0x22)
+    }
 }
 
 /// The application a tag lookup happens in: its AID (as the caller's view of it) and

@@ -3,24 +3,27 @@
 // PAN, PAN in 5A vs track 2 vs the ICC certificate, expiry in 5F24 vs track 2).
 
 enum EMVSessionChecks {
-    static func apply(_ e: ODAEvidence, registry: Registry, to s: inout TransactionSummary) {
+    /// `scratch`: a buffer (memory mode) the rendered values are written into, reused.
+    static func apply(_ e: ODAEvidence, registry: Registry, scratch: OutputBuffer, to s: inout TransactionSummary) {
         s.oda = ODAVerifier.verify(e, registry: registry)
         s.warnings = consistencyWarnings(e, oda: s.oda)
         s.kernel = kernel(e, registry: registry)
         s.token = token(e, registry: registry)
         s.transactionLog = transactionLog(e)
-        s.issuerApplicationData = rendered(0x9F10, e.card[0x9F10], e, registry)
-        s.cvmResults = rendered(0x9F34, e.terminal[0x9F34], e, registry)
+        s.issuerApplicationData = rendered(0x9F10, e.card[0x9F10], e, registry, scratch)
+        s.cvmResults = rendered(0x9F34, e.terminal[0x9F34], e, registry, scratch)
     }
 
     /// A value as the tag's renderer shows it, inside the session's application.
-    private static func rendered(_ tag: UInt32, _ value: [UInt8]?, _ e: ODAEvidence, _ registry: Registry) -> (hex: String, text: String)? {
+    private static func rendered(_ tag: UInt32, _ value: [UInt8]?, _ e: ODAEvidence, _ registry: Registry,
+                                 _ out: OutputBuffer) -> (hex: String, text: String)? {
         guard let value else { return nil }
+        // What `learn(tag: 0x84, ...)` makes of the AID, sharing its array.
         var context = EMVContext()
-        if let aid = e.aid { ByteView.with(aid) { context.learn(tag: 0x84, value: $0) } }
+        if let aid = e.aid, !aid.isEmpty { context.selectedAID = aid }
         // The TLV writer's lookup and renderer (no entry copied, no renderer resolved
-        // again), into a buffer sized for one value.
-        let out = OutputBuffer(initialCapacity: 256)
+        // again), into the session end's reused buffer.
+        out.removeAll()
         let shown: Bool = ByteView.with(value) { v in
             context.withSelectedAID { aid in
                 guard let handle = registry.tagHandle(tag, length: v.count, aid: aid),
@@ -34,27 +37,30 @@ enum EMVSessionChecks {
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {
         var out: [String] = []
-        let pan5A = e.card[0x5A].flatMap(digits)
+        // The PANs are compared and checked as digits read in place: a String per PAN
+        // (and per expiry) cost most of a session end; Strings are made for warnings only.
         let track2 = e.card[0x57], track2Mobile = e.card[0x9F6B]
-        let panT2 = track2.flatMap(track2PAN)
-        let panT2Mobile = track2Mobile.flatMap(track2PAN)
+        let pan5A = e.card[0x5A].flatMap { CardDigits($0, stop: 0x0F, orEnd: true) }
+        let panT2 = track2.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
+        let panT2Mobile = track2Mobile.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
         // At most three PANs: each checked once, in this order (no set or array of
         // tuples built per session).
-        func luhn(_ pan: String?, _ source: StaticString, seen a: String? = nil, _ b: String? = nil) {
-            guard let pan, !pan.isEmpty, pan != a, pan != b else { return }
-            if !luhnValid(pan) { out.append("PAN \(maskedPAN(pan)) in \(source) fails the Luhn check") }
+        func luhn(_ pan: CardDigits?, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
+            guard let pan, pan.count > 0, pan != a, pan != b else { return }
+            if !pan.luhnValid { out.append("PAN \(maskedPAN(pan.string)) in \(source) fails the Luhn check") }
         }
         luhn(pan5A, "5A")
         luhn(panT2, "track 2 (57)", seen: pan5A)
         luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2)
         if let a = pan5A, let b = panT2, a != b {
-            out.append("PAN in 5A (\(maskedPAN(a))) differs from track 2 (57) (\(maskedPAN(b)))")
+            out.append("PAN in 5A (\(maskedPAN(a.string))) differs from track 2 (57) (\(maskedPAN(b.string)))")
         }
         if let a = pan5A ?? panT2, let b = panT2Mobile, a != b {
-            out.append("PAN \(maskedPAN(a)) differs from track 2 (9F6B) (\(maskedPAN(b)))")
+            out.append("PAN \(maskedPAN(a.string)) differs from track 2 (9F6B) (\(maskedPAN(b.string)))")
         }
-        if let icc = oda?.iccCertificate, let pan = pan5A ?? panT2, icc.identifier != pan, oda?.step?.contains("PAN") != true {
-            out.append("PAN \(maskedPAN(pan)) differs from the ICC certificate's \(maskedPAN(icc.identifier))")
+        if let icc = oda?.iccCertificate, let pan = pan5A ?? panT2, !pan.equals(icc.identifier),
+           oda?.step?.contains("PAN") != true {
+            out.append("PAN \(maskedPAN(pan.string)) differs from the ICC certificate's \(maskedPAN(icc.identifier))")
         }
         // The terminal's amount and currency should be the same in every DOL's data.
         if let first = e.dolAmounts.first {
@@ -68,32 +74,17 @@ enum EMVSessionChecks {
             }
         }
         if let expiry = e.card[0x5F24], expiry.count == 3 {
-            let yymm = hexUpper(Array(expiry.prefix(2)))
-            for (t2, source) in [(track2, "track 2 (57)"), (track2Mobile, "track 2 (9F6B)")] {
-                guard let t2, let e2 = track2Expiry(t2) else { continue }
-                if e2 != yymm {
-                    out.append("expiry in 5F24 (20\(yymm.prefix(2))-\(yymm.suffix(2))) differs from \(source) (20\(e2.prefix(2))-\(e2.suffix(2)))")
-                }
+            func check(_ t2: [UInt8]?, _ source: StaticString) {
+                // YYMM: the 4 digits after track 2's separator against 5F24's first two bytes.
+                guard let t2, let digits = CardDigits(track2Expiry: t2), !digits.equalsNibbles(of: expiry, count: 4) else { return }
+                let yymm = hexUpper(Array(expiry.prefix(2))), e2 = digits.string
+                out.append("expiry in 5F24 (20\(yymm.prefix(2))-\(yymm.suffix(2))) differs from \(source) (20\(e2.prefix(2))-\(e2.suffix(2)))")
             }
+            check(track2, "track 2 (57)")
+            check(track2Mobile, "track 2 (9F6B)")
         }
         return out
     }
-}
-
-/// The Luhn (mod 10) check digit test of ISO/IEC 7812-1.
-func luhnValid(_ digits: String) -> Bool {
-    var sum = 0
-    var double = false
-    var count = 0
-    for c in digits.utf8.reversed() {
-        guard c >= 0x30, c <= 0x39 else { return false }
-        var d = Int(c - 0x30)
-        if double { d *= 2; if d > 9 { d -= 9 } }
-        sum += d
-        double.toggle()
-        count += 1
-    }
-    return count >= 2 && sum % 10 == 0
 }
 
 /// The contactless kernel (EMV Book B kernel identifiers; Book C-2 ... C-7).
@@ -165,7 +156,7 @@ extension EMVSessionChecks {
         guard let entry = e.card[0x9F4D], let sfi = entry.first.map(Int.init), let format = e.card[0x9F4F] else { return [] }
         let dol = ByteView.with(format) { DataObjectList(parsing: $0) }
         var out: [LogEntry] = []
-        for r in e.records where r.sfi == sfi {
+        for r in e.records.records(sfi: sfi) {
             // The split's views point into the record: used only inside this closure.
             out.append(ByteView.with(r.data) { data in logEntry(record: r.record, dol.split(data)) })
         }

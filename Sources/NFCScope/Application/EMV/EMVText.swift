@@ -53,12 +53,5 @@ func emvTwoDigits(_ v: Int, _ out: OutputBuffer) {
 
 /// Writes a tag as uppercase hex using its natural byte count.
 func emvTagHex(_ tag: UInt32, _ out: OutputBuffer) {
-    var started = false
-    for shift in stride(from: 24, through: 0, by: -8) {
-        let b = UInt8(truncatingIfNeeded: tag >> UInt32(shift))
-        if b != 0 || started || shift == 0 {
-            out.hexByte(b, uppercase: true)
-            started = true
-        }
-    }
+    out.hexUpper(tag, byteCount: tag > 0xFF_FFFF ? 4 : tag > 0xFFFF ? 3 : tag > 0xFF ? 2 : 1)
 }

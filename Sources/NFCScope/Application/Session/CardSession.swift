@@ -95,11 +95,10 @@ public final class CardSession {
         // Answers to DESFire commands in ISO wrapping are DESFire's own layouts, not TLV.
         let desfire = x.desfire != nil || x.mifarePlus != nil
             || DESFireWrapping.isWrapped(x.command) || DESFireWrapping.isWrappedAnswer(sw: x.response?.sw)
-        if x.handler.parsesTLV, !desfire, let data = x.response?.data, !data.isEmpty, BERTLV.looksLikeTLV(data) {
+        if x.handler.parsesTLV, !desfire, let data = x.response?.data, !data.isEmpty {
             var tree = BERTLV()
             swap(&tree, &spareResponseTLV)
-            tree.reparse(data)
-            x.responseTLV = consume tree
+            if tree.reparseIfTLV(data) { x.responseTLV = consume tree } else { spareResponseTLV = consume tree }
         }
         if let c = x.command, !c.data.isEmpty, !desfire {
             splitCommandData(c, into: &x)
@@ -194,11 +193,10 @@ public final class CardSession {
             }
             return
         }
-        if x.handler.parsesTLV, c.ins != 0xA4, BERTLV.looksLikeTLV(c.data) {
+        if x.handler.parsesTLV, c.ins != 0xA4 {
             var tree = BERTLV()
             swap(&tree, &spareCommandTLV)
-            tree.reparse(c.data)
-            x.commandTLV = consume tree
+            if tree.reparseIfTLV(c.data) { x.commandTLV = consume tree } else { spareCommandTLV = consume tree }
         }
     }
 

@@ -80,6 +80,8 @@ struct TransactionTracker {
     /// What offline data authentication and the consistency checks need (EMV/ODA).
     private var evidence = ODAEvidence()
     private var registry: Registry?
+    /// The session end's buffer for rendered values, kept across sessions.
+    private var scratch: OutputBuffer?
 
     var isEmpty: Bool { summary.apdus == 0 }
 
@@ -90,9 +92,11 @@ struct TransactionTracker {
         guard summary.apdus != 0 else { return }
         var kept = ODAEvidence()
         swap(&kept, &evidence)
+        let scratch = self.scratch
         self = TransactionTracker()
         kept.reset()
         evidence = kept
+        self.scratch = scratch
     }
 
     mutating func observe(_ x: APDUInterpretation, registry: Registry) {
@@ -161,7 +165,11 @@ struct TransactionTracker {
     /// Closes the session: decides where it stopped when no cryptogram was produced.
     mutating func finish(fieldDropped: Bool) -> TransactionSummary {
         var s = summary
-        if let registry { EMVSessionChecks.apply(evidence, registry: registry, to: &s) }
+        if let registry {
+            let scratch = self.scratch ?? OutputBuffer(initialCapacity: 256)
+            self.scratch = scratch
+            EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch, to: &s)
+        }
         guard s.cryptogram == nil else { return s }
         let last = lastCommandName.map { String(describing: $0) } ?? "the first command"
         if !s.directory.isEmpty, let aid = s.aid, !s.selectAccepted,

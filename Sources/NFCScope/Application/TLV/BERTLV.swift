@@ -130,6 +130,15 @@ public struct BERTLV: Sendable {
         swap(&parser.nodes, &nodes)
     }
 
+    /// `reparse`, answering whether the bytes are what `looksLikeTLV` accepts: one
+    /// or more objects, none malformed, none of indefinite length, none nested past
+    /// the cap (those become error or indefinite nodes). One pass instead of
+    /// validating the bytes and then parsing them (the validation cost ~4 % of a decode).
+    public mutating func reparseIfTLV(_ bytes: ByteView, maxDepth: Int = BERTLV.defaultMaxDepth) -> Bool {
+        reparse(bytes, maxDepth: maxDepth)
+        return !nodes.isEmpty && !nodes.contains { $0.error != nil || $0.indefinite }
+    }
+
     /// The top-level objects.
     public var topLevel: TLVChildren { TLVChildren(nodes: nodes, start: 0, end: nodes.count) }
 

@@ -140,7 +140,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
         let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
         if let handle {
-            out.ascii(",\"name\":\""); dictionary.writeTagName(handle, to: out, target: .json); out.byte(0x22)
+            dictionary.writeTagNameMember(handle, to: out)
         } else {
             out.ascii(",\"name\":null")
         }
@@ -218,7 +218,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 out.ascii(",\"hex\":\""); out.hex(v.value); out.byte(0x22)
                 let handle = dictionary.tagHandle(v.tag, length: v.length, in: scope)
                 if let handle {
-                    out.ascii(",\"name\":\""); dictionary.writeTagName(handle, to: out, target: .json); out.byte(0x22)
+                    dictionary.writeTagNameMember(handle, to: out)
                 } else {
                     out.ascii(",\"name\":null")
                 }
@@ -266,11 +266,9 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
 }
 
 /// The tag bytes as read (tagLength of them), uppercase.
+@inline(__always)
 func tlvNodeTag(_ node: TLVNode, _ out: OutputBuffer) {
-    let n = Swift.max(1, Swift.min(4, node.tagLength))
-    for k in stride(from: n - 1, through: 0, by: -1) {
-        out.hexByte(UInt8(truncatingIfNeeded: node.tag >> UInt32(k * 8)), uppercase: true)
-    }
+    out.hexUpper(node.tag, byteCount: node.tagLength)
 }
 
 @inline(__always)

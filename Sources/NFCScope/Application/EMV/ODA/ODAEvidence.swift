@@ -31,14 +31,15 @@ struct ODAEvidence {
     var card = TagValues()
     /// Terminal data elements from the PDOL and CDOL data (last value seen).
     var terminal = TagValues()
-    var records: [(sfi: Int, record: Int, data: [UInt8])] = []
+    /// The records read (READ RECORD answers with their SFI and number), in order.
+    var records = RecordStore()
     var pdolData: [UInt8]?
     /// Signed dynamic data (9F4B) in the GPO answer or a record: fDDA.
     var fddaSignature: [UInt8]?
     var internalAuthenticate: (ddolData: [UInt8], signature: [UInt8])?
     var generateACs: [GenerateAC] = []
     /// Amount (9F02) and currency (5F2A) of each DOL's data, in order (PDOL, CDOL1, CDOL2).
-    var dolAmounts: [(dol: String, amount: [UInt8]?, currency: [UInt8]?)] = []
+    var dolAmounts: [(dol: StaticString, amount: [UInt8]?, currency: [UInt8]?)] = []
     var keptBytes = 0
     var overBudget = false
 
@@ -73,7 +74,7 @@ struct ODAEvidence {
                 if v.tag == 0x5F2A { currency = v.value.array }
             }
             if (amount != nil || currency != nil) && dolAmounts.count < 4 {
-                dolAmounts.append((String(describing: x.commandDOLName), amount, currency))
+                dolAmounts.append((x.commandDOLName, amount, currency))
             }
         }
         switch (c.cla & 0x80, c.ins) {
@@ -93,11 +94,12 @@ struct ODAEvidence {
         case (0x00, 0xB2):
             guard c.p2 & 0x07 == 0x04 else { return }
             let sfi = Int(c.p2 >> 3), record = Int(c.p1)
-            guard records.count < ODAEvidence.maxRecords, let data = copy(r.data) else {
+            guard records.count < ODAEvidence.maxRecords, keptBytes + r.data.count <= ODAEvidence.byteBudget else {
                 overBudget = true
                 return
             }
-            records.append((sfi, record, data))
+            keptBytes += r.data.count
+            records.append(sfi: sfi, record: record, r.data)
             if let tlv = x.responseTLV {
                 collect(tlv)
                 if let sdad = tlv.first(0x9F4B), fddaSignature == nil { fddaSignature = copy(sdad.value) }
@@ -163,14 +165,17 @@ struct ODAEvidence {
     /// Forgets everything (a new application was selected, or the session ended),
     /// keeping the storage of the tagged values for the next one.
     mutating func reset() {
-        var card = TagValues(), terminal = TagValues()
+        var card = TagValues(), terminal = TagValues(), records = RecordStore()
         swap(&card, &self.card)
         swap(&terminal, &self.terminal)
+        swap(&records, &self.records)
         self = ODAEvidence()
         card.removeAll()
         terminal.removeAll()
+        records.removeAll()
         self.card = card
         self.terminal = terminal
+        self.records = records
     }
 
     private mutating func copy(_ v: ByteView) -> [UInt8]? {
@@ -194,24 +199,13 @@ struct ODAEvidence {
 }
 
 /// Decimal digits of cn/n data up to the first F nibble (nil if another non-digit appears).
-func digits(_ bytes: [UInt8]) -> String? { digitsUntil(0x0F, bytes, orEnd: true) }
+func digits(_ bytes: [UInt8]) -> String? { CardDigits(bytes, stop: 0x0F, orEnd: true)?.string }
 
 /// The PAN of track 2 equivalent data: the digits before the separator D.
-func track2PAN(_ bytes: [UInt8]) -> String? { digitsUntil(0x0D, bytes, orEnd: false) }
+func track2PAN(_ bytes: [UInt8]) -> String? { CardDigits(bytes, stop: 0x0D, orEnd: false)?.string }
 
-private func digitsUntil(_ stop: UInt8, _ bytes: [UInt8], orEnd: Bool) -> String? {
-    // ASCII digits collected as bytes, one String at the end (appending Characters
-    // to a String cost more than the rest of the session-end checks).
-    var ascii: [UInt8] = []
-    ascii.reserveCapacity(bytes.count * 2)
-    for i in 0..<(bytes.count * 2) {
-        let nibble = trackNibble(bytes, i)
-        if nibble == stop { return String(decoding: ascii, as: UTF8.self) }
-        guard nibble < 10 else { return nil }
-        ascii.append(0x30 + nibble)
-    }
-    return orEnd ? String(decoding: ascii, as: UTF8.self) : nil
-}
+/// Expiry YYMM of track 2 equivalent data (the 4 digits after the separator).
+func track2Expiry(_ bytes: [UInt8]) -> String? { CardDigits(track2Expiry: bytes)?.string }
 
 /// Nibble `i` of `bytes`, high nibble first.
 @inline(__always)
@@ -219,20 +213,91 @@ private func trackNibble(_ bytes: [UInt8], _ i: Int) -> UInt8 {
     i & 1 == 0 ? bytes[i >> 1] >> 4 : bytes[i >> 1] & 0x0F
 }
 
-/// Expiry YYMM of track 2 equivalent data (the 4 digits after the separator).
-func track2Expiry(_ bytes: [UInt8]) -> String? {
-    let n = bytes.count * 2
-    var sep = 0
-    while sep < n, trackNibble(bytes, sep) != 0x0D { sep += 1 }
-    guard sep < n, sep + 4 < n else { return nil }
-    var ascii: [UInt8] = []
-    ascii.reserveCapacity(4)
-    for i in (sep + 1)...(sep + 4) {
-        let d = trackNibble(bytes, i)
-        guard d < 10 else { return nil }
-        ascii.append(0x30 + d)
+/// Decimal digits that card data holds as nibbles (a cn/n PAN, track 2), read where
+/// they are: the session-end checks compare and Luhn-check PANs without making a
+/// String for each (that cost most of a session end); `string` makes one when shown.
+struct CardDigits: Equatable {
+    private let bytes: [UInt8]
+    /// The first digit's nibble index in `bytes`.
+    private let start: Int
+    let count: Int
+
+    /// The digits from the first nibble up to the first `stop` nibble, or to the end
+    /// when `orEnd`; nil when another non-digit comes first (or `stop` is missing
+    /// and not `orEnd`).
+    init?(_ bytes: [UInt8], stop: UInt8, orEnd: Bool) {
+        let n = bytes.count * 2
+        var i = 0
+        while i < n {
+            let d = trackNibble(bytes, i)
+            if d == stop { break }
+            guard d < 10 else { return nil }
+            i += 1
+        }
+        guard i < n || orEnd else { return nil }
+        self.bytes = bytes
+        start = 0
+        count = i
     }
-    return String(decoding: ascii, as: UTF8.self)
+
+    /// Expiry YYMM of track 2 equivalent data: the 4 digits after the separator D.
+    init?(track2Expiry bytes: [UInt8]) {
+        let n = bytes.count * 2
+        var sep = 0
+        while sep < n, trackNibble(bytes, sep) != 0x0D { sep += 1 }
+        guard sep < n, sep + 4 < n else { return nil }
+        for i in (sep + 1)...(sep + 4) where trackNibble(bytes, i) >= 10 { return nil }
+        self.bytes = bytes
+        start = sep + 1
+        count = 4
+    }
+
+    subscript(i: Int) -> UInt8 { trackNibble(bytes, start + i) }
+
+    static func == (a: CardDigits, b: CardDigits) -> Bool {
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count where a[i] != b[i] { return false }
+        return true
+    }
+
+    /// Whether these are the digits of `text`.
+    func equals(_ text: String) -> Bool {
+        var i = 0
+        for c in text.utf8 {
+            guard i < count, c == 0x30 + self[i] else { return false }
+            i += 1
+        }
+        return i == count
+    }
+
+    /// Whether these are the first `n` nibbles of `other` (hex digits: only 0-9 can match).
+    func equalsNibbles(of other: [UInt8], count n: Int) -> Bool {
+        guard count == n, other.count * 2 >= n else { return false }
+        for i in 0..<n where self[i] != trackNibble(other, i) { return false }
+        return true
+    }
+
+    /// The Luhn (mod 10) check digit test of ISO/IEC 7812-1 (at least two digits).
+    var luhnValid: Bool {
+        var sum = 0
+        var double = false
+        var i = count - 1
+        while i >= 0 {
+            var d = Int(self[i])
+            if double { d *= 2; if d > 9 { d -= 9 } }
+            sum += d
+            double.toggle()
+            i -= 1
+        }
+        return count >= 2 && sum % 10 == 0
+    }
+
+    var string: String {
+        var ascii: [UInt8] = []
+        ascii.reserveCapacity(count)
+        for i in 0..<count { ascii.append(0x30 + self[i]) }
+        return String(decoding: ascii, as: UTF8.self)
+    }
 }
 
 /// A few tagged values (the evidence of one session: tens of tags at most), looked up
@@ -271,6 +336,37 @@ struct TagValues {
         tags.removeAll(keepingCapacity: true)
         starts.removeAll(keepingCapacity: true)
         counts.removeAll(keepingCapacity: true)
+        pool.removeAll(keepingCapacity: true)
+    }
+}
+
+/// The records of one session (SFI, number, bytes), their bytes back to back in one
+/// array that a new session reuses, like `TagValues`: a READ RECORD allocates nothing
+/// once the storage has grown to a session's size. Reading a record copies it out.
+struct RecordStore {
+    private var keys: [(sfi: Int, record: Int, start: Int, count: Int)] = []
+    private var pool: [UInt8] = []
+
+    var count: Int { keys.count }
+
+    mutating func append(sfi: Int, record: Int, _ data: ByteView) {
+        keys.append((sfi, record, pool.count, data.count))
+        data.append(to: &pool)
+    }
+
+    /// The last record read with this SFI and number.
+    func last(sfi: Int, record: Int) -> [UInt8]? {
+        guard let k = keys.last(where: { $0.sfi == sfi && $0.record == record }) else { return nil }
+        return Array(pool[k.start..<(k.start + k.count)])
+    }
+
+    /// The records of an SFI in the order read, as (number, bytes).
+    func records(sfi: Int) -> [(record: Int, data: [UInt8])] {
+        keys.filter { $0.sfi == sfi }.map { ($0.record, Array(pool[$0.start..<($0.start + $0.count)])) }
+    }
+
+    mutating func removeAll() {
+        keys.removeAll(keepingCapacity: true)
         pool.removeAll(keepingCapacity: true)
     }
 }

@@ -286,7 +286,7 @@ enum ODAVerifier {
             i += 4
             guard count > 0 else { continue }
             for record in first..<(first + count) {
-                guard let data = e.records.last(where: { $0.sfi == sfi && $0.record == record })?.data else {
+                guard let data = e.records.last(sfi: sfi, record: record) else {
                     throw .missing("record \(record) of SFI \(sfi), signed for ODA, was not read in the capture")
                 }
                 if sfi <= 10 {
