@@ -11,6 +11,7 @@ public final class SummaryWriter: DecodeSink {
     private let width: Int
     private let palette: Palette
     private let scratch = OutputBuffer()
+    private let timeScratch = OutputBuffer(initialCapacity: 32)
     private let json: JSONLinesWriter
     private var digits = 6
 
@@ -354,7 +355,8 @@ public final class SummaryWriter: DecodeSink {
     }
 
     private func timeText(_ nanos: Int64) -> String {
-        let scratch = OutputBuffer()
+        let scratch = timeScratch
+        scratch.removeAll()
         scratch.fixed(nanos / 1000, digits: 6)
         let s = scratch.string
         return String(repeating: " ", count: max(0, 10 - s.count)) + s
