@@ -1,9 +1,8 @@
 // `nfcscope capture`'s side of libnfc (with LibnfcBridge.swift, the only files that
 // see libnfc's pointers): one opened reader as an initiator, polling for one
 // technology at a time, exchanging bytes with the target it found, and turning the
-// chip's report of an activation into plain values. Also the two pieces of process
-// plumbing the capture needs that take raw pointers: its own Ctrl-C flag and a
-// thread to decode on.
+// chip's report of an activation into plain values. Also the capture's process
+// plumbing: its own Ctrl-C flag (a `SignalFlag`) and a thread to decode on.
 //
 // What a PN53x-class reader shows through libnfc is what the chip reports, not the
 // air: it runs anticollision, RATS/ATTRIB, ISO-DEP block framing, chaining, WTX and
@@ -292,42 +291,27 @@ public func hexUpperString(_ bytes: [UInt8]) -> String {
 /// is), it only asks the capture to end: the decoding side reads on to the capture
 /// file's last record, so nothing already captured goes undecoded.
 public enum CaptureStop {
-    nonisolated(unsafe) private static let flag: UnsafeMutablePointer<sig_atomic_t> = {
-        let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 1)
-        p.initialize(to: 0)
-        return p
-    }()
+    private static let flag = SignalFlag()
 
     @inline(__always)
-    public static var requested: Bool { flag.pointee != 0 }
+    public static var requested: Bool { flag.isRaised }
 
-    public static func raise() { flag.pointee = 1 }
-    public static func reset() { flag.pointee = 0 }
+    public static func raise() { flag.raise() }
+    public static func reset() { flag.lower() }
 
     /// Routes SIGINT and SIGTERM to this flag instead of `Interruption`'s. A second one
     /// ends the process at once (status 130): every record is already in the file.
     public static func install() {
         _ = flag
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in
+        SignalFlag.route([SIGINT, SIGTERM], restart: true) { _ in
             if CaptureStop.requested { _exit(130) }
             CaptureStop.raise()
         }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        _ = sigaction(SIGINT, &action, nil)
-        _ = sigaction(SIGTERM, &action, nil)
     }
 
     /// Blocks SIGINT and SIGTERM in the calling thread (the device thread), so that they
     /// arrive on the decoding thread and never interrupt a read of libnfc's.
-    public static func blockInThisThread() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        _ = pthread_sigmask(SIG_BLOCK, &set, nil)
-    }
+    public static func blockInThisThread() { SignalFlag.block([SIGINT, SIGTERM]) }
 }
 
 // MARK: A thread

@@ -290,6 +290,21 @@ func pluginFolder(_ files: [String: String]) -> String {
         #expect(diagnostics.map(\.line) == [1, 3, 4, 5, 6, 8, 10, 12, 13, 14], "\(diagnostics)")
     }
 
+    /// A plugin saved with CRLF line ends (a Windows editor) reads like the same file
+    /// with LF: before, "\r\n" was one Character and the whole file one line.
+    @Test func crlfLineEnds() {
+        let lines = ["# comment", "[aid]", "A0000000041010 | emv-payment | Mastercard | Müller's Card",
+                     "F0010203040506 | other | Test | Second", "[tag]", "DF7F | b | Test tag"]
+        let (lf, lfProblems) = PluginParser.parse(lines.joined(separator: "\n") + "\n", file: "t.plugin", builtin: false)
+        let (crlf, crlfProblems) = PluginParser.parse(lines.joined(separator: "\r\n") + "\r\n", file: "t.plugin",
+                                                      builtin: false)
+        #expect(lfProblems.isEmpty && crlfProblems.isEmpty, "\(crlfProblems)")
+        #expect(crlf.aids.map(\.name) == ["Müller's Card", "Second"])
+        #expect(crlf.aids.map(\.aid) == lf.aids.map(\.aid))
+        #expect(crlf.aids.map(\.source.line) == [3, 4])
+        #expect(crlf.tags.count == 1 && crlf.tags.map(\.name) == lf.tags.map(\.name))
+    }
+
     @Test func missingFolder() {
         let diagnostics = PluginChecker.check(directory: "/nonexistent/nfcscope/plugins")
         #expect(diagnostics.count == 1)

@@ -53,6 +53,7 @@ import Testing
         "libnfc-apdu-demo-debug.log", "libnfc-nfc-read-forum-tag3-debug.log", "libnfc-nfc-anticol-stdout.txt",
         "libnfc-emu-trace.txt", "Suica.nfc",
         "ccid_usbmon.pcap", "pn533_usbmon.pcap",
+        "pcsc-spy/pcsc-spy-raw.log", "pcsc-spy/pcsc-spy-decoded.txt", "pySim-trace_test_gsmtap.pcapng",
     ])
     func eachFormatFromAPipeGivesTheRecordsOfTheFile(_ name: String) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixturePath(name))))

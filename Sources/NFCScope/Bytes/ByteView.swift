@@ -10,6 +10,12 @@
 // pipeline only creates views inside `CaptureInput.withView` and reassembly
 // buffers are kept alive by the session that hands their views out.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 public struct ByteView: @unchecked Sendable {
     @usableFromInline let base: UnsafeRawPointer?
     public let count: Int
@@ -122,6 +128,13 @@ public struct ByteView: @unchecked Sendable {
     public func append(to buffer: inout [UInt8]) {
         guard let base, count > 0 else { return }
         buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The first index at or after `start` holding `byte` (memchr), nil when none.
+    public func firstIndex(of byte: UInt8, from start: Int) -> Int? {
+        guard let base, start >= 0, start < count else { return nil }
+        guard let hit = memchr(base + start, Int32(byte), count - start) else { return nil }
+        return base.distance(to: UnsafeRawPointer(hit))
     }
 
     /// Offset of this view's first byte inside `outer`, when it is a sub-view of it.

@@ -132,39 +132,24 @@ public final class StreamInput: @unchecked Sendable {
 /// Ctrl-C: the handler only raises a flag; the decoding loop and the stream reader
 /// look at it, stop reading, and let the outputs close normally (summaries included).
 public enum Interruption {
-    nonisolated(unsafe) private static let flag: UnsafeMutablePointer<sig_atomic_t> = {
-        let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 1)
-        p.initialize(to: 0)
-        return p
-    }()
+    private static let flag = SignalFlag()
 
     /// True once SIGINT arrived (after `install`).
     @inline(__always)
-    public static var requested: Bool { flag.pointee != 0 }
+    public static var requested: Bool { flag.isRaised }
 
     /// Installs the SIGINT handler. Without SA_RESTART, so that a read waiting on a
     /// quiet pipe returns at once. SIGINT is unblocked too: a parent may have started
     /// us with it blocked (the mask is inherited), and Ctrl-C must still work.
     public static func install() {
         _ = flag
-        var action = sigaction()
-        #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = { _ in Interruption.raise() }
-        #else
-        action.__sigaction_u.__sa_handler = { _ in Interruption.raise() }
-        #endif
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = 0
-        _ = sigaction(SIGINT, &action, nil)
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        _ = sigprocmask(SIG_UNBLOCK, &set, nil)
+        SignalFlag.route([SIGINT], restart: false) { _ in Interruption.raise() }
+        SignalFlag.unblock([SIGINT])
     }
 
     /// What the handler does (and tests, to simulate Ctrl-C).
-    public static func raise() { flag.pointee = 1 }
+    public static func raise() { flag.raise() }
 
     /// Clears the flag (tests).
-    public static func reset() { flag.pointee = 0 }
+    public static func reset() { flag.lower() }
 }

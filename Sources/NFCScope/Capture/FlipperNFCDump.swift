@@ -98,16 +98,9 @@ public struct FlipperNFCDump {
             emit(system: code)
         }
 
-        var lineNumber = 0
-        var at = 0
-        let bytes = view
-        while at < bytes.count {
-            lineNumber += 1
-            var end = at
-            while end < bytes.count, bytes.byte(end) != 0x0A { end += 1 }
-            var raw = bytes.slice(at, end - at) ?? ByteView()
-            if raw.last == 0x0D { raw = raw.dropLast(1) }
-            at = end + 1
+        var lines = TextLines(view)
+        while case .line(let raw, _) = lines.next() {
+            let lineNumber = lines.lineNumber
             let line = String(decoding: raw, as: UTF8.self)
             if line.hasPrefix("#") || line.isEmpty { continue }
             guard let colon = line.firstIndex(of: ":") else { continue }
@@ -154,7 +147,7 @@ public struct FlipperNFCDump {
             }
         }
         emitRun()
-        if deviceType == nil { problem(max(lineNumber, 1), "no 'Device type' line: not a card dump") }
+        if deviceType == nil { problem(max(lines.lineNumber, 1), "no 'Device type' line: not a card dump") }
         stages.finish()
         sink.end(description)
         return outcome

@@ -21,12 +21,10 @@
 public struct PCSCSpyLog: FrameSource {
     public enum Variant: Sendable { case raw, decoded }
 
-    private var input: ByteView
-    private var cursor = 0
-    private var final = true
+    private var lines: TextLines
     public private(set) var needsMore = false
-    private var base = 0
-    private var lineNumber = 0
+    private var base: Int { lines.base }
+    private var lineNumber: Int { lines.lineNumber }
     public let variant: Variant
     private var problems: [SourceProblem] = []
     private var nextN = 1
@@ -64,22 +62,18 @@ public struct PCSCSpyLog: FrameSource {
     static let maxSeconds = 9_000_000_000
 
     public init(view: ByteView, variant: Variant, final: Bool = true) {
-        input = view
+        lines = TextLines(view, final: final)
         self.variant = variant
-        self.final = final
     }
 
     public var formatName: StaticString { variant == .raw ? "pcsc-spy-raw" : "pcsc-spy" }
     public var timestampDigits: Int { 6 }
-    public var position: Int { min(cursor, input.count) }
+    public var position: Int { lines.position }
     public var problemCount: Int { problems.count }
     public func problem(_ index: Int) -> SourceProblem { problems[index] }
 
     public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
-        input = view
-        cursor -= dropped
-        base += dropped
-        self.final = final
+        lines.resume(with: view, dropped: dropped, final: final)
         needsMore = false
     }
 
@@ -130,30 +124,24 @@ public struct PCSCSpyLog: FrameSource {
 
     /// Reads one line (false at the end, or when a stream needs more).
     private mutating func readLine() -> Bool {
-        guard cursor < input.count else {
-            if final { finishInput() }
+        switch lines.next() {
+        case .end:
+            if lines.final { finishInput() }
             return false
-        }
-        var end = cursor
-        while let b = input.byte(end), b != 0x0A { end += 1 }
-        if end >= input.count && !final {
+        case .needsMore:
             needsMore = true
             return false
-        }
-        let lineStart = cursor
-        var line = input.slice(cursor, end - cursor) ?? ByteView()
-        cursor = end + 1
-        lineNumber += 1
-        if line.byte(line.count - 1) == 0x0D { line = line.dropLast(1) }
-        if line.count > Self.maxLine {
-            report(lineStart, "line of \(line.count) bytes is too long for a PC/SC log line")
+        case .line(let line, let lineStart):
+            if line.count > Self.maxLine {
+                report(lineStart, "line of \(line.count) bytes is too long for a PC/SC log line")
+                return true
+            }
+            switch variant {
+            case .raw: rawLine(line, offset: base + lineStart)
+            case .decoded: decodedLine(line, offset: base + lineStart)
+            }
             return true
         }
-        switch variant {
-        case .raw: rawLine(line, offset: base + lineStart)
-        case .decoded: decodedLine(line, offset: base + lineStart)
-        }
-        return true
     }
 
     private mutating func report(_ offset: Int, _ message: String) {

@@ -7,15 +7,9 @@
 // a made-up clock would look like a measurement).
 
 public struct LibnfcFrameSource: FrameSource {
-    private var input: ByteView
-    private var cursor = 0
-    /// Streams: false while the view may hold only part of the input (a line without
-    /// its newline is then waited for, not read).
-    private var final = true
+    private var lines: TextLines
     public private(set) var needsMore = false
-    /// Stream offset of the view's first byte.
-    private var base = 0
-    private var lineNumber = 0
+    private var lineNumber: Int { lines.lineNumber }
     private let out: LibnfcFrameQueue
     private var recovery = PN53xAirRecovery()
     private var nextN = 1
@@ -35,23 +29,19 @@ public struct LibnfcFrameSource: FrameSource {
 
     /// `final` false: `view` is the start of a stream that `resume` extends.
     public init(view: ByteView, final: Bool = true) {
-        self.final = final
-        input = view
+        lines = TextLines(view, final: final)
         out = LibnfcFrameQueue(inputSize: view.count)
         rxLines.reserveCapacity(8)
     }
 
     public var formatName: StaticString { "libnfc" }
     public var timestampDigits: Int { 6 }
-    public var position: Int { min(cursor, input.count) }
+    public var position: Int { lines.position }
     public var problemCount: Int { out.problems.count }
     public func problem(_ index: Int) -> SourceProblem { out.problems[index] }
 
     public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
-        input = view
-        cursor -= dropped
-        base += dropped
-        self.final = final
+        lines.resume(with: view, dropped: dropped, final: final)
         needsMore = false
         // Frames were all handed out: only a reply still being collected and the
         // command awaiting its answer keep bytes in the store.
@@ -82,20 +72,20 @@ public struct LibnfcFrameSource: FrameSource {
             if var frame = out.pop() {
                 frame.n = nextN
                 nextN += 1
-                frame.offset &+= base
+                frame.offset &+= lines.base
                 return frame
             }
-            if !final && !wholeLineAhead() {
+            switch lines.next() {
+            case .needsMore:
                 needsMore = true
                 return nil
-            }
-            if cursor >= input.count {
+            case .end:
                 if finished { return nil }
                 finished = true
                 if rxStart != nil { abandonReply(reason: "at the end of the log") }
-                continue
+            case .line(let line, let offset):
+                readLine(line, at: offset)
             }
-            readLine()
         }
     }
 
@@ -108,23 +98,7 @@ public struct LibnfcFrameSource: FrameSource {
         out.time = raw &+ clockShift
     }
 
-    /// Streams: whether the line at the cursor has its newline in the view.
-    private func wholeLineAhead() -> Bool {
-        var i = cursor
-        while let b = input.byte(i) {
-            if b == 0x0A { return true }
-            i += 1
-        }
-        return false
-    }
-
-    private mutating func readLine() {
-        let start = cursor
-        var end = start
-        while let b = input.byte(end), b != 0x0A { end += 1 }
-        cursor = end + 1
-        lineNumber += 1
-        guard let line = input.slice(start, end - start) else { return }
+    private mutating func readLine(_ line: ByteView, at start: Int) {
         out.line = lineNumber
         out.lineOffset = start
         switch LibnfcLineSyntax.classify(line) {

@@ -435,23 +435,23 @@ package enum PluginParser {
         var ascii: Bool
     }
 
-    /// The lines as `split(separator: "\n")` on Characters gives them: a line feed
-    /// ends a line unless a carriage return precedes it ("\r\n" is one Character).
+    /// The lines of a plugin file: a line feed ends a line, with or without a carriage
+    /// return before it (a file saved with CRLF line ends reads like one with LF; the
+    /// carriage return is trimmed with the other white space). Splitting on the
+    /// Character "\n" would not do: "\r\n" is one Character, so a CRLF file was one line.
     static func lineSpans(_ bytes: [UInt8]) -> [LineSpan] {
         var out: [LineSpan] = []
         var start = 0
         var ascii = true
-        var previous: UInt8 = 0
         for i in 0..<bytes.count {
             let b = bytes[i]
-            if b == 0x0A && previous != 0x0D {
+            if b == 0x0A {
                 out.append(LineSpan(start: start, end: i, ascii: ascii))
                 start = i + 1
                 ascii = true
             } else if b >= 0x80 {
                 ascii = false
             }
-            previous = b
         }
         out.append(LineSpan(start: start, end: bytes.count, ascii: ascii))
         return out
