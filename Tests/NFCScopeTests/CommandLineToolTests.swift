@@ -5,12 +5,7 @@ import NFCScopePcap
 @testable import NFCScopeCLI
 
 /// The whole command in-process: arguments in, stdout text, stderr lines and exit status out.
-private func run(_ args: [String], terminal: Bool = false) -> (status: Int32, out: String, errors: [String]) {
-    let out = OutputBuffer()
-    var errors: [String] = []
-    let status = CommandLineTool.run(args[...], out: out, outputIsTerminal: terminal) { errors.append($0) }
-    return (status, out.string, errors)
-}
+private func run(_ args: [String], terminal: Bool = false) -> CommandLineRun { runCommandLine(args, terminal: terminal) }
 
 @Suite struct CommandLineToolTests {
     @Test func decodeDefaultsToJSONLinesWhenPipedAndTextOnATerminal() {

@@ -6,12 +6,7 @@ import Testing
 /// `nfcscope diff`: captures built from an EMV APDU log (binaryfoo/emv-bertlv's
 /// contactless Mastercard case) changed by hand, and real sniffs against each other.
 @Suite struct DiffTests {
-    private func run(_ args: [String]) -> (status: Int32, out: String, errors: [String]) {
-        let out = OutputBuffer()
-        var errors: [String] = []
-        let status = CommandLineTool.run(args[...], out: out, outputIsTerminal: false) { errors.append($0) }
-        return (status, out.string, errors)
-    }
+    private func run(_ args: [String]) -> CommandLineRun { runCommandLine(args) }
 
     private func records(_ out: String) -> [[String: Any]] {
         out.split(separator: "\n").compactMap {

@@ -5,12 +5,7 @@ import Testing
 @testable import NFCScopeCLI
 
 /// The whole command in-process.
-private func run(_ args: [String], terminal: Bool = false) -> (status: Int32, out: String, errors: [String]) {
-    let out = OutputBuffer()
-    var errors: [String] = []
-    let status = CommandLineTool.run(args[...], out: out, outputIsTerminal: terminal) { errors.append($0) }
-    return (status, out.string, errors)
-}
+private func run(_ args: [String], terminal: Bool = false) -> CommandLineRun { runCommandLine(args, terminal: terminal) }
 
 /// The JSON Lines records of a run (the `input` record included), parsed by Foundation.
 private func records(_ args: [String]) -> [[String: Any]] {

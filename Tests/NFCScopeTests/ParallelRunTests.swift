@@ -6,12 +6,7 @@ import Testing
 /// `-j N`: several files decoded at once give the bytes one job gives, in input order,
 /// whatever the limits on what is held back; errors name their file.
 @Suite struct ParallelRunTests {
-    private func run(_ args: [String]) -> (status: Int32, out: [UInt8], errors: [String]) {
-        let out = OutputBuffer()
-        var errors: [String] = []
-        let status = CommandLineTool.run(args[...], out: out, outputIsTerminal: false) { errors.append($0) }
-        return (status, out.contents, errors)
-    }
+    private func run(_ args: [String]) -> CommandLineRun { runCommandLine(args) }
 
     /// Captures of every input format, one of them twice, and one that does not exist.
     static let files = [
@@ -41,8 +36,8 @@ import Testing
         let files = Self.files + ["/nonexistent/capture.pcap"] + Self.files.prefix(2)
         let one = run(command + ["-j", "1"] + files)
         let many = run(command + ["-j", "3"] + files)
-        #expect(one.out.count > 300)
-        let same = many.out == one.out
+        #expect(one.bytes.count > 300)
+        let same = many.bytes == one.bytes
         #expect(same)
         #expect(many.status == one.status)
         #expect(one.status == CommandLineTool.exitUnreadable)
@@ -55,20 +50,13 @@ import Testing
     /// by default) the bytes are the same too.
     @Test func sameBytesOnATerminal() {
         for command in [["decode"], ["summary"], ["decode", "--only", "apdu"]] {
-            func run(_ jobs: String) -> (Int32, [UInt8], [String]) {
-                let out = OutputBuffer()
-                var errors: [String] = []
-                let status = CommandLineTool.run((command + ["-j", jobs] + Self.files)[...], out: out,
-                                                 outputIsTerminal: true, environment: ["NO_COLOR": "1"]) {
-                    errors.append($0)
-                }
-                return (status, out.contents, errors)
+            func run(_ jobs: String) -> CommandLineRun {
+                runCommandLine(command + ["-j", jobs] + Self.files, terminal: true, environment: ["NO_COLOR": "1"])
             }
-            let (oneStatus, oneOut, oneErrors) = run("1")
-            let (manyStatus, manyOut, manyErrors) = run("2")
-            #expect(manyOut == oneOut, "\(command)")
-            #expect(manyStatus == oneStatus)
-            #expect(manyErrors == oneErrors)
+            let one = run("1"), many = run("2")
+            #expect(many.bytes == one.bytes, "\(command)")
+            #expect(many.status == one.status)
+            #expect(many.errors == one.errors)
         }
     }
 
@@ -89,7 +77,7 @@ import Testing
             let status = ParallelRun.decode(options, registry: registry, kind: .standard(.jsonl), jobs: 4,
                                             shownOnOutput: false, out: out, errorLine: { errors.append($0) },
                                             limits: limits)
-            let same = out.contents == one.out
+            let same = out.contents == one.bytes
             #expect(same)
             #expect(errors == one.errors)
             #expect(status == one.status)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import NFCScope
+@testable import NFCScopeCLI
 
 /// Path of a file in the test target's Fixtures folder.
 func fixturePath(_ name: String) -> String {
@@ -207,4 +208,24 @@ struct SeededGenerator: RandomNumberGenerator {
         state ^= state >> 27
         return state &* 0x2545_F491_4F6C_DD1D
     }
+}
+
+/// What an in-process run of the command line gave.
+struct CommandLineRun {
+    var status: Int32
+    /// Standard output as bytes.
+    var bytes: [UInt8]
+    /// The lines written to standard error.
+    var errors: [String]
+    var out: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// Runs `nfcscope ARGS` in this process (the test suites of the commands share it).
+func runCommandLine(_ args: [String], terminal: Bool = false, environment: [String: String] = [:]) -> CommandLineRun {
+    let out = OutputBuffer()
+    var errors: [String] = []
+    let status = CommandLineTool.run(args[...], out: out, outputIsTerminal: terminal, environment: environment) {
+        errors.append($0)
+    }
+    return CommandLineRun(status: status, bytes: out.contents, errors: errors)
 }

@@ -4,14 +4,8 @@ import Testing
 @testable import NFCScopeCLI
 
 /// The whole command in-process.
-private func run(_ args: [String], terminal: Bool = false, environment: [String: String] = [:])
-    -> (status: Int32, out: String, errors: [String]) {
-    let out = OutputBuffer()
-    var errors: [String] = []
-    let status = CommandLineTool.run(args[...], out: out, outputIsTerminal: terminal, environment: environment) {
-        errors.append($0)
-    }
-    return (status, out.string, errors)
+private func run(_ args: [String], terminal: Bool = false, environment: [String: String] = [:]) -> CommandLineRun {
+    runCommandLine(args, terminal: terminal, environment: environment)
 }
 
 /// Proxmark3 `hf_visa_apple_normal.trace` read independently of the decoder: records
