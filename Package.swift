@@ -20,10 +20,11 @@ let package = Package(
             pkgConfig: "libpcap",
             providers: [.apt(["libpcap-dev"])]
         ),
+        // libnfc's header only (Debian's libnfc-dev): the library itself is loaded when a
+        // command first needs a reader (NFCScopeLibnfc/LibnfcBridge.swift), not linked,
+        // so no pkg-config (it would add -lnfc -lusb to every link).
         .systemLibrary(
-            name: "CNfc",
-            pkgConfig: "libnfc",
-            providers: [.apt(["libnfc-dev"])]
+            name: "CNfc"
         ),
         .target(
             name: "NFCScope"
@@ -38,7 +39,10 @@ let package = Package(
         ),
         .target(
             name: "NFCScopeCLI",
-            dependencies: ["NFCScope", "NFCScopePcap", "NFCScopeLibnfc"]
+            // No libpcap: the command-line tool reads and writes captures with its own
+            // code; NFCScopePcap is the tests' reference (linking it cost every start
+            // the loading of libpcap, dbus, systemd, gcrypt...).
+            dependencies: ["NFCScope", "NFCScopeLibnfc"]
         ),
         .executableTarget(
             name: "nfcscope",

@@ -61,17 +61,21 @@ public enum ParallelRun {
 
 /// One input's output on its way: what the job writes into `out` is handed on in
 /// chunks (`deliverIfFull` after each record, `deliver` at the end), error lines as
-/// they come.
+/// they come. A chunk is the buffer's own storage, swapped for one already written out.
 final class ChunkTarget {
-    let out = OutputBuffer()
+    let out: OutputBuffer
     private let order: OrderedOutput
     let index: Int
     private let chunkBytes: Int
+    /// A chunk written out, whose storage the next chunk takes.
+    private var spare: OutputChunk?
 
     init(order: OrderedOutput, index: Int, chunkBytes: Int) {
         self.order = order
         self.index = index
         self.chunkBytes = chunkBytes
+        // Room for a chunk and the record that fills it, so it seldom grows.
+        out = OutputBuffer(chunkCapacity: chunkBytes + chunkBytes / 4)
     }
 
     @inline(__always)
@@ -81,13 +85,11 @@ final class ChunkTarget {
 
     func deliver() {
         guard out.position > 0 else { return }
-        let bytes = out.contents
-        out.removeAll()
-        order.put(index, bytes, isError: false)
+        spare = order.put(index, out.takeChunk(reusing: spare))
     }
 
     func report(_ line: String) {
-        order.put(index, Array(line.utf8), isError: true)
+        order.putError(index, Array(line.utf8))
     }
 }
 
@@ -112,8 +114,17 @@ final class ChunkingSink<Inner: DecodeSink>: DecodeSink {
 /// The chunks of every input until their turn comes, under one lock.
 final class OrderedOutput: @unchecked Sendable {
     private enum Piece {
-        case bytes([UInt8], isError: Bool)
+        case chunk(OutputChunk)
+        case error([UInt8])
         case spilled(offset: Int, count: Int, isError: Bool)
+
+        var isError: Bool {
+            switch self {
+            case .chunk: false
+            case .error: true
+            case .spilled(_, _, let isError): isError
+            }
+        }
     }
 
     private struct Slot {
@@ -134,6 +145,9 @@ final class OrderedOutput: @unchecked Sendable {
     private var nextInput = 0
     /// Bytes held in memory over all slots.
     private var held = 0
+    /// Chunks written out (or parked in a temporary file), for the workers to reuse.
+    private var spares: [OutputChunk] = []
+    private static let maxSpares = 8
 
     init(count: Int, limits: ParallelRun.Limits) {
         slots = Array(repeating: Slot(), count: count)
@@ -157,8 +171,16 @@ final class OrderedOutput: @unchecked Sendable {
         return nextInput - 1
     }
 
-    func put(_ index: Int, _ bytes: [UInt8], isError: Bool) {
-        let n = bytes.count
+    /// Queues a chunk of input `index`'s output; returns a chunk to reuse, if any.
+    func put(_ index: Int, _ chunk: OutputChunk) -> OutputChunk? {
+        put(index, .chunk(chunk), count: chunk.count, wantsSpare: true)
+    }
+
+    func putError(_ index: Int, _ line: [UInt8]) {
+        _ = put(index, .error(line), count: line.count, wantsSpare: false)
+    }
+
+    private func put(_ index: Int, _ piece: Piece, count n: Int, wantsSpare: Bool) -> OutputChunk? {
         monitor.lock()
         defer {
             monitor.broadcast()
@@ -169,24 +191,39 @@ final class OrderedOutput: @unchecked Sendable {
                 if slots[index].held == 0 || slots[index].held + n <= limits.headCap { break }
             } else {
                 if held + n <= limits.memoryCap { break }
-                if spill(index, bytes, isError: isError) { return }
+                if spill(index, piece) { return wantsSpare ? spares.popLast() : nil }
             }
             monitor.wait()
         }
-        slots[index].pieces.append(.bytes(bytes, isError: isError))
+        slots[index].pieces.append(piece)
         slots[index].held += n
         held += n
+        return wantsSpare ? spares.popLast() : nil
     }
 
     /// Appends to the input's temporary file (with the lock held).
-    private func spill(_ index: Int, _ bytes: [UInt8], isError: Bool) -> Bool {
+    private func spill(_ index: Int, _ piece: Piece) -> Bool {
         if slots[index].spillFailed { return false }
         if slots[index].spill == nil { slots[index].spill = SpillFile() }
-        guard let file = slots[index].spill, let offset = file.append(bytes) else {
+        guard let file = slots[index].spill else {
             slots[index].spillFailed = true
             return false
         }
-        slots[index].pieces.append(.spilled(offset: offset, count: bytes.count, isError: isError))
+        let offset: Int?, count: Int
+        switch piece {
+        case .chunk(let chunk):
+            (offset, count) = (file.append(chunk), chunk.count)
+            if offset != nil, spares.count < Self.maxSpares { spares.append(chunk) }
+        case .error(let line):
+            (offset, count) = (file.append(line), line.count)
+        case .spilled:
+            return false
+        }
+        guard let offset else {
+            slots[index].spillFailed = true
+            return false
+        }
+        slots[index].pieces.append(.spilled(offset: offset, count: count, isError: piece.isError))
         return true
     }
 
@@ -202,14 +239,9 @@ final class OrderedOutput: @unchecked Sendable {
     /// are done, with the largest status.
     func drain(out: OutputBuffer, errorLine: (String) -> Void) -> Int32 {
         var status: Int32 = 0
-        func emit(_ bytes: [UInt8], isError: Bool) {
-            if isError {
-                errorLine(String(decoding: bytes, as: UTF8.self))
-            } else {
-                out.bytes(bytes)
-                out.recordDone()
-            }
-        }
+        var written: [OutputChunk] = []
+        /// Where output parked in a temporary file is read back into.
+        var readBack: OutputChunk?
         monitor.lock()
         while head < slots.count {
             if !slots[head].pieces.isEmpty {
@@ -222,14 +254,27 @@ final class OrderedOutput: @unchecked Sendable {
                 monitor.unlock()
                 for piece in pieces {
                     switch piece {
-                    case .bytes(let bytes, let isError):
-                        emit(bytes, isError: isError)
+                    case .chunk(let chunk):
+                        out.append(chunk)
+                        out.recordDone()
+                        written.append(chunk)
+                    case .error(let line):
+                        errorLine(String(decoding: line, as: UTF8.self))
                     case .spilled(let offset, let count, let isError):
-                        // An error line is read back whole.
-                        let ok = spill?.read(offset: offset, count: count,
-                                             piece: isError ? count : limits.chunkBytes) {
-                            emit($0, isError: isError)
-                        } ?? false
+                        let ok: Bool
+                        if isError {
+                            // An error line is read back whole.
+                            ok = spill?.read(offset: offset, count: count, piece: count) {
+                                errorLine(String(decoding: $0, as: UTF8.self))
+                            } ?? false
+                        } else {
+                            let chunk = readBack ?? OutputChunk(capacity: limits.chunkBytes)
+                            readBack = chunk
+                            ok = spill?.read(offset: offset, count: count, into: chunk) {
+                                out.append($0)
+                                out.recordDone()
+                            } ?? false
+                        }
                         if !ok {
                             errorLine("reading back the output parked in a temporary file failed")
                             status = max(status, CommandLineTool.exitUnreadable)
@@ -237,6 +282,9 @@ final class OrderedOutput: @unchecked Sendable {
                     }
                 }
                 monitor.lock()
+                // The chunks written out go back to the workers (a few: the rest is freed).
+                spares += written.prefix(max(0, Self.maxSpares - spares.count))
+                written.removeAll(keepingCapacity: true)
                 continue
             }
             if slots[head].done {

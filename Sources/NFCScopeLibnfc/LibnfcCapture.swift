@@ -59,6 +59,7 @@ public struct PolledTarget: Sendable {
 
 /// An open reader in initiator mode.
 public final class LibnfcReader {
+    private let nfc: Libnfc
     private let context: OpaquePointer
     private let device: OpaquePointer
     public let connstring: String
@@ -69,38 +70,40 @@ public final class LibnfcReader {
     /// Opens `connstring` (nil: the first reader libnfc finds) and makes it an initiator
     /// that tries each polling once (no infinite select), so the capture can stop between polls.
     public init(connstring: String?) throws(ReaderError) {
+        let nfc = try Libnfc.loaded.get()
         var context: OpaquePointer?
-        nfc_init(&context)
+        nfc.initialize(&context)
         guard let context else {
             throw ReaderError(message: "libnfc could not be initialised (out of memory or a broken configuration)")
         }
         let opened: OpaquePointer?
         if let connstring {
-            opened = connstring.withCString { nfc_open(context, $0) }
+            opened = connstring.withCString { nfc.open(context, $0) }
         } else {
-            opened = nfc_open(context, nil)
+            opened = nfc.open(context, nil)
         }
         guard let opened else {
-            nfc_exit(context)
+            nfc.exit(context)
             throw ReaderError(message: connstring.map { "\($0): the reader could not be opened (no such device, in use by another program, unplugged, or not answering)" }
                 ?? "no reader found (libnfc \(LibnfcBridge.version); a serial reader is named with --device pn532_uart:/dev/ttyUSB0 or LIBNFC_DEVICE)")
         }
-        if nfc_initiator_init(opened) < 0 {
-            let message = Self.describe(opened, nfc_device_get_last_error(opened))
-            let name = String(cString: nfc_device_get_connstring(opened))
-            nfc_close(opened)
-            nfc_exit(context)
+        if nfc.initiatorInit(opened) < 0 {
+            let message = Self.describe(opened, nfc.lastError(opened), nfc)
+            let name = Libnfc.string(nfc.deviceConnstring(opened))
+            nfc.close(opened)
+            nfc.exit(context)
             throw ReaderError(message: "\(name): could not be set up as a reader: \(message)")
         }
         // Each polling tries once (no infinite select), so the capture can stop between polls.
-        _ = nfc_device_set_property_bool(opened, NP_INFINITE_SELECT, false)
+        _ = nfc.setPropertyBool(opened, NP_INFINITE_SELECT, false)
+        self.nfc = nfc
         self.context = context
         device = opened
-        self.connstring = String(cString: nfc_device_get_connstring(opened))
-        name = String(cString: nfc_device_get_name(opened))
+        self.connstring = Libnfc.string(nfc.deviceConnstring(opened))
+        name = Libnfc.string(nfc.deviceName(opened))
         var modulations: [PollModulation] = []
         var types: UnsafePointer<nfc_modulation_type>?
-        if nfc_device_get_supported_modulation(opened, N_INITIATOR, &types) >= 0, let types {
+        if nfc.supportedModulations(opened, N_INITIATOR, &types) >= 0, let types {
             var i = 0
             while i < 32, types[i].rawValue != 0 {
                 let tech: Tech? = switch types[i] {
@@ -110,7 +113,7 @@ public final class LibnfcReader {
                 default: nil
                 }
                 var baud: UnsafePointer<nfc_baud_rate>?
-                if let tech, nfc_device_get_supported_baud_rate(opened, types[i], &baud) >= 0, let baud {
+                if let tech, nfc.supportedBaudRates(opened, types[i], &baud) >= 0, let baud {
                     var j = 0
                     while j < 16, baud[j] != NBR_UNDEFINED {
                         switch baud[j] {
@@ -136,9 +139,9 @@ public final class LibnfcReader {
     public func close() {
         guard !closed else { return }
         closed = true
-        _ = nfc_device_set_property_bool(device, NP_ACTIVATE_FIELD, false)
-        nfc_close(device)
-        nfc_exit(context)
+        _ = nfc.setPropertyBool(device, NP_ACTIVATE_FIELD, false)
+        nfc.close(device)
+        nfc.exit(context)
     }
 
     /// Polls once for `modulation`: the target found, nil when none answered.
@@ -161,7 +164,7 @@ public final class LibnfcReader {
         }
         var target = nfc_target()
         let found = initData.withUnsafeBufferPointer { data in
-            nfc_initiator_select_passive_target(device, nm, data.isEmpty ? nil : data.baseAddress, data.count, &target)
+            nfc.selectPassiveTarget(device, nm, data.isEmpty ? nil : data.baseAddress, data.count, &target)
         }
         if found < 0 { return .failure(error(found, doing: "polling for \(modulation.name)")) }
         if found == 0 { return .success(nil) }
@@ -177,7 +180,7 @@ public final class LibnfcReader {
         var answer = [UInt8](repeating: 0, count: 4096)
         let n = bytes.withUnsafeBufferPointer { tx in
             answer.withUnsafeMutableBufferPointer { rx in
-                nfc_initiator_transceive_bytes(device, tx.baseAddress, tx.count, rx.baseAddress, rx.count, Int32(timeoutMs))
+                nfc.transceiveBytes(device, tx.baseAddress, tx.count, rx.baseAddress, rx.count, Int32(timeoutMs))
             }
         }
         if n < 0 { return .failure(error(n, doing: "exchanging with the card")) }
@@ -186,21 +189,21 @@ public final class LibnfcReader {
 
     /// Switches the RF field off or on.
     public func setField(_ on: Bool) -> ReaderError? {
-        let status = nfc_device_set_property_bool(device, NP_ACTIVATE_FIELD, on)
+        let status = nfc.setPropertyBool(device, NP_ACTIVATE_FIELD, on)
         return status < 0 ? error(status, doing: on ? "switching the field on" : "switching the field off") : nil
     }
 
     /// Releases the target (DESELECT / HLTA as the chip does it).
     public func release() {
-        _ = nfc_initiator_deselect_target(device)
+        _ = nfc.deselectTarget(device)
     }
 
     private func error(_ code: Int32, doing what: String) -> ReaderError {
-        ReaderError(message: "\(what): \(Self.describe(device, code))")
+        ReaderError(message: "\(what): \(Self.describe(device, code, nfc))")
     }
 
     /// libnfc's error in words, with its code and libnfc's own text.
-    static func describe(_ device: OpaquePointer, _ code: Int32) -> String {
+    static func describe(_ device: OpaquePointer, _ code: Int32, _ nfc: Libnfc) -> String {
         let words: String = switch code {
         case NFC_EIO: "input/output error (the reader stopped answering or was unplugged)"
         case NFC_EINVARG: "invalid argument"
@@ -217,7 +220,7 @@ public final class LibnfcReader {
         case NFC_ECHIP: "the reader chip reported an error"
         default: "libnfc error"
         }
-        return "\(words) [libnfc \(code): \(String(cString: nfc_strerror(device)))]"
+        return "\(words) [libnfc \(code): \(Libnfc.string(nfc.errorText(device)))]"
     }
 
     private static func bytes<T>(_ tuple: T, count: Int) -> [UInt8] {

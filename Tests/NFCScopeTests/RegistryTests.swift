@@ -43,6 +43,43 @@ func pluginFolder(_ files: [String: String]) -> String {
         #expect(registry.tags.count >= 150)
     }
 
+    /// `Registry.builtin` parses the AID, FeliCa and SIM files on first use: what it
+    /// holds and answers is what a registry built from all files at once holds and answers.
+    @Test func builtinPartsParsedOnFirstUseAreTheWholeFiles() {
+        let whole = Registry.builtinWithDiagnostics.0
+        func listing(_ r: Registry) -> String {
+            let out = OutputBuffer()
+            r.writeList(kind: nil, to: out)
+            return out.string
+        }
+        #expect(listing(registry) == listing(whole))
+        #expect(Registry.builtinCodeTableParts.count
+                == Registry.BuiltinPart.allCases.reduce(0) { $0 + Registry.builtinCodeTables($1).count })
+        for (name, table) in whole.codeTables {
+            for code in table.entries.keys { #expect(registry.code(name, code) == whole.code(name, code), "\(name) \(code)") }
+        }
+        #expect(registry.code("no-such-table", 1) == nil)
+        #expect(registry.codeTable("currency")?.entries == whole.codeTable("currency")?.entries)
+        for code in 0..<1000 {
+            #expect(registry.currency(code) == whole.currency(code))
+            #expect(registry.country(code) == whole.country(code))
+            #expect(registry.rendererCountryName(code) == whole.rendererCountryName(code))
+        }
+        for service in whole.services {
+            let block = service.block ?? 0
+            #expect(registry.feliCaService(system: service.system ?? 0, code: service.code)?.name
+                    == whole.feliCaService(system: service.system ?? 0, code: service.code)?.name)
+            #expect(registry.feliCaService(system: service.system, code: service.code, block: block)?.name
+                    == whole.feliCaService(system: service.system, code: service.code, block: block)?.name)
+        }
+        for entry in whole.aids {
+            #expect(registry.aid(entry.aid)?.name == entry.name)
+            let index = ByteView.with(entry.aid) { registry.aidIndex($0) }
+            #expect(index == ByteView.with(entry.aid) { whole.aidIndex($0) })
+            #expect(registry.applicationHandler(aidIndex: index) == whole.applicationHandler(aidIndex: index))
+        }
+    }
+
     @Test func aidLongestPrefix() {
         let visa = registry.aid([0xA0, 0, 0, 0, 0x03, 0x10, 0x10])
         #expect(visa?.name == "Visa Credit/Debit")

@@ -28,6 +28,9 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Called with errno when writing to the descriptor fails (a closed pipe: EPIPE).
     @exclusivity(unchecked) public var onWriteFailure: ((Int32) -> Void)?
     private let flushThreshold: Int
+    /// Memory mode for `-j`'s workers (`init(chunkCapacity:)`): a full buffer grows
+    /// instead of flushing, so everything written since the last `takeChunk` is one block.
+    private var growsInsteadOfFlushing = false
     /// The digits of the last `counter` value, right-aligned in 24 bytes: frame
     /// numbers go up by one, so the next one is an in-place increment.
     @exclusivity(unchecked) private var counterDigits: UnsafeMutablePointer<UInt8> = .allocate(capacity: 24)
@@ -59,6 +62,16 @@ public final class OutputBuffer: @unchecked Sendable {
         storage = .allocate(capacity: capacity)
     }
 
+    /// Output handed on in chunks (`takeChunk`), starting with room for `chunkCapacity`
+    /// bytes: nothing is flushed or copied before a chunk is taken.
+    package init(chunkCapacity: Int) {
+        self.fd = nil
+        self.flushThreshold = .max
+        capacity = Swift.max(64, chunkCapacity)
+        storage = .allocate(capacity: capacity)
+        growsInsteadOfFlushing = true
+    }
+
     deinit {
         if fd != nil { InputShrinkGuard.unregister(self) }
         flush()
@@ -75,7 +88,7 @@ public final class OutputBuffer: @unchecked Sendable {
     // every writing function.
     @inline(never)
     private func growOrFlush(_ n: Int) {
-        if holdsFlush {
+        if holdsFlush || growsInsteadOfFlushing {
             let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: (count + n) * 2)
             fresh.update(from: storage, count: count)
             storage.deallocate()
@@ -103,24 +116,29 @@ public final class OutputBuffer: @unchecked Sendable {
 
     public func flush() {
         guard count > 0 else { return }
+        writeOut(storage, count)
+        flushedTotal += count
+        count = 0
+        recordEnd = 0
+    }
+
+    /// Writes `n` bytes to the descriptor, or collects them (memory mode).
+    private func writeOut(_ bytes: UnsafePointer<UInt8>, _ n: Int) {
         if let fd {
             var off = 0
-            while off < count {
-                let n = write(fd, storage + off, count - off)
-                if n < 0 {
+            while off < n {
+                let k = write(fd, bytes + off, n - off)
+                if k < 0 {
                     if errno == EINTR { continue }
                     writeFailed = true
                     onWriteFailure?(errno)
                     break
                 }
-                off += n
+                off += k
             }
         } else {
-            collected.append(contentsOf: UnsafeBufferPointer(start: storage, count: count))
+            collected.append(contentsOf: UnsafeBufferPointer(start: bytes, count: n))
         }
-        flushedTotal += count
-        count = 0
-        recordEnd = 0
     }
 
     /// Everything written so far (memory mode), flushing first.
@@ -568,6 +586,84 @@ public final class OutputBuffer: @unchecked Sendable {
 
     /// Total bytes written so far, for column padding within one line.
     public var position: Int { flushedTotal + count }
+
+    // MARK: - Chunks handed from thread to thread (-j)
+
+    /// Everything written since the last chunk (a buffer made with `init(chunkCapacity:)`),
+    /// handed over without copying: writing goes on in `spare`'s storage (a chunk already
+    /// written out) or in a new one. `position` starts again from 0.
+    package func takeChunk(reusing spare: OutputChunk?) -> OutputChunk {
+        let chunk = spare ?? OutputChunk(capacity: capacity)
+        if collected.isEmpty {
+            swap(&storage, &chunk.storage)
+            swap(&capacity, &chunk.capacity)
+            chunk.count = count
+        } else {
+            // Flushed on request (`flush` while waiting for more input): one copy.
+            flush()
+            chunk.replace(with: collected)
+            collected.removeAll(keepingCapacity: true)
+        }
+        count = 0
+        flushedTotal = 0
+        recordEnd = 0
+        return chunk
+    }
+
+    /// Writes `chunk` after what this buffer holds: a large one straight from its
+    /// storage, a small one copied in (to be written with what follows).
+    package func append(_ chunk: OutputChunk) {
+        if chunk.count < flushThreshold / 4 && fd != nil {
+            reserve(chunk.count)
+            (storage + count).update(from: chunk.storage, count: chunk.count)
+            count += chunk.count
+            return
+        }
+        flush()
+        writeOut(chunk.storage, chunk.count)
+        flushedTotal += chunk.count
+    }
+}
+
+/// Output bytes one thread wrote and another writes out (`OutputBuffer.takeChunk`,
+/// `OutputBuffer.append(_:)`); written chunks are reused, so the bytes are neither copied
+/// nor freshly allocated on their way.
+package final class OutputChunk: @unchecked Sendable {
+    fileprivate var storage: UnsafeMutablePointer<UInt8>
+    fileprivate var capacity: Int
+    package fileprivate(set) var count = 0
+
+    package init(capacity: Int) {
+        self.capacity = Swift.max(64, capacity)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    fileprivate func replace(with bytes: [UInt8]) {
+        if bytes.count > capacity {
+            storage.deallocate()
+            capacity = bytes.count
+            storage = .allocate(capacity: capacity)
+        }
+        bytes.withUnsafeBufferPointer { if let base = $0.baseAddress { storage.update(from: base, count: $0.count) } }
+        count = bytes.count
+    }
+
+    /// The bytes, to write them elsewhere (a temporary file).
+    package func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
+
+    /// Makes the chunk the first `min(count, capacity)` bytes `body` writes into its
+    /// storage (read back from a temporary file); false, and empty, when `body` fails.
+    package func fill(upTo count: Int, _ body: (UnsafeMutableRawBufferPointer) -> Bool) -> Bool {
+        let n = Swift.min(Swift.max(count, 0), capacity)
+        self.count = 0
+        guard body(UnsafeMutableRawBufferPointer(start: storage, count: n)) else { return false }
+        self.count = n
+        return true
+    }
 }
 
 // The digit tables are string literals in the binary's constant data: a global

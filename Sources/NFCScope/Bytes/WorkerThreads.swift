@@ -118,19 +118,24 @@ package final class SpillFile {
 
     /// Appends `bytes`; returns their offset, nil when writing failed.
     package func append(_ bytes: [UInt8]) -> Int? {
+        bytes.withUnsafeBytes { append(raw: $0) }
+    }
+
+    /// Appends a chunk's bytes; returns their offset, nil when writing failed.
+    package func append(_ chunk: OutputChunk) -> Int? {
+        chunk.withBytes { append(raw: $0) }
+    }
+
+    private func append(raw: UnsafeRawBufferPointer) -> Int? {
         let offset = size
-        let ok = bytes.withUnsafeBytes { raw -> Bool in
-            var done = 0
-            while done < raw.count {
-                let k = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
-                if k < 0 && errno == EINTR { continue }
-                if k <= 0 { return false }
-                done += k
-            }
-            return true
+        var done = 0
+        while done < raw.count {
+            let k = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+            if k < 0 && errno == EINTR { continue }
+            if k <= 0 { return nil }
+            done += k
         }
-        guard ok else { return nil }
-        size += bytes.count
+        size += raw.count
         return offset
     }
 
@@ -142,6 +147,28 @@ package final class SpillFile {
         guard let p, p != MAP_FAILED else { return nil }
         _ = madvise(p, size, MADV_SEQUENTIAL)
         return p
+    }
+
+    /// Reads `count` bytes from `offset` back into `chunk`, as many pieces as its
+    /// capacity needs, each handed to `body`. Returns false when the file could not be read.
+    package func read(offset: Int, count: Int, into chunk: OutputChunk, _ body: (OutputChunk) -> Void) -> Bool {
+        var done = 0
+        while done < count {
+            let ok = chunk.fill(upTo: count - done) { buffer in
+                var got = 0
+                while got < buffer.count {
+                    let k = pread(fd, buffer.baseAddress! + got, buffer.count - got, off_t(offset + done + got))
+                    if k < 0 && errno == EINTR { continue }
+                    if k <= 0 { return false }
+                    got += k
+                }
+                return true
+            }
+            if !ok || chunk.count == 0 { return false }
+            body(chunk)
+            done += chunk.count
+        }
+        return true
     }
 
     /// Reads `count` bytes from `offset` back, in pieces of at most `piece` bytes.

@@ -20,12 +20,18 @@ public struct Country: Sendable, Equatable {
 
 public final class Registry: Sendable {
     /// All AIDs, in the order of their first definition.
-    public let aids: [AIDEntry]
+    public var aids: [AIDEntry] { aidTables.aids }
     public let tags: [TagEntry]
     public let bitTables: [String: BitTable]
-    public let codeTables: [String: CodeTable]
-    public let systems: [UInt16: FeliCaSystemEntry]
-    public let services: [FeliCaServiceEntry]
+    /// Every code table (those of built-in files parsed on first use included).
+    public var codeTables: [String: CodeTable] {
+        guard lazyBuiltinParts else { return startCodeTables }
+        var all = startCodeTables
+        for part in BuiltinPart.allCases { all.merge(Registry.builtinCodeTables(part)) { first, _ in first } }
+        return all
+    }
+    public var systems: [UInt16: FeliCaSystemEntry] { feliCaTables.systems }
+    public var services: [FeliCaServiceEntry] { feliCaTables.services }
     /// Certification authority public keys, in the order of their first definition.
     /// The built-in key file is parsed when keys are first asked for (offline data
     /// authentication at a session end), not at start-up: it is 40 % of the built-in text.
@@ -33,14 +39,18 @@ public final class Registry: Sendable {
     /// nil: exactly the built-in keys (no plugin file adds any).
     private let mergedCAPublicKeys: [CAPublicKey]?
 
-    /// AID prefix -> index in `aids`.
-    private let aidIndex: PrefixDissectorTable<Int>
-    /// Per entry of `aids`, index for index: the decoder its APDUs go to, and its
-    /// JSON members (`,"name":...,"vendor":...,"kind":...`) as a range of `aidJSONPool`,
-    /// written per APDU without escaping the strings again.
-    private let aidHandlers: [ApplicationHandlerKind]
-    private let aidJSONRanges: [Range<Int>]
-    private let aidJSONPool: [UInt8]
+    /// The built-in files of `BuiltinPart` are parsed when one of their tables is first
+    /// asked for (`Registry.builtin`: a decode that meets no APDU, FeliCa card or SIM
+    /// never reads them); a registry with plugin files holds everything from the start.
+    private let lazyBuiltinParts: Bool
+    /// The code tables of the files parsed at start (all of them without `lazyBuiltinParts`).
+    private let startCodeTables: [String: CodeTable]
+    /// Read per APDU: always parsed at start (a lazily built part costs a reference
+    /// count round trip per lookup, more than the parse saves on a real capture).
+    private let aidTables: AIDTables
+    /// nil: the built-in FeliCa file's, parsed on first use.
+    private let storedFeliCaTables: FeliCaTables?
+    private var feliCaTables: FeliCaTables { storedFeliCaTables ?? Registry.builtinFeliCaTables }
     /// Per tag: the entries in order of decreasing specificity (for listings).
     private let tagIndex: [UInt32: [TagEntry]]
     /// Every tag's candidates end to end, most specific first, as plain values: a
@@ -58,25 +68,20 @@ public final class Registry: Sendable {
     private let rendererCodeTables: [CodeTable]
     private let shortTagRuns: [TagRun]
     private let longTagRuns: [UInt32: TagRun]
-    private let serviceIndex: [ServiceLookupKey: FeliCaServiceEntry]
-    /// Layout variants of a service (`when OFFSET=...`), by system (or any) and code.
-    private let serviceVariants: [ServiceLookupKey: [FeliCaServiceEntry]]
-    private let currencies: [Int: Currency]
-    /// The currency table as the EMV layer reads it (see `codeTable`).
-    private let currencyTableForRenderers: CodeTable?
-    private let countries: [Int: Country]
-    /// The currency and country tables as value renderers show them, parsed once, for
-    /// the three-digit codes (others are parsed when asked).
-    private let currencyInfoByCode: [CurrencyInfo?]
-    private let countryNameByCode: [String?]
+    /// nil: the built-in currency and country files', parsed on first use.
+    private let storedMoneyTables: MoneyTables?
+    private var moneyTables: MoneyTables { storedMoneyTables ?? Registry.builtinMoneyTables }
 
-    init(_ b: RegistryBuilder) {
-        aids = b.aidOrder.compactMap { b.aids[$0] }
+    convenience init(_ b: RegistryBuilder) { self.init(b, lazyBuiltinParts: false) }
+
+    /// With `lazyBuiltinParts`, `b` holds the built-in files but those of `BuiltinPart`.
+    private init(_ b: RegistryBuilder, lazyBuiltinParts: Bool) {
+        self.lazyBuiltinParts = lazyBuiltinParts
+        aidTables = AIDTables(b)
+        storedFeliCaTables = lazyBuiltinParts ? nil : FeliCaTables(b)
         tags = b.tagOrder.compactMap { b.tags[$0] }
         bitTables = b.bitTables
-        codeTables = b.codeTables
-        systems = b.systems
-        services = b.serviceOrder.compactMap { b.services[$0] }
+        startCodeTables = b.codeTables
         if !b.builtinCAPublicKeysDeferred {
             mergedCAPublicKeys = b.caPublicKeyOrder.compactMap { b.caPublicKeys[$0] }
         } else if b.caPublicKeyOrder.isEmpty {
@@ -89,23 +94,6 @@ public final class Registry: Sendable {
             mergedCAPublicKeys = merged.caPublicKeyOrder.compactMap { merged.caPublicKeys[$0] }
         }
 
-        var aidIndex = PrefixDissectorTable<Int>()
-        for (i, entry) in aids.enumerated() { aidIndex.register(prefix: entry.aid, i) }
-        self.aidIndex = aidIndex
-        aidHandlers = aids.map { ApplicationHandlerKind(decoding: $0.kind) }
-        let aidJSON = OutputBuffer()
-        var aidJSONRanges: [Range<Int>] = []
-        for entry in aids {
-            let start = aidJSON.count
-            aidJSON.ascii(",\"name\":\""); aidJSON.jsonEscaped(entry.name)
-            aidJSON.ascii("\",\"vendor\":\""); aidJSON.jsonEscaped(entry.vendor)
-            aidJSON.ascii("\",\"kind\":\""); aidJSON.ascii(entry.kind.jsonName)
-            aidJSON.byte(0x22)
-            aidJSONRanges.append(start..<aidJSON.count)
-        }
-        self.aidJSONRanges = aidJSONRanges
-        aidJSONPool = aidJSON.contents
-
         var sortedTags: [UInt32: [TagEntry]] = [:]
         for entry in tags { sortedTags[entry.tag, default: []].append(entry) }
         for (tag, list) in sortedTags where list.count > 1 {
@@ -115,56 +103,10 @@ public final class Registry: Sendable {
             }.map(\.element)
         }
 
-        var serviceIndex: [ServiceLookupKey: FeliCaServiceEntry] = [:]
-        var serviceVariants: [ServiceLookupKey: [FeliCaServiceEntry]] = [:]
-        for entry in services {
-            if entry.condition != nil {
-                // Variants are tried in the order they were declared.
-                serviceVariants[ServiceLookupKey(system: entry.system, code: entry.code), default: []].append(entry)
-            } else {
-                serviceIndex[ServiceLookupKey(system: entry.system, code: entry.code, block: entry.block)] = entry
-            }
-        }
-        self.serviceIndex = serviceIndex
-        self.serviceVariants = serviceVariants
-
-        var currencies: [Int: Currency] = [:]
-        if let table = b.codeTables["currency"] {
-            for (code, alpha) in table.entries {
-                let more = table.columns[code] ?? []
-                currencies[code] = Currency(numeric: code, alpha: alpha,
-                                            exponent: more.first.flatMap { Int($0) },
-                                            name: more.count > 1 ? more[1] : alpha)
-            }
-        }
-        self.currencies = currencies
-        currencyTableForRenderers = b.codeTables["currency"].map { table in
-            var joined = table
-            for (code, currency) in currencies {
-                joined.entries[code] = "\(currency.alpha) \(currency.exponent.map(String.init) ?? "-") \(currency.name)"
-            }
-            return joined
-        }
-        var countries: [Int: Country] = [:]
-        if let table = b.codeTables["country"] {
-            for (code, name) in table.entries {
-                countries[code] = Country(numeric: code, name: name, alpha2: table.columns[code]?.first ?? "")
-            }
-        }
-        self.countries = countries
-        var currencyInfoByCode = [CurrencyInfo?](repeating: nil, count: 1000)
-        for (code, text) in currencyTableForRenderers?.entries ?? [:] where code >= 0 && code < 1000 {
-            currencyInfoByCode[code] = parseCurrencyInfo(text)
-        }
-        self.currencyInfoByCode = currencyInfoByCode
-        var countryNameByCode = [String?](repeating: nil, count: 1000)
-        for (code, text) in b.codeTables["country"]?.entries ?? [:] where code >= 0 && code < 1000 {
-            countryNameByCode[code] = countryDisplayName(text)
-        }
-        self.countryNameByCode = countryNameByCode
-
+        let money = lazyBuiltinParts ? nil : MoneyTables(b)
+        storedMoneyTables = money
         let tables = RendererTables(bitTables: b.bitTables, codeTables: b.codeTables,
-                                    currency: currencyTableForRenderers)
+                                    currency: { (money ?? Registry.builtinMoneyTables).currencyTable })
         tagIndex = sortedTags
         var slots: [TagSlot] = []
         var slotEntries: [TagEntry] = []
@@ -275,17 +217,17 @@ public final class Registry: Sendable {
     private struct RendererTables: EMVDictionary {
         var bitTables: [String: BitTable]
         var codeTables: [String: CodeTable]
-        var currency: CodeTable?
+        var currency: @Sendable () -> CodeTable?
         func tag(_ tag: UInt32, length: Int, aid: ByteView?) -> TagEntry? { nil }
         func bitTable(_ name: String) -> BitTable? { bitTables[name] }
-        func codeTable(_ name: String) -> CodeTable? { name == "currency" ? currency : codeTables[name] }
+        func codeTable(_ name: String) -> CodeTable? { name == "currency" ? currency() : codeTables[name] }
     }
 
     private static func specificity(_ e: TagEntry) -> Int {
         (e.aidPrefixes.isEmpty ? 0 : 2) + (e.lengths.isEmpty ? 0 : 1)
     }
 
-    private struct ServiceLookupKey: Hashable {
+    struct ServiceLookupKey: Hashable {
         var system: UInt16?
         var code: UInt16
         var block: Int?
@@ -294,25 +236,30 @@ public final class Registry: Sendable {
     // MARK: - Lookups
 
     /// The entry whose AID is the longest prefix of `aid`.
-    public func aid(_ aid: ByteView) -> AIDEntry? { aidIndex(aid).map { aids[$0] } }
+    public func aid(_ aid: ByteView) -> AIDEntry? {
+        let tables = aidTables
+        return tables.index.lookup(aid).map { tables.aids[$0.value] }
+    }
 
     public func aid(_ aid: [UInt8]) -> AIDEntry? { ByteView.with(aid) { self.aid($0) } }
 
     /// Where the entry `aid(_:)` answers lies in `aids`.
-    public func aidIndex(_ aid: ByteView) -> Int? { aidIndex.lookup(aid)?.value }
+    public func aidIndex(_ aid: ByteView) -> Int? { aidTables.index.lookup(aid)?.value }
 
     /// The decoder for the APDUs of the application `aids[index]`. Unknown
     /// applications (nil) still get generic TLV decoding when their data is TLV.
     public func applicationHandler(aidIndex index: Int?) -> ApplicationHandlerKind {
-        guard let index, index >= 0, index < aidHandlers.count else { return .tlv }
-        return aidHandlers[index]
+        let handlers = aidTables.handlers
+        guard let index, index >= 0, index < handlers.count else { return .tlv }
+        return handlers[index]
     }
 
     /// Writes the JSON members naming `aids[index]` (name, vendor, kind).
     func writeApplicationJSONMembers(aidIndex index: Int, to out: OutputBuffer) {
-        guard index >= 0, index < aidJSONRanges.count else { return }
-        let range = aidJSONRanges[index]
-        out.bytes(aidJSONPool, from: range.lowerBound, count: range.count)
+        let tables = aidTables
+        guard index >= 0, index < tables.jsonRanges.count else { return }
+        let range = tables.jsonRanges[index]
+        out.bytes(tables.jsonPool, from: range.lowerBound, count: range.count)
     }
 
     /// The entry describing `tag`. Entries restricted to value lengths or AID prefixes
@@ -356,8 +303,9 @@ public final class Registry: Sendable {
     /// application is known yet; ISO 7816 for every other application, known or not.
     public func tagScope(aid: ByteView?) -> TagScope {
         guard let aid else { return .emv }
-        guard let index = aidIndex(aid) else { return .iso7816 }
-        switch aids[index].kind {
+        let tables = aidTables
+        guard let index = tables.index.lookup(aid)?.value else { return .iso7816 }
+        switch tables.aids[index].kind {
         case .emvPayment, .vas: return .emv
         default: return .iso7816
         }
@@ -454,40 +402,52 @@ public final class Registry: Sendable {
     /// "ALPHA EXPONENT NAME" ("EUR 2 Euro", "XAU - Gold"), the form the EMV layer parses;
     /// `codeTables` and `currency(_:)` keep the columns apart.
     public func codeTable(_ name: String) -> CodeTable? {
-        name == "currency" ? currencyTableForRenderers : codeTables[name]
+        name == "currency" ? moneyTables.currencyTable : codeTableNamed(name)
+    }
+
+    /// A code table by name: those parsed at start, else the one a built-in file parsed
+    /// on first use defines.
+    private func codeTableNamed(_ name: String) -> CodeTable? {
+        if let table = startCodeTables[name] { return table }
+        guard lazyBuiltinParts, let part = Registry.builtinCodeTableParts[name] else { return nil }
+        return Registry.builtinCodeTables(part)[name]
     }
 
     /// `currencyInfo(_:dictionary:)` for the registry.
     func rendererCurrency(_ code: Int) -> CurrencyInfo? {
-        if code >= 0 && code < currencyInfoByCode.count { return currencyInfoByCode[code] }
+        let byCode = moneyTables.currencyInfoByCode
+        if code >= 0 && code < byCode.count { return byCode[code] }
         return parseCurrencyInfo(codeTable("currency")?.entries[code])
     }
 
     /// The country name `renderCountry` shows for `code`.
     func rendererCountryName(_ code: Int) -> String? {
-        if code >= 0 && code < countryNameByCode.count { return countryNameByCode[code] }
-        return countryDisplayName(codeTables["country"]?.entries[code])
+        let money = moneyTables
+        if code >= 0 && code < money.countryNameByCode.count { return money.countryNameByCode[code] }
+        return countryDisplayName(money.countryTable?.entries[code])
     }
 
     /// The name of `code` in the code table `table`.
-    public func code(_ table: String, _ code: Int) -> String? { codeTables[table]?.entries[code] }
+    public func code(_ table: String, _ code: Int) -> String? { codeTableNamed(table)?.entries[code] }
 
     /// An ISO 4217 currency by numeric code.
-    public func currency(_ numeric: Int) -> Currency? { currencies[numeric] }
+    public func currency(_ numeric: Int) -> Currency? { moneyTables.currencies[numeric] }
 
     /// An ISO 3166-1 country by numeric code.
-    public func country(_ numeric: Int) -> Country? { countries[numeric] }
+    public func country(_ numeric: Int) -> Country? { moneyTables.countries[numeric] }
 
-    public func feliCaSystem(_ code: UInt16) -> FeliCaSystemEntry? { systems[code] }
+    public func feliCaSystem(_ code: UInt16) -> FeliCaSystemEntry? { feliCaTables.systems[code] }
 
     /// A FeliCa service: the entry for this system, else the one declared for any system.
     public func feliCaService(system: UInt16, code: UInt16) -> FeliCaServiceEntry? {
-        serviceIndex[ServiceLookupKey(system: system, code: code)] ?? serviceIndex[ServiceLookupKey(system: nil, code: code)]
+        let serviceIndex = feliCaTables.serviceIndex
+        return serviceIndex[ServiceLookupKey(system: system, code: code)] ?? serviceIndex[ServiceLookupKey(system: nil, code: code)]
     }
 
     /// The layout of one block: an entry for this block number wins over the service's
     /// (same system first, then any system). An unknown system matches only any-system entries.
     public func feliCaService(system: UInt16?, code: UInt16, block: Int) -> FeliCaServiceEntry? {
+        let serviceIndex = feliCaTables.serviceIndex
         if let system {
             if let e = serviceIndex[ServiceLookupKey(system: system, code: code, block: block)] { return e }
         }
@@ -502,6 +462,7 @@ public final class Registry: Sendable {
     /// first variant of the service whose condition the bytes meet (same system first,
     /// then any system), then the service's own entry.
     public func feliCaLayout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaServiceEntry? {
+        let (serviceIndex, serviceVariants) = (feliCaTables.serviceIndex, feliCaTables.variants)
         if let system, let e = serviceIndex[ServiceLookupKey(system: system, code: code, block: block)] { return e }
         if let e = serviceIndex[ServiceLookupKey(system: nil, code: code, block: block)] { return e }
         if !serviceVariants.isEmpty {
@@ -624,11 +585,194 @@ struct RegistryBuilder {
     }
 }
 
-extension Registry {
-    /// The registry of the plugin files built into the binary (parsed on first use).
-    public static let builtin: Registry = builtinWithDiagnostics.0
+/// The AIDs of a registry, ready for lookups.
+final class AIDTables: Sendable {
+    /// In the order of their first definition.
+    let aids: [AIDEntry]
+    /// AID prefix -> index in `aids`.
+    let index: PrefixDissectorTable<Int>
+    /// Per entry of `aids`, index for index: the decoder its APDUs go to, and its
+    /// JSON members (`,"name":...,"vendor":...,"kind":...`) as a range of `jsonPool`,
+    /// written per APDU without escaping the strings again.
+    let handlers: [ApplicationHandlerKind]
+    let jsonRanges: [Range<Int>]
+    let jsonPool: [UInt8]
 
-    /// The built-in registry and the mistakes found in the built-in files (a test keeps these empty).
+    init(_ b: RegistryBuilder) {
+        aids = b.aidOrder.compactMap { b.aids[$0] }
+        var index = PrefixDissectorTable<Int>()
+        for (i, entry) in aids.enumerated() { index.register(prefix: entry.aid, i) }
+        self.index = index
+        handlers = aids.map { ApplicationHandlerKind(decoding: $0.kind) }
+        let json = OutputBuffer()
+        var ranges: [Range<Int>] = []
+        for entry in aids {
+            let start = json.count
+            json.ascii(",\"name\":\""); json.jsonEscaped(entry.name)
+            json.ascii("\",\"vendor\":\""); json.jsonEscaped(entry.vendor)
+            json.ascii("\",\"kind\":\""); json.ascii(entry.kind.jsonName)
+            json.byte(0x22)
+            ranges.append(start..<json.count)
+        }
+        jsonRanges = ranges
+        jsonPool = json.contents
+    }
+}
+
+/// The currency and country tables of a registry as amounts and codes are shown with them.
+final class MoneyTables: Sendable {
+    let currencies: [Int: Currency]
+    let countries: [Int: Country]
+    /// The currency table as the EMV layer reads it (see `Registry.codeTable`).
+    let currencyTable: CodeTable?
+    let countryTable: CodeTable?
+    /// The currency and country tables as value renderers show them, parsed once, for
+    /// the three-digit codes (others are parsed when asked).
+    let currencyInfoByCode: [CurrencyInfo?]
+    let countryNameByCode: [String?]
+
+    init(_ b: RegistryBuilder) {
+        var currencies: [Int: Currency] = [:]
+        if let table = b.codeTables["currency"] {
+            for (code, alpha) in table.entries {
+                let more = table.columns[code] ?? []
+                currencies[code] = Currency(numeric: code, alpha: alpha,
+                                            exponent: more.first.flatMap { Int($0) },
+                                            name: more.count > 1 ? more[1] : alpha)
+            }
+        }
+        self.currencies = currencies
+        currencyTable = b.codeTables["currency"].map { table in
+            var joined = table
+            for (code, currency) in currencies {
+                joined.entries[code] = "\(currency.alpha) \(currency.exponent.map(String.init) ?? "-") \(currency.name)"
+            }
+            return joined
+        }
+        countryTable = b.codeTables["country"]
+        var countries: [Int: Country] = [:]
+        if let table = countryTable {
+            for (code, name) in table.entries {
+                countries[code] = Country(numeric: code, name: name, alpha2: table.columns[code]?.first ?? "")
+            }
+        }
+        self.countries = countries
+        var currencyInfoByCode = [CurrencyInfo?](repeating: nil, count: 1000)
+        for (code, text) in currencyTable?.entries ?? [:] where code >= 0 && code < 1000 {
+            currencyInfoByCode[code] = parseCurrencyInfo(text)
+        }
+        self.currencyInfoByCode = currencyInfoByCode
+        var countryNameByCode = [String?](repeating: nil, count: 1000)
+        for (code, text) in countryTable?.entries ?? [:] where code >= 0 && code < 1000 {
+            countryNameByCode[code] = countryDisplayName(text)
+        }
+        self.countryNameByCode = countryNameByCode
+    }
+}
+
+/// The FeliCa systems and services of a registry, ready for lookups.
+final class FeliCaTables: Sendable {
+    let systems: [UInt16: FeliCaSystemEntry]
+    let services: [FeliCaServiceEntry]
+    let serviceIndex: [Registry.ServiceLookupKey: FeliCaServiceEntry]
+    /// Layout variants of a service (`when OFFSET=...`), by system (or any) and code.
+    let variants: [Registry.ServiceLookupKey: [FeliCaServiceEntry]]
+
+    init(_ b: RegistryBuilder) {
+        systems = b.systems
+        services = b.serviceOrder.compactMap { b.services[$0] }
+        var serviceIndex: [Registry.ServiceLookupKey: FeliCaServiceEntry] = [:]
+        var variants: [Registry.ServiceLookupKey: [FeliCaServiceEntry]] = [:]
+        for entry in services {
+            if entry.condition != nil {
+                // Variants are tried in the order they were declared.
+                variants[Registry.ServiceLookupKey(system: entry.system, code: entry.code), default: []].append(entry)
+            } else {
+                serviceIndex[Registry.ServiceLookupKey(system: entry.system, code: entry.code, block: entry.block)] = entry
+            }
+        }
+        self.serviceIndex = serviceIndex
+        self.variants = variants
+    }
+}
+
+extension Registry {
+    /// The registry of the plugin files built into the binary, parsed on first use:
+    /// the files of tag names and value renderers when it is first asked for, those
+    /// of `BuiltinPart` when one of their tables is (start-up of a short capture).
+    public static let builtin: Registry = {
+        var builder = RegistryBuilder()
+        builder.builtinCAPublicKeysDeferred = true
+        for file in BuiltinPlugins.files where file.name != builtinCAPublicKeyFile && BuiltinPart(file: file.name) == nil {
+            builder.add(PluginParser.parse(file.text, file: file.name, builtin: true).0)
+        }
+        return Registry(builder, lazyBuiltinParts: true)
+    }()
+
+    /// Built-in files that `Registry.builtin` parses only when one of their tables is
+    /// first asked for: currencies and countries (the first amount or country code
+    /// shown), FeliCa (the first FeliCa card), SIM files and toolkit codes (the first
+    /// SIM command). They define nothing else (a test compares the listing of `builtin`
+    /// with that of a registry built at once).
+    enum BuiltinPart: CaseIterable {
+        case money, feliCa, sim
+
+        var files: [String] {
+            switch self {
+            case .money: ["currency.plugin", "country.plugin"]
+            case .feliCa: ["felica.plugin"]
+            case .sim: ["sim-files.plugin", "sim-cat.plugin"]
+            }
+        }
+
+        init?(file: String) {
+            guard let part = BuiltinPart.allCases.first(where: { $0.files.contains(file) }) else { return nil }
+            self = part
+        }
+    }
+
+    private static func parseBuiltin(_ part: BuiltinPart) -> RegistryBuilder {
+        var builder = RegistryBuilder()
+        for file in BuiltinPlugins.files where part.files.contains(file.name) {
+            builder.add(PluginParser.parse(file.text, file: file.name, builtin: true).0)
+        }
+        return builder
+    }
+
+    private static let builtinMoneyPart = parseBuiltin(.money)
+    private static let builtinFeliCaPart = parseBuiltin(.feliCa)
+    private static let builtinSIMPart = parseBuiltin(.sim)
+    static let builtinMoneyTables = MoneyTables(builtinMoneyPart)
+    static let builtinFeliCaTables = FeliCaTables(builtinFeliCaPart)
+
+    static func builtinCodeTables(_ part: BuiltinPart) -> [String: CodeTable] {
+        switch part {
+        case .money: builtinMoneyPart.codeTables
+        case .feliCa: builtinFeliCaPart.codeTables
+        case .sim: builtinSIMPart.codeTables
+        }
+    }
+
+    /// The part whose files define each code table, from their `[codes NAME]` headers
+    /// (read without parsing the files).
+    static let builtinCodeTableParts: [String: BuiltinPart] = {
+        var parts: [String: BuiltinPart] = [:]
+        for part in BuiltinPart.allCases {
+            for file in BuiltinPlugins.files where part.files.contains(file.name) {
+                for line in file.text.utf8.split(separator: 0x0A) {
+                    let header = line.drop { $0 == 0x20 || $0 == 0x09 }
+                    guard header.starts(with: "[codes ".utf8) else { continue }
+                    let name = header.dropFirst(7).drop { $0 == 0x20 || $0 == 0x09 }
+                        .prefix { $0 != 0x5D && $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
+                    parts[String(decoding: name, as: UTF8.self)] = part
+                }
+            }
+        }
+        return parts
+    }()
+
+    /// All built-in files parsed at once, and the mistakes found in them (a test keeps
+    /// these empty and compares this registry with `builtin`).
     static let builtinWithDiagnostics: (Registry, [PluginDiagnostic]) = {
         var builder = RegistryBuilder()
         var diagnostics = addBuiltin(to: &builder)
