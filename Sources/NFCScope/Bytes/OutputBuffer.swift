@@ -163,6 +163,34 @@ public final class OutputBuffer: @unchecked Sendable {
         bytes(other.contents)
     }
 
+    /// Runs `body` with a view of everything written (memory mode), read in place when
+    /// nothing was flushed yet (no copy). `body` must not write to this buffer.
+    public func withContents<R>(_ body: (ByteView) throws -> R) rethrows -> R {
+        if fd == nil && collected.isEmpty {
+            return try body(ByteView(base: UnsafeRawPointer(storage), count: count))
+        }
+        return try ByteView.with(contents, body)
+    }
+
+    /// The bytes of a view, as they are.
+    @inline(__always)
+    public func bytes(_ v: ByteView) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        reserve(n)
+        Self.copyShort(from: src, to: UnsafeMutableRawPointer(storage + count), count: n)
+        count += n
+    }
+
+    /// `n` spaces (none when `n` is not positive).
+    @inline(__always)
+    public func spaces(_ n: Int) {
+        guard n > 0 else { return }
+        reserve(n)
+        (storage + count).update(repeating: 0x20, count: n)
+        count += n
+    }
+
     @inline(__always)
     public func byte(_ b: UInt8) {
         reserve(1)
@@ -591,11 +619,7 @@ public final class OutputBuffer: @unchecked Sendable {
 
     /// Pads with spaces until the current line (since `lineStart`) is `width` long.
     public func pad(toColumn width: Int, lineStart: Int) {
-        let used = position - lineStart
-        if used < width {
-            reserve(width - used)
-            for _ in 0..<(width - used) { storage[count] = 0x20; count += 1 }
-        }
+        spaces(width - (position - lineStart))
     }
 
     /// Total bytes written so far, for column padding within one line.

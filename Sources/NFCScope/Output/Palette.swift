@@ -21,7 +21,10 @@ public struct Palette: Sendable {
 
     /// `s` without its colour sequences.
     static func stripped(_ s: String) -> String {
-        guard s.contains("\u{1B}") else { return s }
+        // Its bytes, not its characters, are searched: an ESC joined by a combining mark
+        // into one character would not start a sequence below either, so `s` comes back
+        // unchanged both ways.
+        guard s.utf8.contains(0x1B) else { return s }
         var out = ""
         var inEscape = false
         for c in s {
@@ -37,5 +40,9 @@ public struct Palette: Sendable {
     }
 
     /// Characters a terminal shows for `s`.
-    static func visibleCount(_ s: String) -> Int { stripped(s).count }
+    static func visibleCount(_ s: String) -> Int {
+        // Printable ASCII is one character per byte (no colour sequence, no CR LF pair).
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
+        return stripped(s).count
+    }
 }

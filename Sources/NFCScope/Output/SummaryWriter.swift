@@ -1,7 +1,9 @@
 // `nfcscope summary`: one line per card session and per exchange, no frame bytes,
 // then the transaction verdicts. Records are read through their JSON Lines
 // rendering (the documented fields), so the summary says nothing the decode does
-// not. Not a hot path: it keeps a small window of frame times for the timing.
+// not: the fields it shows are read in place (`RenderedJSON`), a record is parsed
+// whole only for a filter that reads it. It keeps a small window of frame times for
+// the timing.
 
 public final class SummaryWriter: DecodeSink {
     private let out: OutputBuffer
@@ -9,6 +11,7 @@ public final class SummaryWriter: DecodeSink {
     private let width: Int
     private let palette: Palette
     private let scratch = OutputBuffer()
+    private let timeScratch = OutputBuffer(initialCapacity: 32)
     private let json: JSONLinesWriter
     private var digits = 6
 
@@ -100,21 +103,25 @@ public final class SummaryWriter: DecodeSink {
     }
 
     public func record<R: DecodedRecord>(_ record: R) {
+        let type = "\(R.typeName)"
+        switch type {
+        case "apdu", "felica", "ndef", "snep", "npp", "transaction": break
+        default: return  // not shown: not rendered either
+        }
         scratch.removeAll()
         json.record(record)
-        var bytes = scratch.contents
-        if bytes.last == 0x0A { bytes.removeLast() }
-        guard let value = JSONParser.parse(bytes) else { return }
-        let type = "\(R.typeName)"
-        if let filter, !filter.selectsRecord(type, json: { value }) { return }
-        switch type {
-        case "apdu": apdu(value)
-        case "felica": feliCa(value)
-        case "ndef": ndef(value)
-        case "snep": other(value, what: "SNEP " + (value["name"]?.stringValue ?? "?"), status: "", meaning: "")
-        case "npp": other(value, what: "NPP message", status: "", meaning: "")
-        case "transaction": transaction(value)
-        default: break
+        scratch.withContents { bytes in
+            let value = RenderedJSON(bytes.last == 0x0A ? bytes.dropLast(1) : bytes)
+            guard value.isObject else { return }
+            if let filter, !filter.selectsRecord(type, json: { value.parsed }) { return }
+            switch type {
+            case "apdu": apdu(value)
+            case "felica": feliCa(value)
+            case "ndef": ndef(value)
+            case "snep": other(value, what: "SNEP " + (value["name"]?.stringValue ?? "?"), status: "", meaning: "")
+            case "npp": other(value, what: "NPP message", status: "", meaning: "")
+            default: transaction(value)
+            }
         }
     }
 
@@ -154,9 +161,9 @@ public final class SummaryWriter: DecodeSink {
         out.recordDone()
     }
 
-    private func apdu(_ v: JSONValue) {
+    private func apdu(_ v: RenderedJSON) {
         flushSession()
-        let frames = RecordFilter.frameNumbers(v)
+        let frames = Self.frameNumbers(v)
         let app = v["application"]?["name"]?.stringValue ?? v["application"]?["aid"]?.stringValue ?? ""
         var command = v["name"]?.stringValue ?? ""
         if command.isEmpty {
@@ -164,24 +171,23 @@ public final class SummaryWriter: DecodeSink {
         }
         let sw = v["sw"]?.stringValue ?? "----"
         var meaning: [String] = []
-        if command == "SELECT", let label = firstText(v, tag: "50") { meaning.append(label) }
+        let texts = Self.firstTexts(v)
+        if command == "SELECT", let label = texts.t50 { meaning.append(label) }
         if command.hasPrefix("READ RECORD"), let p1 = v["p1"]?.stringValue, let p2 = v["p2"]?.stringValue,
            let record = UInt8(p1, radix: 16), let ref = UInt8(p2, radix: 16), ref & 0x07 == 0x04 {
             meaning.append("SFI \(ref >> 3) record \(record)")
         }
-        for tag in ["9F02", "9F27", "9F36"] {
-            if let text = firstText(v, tag: tag) {
-                meaning.append(tag == "9F36" ? "ATC " + text : text)
-            }
-        }
+        if let text = texts.t9F02 { meaning.append(text) }
+        if let text = texts.t9F27 { meaning.append(text) }
+        if let text = texts.t9F36 { meaning.append("ATC " + text) }
         if sw != "9000", sw != "----", let text = v["sw_text"]?.stringValue { meaning.append(text) }
         let timing = timingText(frames, wtx: Int(v["wtx"]?.plainText ?? "0") ?? 0)
         let status = sw == "9000" ? palette.success(sw) : (sw.hasPrefix("62") || sw.hasPrefix("63") ? palette.warning(sw) : palette.error(sw))
         entry(frames, app: app, command: command, status: status, meaning: meaning.joined(separator: ", "), timing: timing)
     }
 
-    private func feliCa(_ v: JSONValue) {
-        let frames = RecordFilter.frameNumbers(v)
+    private func feliCa(_ v: RenderedJSON) {
+        let frames = Self.frameNumbers(v)
         if let idm = v["idm"]?.stringValue, session?.identity != "IDm " + idm.uppercased() {
             flushSession()
             var s = Session(time: startTime(frames) ?? 0, tech: .nfcF)
@@ -194,17 +200,23 @@ public final class SummaryWriter: DecodeSink {
         }
         let command = (v["command"]?.stringValue ?? "?").replacingUnderscores
         var status = ""
-        if case .array(let texts)? = v["status_text"] {
-            status = texts.compactMap(\.stringValue).first { $0 != "success" } ?? "success"
-        }
-        if v["complete"] == .bool(false) && status.isEmpty { status = "no answer" }
-        var meaning: [String] = []
-        if case .array(let blocks)? = v["blocks"] {
-            for block in blocks {
-                guard let fields = block["fields"] else { continue }
-                if let balance = fields["balance"] { meaning.append("balance " + balance.plainText); break }
+        if let texts = v["status_text"], texts.isArray {
+            status = "success"
+            texts.forEachElement { text in
+                guard let s = text.stringValue, s != "success" else { return true }
+                status = s
+                return false
             }
-            if meaning.isEmpty { meaning.append("\(blocks.count) block(s)") }
+        }
+        if v["complete"]?.boolValue == false && status.isEmpty { status = "no answer" }
+        var meaning: [String] = []
+        if let blocks = v["blocks"], let count = blocks.elementCount {
+            blocks.forEachElement { block in
+                guard let balance = block["fields"]?["balance"] else { return true }
+                meaning.append("balance " + balance.plainText)
+                return false
+            }
+            if meaning.isEmpty { meaning.append("\(count) block(s)") }
         }
         if command == "polling", let chip = v["chip"]?.stringValue { meaning.append(chip) }
         let coloured = status == "success" ? palette.success(status) : (status.isEmpty ? "" : palette.error(status))
@@ -212,32 +224,33 @@ public final class SummaryWriter: DecodeSink {
               meaning: meaning.joined(separator: ", "), timing: timingText(frames, wtx: 0))
     }
 
-    private func ndef(_ v: JSONValue) {
-        let frames = RecordFilter.frameNumbers(v)
+    private func ndef(_ v: RenderedJSON) {
+        let frames = Self.frameNumbers(v)
         var meaning: [String] = []
-        if case .array(let records)? = v["records"] {
-            for r in records.prefix(3) {
-                if let uri = r["uri"]?.stringValue { meaning.append(uri) }
-                else if let text = r["text"]?.stringValue { meaning.append("\"" + text + "\"") }
-                else if let name = r["name"]?.stringValue { meaning.append(name) }
-                else if let type = r["type"]?.stringValue { meaning.append(type) }
-            }
+        var seen = 0
+        v["records"]?.forEachElement { r in
+            if let uri = r["uri"]?.stringValue { meaning.append(uri) }
+            else if let text = r["text"]?.stringValue { meaning.append("\"" + text + "\"") }
+            else if let name = r["name"]?.stringValue { meaning.append(name) }
+            else if let type = r["type"]?.stringValue { meaning.append(type) }
+            seen += 1
+            return seen < 3
         }
-        let complete = v["complete"] == .bool(true)
+        let complete = v["complete"]?.boolValue == true
         if !complete, let why = v["incomplete"]?.stringValue { meaning.append(why) }
         entry(frames, app: "NDEF " + (v["source"]?.stringValue ?? ""), command: "message",
               status: complete ? palette.success("complete") : palette.warning("partial"), meaning: meaning.joined(separator: ", "),
               timing: "")
     }
 
-    private func other(_ v: JSONValue, what: String, status: String, meaning: String) {
-        entry(RecordFilter.frameNumbers(v), app: "", command: what, status: status, meaning: meaning)
+    private func other(_ v: RenderedJSON, what: String, status: String, meaning: String) {
+        entry(Self.frameNumbers(v), app: "", command: what, status: status, meaning: meaning)
     }
 
-    private func transaction(_ v: JSONValue) {
+    private func transaction(_ v: RenderedJSON) {
         closingCount += 1
         guard closing.count < 1000 else { return }
-        let frames = RecordFilter.frameNumbers(v)
+        let frames = Self.frameNumbers(v)
         var text = "  "
         if let a = frames.first, let b = frames.last { text += "frames \(a)-\(b): " }
         var what: [String] = []
@@ -342,19 +355,63 @@ public final class SummaryWriter: DecodeSink {
     }
 
     private func timeText(_ nanos: Int64) -> String {
-        let scratch = OutputBuffer()
+        let scratch = timeScratch
+        scratch.removeAll()
         scratch.fixed(nanos / 1000, digits: 6)
         let s = scratch.string
         return String(repeating: " ", count: max(0, 10 - s.count)) + s
     }
 
-    /// The `text` of the first TLV node or DOL entry with this tag.
-    private func firstText(_ v: JSONValue, tag: String) -> String? {
-        let path = FilterPath(["tlv"])
-        for node in path.values(type: "apdu", record: v) where node["tag"]?.stringValue == tag {
-            if let text = node["text"]?.stringValue { return text }
+    /// The `frames` (or `n`) of a record (as `RecordFilter.frameNumbers` reads them).
+    private static func frameNumbers(_ v: RenderedJSON) -> [Int] {
+        var numbers: [Int] = []
+        if let frames = v["frames"], frames.isArray {
+            frames.forEachElement { item in
+                if let s = item.numberText, let n = Int(s) { numbers.append(n) }
+                return true
+            }
+        } else if let s = v["n"]?.numberText, let n = Int(s) {
+            numbers.append(n)
         }
-        return nil
+        return numbers
+    }
+
+    /// The `text` of the first TLV node or DOL entry with each tag the summary shows.
+    private struct TagTexts {
+        var t50: String?
+        var t9F02: String?
+        var t9F27: String?
+        var t9F36: String?
+    }
+
+    /// One walk over the nodes a filter's `tlv` path reaches (`FilterPath.values`), in
+    /// its order: the answer's tree, then the command's fields and tree, each node
+    /// before its children.
+    private static func firstTexts(_ v: RenderedJSON) -> TagTexts {
+        var texts = TagTexts()
+        func visit(_ node: RenderedJSON) {
+            guard let tag = node["tag"] else { return }
+            func take(_ name: StaticString, _ slot: inout String?) {
+                if slot == nil, tag.isString(name), let text = node["text"]?.stringValue { slot = text }
+            }
+            take("50", &texts.t50)
+            take("9F02", &texts.t9F02)
+            take("9F27", &texts.t9F27)
+            take("9F36", &texts.t9F36)
+        }
+        func flatten(_ value: RenderedJSON) {
+            guard value.isArray else { visit(value); return }
+            value.forEachElement { item in
+                if item.isArray { flatten(item); return true }
+                visit(item)
+                if let nested = item["children"] { flatten(nested) }
+                return true
+            }
+        }
+        for key: StaticString in ["tlv", "command_fields", "command_tlv"] {
+            if let value = v[key] { flatten(value) }
+        }
+        return texts
     }
 
     /// `text` padded or cut (with …) to `width` visible characters.

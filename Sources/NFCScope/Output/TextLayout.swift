@@ -34,38 +34,39 @@ public struct TextLayout: Sendable {
 }
 
 enum TextWrap {
-    /// `line` (no newline) in pieces of at most `width` characters, broken after a space
-    /// when one is near the end of the piece, else inside the word.
-    static func pieces(_ line: [UInt8], width: Int) -> [ArraySlice<UInt8>] {
-        guard width > 0 else { return [line[...]] }
-        var result: [ArraySlice<UInt8>] = []
-        var rest = line[...]
+    /// `text` (one line, no newline) in pieces of at most `width` characters, broken
+    /// after a space when one is near the end of the piece, else inside the word: their
+    /// ranges in `text`, in `ranges` (emptied first, so that a caller can reuse it).
+    static func pieces(_ text: ByteView, width: Int, into ranges: inout [Range<Int>]) {
+        ranges.removeAll(keepingCapacity: true)
+        var start = 0
+        let end = text.count
         while true {
-            let (piece, fits) = firstPiece(rest, width: width)
+            let (pieceEnd, fits) = firstPiece(text, start, end, width: width)
             if fits {
-                if !rest.isEmpty || result.isEmpty { result.append(rest) }
-                return result
+                if start < end || ranges.isEmpty { ranges.append(start..<end) }
+                return
             }
-            result.append(piece)
-            rest = rest[piece.endIndex...]
-            while rest.first == 0x20 { rest = rest.dropFirst() }
+            ranges.append(start..<pieceEnd)
+            start = skipSpaces(text, pieceEnd, end)
         }
     }
 
-    /// The first piece of `rest`: all of it when it fits in `width` characters (`fits`),
-    /// else at most `width` characters, cut after a space in its second half when there
-    /// is one, trailing spaces left out. One pass over the piece, so wrapping a long line
-    /// costs its length, not its length squared.
-    static func firstPiece(_ rest: ArraySlice<UInt8>, width: Int) -> (piece: ArraySlice<UInt8>, fits: Bool) {
-        guard width > 0 else { return (rest, true) }
+    /// The first piece of `text[start..<end]`: all of it when it fits in `width`
+    /// characters (`fits`), else at most `width` characters, cut after a space in its
+    /// second half when there is one, trailing spaces left out. Returns where the piece
+    /// ends. One pass over the piece, so wrapping a long line costs its length, not its
+    /// length squared.
+    static func firstPiece(_ text: ByteView, _ start: Int, _ end: Int, width: Int) -> (end: Int, fits: Bool) {
+        guard width > 0 else { return (end, true) }
         // The byte index after `width` characters (UTF-8 continuation bytes and colour
         // sequences ride along).
-        var end = rest.startIndex
+        var i = start
         var chars = 0
         var inEscape = false
         var fits = true
-        while end < rest.endIndex {
-            let b = rest[end]
+        while i < end {
+            let b = text[i]
             if inEscape {
                 if b == 0x6D { inEscape = false }
             } else if b == 0x1B {
@@ -74,38 +75,33 @@ enum TextWrap {
                 if chars == width { fits = false; break }
                 chars += 1
             }
-            end += 1
+            i += 1
         }
-        if fits { return (rest, true) }
-        var cut = end
-        var i = end
-        while i > rest.startIndex + width / 2 {
-            if rest[i - 1] == 0x20 { cut = i; break }
-            i -= 1
+        if fits { return (end, true) }
+        var cut = i
+        var k = i
+        while k > start + width / 2 {
+            if text[k - 1] == 0x20 { cut = k; break }
+            k -= 1
         }
-        var piece = rest[rest.startIndex..<cut]
-        while piece.last == 0x20 { piece = piece.dropLast() }
-        return (piece, false)
+        while cut > start && text[cut - 1] == 0x20 { cut -= 1 }
+        return (cut, false)
     }
 
-    /// Whether a line of `text` has more than `width` bytes.
-    static func hasLine(longerThan width: Int, in text: [UInt8]) -> Bool {
-        text.withUnsafeBufferPointer { p in
-            var lineStart = 0
-            for i in 0..<p.count where p[i] == 0x0A {
-                if i - lineStart > width { return true }
-                lineStart = i + 1
-            }
-            return p.count - lineStart > width
-        }
+    /// The index of the first byte at or after `i` (before `end`) that is not a space.
+    private static func skipSpaces(_ text: ByteView, _ i: Int, _ end: Int) -> Int {
+        var i = i
+        while i < end && text[i] == 0x20 { i += 1 }
+        return i
     }
 
     /// Characters (not bytes) a terminal shows for UTF-8 text: colour sequences
     /// (ESC [ ... m) take no room.
-    static func displayWidth(_ bytes: ArraySlice<UInt8>) -> Int {
+    static func displayWidth(_ text: ByteView, _ start: Int, _ end: Int) -> Int {
         var n = 0
         var inEscape = false
-        for b in bytes {
+        for i in start..<end {
+            let b = text[i]
             if inEscape {
                 if b == 0x6D { inEscape = false }
             } else if b == 0x1B {
@@ -117,33 +113,43 @@ enum TextWrap {
         return n
     }
 
-    /// Every line of `text` longer than `width`, wrapped: the continuation lines start
-    /// two columns right of the line's own indentation, under its text.
-    static func wrap(_ text: [UInt8], width: Int) -> [UInt8] {
-        // Most records have no line longer than the width in bytes (a character is at
-        // least one byte): they are returned as they are, without splitting or copying.
-        guard hasLine(longerThan: width, in: text) else { return text }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count + 64)
-        let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
-        for (index, line) in lines.enumerated() {
-            if index == lines.count - 1 && line.isEmpty { break }
-            defer { if index < lines.count - 1 || text.last == 0x0A { out.append(0x0A) } }
-            guard displayWidth(line) > width else { out.append(contentsOf: line); continue }
-            let indent = line.prefix { $0 == 0x20 }.count
-            let continuation = min(indent + 2, width / 2)
-            let head = firstPiece(line, width: width).piece
-            out.append(contentsOf: head)
-            var rest = line[(line.startIndex + head.count)...].drop { $0 == 0x20 }
-            while !rest.isEmpty {
-                out.append(0x0A)
-                out.append(contentsOf: repeatElement(0x20, count: continuation))
-                let piece = firstPiece(rest, width: width - continuation).piece
-                out.append(contentsOf: piece)
-                rest = rest[(rest.startIndex + piece.count)...].drop { $0 == 0x20 }
+    /// `text` written to `out` with every line longer than `width` wrapped: the
+    /// continuation lines start two columns right of the line's own indentation, under
+    /// its text. Lines that fit are copied in runs, as they are.
+    static func wrap(_ text: ByteView, width: Int, into out: OutputBuffer) {
+        let n = text.count
+        // `text[copied..<lineStart]` is made of lines that fit, not written yet.
+        var copied = 0
+        var lineStart = 0
+        while lineStart < n {
+            var lineEnd = lineStart
+            while lineEnd < n && text[lineEnd] != 0x0A { lineEnd += 1 }
+            // A character is at least one byte: a line no longer than the width in
+            // bytes fits.
+            if lineEnd - lineStart > width && displayWidth(text, lineStart, lineEnd) > width {
+                out.bytes(text[copied..<lineStart])
+                writeWrapped(text, lineStart, lineEnd, width: width, into: out)
+                copied = lineEnd
             }
+            lineStart = lineEnd + 1
         }
-        return out
+        out.bytes(text[copied..<n])
+    }
+
+    /// One line longer than `width` (`text[start..<end]`), wrapped, without its newline.
+    private static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, into out: OutputBuffer) {
+        let indent = skipSpaces(text, start, end) - start
+        let continuation = min(indent + 2, width / 2)
+        let head = firstPiece(text, start, end, width: width).end
+        out.bytes(text[start..<head])
+        var rest = skipSpaces(text, head, end)
+        while rest < end {
+            out.byte(0x0A)
+            out.spaces(continuation)
+            let piece = firstPiece(text, rest, end, width: width - continuation).end
+            out.bytes(text[rest..<piece])
+            rest = skipSpaces(text, piece, end)
+        }
     }
 }
 

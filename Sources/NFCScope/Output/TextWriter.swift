@@ -27,6 +27,8 @@ public final class TextWriter: MaskableFrameWriter {
     /// fitted to the width.
     private let note = OutputBuffer()
     private let recordText = OutputBuffer()
+    /// Where the pieces of a wrapped annotation lie in it (reused).
+    @exclusivity(unchecked) private var pieces: [Range<Int>] = []
     /// `--timing`: the previous frame, and the frame waiting time the card announced.
     private var timing = FrameTiming()
     /// `--redact`: masks a record's text before it is wrapped, so that no secret is cut
@@ -109,28 +111,31 @@ public final class TextWriter: MaskableFrameWriter {
             }
             if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
             frame.info.writeInfo(note)
-            let text = note.contents
-            var pieces: [ArraySlice<UInt8>] = []
-            if text.count <= layout.annotationWidth {
-                out.bytes(text)
-            } else {
-                pieces = TextWrap.pieces(text, width: layout.annotationWidth)
-                out.bytes(Array(pieces[0]))
-            }
-            var rest = bytes.suffix(from: bytesPerLine)
-            var piece = 1
-            while !rest.isEmpty || piece < pieces.count {
-                out.byte(0x0A)
-                lineStart = out.position
-                if !rest.isEmpty {
-                    out.pad(toColumn: dataColumn, lineStart: lineStart)
-                    writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
-                    rest = rest.suffix(from: bytesPerLine)
+            note.withContents { text in
+                let annotationWidth = layout.annotationWidth
+                var pieceCount = 0
+                if text.count <= annotationWidth {
+                    out.bytes(text)
+                } else {
+                    TextWrap.pieces(text, width: annotationWidth, into: &pieces)
+                    out.bytes(text[pieces[0]])
+                    pieceCount = pieces.count
                 }
-                if piece < pieces.count {
-                    out.pad(toColumn: layout.annotationColumn, lineStart: lineStart)
-                    out.bytes(Array(pieces[piece]))
-                    piece += 1
+                var rest = bytes.suffix(from: bytesPerLine)
+                var piece = 1
+                while !rest.isEmpty || piece < pieceCount {
+                    out.byte(0x0A)
+                    lineStart = out.position
+                    if !rest.isEmpty {
+                        out.pad(toColumn: dataColumn, lineStart: lineStart)
+                        writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
+                        rest = rest.suffix(from: bytesPerLine)
+                    }
+                    if piece < pieceCount {
+                        out.pad(toColumn: layout.annotationColumn, lineStart: lineStart)
+                        out.bytes(text[pieces[piece]])
+                        piece += 1
+                    }
                 }
             }
         }
@@ -193,10 +198,14 @@ public final class TextWriter: MaskableFrameWriter {
             let text = recordText
             text.removeAll()
             record.writeText(text, context)
-            var bytes = text.contents
-            maskText?(&bytes)
-            if layout.palette.enabled { bytes = TextColour.statusWords(bytes, layout.palette) }
-            out.bytes(TextWrap.wrap(bytes, width: layout.width))
+            if maskText == nil && !layout.palette.enabled {
+                text.withContents { TextWrap.wrap($0, width: layout.width, into: out) }
+            } else {
+                var bytes = text.contents
+                maskText?(&bytes)
+                if layout.palette.enabled { bytes = TextColour.statusWords(bytes, layout.palette) }
+                ByteView.with(bytes) { TextWrap.wrap($0, width: layout.width, into: out) }
+            }
             out.recordDone()
         case .closing(let heading):
             closingCount += 1
@@ -221,7 +230,7 @@ public final class TextWriter: MaskableFrameWriter {
             var bytes = closing.contents
             maskText?(&bytes)
             if layout.palette.enabled { bytes = TextColour.verdicts(bytes, layout.palette) }
-            out.bytes(TextWrap.wrap(bytes, width: layout.width))
+            ByteView.with(bytes) { TextWrap.wrap($0, width: layout.width, into: out) }
             if closingCount > closingKept {
                 out.ascii("  ... ")
                 out.int(closingCount - closingKept)

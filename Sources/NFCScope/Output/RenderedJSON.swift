@@ -1,0 +1,196 @@
+// Reads fields of a record's JSON rendering in place, for `summary`: a member is
+// found by skipping the ones before it, and only the strings asked for are decoded,
+// so no tree of values is built per record (parsing whole records into `JSONValue`
+// trees cost `summary` eight times the rendering). The text is nfcscope's own
+// rendering, valid JSON; on anything else the reader answers nil, never reads
+// outside the text.
+
+struct RenderedJSON {
+    let text: ByteView
+    /// Where the value starts in `text` (its first byte), and ends (after its last).
+    let start: Int
+    let end: Int
+
+    /// The whole document (a record: one object).
+    init(_ text: ByteView) {
+        self.text = text
+        let s = Self.skipSpace(text, 0)
+        self.start = s
+        self.end = Self.skipValue(text, s) ?? s
+    }
+
+    private init(_ text: ByteView, _ start: Int, _ end: Int) {
+        self.text = text
+        self.start = start
+        self.end = end
+    }
+
+    private var first: UInt8 { start < end ? text[start] : 0 }
+
+    /// The first member named `key` of an object; nil for other values.
+    subscript(key: StaticString) -> RenderedJSON? {
+        guard first == 0x7B else { return nil }
+        var i = start + 1
+        while true {
+            i = Self.skipSpace(text, i)
+            guard i < end, text[i] == 0x22, let keyEnd = Self.skipString(text, i) else { return nil }
+            let matches = Self.stringEquals(text, i, keyEnd, key)
+            i = Self.skipSpace(text, keyEnd)
+            guard i < end, text[i] == 0x3A else { return nil }
+            i = Self.skipSpace(text, i + 1)
+            guard let valueEnd = Self.skipValue(text, i) else { return nil }
+            if matches { return RenderedJSON(text, i, valueEnd) }
+            i = Self.skipSpace(text, valueEnd)
+            guard i < end, text[i] == 0x2C else { return nil }
+            i += 1
+        }
+    }
+
+    /// Calls `body` with an array's elements in order until it returns false; false
+    /// for other values or a broken array.
+    @discardableResult
+    func forEachElement(_ body: (RenderedJSON) -> Bool) -> Bool {
+        guard first == 0x5B else { return false }
+        var i = Self.skipSpace(text, start + 1)
+        if i < end, text[i] == 0x5D { return true }
+        while true {
+            i = Self.skipSpace(text, i)
+            guard let valueEnd = Self.skipValue(text, i) else { return false }
+            if !body(RenderedJSON(text, i, valueEnd)) { return true }
+            i = Self.skipSpace(text, valueEnd)
+            guard i < end else { return false }
+            if text[i] == 0x2C { i += 1; continue }
+            return text[i] == 0x5D
+        }
+    }
+
+    /// The number of elements of an array; nil for other values.
+    var elementCount: Int? {
+        guard isArray else { return nil }
+        var n = 0
+        forEachElement { _ in n += 1; return true }
+        return n
+    }
+
+    var isArray: Bool { first == 0x5B }
+    var isObject: Bool { first == 0x7B && end > start + 1 }
+
+    /// Whether this is the string `s`.
+    func isString(_ s: StaticString) -> Bool {
+        first == 0x22 && Self.stringEquals(text, start, end, s)
+    }
+
+    /// A string's contents, unescaped; nil for other values.
+    var stringValue: String? {
+        guard first == 0x22 else { return nil }
+        var escaped = false
+        for i in (start + 1)..<(end - 1) where text[i] == 0x5C { escaped = true; break }
+        if !escaped { return String(decoding: text[(start + 1)..<(end - 1)], as: UTF8.self) }
+        return JSONParser.parse(text[start..<end].array)?.stringValue
+    }
+
+    /// True for the literal `true`, false for `false`, nil for anything else.
+    var boolValue: Bool? {
+        switch first {
+        case 0x74: true
+        case 0x66: false
+        default: nil
+        }
+    }
+
+    /// A number's text as written; nil for other values.
+    var numberText: String? {
+        guard first == 0x2D || (first >= 0x30 && first <= 0x39) else { return nil }
+        return String(decoding: text[start..<end], as: UTF8.self)
+    }
+
+    /// The value as a person reads it (`JSONValue.plainText`): strings without
+    /// quotes, others as compact JSON.
+    var plainText: String {
+        if let s = stringValue { return s }
+        if first == 0x7B || first == 0x5B {
+            return JSONParser.parse(text[start..<end].array)?.plainText ?? ""
+        }
+        return String(decoding: text[start..<end], as: UTF8.self)
+    }
+
+    /// The whole value parsed into a tree (for a filter that reads the record).
+    var parsed: JSONValue? { JSONParser.parse(text[start..<end].array) }
+
+    // MARK: scanning
+
+    private static func skipSpace(_ t: ByteView, _ i: Int) -> Int {
+        var i = i
+        while i < t.count {
+            let b = t[i]
+            guard b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D else { break }
+            i += 1
+        }
+        return i
+    }
+
+    /// After the string starting at `i` (its opening quote).
+    private static func skipString(_ t: ByteView, _ i: Int) -> Int? {
+        var i = i + 1
+        while i < t.count {
+            let b = t[i]
+            if b == 0x22 { return i + 1 }
+            i += b == 0x5C ? 2 : 1
+        }
+        return nil
+    }
+
+    /// After the value starting at `i`; nil when there is none or it is cut short.
+    private static func skipValue(_ t: ByteView, _ i: Int) -> Int? {
+        guard i < t.count else { return nil }
+        switch t[i] {
+        case 0x22:
+            return skipString(t, i)
+        case 0x7B, 0x5B:
+            // Nested values: count brackets outside strings.
+            var level = 0
+            var k = i
+            while k < t.count {
+                let b = t[k]
+                if b == 0x22 {
+                    guard let after = skipString(t, k) else { return nil }
+                    k = after
+                    continue
+                }
+                if b == 0x7B || b == 0x5B {
+                    level += 1
+                } else if b == 0x7D || b == 0x5D {
+                    level -= 1
+                    if level == 0 { return k + 1 }
+                }
+                k += 1
+            }
+            return nil
+        default:
+            var k = i
+            while k < t.count {
+                let b = t[k]
+                if b == 0x2C || b == 0x7D || b == 0x5D || b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { break }
+                k += 1
+            }
+            return k > i ? k : nil
+        }
+    }
+
+    /// Whether the string `t[i..<e]` (quotes included) is `key` (keys are plain ASCII:
+    /// an escaped key is compared after unescaping).
+    private static func stringEquals(_ t: ByteView, _ i: Int, _ e: Int, _ key: StaticString) -> Bool {
+        let n = key.utf8CodeUnitCount
+        if e - i - 2 == n {
+            var same = true
+            key.withUTF8Buffer { k in
+                for j in 0..<n where t[i + 1 + j] != k[j] { same = false; break }
+            }
+            if same { return true }
+        }
+        for j in (i + 1)..<(e - 1) where t[j] == 0x5C {
+            return JSONParser.parse(t[i..<e].array)?.stringValue == key.description
+        }
+        return false
+    }
+}
