@@ -63,8 +63,8 @@ import Glibc
     /// Under AddressSanitizer (`.ci/run` sets NFCSCOPE_ASAN) the allocator's quarantine
     /// and shadow are the child's memory too, so only the plain build checks the bound.
     /// The bound is on the whole peak (mapped input included); the slope is on the
-    /// anonymous memory, since the mapped input's pages are released in 16 MiB steps
-    /// (CaptureDecoder), so a 12 MiB file is resident whole at its end by design.
+    /// anonymous memory, since the mapped input's pages are released in 4 MiB steps
+    /// (CaptureDecoder): up to that much of the file is resident by design.
     private func expectFlat(_ peaks: [(Int, Int)], sourceLocation: SourceLocation = #_sourceLocation) {
         guard ProcessInfo.processInfo.environment["NFCSCOPE_ASAN"] == nil else { return }
         #expect(peaks.allSatisfy { $0.0 < 128 << 20 }, "\(peaks)", sourceLocation: sourceLocation)

@@ -17,7 +17,7 @@ struct ChildRun {
     /// memory map the executable gets at exec, so it counts nfcscope alone.
     var peakRSS: Int
     /// The largest anonymous resident size sampled (`RssAnon`: heap, stacks; not the
-    /// mapped input, whose pages are released in 16 MiB steps), in bytes.
+    /// mapped input, whose pages are released in 4 MiB steps), in bytes.
     var peakAnonymous: Int
     /// How many times `VmHWM` was read; a memory test expects at least one.
     var peakSamples: Int

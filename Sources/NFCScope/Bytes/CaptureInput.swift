@@ -216,6 +216,10 @@ public final class CaptureInput: @unchecked Sendable {
         return ByteView(base: mapped.map { UnsafeRawPointer($0) }, count: mappedLength)
     }
 
+    /// A new pass over the input begins (convert and diff read theirs twice): pages
+    /// are released again from the start as the pass moves on.
+    public func beginPass() { releasedUpTo = 0 }
+
     /// Tells the kernel the pages before `offset` are no longer needed, which keeps
     /// the resident size flat on captures far bigger than memory. Views into that
     /// region stay valid: the mapping is file-backed, so a later read faults the page

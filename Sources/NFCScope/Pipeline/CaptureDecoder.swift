@@ -101,7 +101,11 @@ public enum CaptureDecoder {
         let isoDEP = ISODEPReassembler()
         let stages = ApplicationStages(sink: sink, registry: registry)
         var firstTime: Int64?
-        var nextRelease = 16 << 20
+        // What the decoder passed goes back to the kernel every few MiB (`diff` has two
+        // inputs mapped at once, so the window counts twice against the memory bound).
+        let releaseStep = 4 << 20
+        input.beginPass()
+        var nextRelease = releaseStep
         var problemsReported = 0
 
         func reportProblems() {
@@ -147,7 +151,7 @@ public enum CaptureDecoder {
                 nextCheck = position + (1 << 20)
                 if position >= nextRelease {
                     input.release(upTo: position)
-                    nextRelease = position + (16 << 20)
+                    nextRelease = position + releaseStep
                 }
             }
         }
@@ -171,6 +175,9 @@ public enum CaptureDecoder {
         reportProblems()
         outcome.problems += problemsReported + overlongReported
         sink.end(description)
+        // The tail is not looked at again in this pass (a view into it still reads:
+        // its pages come back from the file).
+        input.release(upTo: input.view.count)
         return outcome
     }
 }
