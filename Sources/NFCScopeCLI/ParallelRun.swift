@@ -172,8 +172,11 @@ final class OrderedOutput: @unchecked Sendable {
     }
 
     /// Queues a chunk of input `index`'s output; returns a chunk to reuse, if any.
+    /// What counts against the caps is the chunk's memory, not the bytes written in it:
+    /// a chunk whose buffer grew for a long record holds up to four times its bytes,
+    /// and text records, being longer, made `-j 2` text hold 100 MB under 20 MiB of caps.
     func put(_ index: Int, _ chunk: OutputChunk) -> OutputChunk? {
-        put(index, .chunk(chunk), count: chunk.count, wantsSpare: true)
+        put(index, .chunk(chunk), count: chunk.memory, wantsSpare: true)
     }
 
     func putError(_ index: Int, _ line: [UInt8]) {

@@ -670,6 +670,8 @@ package final class OutputChunk: @unchecked Sendable {
     fileprivate var storage: UnsafeMutablePointer<UInt8>
     fileprivate var capacity: Int
     package fileprivate(set) var count = 0
+    /// Bytes of memory the chunk holds (its storage, not only what is written in it).
+    package var memory: Int { capacity }
 
     package init(capacity: Int) {
         self.capacity = Swift.max(64, capacity)
