@@ -73,19 +73,28 @@ public struct UsbmonFrameSource: FrameSource {
     public var problemCount: Int { out.problems.count }
     public func problem(_ index: Int) -> SourceProblem { out.problems[index] }
 
-    public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
-        reader.resume(with: view, dropped: dropped, final: final)
-        // Every frame was handed out; only PN53x commands awaiting their answer hold bytes.
-        var keys: [UInt32] = []
-        var kept: [[UInt8]] = []
+    /// PN53x commands awaiting their answer, copied out before the stream's buffer moved.
+    private var detached: (keys: [UInt32], data: [[UInt8]]) = ([], [])
+
+    /// Every frame was handed out; only PN53x commands awaiting their answer hold bytes,
+    /// and those may be views into the input: copied now, before the buffer moves (a
+    /// copy taken in `resume` read bytes the move had already overwritten, and the
+    /// answer to a FeliCa InListPassiveTarget was lost when a read ended between them).
+    public mutating func detachFromInput() {
+        detached = ([], [])
         for (key, device) in devices {
             if let pending = device.recovery.pending {
-                keys.append(key)
-                kept.append(pending.data.array)
+                detached.keys.append(key)
+                detached.data.append(pending.data.array)
             }
         }
-        let moved = out.restart(inputSize: view.count, keeping: kept)
-        for (key, data) in zip(keys, moved) { devices[key]?.recovery.movePending(to: data) }
+    }
+
+    public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
+        reader.resume(with: view, dropped: dropped, final: final)
+        let moved = out.restart(inputSize: view.count, keeping: detached.data)
+        for (key, data) in zip(detached.keys, moved) { devices[key]?.recovery.movePending(to: data) }
+        detached = ([], [])
     }
 
     public mutating func next(into frame: inout Frame) -> Bool {

@@ -159,6 +159,7 @@ public enum CaptureDecoder {
         guard source.needsMore, let stream = input.stream, !Interruption.requested else { break }
         if problemsReported < source.problemCount { reportProblems() }
         isoDEP.detachFromInput()
+        source.detachFromInput()
         let dropped = stream.refill(keepingFrom: source.position)
         if Interruption.requested { break }
         source.resume(with: stream.view, dropped: dropped, final: stream.atEnd)

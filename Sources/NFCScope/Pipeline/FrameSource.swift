@@ -46,11 +46,15 @@ public protocol FrameSource {
     /// `final` says it now holds the whole rest of the input. Views handed out before
     /// are no longer valid; offsets reported afterwards still count from the input's start.
     mutating func resume(with view: ByteView, dropped: Int, final: Bool)
+    /// Called before a stream's buffer moves (then `resume`): whatever the source keeps
+    /// as views into the input past this point must be copied out now, while it is valid.
+    mutating func detachFromInput()
 }
 
 extension FrameSource {
     public var needsMore: Bool { false }
     public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {}
+    public mutating func detachFromInput() {}
 }
 
 extension FrameSource {
