@@ -39,6 +39,14 @@ public struct ByteView: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with a view over the bytes of an array slice (values kept in a
+    /// shared store, read in place).
+    public static func with<R>(_ bytes: ArraySlice<UInt8>, _ body: (ByteView) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes { raw in
+            try body(ByteView(base: raw.baseAddress, count: raw.count))
+        }
+    }
+
     @inlinable public var isEmpty: Bool { count == 0 }
 
     /// Byte at `i`; nil when out of range.
@@ -127,7 +135,9 @@ public struct ByteView: @unchecked Sendable {
     @inlinable
     public func append(to buffer: inout [UInt8]) {
         guard let base, count > 0 else { return }
-        buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
+        // As typed bytes: the array copies them in one piece (a raw buffer went through
+        // the generic element-by-element copy).
+        buffer.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
     /// The first index at or after `start` holding `byte` (memchr), nil when none.

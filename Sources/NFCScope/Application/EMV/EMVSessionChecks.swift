@@ -3,60 +3,76 @@
 // PAN, PAN in 5A vs track 2 vs the ICC certificate, expiry in 5F24 vs track 2).
 
 enum EMVSessionChecks {
-    /// `scratch`: a buffer (memory mode) the rendered values are written into, reused.
-    static func apply(_ e: ODAEvidence, registry: Registry, scratch: OutputBuffer, to s: inout TransactionSummary) {
+    /// `scratch`: what the session end reuses from one session to the next.
+    static func apply(_ e: ODAEvidence, registry: Registry, scratch: SessionEndScratch, to s: inout TransactionSummary) {
         s.oda = ODAVerifier.verify(e, registry: registry)
         s.warnings = consistencyWarnings(e, oda: s.oda)
-        s.kernel = kernel(e, registry: registry)
+        s.kernel = kernel(e, registry: registry, names: scratch)
         s.token = token(e, registry: registry)
         s.transactionLog = transactionLog(e)
-        s.issuerApplicationData = rendered(0x9F10, e.card[0x9F10], e, registry, scratch)
-        s.cvmResults = rendered(0x9F34, e.terminal[0x9F34], e, registry, scratch)
+        s.issuerApplicationData = rendered(0x9F10, e.card.slice(0x9F10), e, registry, scratch)
+        s.cvmResults = rendered(0x9F34, e.terminal.slice(0x9F34), e, registry, scratch)
     }
 
     /// A value as the tag's renderer shows it, inside the session's application.
-    private static func rendered(_ tag: UInt32, _ value: [UInt8]?, _ e: ODAEvidence, _ registry: Registry,
-                                 _ out: OutputBuffer) -> (hex: String, text: String)? {
+    private static func rendered(_ tag: UInt32, _ value: ArraySlice<UInt8>?, _ e: ODAEvidence, _ registry: Registry,
+                                 _ scratch: SessionEndScratch) -> (hex: String, text: String)? {
         guard let value else { return nil }
         // What `learn(tag: 0x84, ...)` makes of the AID, sharing its array.
         var context = EMVContext()
         if let aid = e.aid, !aid.isEmpty { context.selectedAID = aid }
         // The TLV writer's lookup and renderer (no entry copied, no renderer resolved
         // again), into the session end's reused buffer.
+        let out = scratch.buffer
         out.removeAll()
-        let shown: Bool = ByteView.with(value) { v in
-            context.withSelectedAID { aid in
+        return ByteView.with(value) { v in
+            out.hex(v, uppercase: true)
+            let hex = out.string
+            out.removeAll()
+            let shown: Bool = context.withSelectedAID { aid in
                 guard let handle = registry.tagHandle(tag, length: v.count, aid: aid),
                       registry.tagHasText(handle) else { return false }
                 registry.renderTagValue(handle, v, context: context, to: out, target: .text)
                 return true
             }
+            return (hex, shown ? scratch.text(of: out) : "")
         }
-        return (hexUpper(value), shown ? out.string : "")
     }
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {
         var out: [String] = []
         // The PANs are compared and checked as digits read in place: a String per PAN
         // (and per expiry) cost most of a session end; Strings are made for warnings only.
-        let track2 = e.card[0x57], track2Mobile = e.card[0x9F6B]
-        let pan5A = e.card[0x5A].flatMap { CardDigits($0, stop: 0x0F, orEnd: true) }
+        let track2 = e.card.slice(0x57), track2Mobile = e.card.slice(0x9F6B)
+        let pan5A = e.card.slice(0x5A).flatMap { CardDigits($0, stop: 0x0F, orEnd: true) }
         let panT2 = track2.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
         let panT2Mobile = track2Mobile.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
         // At most three PANs: each checked once, in this order (no set or array of
         // tuples built per session).
         func luhn(_ pan: CardDigits?, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
-            guard let pan, pan.count > 0, pan != a, pan != b else { return }
-            if !pan.luhnValid { out.append("PAN \(maskedPAN(pan.string)) in \(source) fails the Luhn check") }
+            guard let pan, pan.count > 0, pan != a, pan != b, !pan.luhnValid else { return }
+            // "PAN \(maskedPAN(pan)) in \(source) fails the Luhn check"
+            var text = SummaryText()
+            text.add("PAN "); pan.writeMasked(to: &text); text.add(" in "); text.add(source)
+            text.add(" fails the Luhn check")
+            out.append(text.string)
         }
         luhn(pan5A, "5A")
         luhn(panT2, "track 2 (57)", seen: pan5A)
         luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2)
         if let a = pan5A, let b = panT2, a != b {
-            out.append("PAN in 5A (\(maskedPAN(a.string))) differs from track 2 (57) (\(maskedPAN(b.string)))")
+            // "PAN in 5A (\(maskedPAN(a))) differs from track 2 (57) (\(maskedPAN(b)))"
+            var text = SummaryText()
+            text.add("PAN in 5A ("); a.writeMasked(to: &text); text.add(") differs from track 2 (57) (")
+            b.writeMasked(to: &text); text.byte(0x29)
+            out.append(text.string)
         }
         if let a = pan5A ?? panT2, let b = panT2Mobile, a != b {
-            out.append("PAN \(maskedPAN(a.string)) differs from track 2 (9F6B) (\(maskedPAN(b.string)))")
+            // "PAN \(maskedPAN(a)) differs from track 2 (9F6B) (\(maskedPAN(b)))"
+            var text = SummaryText()
+            text.add("PAN "); a.writeMasked(to: &text); text.add(" differs from track 2 (9F6B) (")
+            b.writeMasked(to: &text); text.byte(0x29)
+            out.append(text.string)
         }
         if let icc = oda?.iccCertificate, let pan = pan5A ?? panT2, !pan.equals(icc.identifier),
            oda?.step?.contains("PAN") != true {
@@ -64,26 +80,70 @@ enum EMVSessionChecks {
         }
         // The terminal's amount and currency should be the same in every DOL's data.
         if let first = e.dolAmounts.first {
+            func differs(_ what: StaticString, _ a: ODAEvidence.Kept?, _ b: ODAEvidence.Kept?, _ dol: StaticString) {
+                guard let a, let b, e[a] != e[b] else { return }
+                // "\(what) in the \(dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))"
+                var text = SummaryText()
+                text.add(what); text.add(" in the "); text.add(dol); text.add(" data (")
+                text.hex(e[b]); text.add(") differs from the "); text.add(first.dol); text.add(" data (")
+                text.hex(e[a]); text.byte(0x29)
+                out.append(text.string)
+            }
             for other in e.dolAmounts.dropFirst() {
-                if let a = first.amount, let b = other.amount, a != b {
-                    out.append("amount in the \(other.dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))")
-                }
-                if let a = first.currency, let b = other.currency, a != b {
-                    out.append("currency in the \(other.dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))")
-                }
+                differs("amount", first.amount, other.amount, other.dol)
+                differs("currency", first.currency, other.currency, other.dol)
             }
         }
-        if let expiry = e.card[0x5F24], expiry.count == 3 {
-            func check(_ t2: [UInt8]?, _ source: StaticString) {
+        if let expiry = e.card.slice(0x5F24), expiry.count == 3 {
+            func check(_ t2: ArraySlice<UInt8>?, _ source: StaticString) {
                 // YYMM: the 4 digits after track 2's separator against 5F24's first two bytes.
                 guard let t2, let digits = CardDigits(track2Expiry: t2), !digits.equalsNibbles(of: expiry, count: 4) else { return }
-                let yymm = hexUpper(Array(expiry.prefix(2))), e2 = digits.string
-                out.append("expiry in 5F24 (20\(yymm.prefix(2))-\(yymm.suffix(2))) differs from \(source) (20\(e2.prefix(2))-\(e2.suffix(2)))")
+                // "expiry in 5F24 (20YY-MM) differs from \(source) (20yy-mm)", 5F24's bytes as hex
+                let y = expiry[expiry.startIndex], m = expiry[expiry.startIndex + 1]
+                var text = SummaryText()
+                text.add("expiry in 5F24 (20"); text.hex(CollectionOfOne(y)); text.byte(0x2D); text.hex(CollectionOfOne(m))
+                text.add(") differs from "); text.add(source); text.add(" (20")
+                text.byte(0x30 + digits[0]); text.byte(0x30 + digits[1]); text.byte(0x2D)
+                text.byte(0x30 + digits[2]); text.byte(0x30 + digits[3]); text.byte(0x29)
+                out.append(text.string)
             }
             check(track2, "track 2 (57)")
             check(track2Mobile, "track 2 (9F6B)")
         }
         return out
+    }
+}
+
+/// What the session end reuses from one session to the next: a buffer (memory mode)
+/// rendered values are written into, the last rendered text (most sessions of a
+/// capture render the same one: shared instead of made again) and the kernel names
+/// looked up.
+final class SessionEndScratch {
+    let buffer = OutputBuffer(initialCapacity: 256)
+    private var lastText = ""
+    /// Kernel names by identifier (0-63), each looked up once in `registry`.
+    private var kernelNames = [String??](repeating: nil, count: 64)
+    private var kernelRegistry: ObjectIdentifier?
+
+    /// The buffer's contents as a String (the last one when the same).
+    func text(of out: OutputBuffer) -> String {
+        let same = out.withContents { v in
+            v.count == lastText.utf8.count && v.elementsEqual(lastText.utf8)
+        }
+        if !same { lastText = out.string }
+        return lastText
+    }
+
+    func kernelName(_ id: Int, _ registry: Registry) -> String? {
+        guard id >= 0 && id < 64 else { return registry.code("kernel", id) }
+        if kernelRegistry != ObjectIdentifier(registry) {
+            kernelRegistry = ObjectIdentifier(registry)
+            kernelNames = [String??](repeating: nil, count: 64)
+        }
+        if let known = kernelNames[id] { return known }
+        let name = registry.code("kernel", id)
+        kernelNames[id] = .some(name)
+        return name
     }
 }
 
@@ -119,13 +179,13 @@ public struct LogEntry: Sendable {
 }
 
 extension EMVSessionChecks {
-    static func kernel(_ e: ODAEvidence, registry: Registry) -> KernelInfo? {
-        if let k = e.card[0x9F2A], let first = k.first {
+    static func kernel(_ e: ODAEvidence, registry: Registry, names: SessionEndScratch) -> KernelInfo? {
+        if let first = e.card.slice(0x9F2A)?.first {
             let id = Int(first & 0x3F)
-            return KernelInfo(id: id, name: registry.code("kernel", id), from: "9F2A")
+            return KernelInfo(id: id, name: names.kernelName(id, registry), from: "9F2A")
         }
         guard let rid = e.rid, let id = kernelID(rid: rid) else { return nil }
-        return KernelInfo(id: id, name: registry.code("kernel", id), from: "AID")
+        return KernelInfo(id: id, name: names.kernelName(id, registry), from: "AID")
     }
 
     /// The kernel a scheme's RID implies (a switch: a dictionary literal here was
@@ -144,8 +204,8 @@ extension EMVSessionChecks {
     }
 
     static func token(_ e: ODAEvidence, registry: Registry) -> TokenInfo? {
-        let trid = e.card[0x9F19].flatMap { digits($0) }
-        let par = e.card[0x9F24].map { String(decoding: $0.map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x2E }, as: UTF8.self) }
+        let trid = e.card.slice(0x9F19).flatMap { CardDigits($0, stop: 0x0F, orEnd: true)?.string }
+        let par = e.card.slice(0x9F24).map { String(decoding: $0.map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x2E }, as: UTF8.self) }
         guard trid != nil || par != nil else { return nil }
         let wallet = trid.flatMap { Int($0) }.flatMap { registry.code("token-requestor", $0) }
         return TokenInfo(requestorID: trid, wallet: wallet, par: par)
@@ -153,7 +213,7 @@ extension EMVSessionChecks {
 
     /// Records of the log SFI (9F4D byte 1) split by the log format (9F4F).
     static func transactionLog(_ e: ODAEvidence) -> [LogEntry] {
-        guard let entry = e.card[0x9F4D], let sfi = entry.first.map(Int.init), let format = e.card[0x9F4F] else { return [] }
+        guard let sfi = e.card.slice(0x9F4D)?.first.map(Int.init), let format = e.card[0x9F4F] else { return [] }
         let dol = ByteView.with(format) { DataObjectList(parsing: $0) }
         var out: [LogEntry] = []
         for r in e.records.records(sfi: sfi) {

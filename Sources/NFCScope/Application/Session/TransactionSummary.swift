@@ -80,8 +80,12 @@ struct TransactionTracker {
     /// What offline data authentication and the consistency checks need (EMV/ODA).
     private var evidence = ODAEvidence()
     private var registry: Registry?
-    /// The session end's buffer for rendered values, kept across sessions.
-    private var scratch: OutputBuffer?
+    /// What the session end reuses (rendered values' buffer, kernel names), kept across sessions.
+    private var scratch: SessionEndScratch?
+    /// The last selected AID and PSE/PPSE directory made: the next session's are the
+    /// same arrays when they hold the same bytes (most cards of a capture), not new ones.
+    private var lastAID: [UInt8] = []
+    private var lastDirectory: [TransactionSummary.DirectoryEntry] = []
 
     var isEmpty: Bool { summary.apdus == 0 }
 
@@ -90,13 +94,14 @@ struct TransactionTracker {
         // Every change goes through `observe`, which counts the APDU first: a tracker
         // that counted none is as new (sessions end two or three times per card).
         guard summary.apdus != 0 else { return }
-        var kept = ODAEvidence()
-        swap(&kept, &evidence)
-        let scratch = self.scratch
-        self = TransactionTracker()
-        kept.reset()
-        evidence = kept
-        self.scratch = scratch
+        // Field by field, as a new tracker has them (the storage kept).
+        summary = TransactionSummary()
+        lastCommandName = nil
+        lastSW = nil
+        lastIncomplete = false
+        lastHadResponse = true
+        evidence.reset()
+        registry = nil
     }
 
     mutating func observe(_ x: APDUInterpretation, registry: Registry) {
@@ -128,9 +133,13 @@ struct TransactionTracker {
             if x.handler == .vas {
                 summary.vasRequested = true
             } else if isDirectoryName(name) {
-                if ok, let tlv = x.responseTLV { summary.directory = directoryEntries(tlv) }
+                if ok, let tlv = x.responseTLV {
+                    if !directoryMatches(tlv, lastDirectory) { lastDirectory = directoryEntries(tlv) }
+                    summary.directory = lastDirectory
+                }
             } else {
-                summary.aid = name.array
+                if !ByteView.with(lastAID, { name.elementsEqual($0) }) { lastAID = name.array }
+                summary.aid = lastAID
                 summary.applicationName = x.application(in: registry)?.name
                 summary.selectAccepted = ok
                 summary.label = x.responseTLV.flatMap { tlv in tlv.first(0x50).map { asciiText($0.value) } }
@@ -166,7 +175,7 @@ struct TransactionTracker {
     mutating func finish(fieldDropped: Bool) -> TransactionSummary {
         var s = summary
         if let registry {
-            let scratch = self.scratch ?? OutputBuffer(initialCapacity: 256)
+            let scratch = self.scratch ?? SessionEndScratch()
             self.scratch = scratch
             EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch, to: &s)
         }
@@ -227,6 +236,37 @@ func directoryEntries(_ tlv: BERTLV) -> [TransactionSummary.DirectoryEntry] {
         if !entry.aid.isEmpty { entries.append(entry) }
     }
     return entries
+}
+
+/// Whether a PSE/PPSE answer lists exactly `entries` (what `directoryEntries` would
+/// make of it), read in place.
+func directoryMatches(_ tlv: BERTLV, _ entries: [TransactionSummary.DirectoryEntry]) -> Bool {
+    var n = 0
+    for (i, node) in tlv.nodes.enumerated() where node.tag == 0x61 && node.error == nil {
+        var aid: ByteView?, label: ByteView?, priority: Int?
+        for (_, child) in tlv.children(of: i) where child.error == nil {
+            switch child.tag {
+            case 0x4F: aid = child.value
+            case 0x50: label = child.value
+            case 0x87: priority = child.value.byte(0).map { Int($0 & 0x0F) }
+            default: break
+            }
+        }
+        // An entry without an AID (or an empty one) is not listed.
+        guard let aid, !aid.isEmpty else { continue }
+        guard n < entries.count else { return false }
+        let e = entries[n]
+        guard e.priority == priority, ByteView.with(e.aid, { aid.elementsEqual($0) }) else { return false }
+        switch (label, e.label) {
+        case (nil, nil): break
+        case (let l?, let text?):
+            guard l.count == text.utf8.count,
+                  l.elementsEqual(text.utf8, by: { ($0 >= 0x20 && $0 < 0x7F ? $0 : 0x2E) == $1 }) else { return false }
+        default: return false
+        }
+        n += 1
+    }
+    return n == entries.count
 }
 
 /// A BCD number (n format), nil when a nibble is not a digit.

@@ -5,18 +5,21 @@
 // concerned, and the total kept per session is capped.
 
 struct ODAEvidence {
+    /// Where kept bytes lie in the evidence's own store (`self[kept]` reads them).
+    typealias Kept = Range<Int>
+
     /// One GENERATE AC: its command data, CDOL values and answer.
     struct GenerateAC {
         var p1: UInt8
-        var commandData: [UInt8]
+        var commandData: Kept
         /// Unpredictable Number from the CDOL data.
-        var unpredictableNumber: [UInt8]?
+        var unpredictableNumber: Kept?
         /// The TLV objects of the format 2 answer in order, signed dynamic data left out
         /// (what the transaction data hash code covers).
-        var responseObjects: [UInt8] = []
-        var signedDynamicData: [UInt8]?
+        var responseObjects: Kept
+        var signedDynamicData: Kept?
         var cid: UInt8?
-        var cryptogram: [UInt8]?
+        var cryptogram: Kept?
     }
 
     /// Bytes kept at most per session (records and values); beyond, data counts as missing.
@@ -24,24 +27,39 @@ struct ODAEvidence {
     /// Records kept at most per session.
     static let maxRecords = 1024
 
-    var rid: [UInt8]?
-    /// The selected application's AID.
-    var aid: [UInt8]?
+    /// The selected application's RID and AID: the same arrays as the previous
+    /// session's when the card selects the same application (no allocation then).
+    private(set) var rid: [UInt8]?
+    private(set) var aid: [UInt8]?
     /// Card data elements from the GPO answer and the records (first value seen).
     var card = TagValues()
     /// Terminal data elements from the PDOL and CDOL data (last value seen).
     var terminal = TagValues()
     /// The records read (READ RECORD answers with their SFI and number), in order.
     var records = RecordStore()
-    var pdolData: [UInt8]?
+    /// The GPO data, signatures, GENERATE AC parts and DOL amounts, back to back in one
+    /// array a new session reuses: keeping them allocates nothing per APDU.
+    private var store: [UInt8] = []
+    var pdolData: Kept?
     /// Signed dynamic data (9F4B) in the GPO answer or a record: fDDA.
-    var fddaSignature: [UInt8]?
-    var internalAuthenticate: (ddolData: [UInt8], signature: [UInt8])?
+    var fddaSignature: Kept?
+    var internalAuthenticate: (ddolData: Kept, signature: Kept)?
     var generateACs: [GenerateAC] = []
     /// Amount (9F02) and currency (5F2A) of each DOL's data, in order (PDOL, CDOL1, CDOL2).
-    var dolAmounts: [(dol: StaticString, amount: [UInt8]?, currency: [UInt8]?)] = []
+    var dolAmounts: [(dol: StaticString, amount: Kept?, currency: Kept?)] = []
     var keptBytes = 0
     var overBudget = false
+    /// Kept across sessions: the last AID and RID made (shared when selected again)
+    /// and the tree the GPO data is parsed into.
+    private var lastAID: [UInt8] = []
+    private var lastRID: [UInt8] = []
+    private var gpoData = BERTLV()
+
+    /// Kept bytes, read in place.
+    subscript(kept: Kept) -> ArraySlice<UInt8> { store[kept] }
+
+    /// Kept bytes as an array of their own (the checks past the common outcomes).
+    func array(_ kept: Kept) -> [UInt8] { Array(store[kept]) }
 
     /// Card tags worth keeping (ODA, consistency, what the card decided).
     static func keeps(_ tag: UInt32) -> Bool {
@@ -59,28 +77,33 @@ struct ODAEvidence {
         if c.cla & 0x80 == 0, c.ins == 0xA4, let name = c.selectedName {
             if !isDirectoryName(name) {
                 reset()
-                aid = name.array
-                rid = Array(name.array.prefix(5))
+                if !ByteView.with(lastAID, { name.elementsEqual($0) }) {
+                    lastAID = name.array
+                    lastRID = Array(lastAID.prefix(5))
+                }
+                aid = lastAID
+                rid = lastRID
                 // The FCI may carry the log entry (9F4D) and the kernel identifier.
                 if let tlv = x.responseTLV { collect(tlv) }
             }
             return
         }
         if let dol = x.commandDOL {
-            var amount: [UInt8]?, currency: [UInt8]?
+            var amount: ByteView?, currency: ByteView?
             for v in dol.values where v.isComplete {
                 keep(terminal: true, v.tag, v.value, replacing: true)
-                if v.tag == 0x9F02 { amount = v.value.array }
-                if v.tag == 0x5F2A { currency = v.value.array }
+                if v.tag == 0x9F02 { amount = v.value }
+                if v.tag == 0x5F2A { currency = v.value }
             }
             if (amount != nil || currency != nil) && dolAmounts.count < 4 {
-                dolAmounts.append((x.commandDOLName, amount, currency))
+                let a = amount.map { append($0) }, k = currency.map { append($0) }
+                dolAmounts.append((x.commandDOLName, a, k))
             }
         }
         switch (c.cla & 0x80, c.ins) {
         case (0x80, 0xA8):
-            let wrapper = BERTLV(parsing: c.data)
-            if let node = wrapper.first(0x83), node.depth == 0 { pdolData = copy(node.value) }
+            gpoData.reparse(c.data)
+            if let node = gpoData.first(0x83), node.depth == 0 { pdolData = copy(node.value) }
             if let tlv = x.responseTLV, let f1 = tlv.first(0x80), f1.depth == 0 {
                 // Format 1: AIP then AFL.
                 if f1.value.count >= 2 {
@@ -112,37 +135,53 @@ struct ODAEvidence {
                 internalAuthenticate = (ddol, sig)
             }
         case (0x80, 0xAE):
-            guard let data = copy(c.data) else { return }
-            var g = GenerateAC(p1: c.p1, commandData: data)
-            if let dol = x.commandDOL, let un = dol.values.first(where: { $0.tag == 0x9F37 && $0.isComplete }) {
-                g.unpredictableNumber = un.value.array
-            }
-            if let tlv = x.responseTLV {
-                if let t77 = tlv.first(0x77), t77.depth == 0 {
-                    for (_, child) in tlv.children(of: tlv.nodes.firstIndex { $0.tag == 0x77 } ?? 0) {
-                        guard child.error == nil else { continue }
-                        if child.tag == 0x9F4B {
-                            g.signedDynamicData = child.value.array
-                        } else {
-                            let start = child.offset, length = child.headerLength + child.value.count
-                            if let raw = tlv.bytes.slice(start, length) { g.responseObjects += raw.array }
-                            if child.tag == 0x9F27 { g.cid = child.value.byte(0) }
-                            if child.tag == 0x9F26 { g.cryptogram = child.value.array }
-                            if child.tag == 0x9F10 { keep(terminal: false, 0x9F10, child.value, replacing: true) }
-                        }
-                    }
-                } else if let f1 = tlv.first(0x80), f1.depth == 0 {
-                    // Format 1: CID, ATC, cryptogram, then the issuer application data.
-                    g.cid = f1.value.byte(0)
-                    g.cryptogram = f1.value.slice(3, 8)?.array
-                    if f1.value.count > 11 { keep(terminal: false, 0x9F10, f1.value.suffix(from: 11), replacing: true) }
-                }
-            }
-            keptBytes += g.responseObjects.count + (g.signedDynamicData?.count ?? 0)
-            if generateACs.count < 4 { generateACs.append(g) }
+            generateAC(x, c)
         default:
             if let tlv = x.responseTLV, c.ins == 0xCA { collect(tlv) }
         }
+    }
+
+    /// A GENERATE AC: the first four are kept; every one counts against the budget.
+    private mutating func generateAC(_ x: APDUInterpretation, _ c: APDUCommand) {
+        let keeping = generateACs.count < 4
+        guard let data = copy(c.data, storing: keeping) else { return }
+        var g = GenerateAC(p1: c.p1, commandData: data, responseObjects: store.count..<store.count)
+        if keeping, let dol = x.commandDOL, let un = dol.values.first(where: { $0.tag == 0x9F37 && $0.isComplete }) {
+            g.unpredictableNumber = append(un.value)
+        }
+        var responseCount = 0, signedCount = 0
+        if let tlv = x.responseTLV {
+            if let t77 = tlv.first(0x77), t77.depth == 0 {
+                let template = tlv.nodes.firstIndex { $0.tag == 0x77 } ?? 0
+                // The answer's objects first, back to back (the hash input), then its values.
+                let start = store.count
+                for (_, child) in tlv.children(of: template) where child.error == nil && child.tag != 0x9F4B {
+                    let length = child.headerLength + child.value.count
+                    guard let raw = tlv.bytes.slice(child.offset, length) else { continue }
+                    responseCount += length
+                    if keeping { raw.append(to: &store) }
+                }
+                g.responseObjects = start..<store.count
+                for (_, child) in tlv.children(of: template) where child.error == nil {
+                    switch child.tag {
+                    case 0x9F4B:
+                        signedCount = child.value.count
+                        if keeping { g.signedDynamicData = append(child.value) }
+                    case 0x9F27: g.cid = child.value.byte(0)
+                    case 0x9F26: if keeping { g.cryptogram = append(child.value) }
+                    case 0x9F10: keep(terminal: false, 0x9F10, child.value, replacing: true)
+                    default: break
+                    }
+                }
+            } else if let f1 = tlv.first(0x80), f1.depth == 0 {
+                // Format 1: CID, ATC, cryptogram, then the issuer application data.
+                g.cid = f1.value.byte(0)
+                if keeping, let ac = f1.value.slice(3, 8) { g.cryptogram = append(ac) }
+                if f1.value.count > 11 { keep(terminal: false, 0x9F10, f1.value.suffix(from: 11), replacing: true) }
+            }
+        }
+        keptBytes += responseCount + signedCount
+        if keeping { generateACs.append(g) }
     }
 
     private mutating func collect(_ tlv: BERTLV) {
@@ -163,61 +202,77 @@ struct ODAEvidence {
     }
 
     /// Forgets everything (a new application was selected, or the session ended),
-    /// keeping the storage of the tagged values for the next one.
+    /// keeping the storage for the next one.
     mutating func reset() {
-        var card = TagValues(), terminal = TagValues(), records = RecordStore()
-        swap(&card, &self.card)
-        swap(&terminal, &self.terminal)
-        swap(&records, &self.records)
-        self = ODAEvidence()
+        rid = nil
+        aid = nil
         card.removeAll()
         terminal.removeAll()
         records.removeAll()
-        self.card = card
-        self.terminal = terminal
-        self.records = records
+        if !store.isEmpty { store.removeAll(keepingCapacity: true) }
+        pdolData = nil
+        fddaSignature = nil
+        internalAuthenticate = nil
+        if !generateACs.isEmpty { generateACs.removeAll(keepingCapacity: true) }
+        if !dolAmounts.isEmpty { dolAmounts.removeAll(keepingCapacity: true) }
+        keptBytes = 0
+        overBudget = false
     }
 
-    private mutating func copy(_ v: ByteView) -> [UInt8]? {
+    /// Keeps a value counted against the budget (nil and `overBudget` when over);
+    /// `storing: false` counts it without keeping it.
+    private mutating func copy(_ v: ByteView, storing: Bool = true) -> Kept? {
         guard keptBytes + v.count <= ODAEvidence.byteBudget else {
             overBudget = true
             return nil
         }
         keptBytes += v.count
-        return v.array
+        return storing ? append(v) : store.count..<store.count
+    }
+
+    /// Keeps a value the budget does not count (DOL amounts, GENERATE AC parts: a few
+    /// bytes each, at most four of each per session).
+    private mutating func append(_ v: ByteView) -> Kept {
+        let start = store.count
+        v.append(to: &store)
+        return start..<store.count
     }
 
     var aip: [UInt8]? { card[0x82] }
     var afl: [UInt8]? { card[0x94] }
 
-    /// The PAN: 5A, else from track 2 (57, then 9F6B).
-    var pan: String? {
-        if let p = card[0x5A] { return digits(p) }
-        if let t = card[0x57] ?? card[0x9F6B] { return track2PAN(t) }
+    /// The PAN's digits, read in place: 5A, else from track 2 (57, then 9F6B).
+    var panDigits: CardDigits? {
+        if let p = card.slice(0x5A) { return CardDigits(p, stop: 0x0F, orEnd: true) }
+        if let t = card.slice(0x57) ?? card.slice(0x9F6B) { return CardDigits(t, stop: 0x0D, orEnd: false) }
         return nil
     }
+
+    /// The PAN: 5A, else from track 2 (57, then 9F6B).
+    var pan: String? { panDigits?.string }
 }
 
 /// Decimal digits of cn/n data up to the first F nibble (nil if another non-digit appears).
-func digits(_ bytes: [UInt8]) -> String? { CardDigits(bytes, stop: 0x0F, orEnd: true)?.string }
+func digits(_ bytes: [UInt8]) -> String? { CardDigits(bytes[...], stop: 0x0F, orEnd: true)?.string }
 
 /// The PAN of track 2 equivalent data: the digits before the separator D.
-func track2PAN(_ bytes: [UInt8]) -> String? { CardDigits(bytes, stop: 0x0D, orEnd: false)?.string }
+func track2PAN(_ bytes: [UInt8]) -> String? { CardDigits(bytes[...], stop: 0x0D, orEnd: false)?.string }
 
 /// Expiry YYMM of track 2 equivalent data (the 4 digits after the separator).
-func track2Expiry(_ bytes: [UInt8]) -> String? { CardDigits(track2Expiry: bytes)?.string }
+func track2Expiry(_ bytes: [UInt8]) -> String? { CardDigits(track2Expiry: bytes[...])?.string }
 
 /// Nibble `i` of `bytes`, high nibble first.
 @inline(__always)
-private func trackNibble(_ bytes: [UInt8], _ i: Int) -> UInt8 {
-    i & 1 == 0 ? bytes[i >> 1] >> 4 : bytes[i >> 1] & 0x0F
+private func trackNibble(_ bytes: ArraySlice<UInt8>, _ i: Int) -> UInt8 {
+    let b = bytes[bytes.startIndex + (i >> 1)]
+    return i & 1 == 0 ? b >> 4 : b & 0x0F
 }
 
 /// Decimal digits that card data holds as nibbles (a cn/n PAN, track 2), read where
 /// they are: the session-end checks compare and Luhn-check PANs without making a
 /// String for each (that cost most of a session end); `string` makes one when shown.
 struct CardDigits: Equatable {
-    private let bytes: [UInt8]
+    private let bytes: ArraySlice<UInt8>
     /// The first digit's nibble index in `bytes`.
     private let start: Int
     let count: Int
@@ -225,7 +280,7 @@ struct CardDigits: Equatable {
     /// The digits from the first nibble up to the first `stop` nibble, or to the end
     /// when `orEnd`; nil when another non-digit comes first (or `stop` is missing
     /// and not `orEnd`).
-    init?(_ bytes: [UInt8], stop: UInt8, orEnd: Bool) {
+    init?(_ bytes: ArraySlice<UInt8>, stop: UInt8, orEnd: Bool) {
         let n = bytes.count * 2
         var i = 0
         while i < n {
@@ -241,7 +296,7 @@ struct CardDigits: Equatable {
     }
 
     /// Expiry YYMM of track 2 equivalent data: the 4 digits after the separator D.
-    init?(track2Expiry bytes: [UInt8]) {
+    init?(track2Expiry bytes: ArraySlice<UInt8>) {
         let n = bytes.count * 2
         var sep = 0
         while sep < n, trackNibble(bytes, sep) != 0x0D { sep += 1 }
@@ -271,7 +326,7 @@ struct CardDigits: Equatable {
     }
 
     /// Whether these are the first `n` nibbles of `other` (hex digits: only 0-9 can match).
-    func equalsNibbles(of other: [UInt8], count n: Int) -> Bool {
+    func equalsNibbles(of other: ArraySlice<UInt8>, count n: Int) -> Bool {
         guard count == n, other.count * 2 >= n else { return false }
         for i in 0..<n where self[i] != trackNibble(other, i) { return false }
         return true
@@ -292,27 +347,44 @@ struct CardDigits: Equatable {
         return count >= 2 && sum % 10 == 0
     }
 
+    /// The digits as text.
+    func write(to text: inout SummaryText) {
+        for i in 0..<count { text.byte(0x30 + self[i]) }
+    }
+
+    /// `maskedPAN(string)` written without making the String: all but the first 4 and
+    /// last 4 digits masked when there are more than 8.
+    func writeMasked(to text: inout SummaryText) {
+        guard count > 8 else { return write(to: &text) }
+        for i in 0..<4 { text.byte(0x30 + self[i]) }
+        text.add("...")
+        for i in (count - 4)..<count { text.byte(0x30 + self[i]) }
+    }
+
     var string: String {
-        var ascii: [UInt8] = []
-        ascii.reserveCapacity(count)
-        for i in 0..<count { ascii.append(0x30 + self[i]) }
-        return String(decoding: ascii, as: UTF8.self)
+        var text = SummaryText(capacity: count)
+        write(to: &text)
+        return text.string
     }
 }
 
 /// A few tagged values (the evidence of one session: tens of tags at most), looked up
 /// by a linear scan of their tags, their bytes back to back in one array: keeping a
 /// value allocates nothing once the storage has grown to a session's size, and a new
-/// session reuses it (`removeAll`). Reading a value copies it out.
+/// session reuses it (`removeAll`). `slice` reads a value in place; the subscript
+/// copies it out.
 struct TagValues {
     private var tags: [UInt32] = []
-    private var starts: [Int] = []
-    private var counts: [Int] = []
+    private var spans: [(start: Int, count: Int)] = []
     private var pool: [UInt8] = []
 
-    subscript(tag: UInt32) -> [UInt8]? {
+    subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
+
+    /// The value of `tag` where it is kept (valid until the next change).
+    func slice(_ tag: UInt32) -> ArraySlice<UInt8>? {
         guard let i = tags.firstIndex(of: tag) else { return nil }
-        return Array(pool[starts[i]..<(starts[i] + counts[i])])
+        let span = spans[i]
+        return pool[span.start..<(span.start + span.count)]
     }
 
     /// Sets the value of `tag` (a replaced value's old bytes stay in the storage until
@@ -321,21 +393,19 @@ struct TagValues {
         let start = pool.count
         value.append(to: &pool)
         if let i = tags.firstIndex(of: tag) {
-            starts[i] = start
-            counts[i] = value.count
+            spans[i] = (start, value.count)
         } else {
             tags.append(tag)
-            starts.append(start)
-            counts.append(value.count)
+            spans.append((start, value.count))
         }
     }
 
     func contains(_ tag: UInt32) -> Bool { tags.contains(tag) }
 
     mutating func removeAll() {
+        guard !tags.isEmpty || !pool.isEmpty else { return }
         tags.removeAll(keepingCapacity: true)
-        starts.removeAll(keepingCapacity: true)
-        counts.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
         pool.removeAll(keepingCapacity: true)
     }
 }
@@ -366,6 +436,7 @@ struct RecordStore {
     }
 
     mutating func removeAll() {
+        guard !keys.isEmpty else { return }
         keys.removeAll(keepingCapacity: true)
         pool.removeAll(keepingCapacity: true)
     }

@@ -26,18 +26,12 @@ enum ODAVerifier {
             method = .dda
         } else if e.fddaSignature != nil {
             method = .fdda
-        } else if e.card[0x93] != nil {
+        } else if e.card.contains(0x93) {
             method = .sda
         } else {
-            guard let aip = e.aip, aip.count >= 1 else { return nil }
-            var supported: [String] = []
-            if aip[0] & 0x40 != 0 { supported.append("SDA") }
-            if aip[0] & 0x20 != 0 { supported.append("DDA") }
-            if aip[0] & 0x01 != 0 { supported.append("CDA") }
+            guard let aip = e.card.slice(0x82)?.first else { return nil }
             var r = ODAResult(method: nil, result: .notPossible)
-            r.reason = supported.isEmpty
-                ? "the card supports no offline data authentication (AIP)"
-                : "no signed data in the capture (the AIP says " + supported.joined(separator: ", ") + " supported)"
+            r.reason = noSignedData(aip: aip)
             return r
         }
         var result = ODAResult(method: method, result: .verified)
@@ -51,29 +45,53 @@ enum ODAVerifier {
         return result
     }
 
+    /// The reason when the AIP names methods but no signed data was seen (literals:
+    /// no String is built per session).
+    static func noSignedData(aip: UInt8) -> String {
+        switch (aip & 0x40 != 0, aip & 0x20 != 0, aip & 0x01 != 0) {
+        case (false, false, false): "the card supports no offline data authentication (AIP)"
+        case (true, false, false): "no signed data in the capture (the AIP says SDA supported)"
+        case (false, true, false): "no signed data in the capture (the AIP says DDA supported)"
+        case (false, false, true): "no signed data in the capture (the AIP says CDA supported)"
+        case (true, true, false): "no signed data in the capture (the AIP says SDA, DDA supported)"
+        case (true, false, true): "no signed data in the capture (the AIP says SDA, CDA supported)"
+        case (false, true, true): "no signed data in the capture (the AIP says DDA, CDA supported)"
+        case (true, true, true): "no signed data in the capture (the AIP says SDA, DDA, CDA supported)"
+        }
+    }
+
     private static func run(_ method: ODAResult.Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
                             _ registry: Registry, _ r: inout ODAResult) throws(Stop) {
         if e.overBudget { throw .missing("the session kept more data than the decoder holds for the check") }
-        let transactionDate = e.terminal[0x9A]
-        if transactionDate == nil { r.notes.append("certificate expiry not checked: no transaction date (9A) in the capture") }
-        let pan = e.pan
-        if pan == nil { r.notes.append("certificate PAN not compared: no PAN in the capture") }
+        // What the common outcomes need is read in place; the values are copied out
+        // only once the issuer certificate can be recovered.
+        if !e.terminal.contains(0x9A) { r.notes.append("certificate expiry not checked: no transaction date (9A) in the capture") }
+        if e.panDigits == nil { r.notes.append("certificate PAN not compared: no PAN in the capture") }
 
         // Issuer public key (Book 2 5.3 / 6.3).
         guard let rid = e.rid else { throw .missing("the application's RID is unknown (no SELECT in the capture)") }
-        guard let index = e.card[0x8F]?.first else { throw .missing("CA public key index (8F) not in the capture") }
+        guard let index = e.card.slice(0x8F)?.first else { throw .missing("CA public key index (8F) not in the capture") }
         let keys = registry.caPublicKeys(rid: rid, index: index)
         guard !keys.isEmpty else {
             throw .missing("no CA public key for RID \(hexUpper(rid)) index \(hexUpper([index])) (add it with --plugins)")
         }
-        guard let cert90 = e.card[0x90] else { throw .missing("issuer public key certificate (90) not in the capture") }
-        guard let issuerExponent = e.card[0x9F32] else { throw .missing("issuer public key exponent (9F32) not in the capture") }
+        guard let certificateLength = e.card.slice(0x90)?.count else {
+            throw .missing("issuer public key certificate (90) not in the capture")
+        }
+        guard e.card.contains(0x9F32) else { throw .missing("issuer public key exponent (9F32) not in the capture") }
+        guard keys.contains(where: { $0.modulus.count == certificateLength }) else {
+            var text = SummaryText()
+            text.add("the certificate is "); text.add(certificateLength)
+            text.add(" bytes, the CA key "); text.add(keys[0].modulus.count)
+            throw .failed("issuer certificate length", text.string)
+        }
+        guard let cert90 = e.card[0x90], let issuerExponent = e.card[0x9F32] else { return }
+        let transactionDate = e.terminal[0x9A]
+        let pan = e.pan
         // Several keys may share RID and index (test and live sets): the one whose
         // recovery has the right header and trailer is the one the issuer used.
         var recovered: [UInt8]?
-        var lengthMismatch = true
         for key in keys where key.modulus.count == cert90.count {
-            lengthMismatch = false
             if let x = RSAPublicKeyOperation.apply(cert90, modulus: key.modulus, exponent: key.exponent) {
                 if recovered == nil || (x.first == 0x6A && x.last == 0xBC) {
                     recovered = x
@@ -81,9 +99,6 @@ enum ODAVerifier {
                 }
                 if x.first == 0x6A && x.last == 0xBC { break }
             }
-        }
-        if lengthMismatch {
-            throw .failed("issuer certificate length", "the certificate is \(cert90.count) bytes, the CA key \(keys[0].modulus.count)")
         }
         guard let x90 = recovered else { throw .failed("issuer certificate recovery", "the certificate is not smaller than the CA key's modulus") }
         let issuer = try certificate(x90, format: 0x02, identifierLength: 4, remainder: e.card[0x92],
@@ -130,11 +145,11 @@ enum ODAVerifier {
         switch method {
         case .dda:
             guard let ia = e.internalAuthenticate else { throw .missing("INTERNAL AUTHENTICATE not in the capture") }
-            sdad = ia.signature
-            terminalData = ia.ddolData
+            sdad = e.array(ia.signature)
+            terminalData = e.array(ia.ddolData)
         case .fdda:
             guard let s = e.fddaSignature else { throw .missing("signed dynamic data (9F4B) not in the capture") }
-            sdad = s
+            sdad = e.array(s)
             guard let un = e.terminal[0x9F37] else { throw .missing("unpredictable number (9F37) not in the PDOL data") }
             // fDDA version 01 signs UN, amount, currency and 9F69; version 00 the UN alone.
             if let card = e.card[0x9F69], card.first == 0x01 {
@@ -147,8 +162,8 @@ enum ODAVerifier {
             }
         case .cda:
             guard let ac = cdaAC, let s = ac.signedDynamicData else { throw .missing("signed dynamic data not in the capture") }
-            sdad = s
-            guard let un = ac.unpredictableNumber ?? e.terminal[0x9F37] else {
+            sdad = e.array(s)
+            guard let un = ac.unpredictableNumber.map({ e.array($0) }) ?? e.terminal[0x9F37] else {
                 throw .missing("unpredictable number (9F37) not in the CDOL data")
             }
             terminalData = un
@@ -180,12 +195,12 @@ enum ODAVerifier {
             guard let pdol = e.pdolData else {
                 throw .missing("GET PROCESSING OPTIONS data not in the capture")
             }
-            var input = pdol
+            var input = e.array(pdol)
             for g in e.generateACs {
-                input += g.commandData
-                if g.commandData == ac.commandData && g.p1 == ac.p1 { break }
+                input += e[g.commandData]
+                if e[g.commandData] == e[ac.commandData] && g.p1 == ac.p1 { break }
             }
-            input += ac.responseObjects
+            input += e[ac.responseObjects]
             s.computedTransactionDataHash = SHA1.hash(input)
             r.signedData = s
             if s.computedTransactionDataHash != s.transactionDataHash {
