@@ -9,8 +9,9 @@ enum ODARendering {
     static func writeJSONMembers(_ s: TransactionSummary, to out: OutputBuffer) {
         out.ascii(",\"oda\":")
         if let r = s.oda {
-            out.ascii("{\"method\":"); string(r.method?.rawValue, out)
-            out.ascii(",\"result\":"); string(r.result.rawValue, out)
+            // The method and result as JSON literals (their raw values need no escaping).
+            out.ascii("{\"method\":"); out.ascii(jsonLiteral(r.method))
+            out.ascii(",\"result\":"); out.ascii(jsonLiteral(r.result))
             out.ascii(",\"step\":"); string(r.step, out)
             out.ascii(",\"reason\":"); string(r.reason, out)
             out.ascii(",\"ca_key\":")
@@ -185,6 +186,24 @@ enum ODARendering {
     }
 
     // MARK: Helpers
+
+    private static func jsonLiteral(_ m: ODAResult.Method?) -> StaticString {
+        switch m {
+        case .sda?: "\"SDA\""
+        case .dda?: "\"DDA\""
+        case .fdda?: "\"fDDA\""
+        case .cda?: "\"CDA\""
+        case nil: "null"
+        }
+    }
+
+    private static func jsonLiteral(_ r: ODAResult.Outcome) -> StaticString {
+        switch r {
+        case .verified: "\"verified\""
+        case .failed: "\"failed\""
+        case .notPossible: "\"not possible\""
+        }
+    }
 
     private static func string(_ s: String?, _ out: OutputBuffer) {
         guard let s else { out.ascii("null"); return }

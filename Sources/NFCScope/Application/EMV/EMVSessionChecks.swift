@@ -121,16 +121,18 @@ enum EMVSessionChecks {
 final class SessionEndScratch {
     let buffer = OutputBuffer(initialCapacity: 256)
     private var lastText = ""
+    private var lastTextBytes: [UInt8] = []
     /// Kernel names by identifier (0-63), each looked up once in `registry`.
     private var kernelNames = [String??](repeating: nil, count: 64)
     private var kernelRegistry: ObjectIdentifier?
 
     /// The buffer's contents as a String (the last one when the same).
     func text(of out: OutputBuffer) -> String {
-        let same = out.withContents { v in
-            v.count == lastText.utf8.count && v.elementsEqual(lastText.utf8)
+        let same = out.withContents { v in ByteView.with(lastTextBytes) { v.elementsEqual($0) } }
+        if !same {
+            lastText = out.string
+            lastTextBytes = Array(lastText.utf8)
         }
-        if !same { lastText = out.string }
         return lastText
     }
 

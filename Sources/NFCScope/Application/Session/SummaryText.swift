@@ -20,13 +20,15 @@ struct SummaryText {
     /// A decimal number, as `"\(n)"` writes it.
     mutating func add(_ n: Int) {
         if n < 0 { bytes.append(0x2D) }
+        // Most significant digit first: the power of ten at or below the number.
         var m = n.magnitude
-        let start = bytes.count
+        var p: UInt = 1
+        while m / p >= 10 { p *= 10 }
         repeat {
-            bytes.append(0x30 + UInt8(m % 10))
-            m /= 10
-        } while m > 0
-        bytes[start...].reverse()
+            bytes.append(0x30 + UInt8(m / p))
+            m %= p
+            p /= 10
+        } while p > 0
     }
 
     /// Upper-case hex, as `hexUpper` writes it.
@@ -41,4 +43,25 @@ struct SummaryText {
     }
 
     var string: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// The last few arrays made from bytes seen (AIDs, RIDs): the same bytes again give
+/// the same array back instead of a new one (a capture's cards select a few
+/// applications over and over).
+struct RecentArrays {
+    private var arrays: [[UInt8]] = []
+    private var next = 0
+    static let capacity = 4
+
+    mutating func array(_ v: ByteView) -> [UInt8] {
+        for a in arrays where ByteView.with(a, { v.elementsEqual($0) }) { return a }
+        let a = v.array
+        if arrays.count < RecentArrays.capacity {
+            arrays.append(a)
+        } else {
+            arrays[next] = a
+            next = (next + 1) % RecentArrays.capacity
+        }
+        return a
+    }
 }

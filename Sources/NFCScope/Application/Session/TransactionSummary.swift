@@ -84,8 +84,9 @@ struct TransactionTracker {
     private var scratch: SessionEndScratch?
     /// The last selected AID and PSE/PPSE directory made: the next session's are the
     /// same arrays when they hold the same bytes (most cards of a capture), not new ones.
-    private var lastAID: [UInt8] = []
-    private var lastDirectory: [TransactionSummary.DirectoryEntry] = []
+    private var recentAIDs = RecentArrays()
+    private var recentDirectories: [[TransactionSummary.DirectoryEntry]] = []
+    private var recentLabels: [String] = []
 
     var isEmpty: Bool { summary.apdus == 0 }
 
@@ -134,16 +135,32 @@ struct TransactionTracker {
                 summary.vasRequested = true
             } else if isDirectoryName(name) {
                 if ok, let tlv = x.responseTLV {
-                    if !directoryMatches(tlv, lastDirectory) { lastDirectory = directoryEntries(tlv) }
-                    summary.directory = lastDirectory
+                    // One of the last few directories when the answer lists the same entries.
+                    if let same = recentDirectories.first(where: { directoryMatches(tlv, $0) }) {
+                        summary.directory = same
+                    } else {
+                        summary.directory = directoryEntries(tlv)
+                        if recentDirectories.count == RecentArrays.capacity { recentDirectories.removeFirst() }
+                        recentDirectories.append(summary.directory)
+                    }
                 }
             } else {
-                if !ByteView.with(lastAID, { name.elementsEqual($0) }) { lastAID = name.array }
-                summary.aid = lastAID
-                summary.applicationName = x.application(in: registry)?.name
+                summary.aid = recentAIDs.array(name)
+                summary.applicationName = x.applicationIndex.map { registry.aids[$0].name }
                 summary.selectAccepted = ok
-                summary.label = x.responseTLV.flatMap { tlv in tlv.first(0x50).map { asciiText($0.value) } }
-                    ?? summary.directory.first { ByteView.with($0.aid) { $0.elementsEqual(name) } }?.label
+                if let tlv = x.responseTLV, let label = tlv.first(0x50) {
+                    // One of the last few labels made when the same: shared, not made again.
+                    if let same = recentLabels.first(where: { sameASCIIText(label.value, $0) }) {
+                        summary.label = same
+                    } else {
+                        let text = asciiText(label.value)
+                        if recentLabels.count == RecentArrays.capacity { recentLabels.removeFirst() }
+                        recentLabels.append(text)
+                        summary.label = text
+                    }
+                } else {
+                    summary.label = summary.directory.first { ByteView.with($0.aid) { $0.elementsEqual(name) } }?.label
+                }
             }
         }
         if let dol = x.commandDOL {
@@ -259,9 +276,7 @@ func directoryMatches(_ tlv: BERTLV, _ entries: [TransactionSummary.DirectoryEnt
         guard e.priority == priority, ByteView.with(e.aid, { aid.elementsEqual($0) }) else { return false }
         switch (label, e.label) {
         case (nil, nil): break
-        case (let l?, let text?):
-            guard l.count == text.utf8.count,
-                  l.elementsEqual(text.utf8, by: { ($0 >= 0x20 && $0 < 0x7F ? $0 : 0x2E) == $1 }) else { return false }
+        case (let l?, let text?): guard sameASCIIText(l, text) else { return false }
         default: return false
         }
         n += 1
@@ -280,6 +295,11 @@ func bcdValue(_ v: ByteView) -> Int64? {
         result = m + hi * 10 + lo
     }
     return result
+}
+
+/// Whether `asciiText(v)` is `text`, without making it.
+func sameASCIIText(_ v: ByteView, _ text: String) -> Bool {
+    v.count == text.utf8.count && v.elementsEqual(text.utf8, by: { ($0 >= 0x20 && $0 < 0x7F ? $0 : 0x2E) == $1 })
 }
 
 /// Printable ASCII from card data; anything else as `.`.

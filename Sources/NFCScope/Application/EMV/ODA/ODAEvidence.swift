@@ -51,8 +51,8 @@ struct ODAEvidence {
     var overBudget = false
     /// Kept across sessions: the last AID and RID made (shared when selected again)
     /// and the tree the GPO data is parsed into.
-    private var lastAID: [UInt8] = []
-    private var lastRID: [UInt8] = []
+    private var recentAIDs = RecentArrays()
+    private var recentRIDs = RecentArrays()
     private var gpoData = BERTLV()
 
     /// Kept bytes, read in place.
@@ -76,13 +76,7 @@ struct ODAEvidence {
         guard x.handler == .emv, let c = x.command, let r = x.response, r.sw == 0x9000 else { return }
         if c.cla & 0x80 == 0, c.ins == 0xA4, let name = c.selectedName {
             if !isDirectoryName(name) {
-                reset()
-                if !ByteView.with(lastAID, { name.elementsEqual($0) }) {
-                    lastAID = name.array
-                    lastRID = Array(lastAID.prefix(5))
-                }
-                aid = lastAID
-                rid = lastRID
+                select(name)
                 // The FCI may carry the log entry (9F4D) and the kernel identifier.
                 if let tlv = x.responseTLV { collect(tlv) }
             }
@@ -95,10 +89,7 @@ struct ODAEvidence {
                 if v.tag == 0x9F02 { amount = v.value }
                 if v.tag == 0x5F2A { currency = v.value }
             }
-            if (amount != nil || currency != nil) && dolAmounts.count < 4 {
-                let a = amount.map { append($0) }, k = currency.map { append($0) }
-                dolAmounts.append((x.commandDOLName, a, k))
-            }
+            keepDOLAmounts(x.commandDOLName, amount: amount, currency: currency)
         }
         switch (c.cla & 0x80, c.ins) {
         case (0x80, 0xA8):
@@ -112,7 +103,7 @@ struct ODAEvidence {
                 }
             } else if let tlv = x.responseTLV {
                 collect(tlv)
-                if let sdad = tlv.first(0x9F4B) { fddaSignature = copy(sdad.value) }
+                if let sdad = tlv.first(0x9F4B) { keepSignature(sdad.value) }
             }
         case (0x00, 0xB2):
             guard c.p2 & 0x07 == 0x04 else { return }
@@ -125,7 +116,7 @@ struct ODAEvidence {
             records.append(sfi: sfi, record: record, r.data)
             if let tlv = x.responseTLV {
                 collect(tlv)
-                if let sdad = tlv.first(0x9F4B), fddaSignature == nil { fddaSignature = copy(sdad.value) }
+                if let sdad = tlv.first(0x9F4B), fddaSignature == nil { keepSignature(sdad.value) }
             }
         case (0x00, 0x88):
             guard let tlv = x.responseTLV, let ddol = copy(c.data) else { return }
@@ -139,6 +130,25 @@ struct ODAEvidence {
         default:
             if let tlv = x.responseTLV, c.ins == 0xCA { collect(tlv) }
         }
+    }
+
+    /// A new application selected by name: what the previous one showed is forgotten.
+    mutating func select(_ name: ByteView) {
+        reset()
+        aid = recentAIDs.array(name)
+        rid = recentRIDs.array(name.prefix(5))
+    }
+
+    /// The amount and currency of a DOL's data (the first four DOLs that had either).
+    mutating func keepDOLAmounts(_ dol: StaticString, amount: ByteView?, currency: ByteView?) {
+        guard (amount != nil || currency != nil) && dolAmounts.count < 4 else { return }
+        let a = amount.map { append($0) }, k = currency.map { append($0) }
+        dolAmounts.append((dol, a, k))
+    }
+
+    /// Signed dynamic data (9F4B) of the GPO answer or a record (fDDA).
+    mutating func keepSignature(_ v: ByteView) {
+        fddaSignature = copy(v)
     }
 
     /// A GENERATE AC: the first four are kept; every one counts against the budget.
@@ -374,39 +384,45 @@ struct CardDigits: Equatable {
 /// session reuses it (`removeAll`). `slice` reads a value in place; the subscript
 /// copies it out.
 struct TagValues {
-    private var tags: [UInt32] = []
-    private var spans: [(start: Int, count: Int)] = []
+    private struct Entry {
+        var tag: UInt32
+        var start: Int
+        var count: Int
+    }
+    private var entries: [Entry] = []
     private var pool: [UInt8] = []
+
+    private func index(_ tag: UInt32) -> Int? {
+        var i = 0
+        while i < entries.count {
+            if entries[i].tag == tag { return i }
+            i += 1
+        }
+        return nil
+    }
 
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
 
     /// The value of `tag` where it is kept (valid until the next change).
     func slice(_ tag: UInt32) -> ArraySlice<UInt8>? {
-        guard let i = tags.firstIndex(of: tag) else { return nil }
-        let span = spans[i]
-        return pool[span.start..<(span.start + span.count)]
+        guard let i = index(tag) else { return nil }
+        let e = entries[i]
+        return pool[e.start..<(e.start + e.count)]
     }
 
     /// Sets the value of `tag` (a replaced value's old bytes stay in the storage until
     /// `removeAll`; the session's byte budget bounds them).
     mutating func set(_ tag: UInt32, _ value: ByteView) {
-        let start = pool.count
+        let entry = Entry(tag: tag, start: pool.count, count: value.count)
         value.append(to: &pool)
-        if let i = tags.firstIndex(of: tag) {
-            spans[i] = (start, value.count)
-        } else {
-            tags.append(tag)
-            spans.append((start, value.count))
-        }
+        if let i = index(tag) { entries[i] = entry } else { entries.append(entry) }
     }
 
-    func contains(_ tag: UInt32) -> Bool { tags.contains(tag) }
+    func contains(_ tag: UInt32) -> Bool { index(tag) != nil }
 
     mutating func removeAll() {
-        guard !tags.isEmpty || !pool.isEmpty else { return }
-        tags.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
-        pool.removeAll(keepingCapacity: true)
+        if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
+        if !pool.isEmpty { pool.removeAll(keepingCapacity: true) }
     }
 }
 
