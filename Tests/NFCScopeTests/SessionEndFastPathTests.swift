@@ -273,7 +273,7 @@ import Testing
             if g.chance(70) { set(0x82, [UInt8(g.int(256)), 0x00]) }
             if g.chance(5) { set(0x82, []) }
             switch g.int(5) {
-            case 0: ByteView.with(g.bytes(8)) { _ = e.keepSignature($0) }
+            case 0: ByteView.with(g.bytes(8)) { e.keepSignature($0) }
             case 1: if g.chance(50) { set(0x93, g.bytes(16)) }
             default: break
             }
