@@ -137,6 +137,31 @@ public struct ByteView: @unchecked Sendable {
         return base.distance(to: UnsafeRawPointer(hit))
     }
 
+    /// True when every byte of `[start, end)` is ASCII and none is ESC (0x1B): text
+    /// that a terminal shows one column per byte (no UTF-8 sequence, no colour
+    /// sequence). Eight bytes per step. An empty or out-of-range span answers true
+    /// for what lies inside the view.
+    public func isASCIIWithoutEscape(_ start: Int, _ end: Int) -> Bool {
+        guard let base else { return true }
+        var i = Swift.max(0, start)
+        let end = Swift.min(end, count)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let escapes = ones &* 0x1B
+        while i &+ 8 <= end {
+            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let x = w ^ escapes
+            // A high bit in a byte of `w`, or a byte of `x` that is zero (an ESC).
+            if (w | ((x &- ones) & ~x)) & highs != 0 { return false }
+            i &+= 8
+        }
+        while i < end {
+            let b = base.load(fromByteOffset: i, as: UInt8.self)
+            if b >= 0x80 || b == 0x1B { return false }
+            i &+= 1
+        }
+        return true
+    }
+
     /// Offset of this view's first byte inside `outer`, when it is a sub-view of it.
     public func offset(in outer: ByteView) -> Int? {
         guard let b = base, let o = outer.base else { return nil }

@@ -39,10 +39,11 @@ enum TextWrap {
     /// ranges in `text`, in `ranges` (emptied first, so that a caller can reuse it).
     static func pieces(_ text: ByteView, width: Int, into ranges: inout [Range<Int>]) {
         ranges.removeAll(keepingCapacity: true)
+        let plain = text.isASCIIWithoutEscape(0, text.count)
         var start = 0
         let end = text.count
         while true {
-            let (pieceEnd, fits) = firstPiece(text, start, end, width: width)
+            let (pieceEnd, fits) = firstPiece(text, start, end, width: width, plain: plain)
             if fits {
                 if start < end || ranges.isEmpty { ranges.append(start..<end) }
                 return
@@ -56,28 +57,35 @@ enum TextWrap {
     /// characters (`fits`), else at most `width` characters, cut after a space in its
     /// second half when there is one, trailing spaces left out. Returns where the piece
     /// ends. One pass over the piece, so wrapping a long line costs its length, not its
-    /// length squared.
-    static func firstPiece(_ text: ByteView, _ start: Int, _ end: Int, width: Int) -> (end: Int, fits: Bool) {
+    /// length squared. `plain`: the text is ASCII without ESC (`isASCIIWithoutEscape`),
+    /// so that a character is a byte and the piece's end is found without a scan.
+    static func firstPiece(_ text: ByteView, _ start: Int, _ end: Int, width: Int,
+                           plain: Bool = false) -> (end: Int, fits: Bool) {
         guard width > 0 else { return (end, true) }
         // The byte index after `width` characters (UTF-8 continuation bytes and colour
         // sequences ride along).
         var i = start
-        var chars = 0
-        var inEscape = false
-        var fits = true
-        while i < end {
-            let b = text[i]
-            if inEscape {
-                if b == 0x6D { inEscape = false }
-            } else if b == 0x1B {
-                inEscape = true
-            } else if b & 0xC0 != 0x80 {
-                if chars == width { fits = false; break }
-                chars += 1
+        if plain {
+            if end - start <= width { return (end, true) }
+            i = start + width
+        } else {
+            var chars = 0
+            var inEscape = false
+            var fits = true
+            while i < end {
+                let b = text[i]
+                if inEscape {
+                    if b == 0x6D { inEscape = false }
+                } else if b == 0x1B {
+                    inEscape = true
+                } else if b & 0xC0 != 0x80 {
+                    if chars == width { fits = false; break }
+                    chars += 1
+                }
+                i += 1
             }
-            i += 1
+            if fits { return (end, true) }
         }
-        if fits { return (end, true) }
         var cut = i
         var k = i
         while k > start + width / 2 {
@@ -98,6 +106,7 @@ enum TextWrap {
     /// Characters (not bytes) a terminal shows for UTF-8 text: colour sequences
     /// (ESC [ ... m) take no room.
     static func displayWidth(_ text: ByteView, _ start: Int, _ end: Int) -> Int {
+        if text.isASCIIWithoutEscape(start, end) { return end - start }
         var n = 0
         var inEscape = false
         for i in start..<end {
@@ -115,21 +124,24 @@ enum TextWrap {
 
     /// `text` written to `out` with every line longer than `width` wrapped: the
     /// continuation lines start two columns right of the line's own indentation, under
-    /// its text. Lines that fit are copied in runs, as they are.
+    /// its text. Lines that fit are copied in runs, as they are. Newlines are found
+    /// with `memchr`; only a line longer than the width in bytes is looked at again
+    /// (a character is at least one byte), and when it is plain ASCII its width is its
+    /// length.
     static func wrap(_ text: ByteView, width: Int, into out: OutputBuffer) {
         let n = text.count
         // `text[copied..<lineStart]` is made of lines that fit, not written yet.
         var copied = 0
         var lineStart = 0
         while lineStart < n {
-            var lineEnd = lineStart
-            while lineEnd < n && text[lineEnd] != 0x0A { lineEnd += 1 }
-            // A character is at least one byte: a line no longer than the width in
-            // bytes fits.
-            if lineEnd - lineStart > width && displayWidth(text, lineStart, lineEnd) > width {
-                out.bytes(text[copied..<lineStart])
-                writeWrapped(text, lineStart, lineEnd, width: width, into: out)
-                copied = lineEnd
+            let lineEnd = text.firstIndex(of: 0x0A, from: lineStart) ?? n
+            if lineEnd - lineStart > width {
+                let plain = text.isASCIIWithoutEscape(lineStart, lineEnd)
+                if plain || displayWidth(text, lineStart, lineEnd) > width {
+                    out.bytes(text[copied..<lineStart])
+                    writeWrapped(text, lineStart, lineEnd, width: width, plain: plain, into: out)
+                    copied = lineEnd
+                }
             }
             lineStart = lineEnd + 1
         }
@@ -137,16 +149,17 @@ enum TextWrap {
     }
 
     /// One line longer than `width` (`text[start..<end]`), wrapped, without its newline.
-    private static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, into out: OutputBuffer) {
+    private static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, plain: Bool,
+                                     into out: OutputBuffer) {
         let indent = skipSpaces(text, start, end) - start
         let continuation = min(indent + 2, width / 2)
-        let head = firstPiece(text, start, end, width: width).end
+        let head = firstPiece(text, start, end, width: width, plain: plain).end
         out.bytes(text[start..<head])
         var rest = skipSpaces(text, head, end)
         while rest < end {
             out.byte(0x0A)
             out.spaces(continuation)
-            let piece = firstPiece(text, rest, end, width: width - continuation).end
+            let piece = firstPiece(text, rest, end, width: width - continuation, plain: plain).end
             out.bytes(text[rest..<piece])
             rest = skipSpaces(text, piece, end)
         }

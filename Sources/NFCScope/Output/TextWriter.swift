@@ -248,7 +248,7 @@ public final class TextWriter: MaskableFrameWriter {
         if let mask = nextFrameMask {
             out.hex(v, mask: mask, maskOffset: offset, separator: 0x20)
         } else {
-            out.hex(v, separator: 0x20)
+            out.hexSpaced(v)
         }
     }
 
