@@ -176,6 +176,31 @@ struct TextFastPathTests {
         ByteView.with([0x1A, 0x1C, 0x3B, 0x7F, 0x9B, 0x1C, 0x3B, 0x7F]) { #expect(!$0.isASCIIWithoutEscape(0, 8)) }
     }
 
+    @Test("word-at-a-time space searches agree with byte-by-byte ones")
+    func spaceSearches() {
+        var seed: UInt64 = 77
+        for _ in 0..<120 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let n = Int(seed >> 58)
+            // Spaces, bytes one bit off a space (0x21, 0x60, 0xA0, 0x00) and others.
+            let alphabet: [UInt8] = [0x20, 0x20, 0x20, 0x21, 0x60, 0xA0, 0x00, 0x41, 0xFF, 0x1F]
+            var t: [UInt8] = []
+            for k in 0..<n { t.append(alphabet[Int((seed >> UInt64(k % 60)) % UInt64(alphabet.count))]) }
+            for s in 0...n {
+                for e in s...n {
+                    var first = s
+                    while first < e && t[first] == 0x20 { first += 1 }
+                    var last: Int? = nil
+                    for k in stride(from: e - 1, through: s, by: -1) where t[k] == 0x20 { last = k; break }
+                    ByteView.with(t) { v in
+                        #expect(v.firstIndex(notEqualTo: 0x20, from: s, to: e) == first)
+                        #expect(v.lastIndex(of: 0x20, from: s, to: e) == last)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("spaced hex is hex with a space separator")
     func hexSpaced() {
         for n in [0, 1, 2, 3, 7, 8, 16, 17, 255, 256] {

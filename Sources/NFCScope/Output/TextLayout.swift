@@ -86,21 +86,16 @@ enum TextWrap {
             }
             if fits { return (end, true) }
         }
+        // After the last space in the piece's second half, if any.
         var cut = i
-        var k = i
-        while k > start + width / 2 {
-            if text[k - 1] == 0x20 { cut = k; break }
-            k -= 1
-        }
+        if let space = text.lastIndex(of: 0x20, from: start + width / 2, to: i) { cut = space + 1 }
         while cut > start && text[cut - 1] == 0x20 { cut -= 1 }
         return (cut, false)
     }
 
     /// The index of the first byte at or after `i` (before `end`) that is not a space.
     private static func skipSpaces(_ text: ByteView, _ i: Int, _ end: Int) -> Int {
-        var i = i
-        while i < end && text[i] == 0x20 { i += 1 }
-        return i
+        text.firstIndex(notEqualTo: 0x20, from: i, to: end)
     }
 
     /// Characters (not bytes) a terminal shows for UTF-8 text: colour sequences
