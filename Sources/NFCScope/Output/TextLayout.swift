@@ -69,22 +69,8 @@ enum TextWrap {
             if end - start <= width { return (end, true) }
             i = start + width
         } else {
-            var chars = 0
-            var inEscape = false
-            var fits = true
-            while i < end {
-                let b = text[i]
-                if inEscape {
-                    if b == 0x6D { inEscape = false }
-                } else if b == 0x1B {
-                    inEscape = true
-                } else if b & 0xC0 != 0x80 {
-                    if chars == width { fits = false; break }
-                    chars += 1
-                }
-                i += 1
-            }
-            if fits { return (end, true) }
+            i = countCharacters(text, start, end, limit: width).index
+            if i == end { return (end, true) }
         }
         // After the last space in the piece's second half, if any.
         var cut = i
@@ -102,19 +88,30 @@ enum TextWrap {
     /// (ESC [ ... m) take no room.
     static func displayWidth(_ text: ByteView, _ start: Int, _ end: Int) -> Int {
         if text.isASCIIWithoutEscape(start, end) { return end - start }
-        var n = 0
+        return countCharacters(text, start, end, limit: .max).count
+    }
+
+    /// Counts the characters of `text[start..<end]` (UTF-8 lead bytes outside colour
+    /// sequences) until `limit` of them are passed: `index` is where the next one
+    /// starts (`end` when there are no more than `limit`), `count` how many were passed.
+    private static func countCharacters(_ text: ByteView, _ start: Int, _ end: Int,
+                                        limit: Int) -> (index: Int, count: Int) {
+        var chars = 0
         var inEscape = false
-        for i in start..<end {
+        var i = start
+        while i < end {
             let b = text[i]
             if inEscape {
                 if b == 0x6D { inEscape = false }
             } else if b == 0x1B {
                 inEscape = true
             } else if b & 0xC0 != 0x80 {
-                n += 1
+                if chars == limit { return (i, chars) }
+                chars += 1
             }
+            i += 1
         }
-        return n
+        return (end, chars)
     }
 
     /// `text` written to `out` with every line longer than `width` wrapped: the
