@@ -64,10 +64,11 @@ enum LibnfcLineSyntax {
         while let b = line.byte(first), b == 0x20 || b == 0x09 || b == 0x0D { first += 1 }
         if first >= line.count { return .blank }
         if let messageStart = debugMessageStart(line) {
-            for (prefix, tx) in [("TX:" as StaticString, true), ("RX:", false)] where hasPrefix(line, at: messageStart, prefix) {
-                if line.count == messageStart + 3 || line.byte(messageStart + 3) == 0x20 {
-                    return .host(tx: tx, hexStart: messageStart + 3, hexEnd: line.count, time: nil)
-                }
+            // "TX:" or "RX:" (checked byte by byte: no array of prefixes made per line).
+            if let t = line.byte(messageStart), t == 0x54 || t == 0x52, line.byte(messageStart + 1) == 0x58,
+               line.byte(messageStart + 2) == 0x3A,
+               line.count == messageStart + 3 || line.byte(messageStart + 3) == 0x20 {
+                return .host(tx: t == 0x54, hexStart: messageStart + 3, hexEnd: line.count, time: nil)
             }
             return .debugText
         }
