@@ -156,6 +156,71 @@ public struct ByteView: @unchecked Sendable {
         return base.distance(to: UnsafeRawPointer(hit))
     }
 
+    /// True when every byte of `[start, end)` is ASCII and none is ESC (0x1B): text
+    /// that a terminal shows one column per byte (no UTF-8 sequence, no colour
+    /// sequence). Eight bytes per step. An empty or out-of-range span answers true
+    /// for what lies inside the view.
+    public func isASCIIWithoutEscape(_ start: Int, _ end: Int) -> Bool {
+        guard let base else { return true }
+        var i = Swift.max(0, start)
+        let end = Swift.min(end, count)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let escapes = ones &* 0x1B
+        while i &+ 8 <= end {
+            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let x = w ^ escapes
+            // A high bit in a byte of `w`, or a byte of `x` that is zero (an ESC).
+            if (w | ((x &- ones) & ~x)) & highs != 0 { return false }
+            i &+= 8
+        }
+        while i < end {
+            let b = base.load(fromByteOffset: i, as: UInt8.self)
+            if b >= 0x80 || b == 0x1B { return false }
+            i &+= 1
+        }
+        return true
+    }
+
+    /// The first index in `[start, end)` whose byte is not `byte` (`end` when there is
+    /// none): the end of a run of spaces, eight bytes per step.
+    public func firstIndex(notEqualTo byte: UInt8, from start: Int, to end: Int) -> Int {
+        let end = Swift.min(end, count)
+        guard let base, start >= 0, start < end else { return Swift.max(start, end) }
+        var i = start
+        let pattern = 0x0101_0101_0101_0101 &* UInt64(byte)
+        while i &+ 8 <= end {
+            let x = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ pattern
+            // Little-endian: the first byte in memory is the lowest.
+            if x != 0 { return i &+ x.trailingZeroBitCount &>> 3 }
+            i &+= 8
+        }
+        while i < end && base.load(fromByteOffset: i, as: UInt8.self) == byte { i &+= 1 }
+        return i
+    }
+
+    /// The last index in `[start, end)` holding `byte`, nil when none: eight bytes per
+    /// step, from the end back.
+    public func lastIndex(of byte: UInt8, from start: Int, to end: Int) -> Int? {
+        let end = Swift.min(end, count)
+        let start = Swift.max(start, 0)
+        guard let base, start < end else { return nil }
+        var i = end
+        let pattern = 0x0101_0101_0101_0101 &* UInt64(byte)
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        while i &- 8 >= start {
+            let x = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i &- 8, as: UInt64.self)) ^ pattern
+            // 0x80 in exactly the bytes of `x` that are zero (no borrow between bytes).
+            let zeros = ~(((x & low7) &+ low7) | x | low7)
+            if zeros != 0 { return i &- 8 &+ (63 &- zeros.leadingZeroBitCount) &>> 3 }
+            i &-= 8
+        }
+        while i > start {
+            i &-= 1
+            if base.load(fromByteOffset: i, as: UInt8.self) == byte { return i }
+        }
+        return nil
+    }
+
     /// Offset of this view's first byte inside `outer`, when it is a sub-view of it.
     public func offset(in outer: ByteView) -> Int? {
         guard let b = base, let o = outer.base else { return nil }

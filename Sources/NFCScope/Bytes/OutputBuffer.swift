@@ -384,6 +384,24 @@ public final class OutputBuffer: @unchecked Sendable {
         count = o
     }
 
+    /// Bytes as lowercase hex pairs separated by single spaces (what
+    /// `hex(v, separator: 0x20)` writes): one table read and one 4-byte store per byte.
+    @inline(__always)
+    public func hexSpaced(_ v: ByteView) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        // Each store writes the pair, a space and one byte more (overwritten next).
+        reserve(n &* 3 &+ 1)
+        let pairs = UnsafeRawPointer(hexLowerPairs)
+        let dst = UnsafeMutableRawPointer(storage + count)
+        for i in 0..<n {
+            let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
+            let pair = UInt32(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self)))
+            dst.storeBytes(of: (pair | 0x0020_0000).littleEndian, toByteOffset: i &* 3, as: UInt32.self)
+        }
+        count &+= n &* 3 &- 1
+    }
+
     /// Like `hex`, but nibbles whose `mask` entry is true are written as `*`. `mask`
     /// covers a longer byte string; `maskOffset` is where `v` starts in it (bytes).
     public func hex(_ v: ByteView, mask: [Bool], maskOffset: Int, uppercase: Bool = false, separator: UInt8? = nil) {

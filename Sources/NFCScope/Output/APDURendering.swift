@@ -283,8 +283,7 @@ private func writeOptionalInt(_ v: Int?, _ out: OutputBuffer) {
 }
 
 private func writeIndent(_ n: Int, _ out: OutputBuffer) {
-    var i = 0
-    while i < n { out.byte(0x20); i += 1 }
+    out.spaces(n)
 }
 
 private func writeByteCount(_ n: Int, _ out: OutputBuffer) {

@@ -219,7 +219,7 @@ enum ApplicationRendering {
     }
 
     private static func pad(_ n: Int, _ out: OutputBuffer) {
-        for _ in 0..<n { out.byte(0x20) }
+        out.spaces(n)
     }
 }
 

@@ -39,10 +39,11 @@ enum TextWrap {
     /// ranges in `text`, in `ranges` (emptied first, so that a caller can reuse it).
     static func pieces(_ text: ByteView, width: Int, into ranges: inout [Range<Int>]) {
         ranges.removeAll(keepingCapacity: true)
+        let plain = text.isASCIIWithoutEscape(0, text.count)
         var start = 0
         let end = text.count
         while true {
-            let (pieceEnd, fits) = firstPiece(text, start, end, width: width)
+            let (pieceEnd, fits) = firstPiece(text, start, end, width: width, plain: plain)
             if fits {
                 if start < end || ranges.isEmpty { ranges.append(start..<end) }
                 return
@@ -56,15 +57,48 @@ enum TextWrap {
     /// characters (`fits`), else at most `width` characters, cut after a space in its
     /// second half when there is one, trailing spaces left out. Returns where the piece
     /// ends. One pass over the piece, so wrapping a long line costs its length, not its
-    /// length squared.
-    static func firstPiece(_ text: ByteView, _ start: Int, _ end: Int, width: Int) -> (end: Int, fits: Bool) {
+    /// length squared. `plain`: the text is ASCII without ESC (`isASCIIWithoutEscape`),
+    /// so that a character is a byte and the piece's end is found without a scan.
+    static func firstPiece(_ text: ByteView, _ start: Int, _ end: Int, width: Int,
+                           plain: Bool = false) -> (end: Int, fits: Bool) {
         guard width > 0 else { return (end, true) }
         // The byte index after `width` characters (UTF-8 continuation bytes and colour
         // sequences ride along).
         var i = start
+        if plain {
+            if end - start <= width { return (end, true) }
+            i = start + width
+        } else {
+            i = countCharacters(text, start, end, limit: width).index
+            if i == end { return (end, true) }
+        }
+        // After the last space in the piece's second half, if any.
+        var cut = i
+        if let space = text.lastIndex(of: 0x20, from: start + width / 2, to: i) { cut = space + 1 }
+        while cut > start && text[cut - 1] == 0x20 { cut -= 1 }
+        return (cut, false)
+    }
+
+    /// The index of the first byte at or after `i` (before `end`) that is not a space.
+    private static func skipSpaces(_ text: ByteView, _ i: Int, _ end: Int) -> Int {
+        text.firstIndex(notEqualTo: 0x20, from: i, to: end)
+    }
+
+    /// Characters (not bytes) a terminal shows for UTF-8 text: colour sequences
+    /// (ESC [ ... m) take no room.
+    static func displayWidth(_ text: ByteView, _ start: Int, _ end: Int) -> Int {
+        if text.isASCIIWithoutEscape(start, end) { return end - start }
+        return countCharacters(text, start, end, limit: .max).count
+    }
+
+    /// Counts the characters of `text[start..<end]` (UTF-8 lead bytes outside colour
+    /// sequences) until `limit` of them are passed: `index` is where the next one
+    /// starts (`end` when there are no more than `limit`), `count` how many were passed.
+    private static func countCharacters(_ text: ByteView, _ start: Int, _ end: Int,
+                                        limit: Int) -> (index: Int, count: Int) {
         var chars = 0
         var inEscape = false
-        var fits = true
+        var i = start
         while i < end {
             let b = text[i]
             if inEscape {
@@ -72,64 +106,34 @@ enum TextWrap {
             } else if b == 0x1B {
                 inEscape = true
             } else if b & 0xC0 != 0x80 {
-                if chars == width { fits = false; break }
+                if chars == limit { return (i, chars) }
                 chars += 1
             }
             i += 1
         }
-        if fits { return (end, true) }
-        var cut = i
-        var k = i
-        while k > start + width / 2 {
-            if text[k - 1] == 0x20 { cut = k; break }
-            k -= 1
-        }
-        while cut > start && text[cut - 1] == 0x20 { cut -= 1 }
-        return (cut, false)
-    }
-
-    /// The index of the first byte at or after `i` (before `end`) that is not a space.
-    private static func skipSpaces(_ text: ByteView, _ i: Int, _ end: Int) -> Int {
-        var i = i
-        while i < end && text[i] == 0x20 { i += 1 }
-        return i
-    }
-
-    /// Characters (not bytes) a terminal shows for UTF-8 text: colour sequences
-    /// (ESC [ ... m) take no room.
-    static func displayWidth(_ text: ByteView, _ start: Int, _ end: Int) -> Int {
-        var n = 0
-        var inEscape = false
-        for i in start..<end {
-            let b = text[i]
-            if inEscape {
-                if b == 0x6D { inEscape = false }
-            } else if b == 0x1B {
-                inEscape = true
-            } else if b & 0xC0 != 0x80 {
-                n += 1
-            }
-        }
-        return n
+        return (end, chars)
     }
 
     /// `text` written to `out` with every line longer than `width` wrapped: the
     /// continuation lines start two columns right of the line's own indentation, under
-    /// its text. Lines that fit are copied in runs, as they are.
+    /// its text. Lines that fit are copied in runs, as they are. Newlines are found
+    /// with `memchr`; only a line longer than the width in bytes is looked at again
+    /// (a character is at least one byte), and when it is plain ASCII its width is its
+    /// length.
     static func wrap(_ text: ByteView, width: Int, into out: OutputBuffer) {
         let n = text.count
         // `text[copied..<lineStart]` is made of lines that fit, not written yet.
         var copied = 0
         var lineStart = 0
         while lineStart < n {
-            var lineEnd = lineStart
-            while lineEnd < n && text[lineEnd] != 0x0A { lineEnd += 1 }
-            // A character is at least one byte: a line no longer than the width in
-            // bytes fits.
-            if lineEnd - lineStart > width && displayWidth(text, lineStart, lineEnd) > width {
-                out.bytes(text[copied..<lineStart])
-                writeWrapped(text, lineStart, lineEnd, width: width, into: out)
-                copied = lineEnd
+            let lineEnd = text.firstIndex(of: 0x0A, from: lineStart) ?? n
+            if lineEnd - lineStart > width {
+                let plain = text.isASCIIWithoutEscape(lineStart, lineEnd)
+                if plain || displayWidth(text, lineStart, lineEnd) > width {
+                    out.bytes(text[copied..<lineStart])
+                    writeWrapped(text, lineStart, lineEnd, width: width, plain: plain, into: out)
+                    copied = lineEnd
+                }
             }
             lineStart = lineEnd + 1
         }
@@ -137,16 +141,17 @@ enum TextWrap {
     }
 
     /// One line longer than `width` (`text[start..<end]`), wrapped, without its newline.
-    private static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, into out: OutputBuffer) {
+    private static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, plain: Bool,
+                                     into out: OutputBuffer) {
         let indent = skipSpaces(text, start, end) - start
         let continuation = min(indent + 2, width / 2)
-        let head = firstPiece(text, start, end, width: width).end
+        let head = firstPiece(text, start, end, width: width, plain: plain).end
         out.bytes(text[start..<head])
         var rest = skipSpaces(text, head, end)
         while rest < end {
             out.byte(0x0A)
             out.spaces(continuation)
-            let piece = firstPiece(text, rest, end, width: width - continuation).end
+            let piece = firstPiece(text, rest, end, width: width - continuation, plain: plain).end
             out.bytes(text[rest..<piece])
             rest = skipSpaces(text, piece, end)
         }

@@ -77,7 +77,7 @@ public final class TextWriter: MaskableFrameWriter {
         var lineStart = out.position
         // A number wider than its 6 columns takes them from the time's padding, so the
         // columns after stay where they are.
-        let numberWidth = writeRight(frame.n, width: 6)
+        let numberWidth = writeRight(frame.n, width: 6, counting: true)
         out.byte(0x20)
         writeTime(frame.time, width: 13 - max(0, numberWidth - 6))
         let late = layout.timing ? writeTiming(frame) : false
@@ -248,7 +248,7 @@ public final class TextWriter: MaskableFrameWriter {
         if let mask = nextFrameMask {
             out.hex(v, mask: mask, maskOffset: offset, separator: 0x20)
         } else {
-            out.hex(v, separator: 0x20)
+            out.hexSpaced(v)
         }
     }
 
@@ -258,19 +258,19 @@ public final class TextWriter: MaskableFrameWriter {
         var whole = nanos / 1_000_000_000
         if nanos < 0 { chars += 1; whole = -whole }
         while whole >= 10 { whole /= 10; chars += 1 }
-        var pad = width - chars
-        while pad > 0 { out.byte(0x20); pad -= 1 }
+        out.spaces(width - chars)
         if fraction == 9 { out.fixed(nanos, digits: 9) } else { out.fixed(nanos / 1000, digits: 6) }
     }
 
+    /// `value` right-aligned in `width` columns; returns its digit count. `counting`:
+    /// frame numbers, which go up by one (`OutputBuffer.counter`).
     @discardableResult
-    private func writeRight(_ value: Int, width: Int) -> Int {
+    private func writeRight(_ value: Int, width: Int, counting: Bool = false) -> Int {
         var digits = 1
         var v = value
         while v >= 10 { v /= 10; digits += 1 }
-        var pad = width - digits
-        while pad > 0 { out.byte(0x20); pad -= 1 }
-        out.int(value)
+        out.spaces(width - digits)
+        if counting { out.counter(value) } else { out.int(value) }
         return digits
     }
 }
