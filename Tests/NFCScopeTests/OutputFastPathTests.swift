@@ -184,4 +184,38 @@ private func expectedHex(_ bytes: [UInt8], uppercase: Bool = false) -> String {
             }
         }
     }
+
+    /// The short-header fast path of `BERTLV.readHeader` answers what the general reading does,
+    /// for every position and end in random bytes (tags and lengths of every form).
+    @Test func headerFastPathMatchesTheGeneralReading() {
+        var r = TestRandom(state: 0x7777_1234_ABCD_0001)
+        func describe(_ x: Result<BERTLV.Header, BERTLV.HeaderFailure>) -> String {
+            switch x {
+            case .success(let h):
+                return "ok \(h.tag) \(h.tagLength) \(h.headerLength) \(String(describing: h.length)) \(h.constructed)"
+            case .failure(let f):
+                return "fail \(f.kind) \(f.offset) \(f.tag) \(f.tagLength)"
+            }
+        }
+        var checked = 0
+        for round in 0..<3000 {
+            let n = round < 65 ? round : r.below(65)
+            var bytes = r.bytes(n)
+            // Bias towards header-like bytes: tags with 1F, lengths around 0x80.
+            for i in 0..<bytes.count where r.below(4) == 0 {
+                bytes[i] = [0x9F, 0x5F, 0xBF, 0xDF, 0x1F, 0x7F, 0x80, 0x81, 0x82, 0x00, 0xFF][r.below(11)]
+            }
+            ByteView.with(bytes) { v in
+                for pos in -1...(n + 1) {
+                    for end in [n, n + 2, pos + 1, pos + 2, pos + 3, r.below(n + 1)] {
+                        let fast = describe(BERTLV.readHeader(v, at: pos, end: end))
+                        let general = describe(BERTLV.readHeaderInGeneral(v, at: pos, end: end))
+                        if fast != general { Issue.record("\(bytes) at \(pos) end \(end): \(fast) != \(general)") }
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked > 100_000)
+    }
 }
