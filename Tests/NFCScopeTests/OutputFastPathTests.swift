@@ -198,7 +198,7 @@ private func expectedHex(_ bytes: [UInt8], uppercase: Bool = false) -> String {
             }
         }
         var checked = 0
-        for round in 0..<3000 {
+        for round in 0..<1200 {
             let n = round < 65 ? round : r.below(65)
             var bytes = r.bytes(n)
             // Bias towards header-like bytes: tags with 1F, lengths around 0x80.
