@@ -63,19 +63,8 @@ import Testing
         #expect(fromPipe.inputs.first?.format.description == fromDisk.inputs.first?.format.description)
         #expect(fromPipe.inputs.first?.timestampDigits == fromDisk.inputs.first?.timestampDigits)
         #expect(!fromDisk.frames.isEmpty || name.hasSuffix(".nfc"))
-        // Known bug, open: a usbmon PN533 capture read from a pipe lost the answer to a
-        // FeliCa InListPassiveTarget once (under ASan, whose timing cuts the reads at other
-        // places): 8 frames instead of 9, the later FeliCa frames then read as NFC-A. Not
-        // reproduced with one-byte reads (`usbmonCommandsSurviveTheBufferMovingUnderThem`),
-        // so the split that triggers it is not known yet. Declared here, not hidden.
-        // For every other file `when` is false, so a failure here is an ordinary failure.
-        withKnownIssue("usbmon PN533 from a pipe may lose a FeliCa answer (split-dependent)",
-                       isIntermittent: true) {
-            #expect(comparable(fromPipe) == comparable(fromDisk))
-            #expect(pipeOutcome.frames == diskOutcome.frames)
-        } when: {
-            name == "pn533_usbmon.pcap"
-        }
+        #expect(comparable(fromPipe) == comparable(fromDisk))
+        #expect(pipeOutcome.frames == diskOutcome.frames)
         #expect(pipeOutcome.problems == diskOutcome.problems)
     }
 
@@ -104,7 +93,7 @@ import Testing
     /// A PN53x command held in a usbmon capture while its answer is awaited keeps its
     /// bytes when the stream's buffer moves under it (one byte per read: every record
     /// spans reads). The FeliCa InListPassiveTarget's answer was lost when a read ended
-    /// between the two (seen once under ASan with the pipe test above).
+    /// between the two; StreamSplitTests tries every such cut deterministically.
     @Test func usbmonCommandsSurviveTheBufferMovingUnderThem() throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixturePath("pn533_usbmon.pcap"))))
         let (fromDisk, _) = decodeFixture("pn533_usbmon.pcap")

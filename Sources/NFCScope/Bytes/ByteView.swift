@@ -123,6 +123,15 @@ public struct ByteView: @unchecked Sendable {
         return memcmpBytes(a, b, count)
     }
 
+    /// Whether the bytes are exactly the UTF-8 of the literal `s` (names in file headers).
+    @inlinable
+    public func equals(_ s: StaticString) -> Bool {
+        guard s.hasPointerRepresentation, count == s.utf8CodeUnitCount else { return false }
+        if count == 0 { return true }
+        guard let base else { return false }
+        return memcmpBytes(base, UnsafeRawPointer(s.utf8Start), count)
+    }
+
     /// Appends the bytes of this view to `buffer`.
     @inlinable
     public func append(to buffer: inout [UInt8]) {

@@ -12,9 +12,9 @@ public enum ExportedPDU {
     public static let frameTag: UInt16 = 0x4E53
 
     /// Dissector names used by nfcscope, as registered by Wireshark 4.0.
-    public static let iso14443Name = "iso14443"
-    public static let felicaName = "felica"
-    public static let dataName = "data"
+    public static let iso14443Name: StaticString = "iso14443"
+    public static let felicaName: StaticString = "felica"
+    public static let dataName: StaticString = "data"
 
     /// What a record's TLVs said; views into the record.
     public struct Header: Sendable {

@@ -132,14 +132,14 @@ public struct PcapFrameSource: FrameSource {
             }
         }
         let name = header.protocolName
-        if name.elementsEqual(ExportedPDU.iso14443Name.utf8) {
+        if name.equals(ExportedPDU.iso14443Name) {
             fillISO14443(&frame, header.pdu)
-        } else if let tag, name.elementsEqual(ExportedPDU.felicaName.utf8) || name.elementsEqual(ExportedPDU.dataName.utf8) {
+        } else if let tag, name.equals(ExportedPDU.felicaName) || name.equals(ExportedPDU.dataName) {
             frame.bytes = tag.bytes ?? header.pdu
             frame.dir = tag.dir
             frame.event = tag.event
             frame.crcIncluded = tag.crcIncluded
-        } else if name.elementsEqual(ExportedPDU.felicaName.utf8) {
+        } else if name.equals(ExportedPDU.felicaName) {
             // Someone else's FeliCa export: the PDU starts at the command code, with
             // neither LEN nor CRC, and nothing says who sent it.
             frame.tech = .nfcF

@@ -161,6 +161,16 @@ enum LibnfcLineSyntax {
         while i < line.count {
             guard let b = line.byte(i) else { break }
             if b == 0x20 || b == 0x09 || b == 0x0D { i += 1; continue }
+            // The common token: two hex digits, then a separator or the end of the line.
+            if !sawBits, pendingShort == nil, let h = hexValue(b), let c = line.byte(i + 1), let l = hexValue(c) {
+                let after = line.byte(i + 2)
+                if after == nil || after == 0x20 || after == 0x09 || after == 0x0D {
+                    out.append(h << 4 | l)
+                    result.count += 1
+                    i += 2
+                    continue
+                }
+            }
             let tokenStart = i
             var j = i
             while let c = line.byte(j), c != 0x20, c != 0x09, c != 0x0D { j += 1 }
@@ -214,11 +224,8 @@ enum LibnfcLineSyntax {
 
     static func hasPrefix(_ line: ByteView, at start: Int, _ prefix: StaticString) -> Bool {
         let n = prefix.utf8CodeUnitCount
-        guard start >= 0, start <= line.count - n else { return false }
-        return prefix.withUTF8Buffer { p in
-            for k in 0..<n where line.byte(start + k) != p[k] { return false }
-            return true
-        }
+        guard start >= 0, start <= line.count - n, let bytes = line.slice(start, n) else { return false }
+        return bytes.equals(prefix)
     }
 
     static func contains(_ line: ByteView, _ fragment: StaticString) -> Bool {
@@ -229,12 +236,7 @@ enum LibnfcLineSyntax {
     }
 
     static func index(of byte: UInt8, in line: ByteView, from start: Int) -> Int? {
-        var i = start
-        while let b = line.byte(i) {
-            if b == byte { return i }
-            i += 1
-        }
-        return nil
+        line.firstIndex(of: byte, from: start)
     }
 
     @inline(__always)

@@ -313,14 +313,14 @@ public final class PcapExporter: DecodeSink {
     }
 
     /// A string tag, NUL-padded to a multiple of 4 bytes as Wireshark writes them.
-    private static func appendTLV(_ tag: UInt16, name: String, to out: inout [UInt8]) {
-        let count = name.utf8.count
+    private static func appendTLV(_ tag: UInt16, name: StaticString, to out: inout [UInt8]) {
+        let count = name.utf8CodeUnitCount
         let padded = (count + 4) & ~3
         out.append(UInt8(truncatingIfNeeded: tag >> 8))
         out.append(UInt8(truncatingIfNeeded: tag))
         out.append(UInt8(truncatingIfNeeded: padded >> 8))
         out.append(UInt8(truncatingIfNeeded: padded))
-        out.append(contentsOf: name.utf8)
+        name.withUTF8Buffer { out.append(contentsOf: $0) }
         for _ in count..<padded { out.append(0) }
     }
 }

@@ -80,7 +80,7 @@ public final class Registry: Sendable {
     private init(_ b: RegistryBuilder, lazyBuiltinParts: Bool) {
         self.lazyBuiltinParts = lazyBuiltinParts
         aidTables = AIDTables(b)
-        storedFeliCaTables = lazyBuiltinParts ? nil : FeliCaTables(b)
+        storedFeliCaTables = lazyBuiltinParts ? nil : FeliCaTables(b, codeTable: { b.codeTables[$0] })
         tags = b.tagOrder.compactMap { b.tags[$0] }
         bitTables = b.bitTables
         startCodeTables = b.codeTables
@@ -425,7 +425,7 @@ public final class Registry: Sendable {
 
     /// A code table by name: those parsed at start, else the one a built-in file parsed
     /// on first use defines.
-    private func codeTableNamed(_ name: String) -> CodeTable? {
+    fileprivate func codeTableNamed(_ name: String) -> CodeTable? {
         if let table = startCodeTables[name] { return table }
         guard lazyBuiltinParts, let part = Registry.builtinCodeTableParts[name] else { return nil }
         return Registry.builtinCodeTables(part)[name]
@@ -465,6 +465,27 @@ public final class Registry: Sendable {
     /// The layout of one block: an entry for this block number wins over the service's
     /// (same system first, then any system). An unknown system matches only any-system entries.
     public func feliCaService(system: UInt16?, code: UInt16, block: Int) -> FeliCaServiceEntry? {
+        feliCaTables.layoutIndex.service(system: system, code: code, block: block)?.entry
+    }
+
+    func feliCaCompiledService(system: UInt16?, code: UInt16, block: Int) -> FeliCaCompiledLayout? {
+        feliCaTables.layoutIndex.service(system: system, code: code, block: block)
+    }
+
+    /// The layout for a block's bytes: an entry for this block number first, then the
+    /// first variant of the service whose condition the bytes meet (same system first,
+    /// then any system), then the service's own entry.
+    public func feliCaLayout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaServiceEntry? {
+        feliCaTables.layoutIndex.layout(system: system, code: code, block: block, data: data)?.entry
+    }
+
+    func feliCaCompiledLayout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaCompiledLayout? {
+        feliCaTables.layoutIndex.layout(system: system, code: code, block: block, data: data)
+    }
+
+    /// The dictionary lookups `feliCaLayout` and `feliCaService` replaced, kept as the
+    /// reference their tests compare against.
+    func feliCaServiceByKeys(system: UInt16?, code: UInt16, block: Int) -> FeliCaServiceEntry? {
         let serviceIndex = feliCaTables.serviceIndex
         if let system {
             if let e = serviceIndex[ServiceLookupKey(system: system, code: code, block: block)] { return e }
@@ -476,10 +497,7 @@ public final class Registry: Sendable {
         return serviceIndex[ServiceLookupKey(system: nil, code: code)]
     }
 
-    /// The layout for a block's bytes: an entry for this block number first, then the
-    /// first variant of the service whose condition the bytes meet (same system first,
-    /// then any system), then the service's own entry.
-    public func feliCaLayout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaServiceEntry? {
+    func feliCaLayoutByKeys(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaServiceEntry? {
         let (serviceIndex, serviceVariants) = (feliCaTables.serviceIndex, feliCaTables.variants)
         if let system, let e = serviceIndex[ServiceLookupKey(system: system, code: code, block: block)] { return e }
         if let e = serviceIndex[ServiceLookupKey(system: nil, code: code, block: block)] { return e }
@@ -695,8 +713,11 @@ final class FeliCaTables: Sendable {
     let serviceIndex: [Registry.ServiceLookupKey: FeliCaServiceEntry]
     /// Layout variants of a service (`when OFFSET=...`), by system (or any) and code.
     let variants: [Registry.ServiceLookupKey: [FeliCaServiceEntry]]
+    /// The same services by code, with their JSON pieces (what decoding uses).
+    let layoutIndex: FeliCaLayoutIndex
 
-    init(_ b: RegistryBuilder) {
+    /// `codeTable` finds the tables enum and bits fields name, as `Registry.code` would.
+    init(_ b: RegistryBuilder, codeTable: (String) -> CodeTable?) {
         systems = b.systems
         services = b.serviceOrder.compactMap { b.services[$0] }
         var serviceIndex: [Registry.ServiceLookupKey: FeliCaServiceEntry] = [:]
@@ -711,6 +732,7 @@ final class FeliCaTables: Sendable {
         }
         self.serviceIndex = serviceIndex
         self.variants = variants
+        layoutIndex = FeliCaLayoutIndex(services, codeTable: codeTable)
     }
 }
 
@@ -761,7 +783,7 @@ extension Registry {
     private static let builtinFeliCaPart = parseBuiltin(.feliCa)
     private static let builtinSIMPart = parseBuiltin(.sim)
     static let builtinMoneyTables = MoneyTables(builtinMoneyPart)
-    static let builtinFeliCaTables = FeliCaTables(builtinFeliCaPart)
+    static let builtinFeliCaTables = FeliCaTables(builtinFeliCaPart, codeTable: { Registry.builtin.codeTableNamed($0) })
 
     static func builtinCodeTables(_ part: BuiltinPart) -> [String: CodeTable] {
         switch part {

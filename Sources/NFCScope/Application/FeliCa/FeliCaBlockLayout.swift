@@ -18,6 +18,24 @@ enum FeliCaFieldValue {
 
 enum FeliCaBlockLayout {
     static func value(_ field: BlockField, block: ByteView, next: ByteView?, registry: Registry) -> FeliCaFieldValue? {
+        value(FieldShape(offset: field.offset, size: field.size, type: field.type, bitHigh: field.bitHigh,
+                         bitLow: field.bitLow, hasTable: field.table != nil),
+              block: block, next: next) { code in field.table.flatMap { registry.code($0, code) } }
+    }
+
+    /// Where a field lies and how its bytes read (a `BlockField` without its names).
+    struct FieldShape {
+        var offset: Int
+        var size: Int
+        var type: BlockField.FieldType
+        var bitHigh: Int
+        var bitLow: Int
+        var hasTable: Bool
+    }
+
+    /// The value of a field; `name` gives the code table's name of an enum or bits code.
+    @inline(__always)
+    static func value(_ field: FieldShape, block: ByteView, next: ByteView?, name: (Int) -> String?) -> FeliCaFieldValue? {
         guard let bytes = block.slice(field.offset, field.size) else { return nil }
         switch field.type {
         case .uintLE: return field.size <= 7 ? .int(unsigned(bytes, littleEndian: true)) : .hex(bytes)
@@ -38,12 +56,12 @@ enum FeliCaBlockLayout {
         case .ascii: return .text(bytes)
         case .enumeration:
             let code = unsigned(bytes.prefix(7), littleEndian: false)
-            return .named(code, field.table.flatMap { registry.code($0, code) })
+            return .named(code, field.hasTable ? name(code) : nil)
         case .bits:
             let whole = unsigned(bytes, littleEndian: false)
             let width = field.bitHigh - field.bitLow + 1
             let v = (whole >> field.bitLow) & ((1 << width) - 1)
-            if let table = field.table { return .named(v, registry.code(table, v)) }
+            if field.hasTable { return .named(v, name(v)) }
             return .int(v)
         case .date:
             let v = unsigned(bytes, littleEndian: false)
@@ -97,6 +115,40 @@ enum FeliCaBlockLayout {
             out.jsonEscaped(field.name)
             out.ascii("\":")
             writeJSONValue(v, out)
+        }
+        out.byte(0x7D)
+    }
+
+    /// The layout chosen as `layout(...)` chooses it, with its JSON pieces.
+    static func compiledLayout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int, data: ByteView,
+                               next: ByteView?) -> (FeliCaCompiledLayout, ByteView?)? {
+        guard let layout = registry.feliCaCompiledLayout(system: system, code: code, block: block, data: data) else { return nil }
+        guard let next, !layout.entry.empty else { return (layout, nil) }
+        let nextLayout = registry.feliCaCompiledLayout(system: system, code: code, block: block + 1, data: next)
+        return (layout, nextLayout?.entry.empty == true ? nil : next)
+    }
+
+    /// `writeJSON(...)` from a compiled layout: names copied as encoded, code names found
+    /// by binary search. Same bytes (FeliCaLayoutIndexTests).
+    static func writeJSON(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?, to out: OutputBuffer) {
+        out.byte(0x7B)
+        var first = true
+        let pool = layout.pool
+        for field in layout.fields {
+            let shape = FieldShape(offset: field.offset, size: field.size, type: field.type, bitHigh: field.bitHigh,
+                                   bitLow: field.bitLow, hasTable: field.table >= 0)
+            guard let v = value(shape, block: block, next: next, name: { _ in nil }) else { continue }
+            if !first { out.byte(0x2C) }
+            first = false
+            out.bytes(pool, from: field.member.lowerBound, count: field.member.count)
+            if case .named(let code, _) = v, field.table >= 0 {
+                out.ascii("{\"code\":"); out.int(code)
+                out.ascii(",\"name\":")
+                layout.tables[field.table].writeJSON(code, out)
+                out.byte(0x7D)
+            } else {
+                writeJSONValue(v, out)
+            }
         }
         out.byte(0x7D)
     }

@@ -84,8 +84,8 @@ extension FeliCaExchange {
                 if i > 0 { out.byte(0x2C) }
                 out.ascii("{\"code\":"); code16(code, out)
                 out.ascii(",\"name\":")
-                if let name = registry.feliCaService(system: system, code: code, block: -1)?.name {
-                    quoted(name, out)
+                if let service = registry.feliCaCompiledService(system: system, code: code, block: -1) {
+                    out.bytes(service.quotedName)
                 } else {
                     out.ascii("null")
                 }
@@ -110,15 +110,15 @@ extension FeliCaExchange {
             out.ascii(",\"hex\":")
             if let data { quotedHex(data, out) } else { out.ascii("null") }
             if let data, let code,
-               let (entry, previous) = FeliCaBlockLayout.layout(registry, system: system, code: code,
-                                                                block: element?.block ?? i, data: data, next: next) {
-                if entry.empty {
-                    out.ascii(",\"layout\":"); quoted(entry.name, out)
+               let (layout, previous) = FeliCaBlockLayout.compiledLayout(registry, system: system, code: code,
+                                                                         block: element?.block ?? i, data: data, next: next) {
+                if layout.entry.empty {
+                    out.ascii(",\"layout\":"); out.bytes(layout.quotedName)
                     out.ascii(",\"empty\":true")
-                } else if !entry.fields.isEmpty {
-                    out.ascii(",\"layout\":"); quoted(entry.name, out)
+                } else if !layout.fields.isEmpty {
+                    out.ascii(",\"layout\":"); out.bytes(layout.quotedName)
                     out.ascii(",\"fields\":")
-                    FeliCaBlockLayout.writeJSON(entry, block: data, next: previous, registry: registry, to: out)
+                    FeliCaBlockLayout.writeJSON(layout, block: data, next: previous, to: out)
                 }
             }
             out.byte(0x7D)

@@ -146,7 +146,10 @@ final class TLVAreaTagStage {
 
     private func emitIfComplete<Sink: DecodeSink>(to sink: Sink) {
         guard let (cc, start, size) = container() else { return }
-        let run = Array(memory.knownRun(from: start, count: size))
+        let known = memory.knownRun(from: start, count: size)
+        // Called after every read: most reads leave the message unfinished.
+        if Self.messageCertainlyIncomplete(known) { return }
+        let run = Array(known)
         ByteView.with(run) { area in
             let tlvs = NDEFTagMemory(dataArea: area, baseAddress: start, platform: platform == .type2 ? .type2 : .type5)
             guard let message = tlvs.messages.first, !message.truncated else { return }
@@ -155,6 +158,27 @@ final class TLVAreaTagStage {
             emitted = bytes
             emit(cc, tlvs: tlvs, message: message.bytes, problem: nil, to: sink)
         }
+    }
+
+    /// Whether the first NDEF Message TLV of a TLV area is certainly cut short, seen
+    /// without parsing the area: only NULL TLVs before it (so no control TLV and
+    /// nothing reserved inside it) and fewer bytes after its length than it declares,
+    /// which is what `NDEFTagMemory` then calls truncated. Anything else (control or
+    /// other TLVs first, a length cut off, enough bytes) is left to the full parse.
+    static func messageCertainlyIncomplete(_ run: ArraySlice<UInt8>) -> Bool {
+        var i = run.startIndex
+        while i < run.endIndex, run[i] == 0x00 { i += 1 }
+        guard i < run.endIndex, run[i] == 0x03 else { return false }
+        i += 1
+        guard i < run.endIndex else { return false }
+        var length = Int(run[i])
+        i += 1
+        if length == 0xFF {
+            guard i + 1 < run.endIndex else { return false }
+            length = Int(run[i]) << 8 | Int(run[i + 1])
+            i += 2
+        }
+        return run.endIndex - i < length
     }
 
     /// The tag is gone for good (another one appeared, or the input ended): what
