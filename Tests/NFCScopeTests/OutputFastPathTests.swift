@@ -21,6 +21,23 @@ private struct TestRandom {
     }
 }
 
+/// Card text as the byte rule says: printable ASCII as is (`"` and backslash escaped for JSON),
+/// any other byte as backslash-x and two uppercase hex digits (the backslash doubled for JSON).
+func expectedCardText(_ bytes: [UInt8], json: Bool) -> [UInt8] {
+    let hexDigits = Array("0123456789ABCDEF".utf8)
+    var expected: [UInt8] = []
+    for b in bytes {
+        if b >= 0x20 && b <= 0x7E {
+            if json && (b == 0x22 || b == 0x5C) { expected.append(0x5C) }
+            expected.append(b)
+        } else {
+            if json { expected.append(0x5C) }
+            expected += [0x5C, 0x78, hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]]
+        }
+    }
+    return expected
+}
+
 private func expectedHex(_ bytes: [UInt8], uppercase: Bool = false) -> String {
     let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
     return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
@@ -58,21 +75,11 @@ private func expectedHex(_ bytes: [UInt8], uppercase: Bool = false) -> String {
 
     @Test func wordAtATimeCardTextMatchesTheByteRule() {
         var r = TestRandom(state: 0xD1B5_4A32_D192_ED03)
-        let hexDigits = Array("0123456789ABCDEF".utf8)
         for round in 0..<3000 {
             let n = round < 65 ? round : r.below(65)
             let bytes = r.bytes(n)
             for json in [false, true] {
-                var expected: [UInt8] = []
-                for b in bytes {
-                    if b >= 0x20 && b <= 0x7E {
-                        if json && (b == 0x22 || b == 0x5C) { expected.append(0x5C) }
-                        expected.append(b)
-                    } else {
-                        if json { expected.append(0x5C) }
-                        expected += [0x5C, 0x78, hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]]
-                    }
-                }
+                let expected = expectedCardText(bytes, json: json)
                 let out = OutputBuffer()
                 out.ascii("<")
                 ByteView.with(bytes) { out.printableOrEscaped($0, json: json) }
