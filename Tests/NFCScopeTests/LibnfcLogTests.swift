@@ -182,3 +182,14 @@ struct LibnfcLogCaptureTests {
         #expect(try runLibnfcFixture("libnfc-nfc-anticol-stdout.txt").frames.count == 9)
     }
 }
+
+@Suite struct LibnfcHexDigitTests {
+    @Test func tableGivesEachHexDigitItsValue() {
+        for c in 0..<256 {
+            let expected = UInt8(ascii: "0")...UInt8(ascii: "9") ~= UInt8(c) ? UInt8(c) - 0x30
+                : UInt8(ascii: "a")...UInt8(ascii: "f") ~= UInt8(c) ? UInt8(c) - 0x61 + 10
+                : UInt8(ascii: "A")...UInt8(ascii: "F") ~= UInt8(c) ? UInt8(c) - 0x41 + 10 : nil as UInt8?
+            #expect(LibnfcLineSyntax.hexValue(UInt8(c)) == expected)
+        }
+    }
+}
