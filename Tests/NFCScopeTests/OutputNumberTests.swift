@@ -45,18 +45,8 @@ import Testing
 @Suite struct OutputCardTextTests {
     @Test func everyByteValueIsEscapedAsTheByteByByteRuleSays() {
         let bytes = Array(0...255).map(UInt8.init) + Array("A\"B\\C".utf8)
-        let hexDigits = Array("0123456789ABCDEF".utf8)
         for json in [false, true] {
-            var expected: [UInt8] = []
-            for b in bytes {
-                if b >= 0x20 && b <= 0x7E {
-                    if json && (b == 0x22 || b == 0x5C) { expected.append(0x5C) }
-                    expected.append(b)
-                } else {
-                    if json { expected.append(0x5C) }
-                    expected += [0x5C, 0x78, hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]]
-                }
-            }
+            let expected = expectedCardText(bytes, json: json)
             let out = OutputBuffer()
             out.ascii("<")
             ByteView.with(bytes) { out.printableOrEscaped($0, json: json) }

@@ -209,7 +209,7 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Copies the short literals JSON is made of in 8-byte words (the last word
     /// overlapping the one before) instead of calling memmove for each.
     @inline(__always)
-    private static func copyShort(from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer, count n: Int) {
+    static func copyShort(from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer, count n: Int) {
         if n >= 8 {
             if n > 64 {
                 dst.copyMemory(from: src, byteCount: n)
@@ -336,19 +336,43 @@ public final class OutputBuffer: @unchecked Sendable {
         let escapePrefix: UInt64 = json ? 0x78_5C5C : 0x785C
         let escapeShift: UInt64 = json ? 24 : 16
         let escapeLength = json ? 5 : 4
-        for i in 0..<n {
-            let b = src.load(fromByteOffset: i, as: UInt8.self)
-            let digits = UInt64(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: Int(b) &<< 1, as: UInt16.self)))
-            let escaped = escapePrefix | (digits &<< escapeShift)
-            let quoted = json && (b == 0x22 || b == 0x5C)
-            let plain: UInt64 = quoted ? (0x5C | (UInt64(b) &<< 8)) : UInt64(b)
-            // 1 when `b` is outside 0x20...0x7E, by arithmetic: a select here still
-            // compiled to a branch.
-            let unprintable = (UInt64(b &- 0x20) &+ (0x100 &- 0x5F)) >> 8
-            let mask = 0 &- unprintable
-            let word = (plain & ~mask) | (escaped & mask)
-            dst.storeBytes(of: word.littleEndian, toByteOffset: o, as: UInt64.self)
-            o &+= 1 &+ Int(truncatingIfNeeded: unprintable) &* (escapeLength &- 1) &+ (quoted ? 1 : 0)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        while i < n {
+            // Eight printable bytes with nothing to escape (card names and labels are
+            // mostly such runs) are copied as one word: a byte below 0x20, at or above
+            // 0x7F, or (JSON) `"` or `\` is found by the carry-free zero-byte tests.
+            if i &+ 8 <= n {
+                let w = src.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let del = w ^ (ones &* 0x7F)
+                var special = ((w &- ones &* 0x20) & ~w) | w | ((del &- ones) & ~del)
+                if json {
+                    let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+                    special |= ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                }
+                if special & highs == 0 {
+                    dst.storeBytes(of: w, toByteOffset: o, as: UInt64.self)
+                    o &+= 8
+                    i &+= 8
+                    continue
+                }
+            }
+            let end = Swift.min(n, i &+ 8)
+            while i < end {
+                let b = src.load(fromByteOffset: i, as: UInt8.self)
+                i &+= 1
+                let digits = UInt64(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: Int(b) &<< 1, as: UInt16.self)))
+                let escaped = escapePrefix | (digits &<< escapeShift)
+                let quoted = json && (b == 0x22 || b == 0x5C)
+                let plain: UInt64 = quoted ? (0x5C | (UInt64(b) &<< 8)) : UInt64(b)
+                // 1 when `b` is outside 0x20...0x7E, by arithmetic: a select here still
+                // compiled to a branch.
+                let unprintable = (UInt64(b &- 0x20) &+ (0x100 &- 0x5F)) >> 8
+                let mask = 0 &- unprintable
+                let word = (plain & ~mask) | (escaped & mask)
+                dst.storeBytes(of: word.littleEndian, toByteOffset: o, as: UInt64.self)
+                o &+= 1 &+ Int(truncatingIfNeeded: unprintable) &* (escapeLength &- 1) &+ (quoted ? 1 : 0)
+            }
         }
         count = o
     }
@@ -372,13 +396,8 @@ public final class OutputBuffer: @unchecked Sendable {
         } else {
             // Two digits per table read and per store, through a local pointer (a store
             // through `storage` would make the compiler reload it for every byte).
-            let pairs = UnsafeRawPointer(uppercase ? hexUpperPairs : hexLowerPairs)
-            let dst = UnsafeMutableRawPointer(storage + o)
-            for i in 0..<n {
-                let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
-                dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
-                               toByteOffset: i &<< 1, as: UInt16.self)
-            }
+            Self.writeHexPairs(src, n, UnsafeMutableRawPointer(storage + o),
+                               UnsafeRawPointer(uppercase ? hexUpperPairs : hexLowerPairs))
             o += n &<< 1
         }
         count = o
@@ -400,6 +419,73 @@ public final class OutputBuffer: @unchecked Sendable {
             dst.storeBytes(of: (pair | 0x0020_0000).littleEndian, toByteOffset: i &* 3, as: UInt32.self)
         }
         count &+= n &* 3 &- 1
+    }
+
+    /// `n` bytes at `src` as hex digit pairs from `pairs` (`hexLowerPairs` or
+    /// `hexUpperPairs`) at `dst`: eight bytes per step, a table read and a two-byte
+    /// store each, with no loop bookkeeping in between (values of 8 bytes and more are
+    /// most of what JSON Lines writes as hex); `writeHexPairsSimple` is the plain loop.
+    @inline(__always)
+    static func writeHexPairs(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, _ pairs: UnsafeRawPointer) {
+        @inline(__always) func pair(_ i: Int) {
+            let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: i &<< 1, as: UInt16.self)
+        }
+        var i = 0
+        while i &+ 8 <= n {
+            pair(i); pair(i &+ 1); pair(i &+ 2); pair(i &+ 3)
+            pair(i &+ 4); pair(i &+ 5); pair(i &+ 6); pair(i &+ 7)
+            i &+= 8
+        }
+        if i &+ 4 <= n {
+            pair(i); pair(i &+ 1); pair(i &+ 2); pair(i &+ 3)
+            i &+= 4
+        }
+        while i < n {
+            pair(i)
+            i &+= 1
+        }
+    }
+
+    /// The plain one-byte-per-step loop `writeHexPairs` must match (tests).
+    static func writeHexPairsSimple(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, _ pairs: UnsafeRawPointer) {
+        for i in 0..<n {
+            let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: i &<< 1, as: UInt16.self)
+        }
+    }
+
+    /// Lowercase hex of `v`, a sub-view of `outer` whose lowercase hex this buffer was
+    /// given at `position` (a `position` value): copied from there while those bytes are
+    /// still in the buffer (a TLV node's value is inside its parent's, written just
+    /// before), else written from the bytes.
+    public func hex(_ v: ByteView, inside outer: ByteView, writtenAt position: Int) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        let length = n &<< 1
+        reserve(length)
+        if let d = v.offset(in: outer) {
+            let from = position &- flushedTotal &+ (d &<< 1)
+            if from >= 0 && from &+ length <= count {
+                Self.copyShort(from: UnsafeRawPointer(storage + from), to: UnsafeMutableRawPointer(storage + count), count: length)
+                count &+= length
+                return
+            }
+        }
+        Self.writeHexPairs(src, n, UnsafeMutableRawPointer(storage + count), UnsafeRawPointer(hexLowerPairs))
+        count &+= length
+    }
+
+    /// Runs `body` with a cursor over `n` bytes reserved at the end of the buffer: the
+    /// appends through it check against a bound kept in a register instead of the
+    /// buffer's capacity, and the count is stored once. What `body` wrote is kept.
+    @inline(__always)
+    public func withReserved<R>(_ n: Int, _ body: (inout OutputCursor) -> R) -> R {
+        reserve(n)
+        var cursor = OutputCursor(base: UnsafeMutableRawPointer(storage), offset: count, end: count &+ n)
+        let result = body(&cursor)
+        count = cursor.offset
+        return result
     }
 
     /// Like `hex`, but nibbles whose `mask` entry is true are written as `*`. `mask`
@@ -546,27 +632,31 @@ public final class OutputBuffer: @unchecked Sendable {
     /// divisions of one digit per step; frame numbers and lengths are everywhere).
     @inline(__always)
     private func writeDigits(_ value: UInt64) {
+        count &+= Self.writeDigits(value, to: UnsafeMutableRawPointer(storage), at: count)
+    }
+
+    /// `writeDigits` into `dst` at offset `at` (up to 20 bytes); returns how many were written.
+    @inline(__always)
+    static func writeDigits(_ value: UInt64, to dst: UnsafeMutableRawPointer, at start: Int) -> Int {
         var digits = 1
         var rest = value
         while rest >= 100 { rest /= 100; digits += 2 }
         if rest >= 10 { digits += 1 }
         var x = value
-        var p = count &+ digits
-        let pairs = decimalPairs
-        // A local copy of `storage`: stores through the property make the compiler reload it.
-        let dst = storage
+        var p = start &+ digits
+        let pairs = UnsafeRawPointer(decimalPairs)
         while x >= 100 {
             let pair = Int(x % 100) &* 2
             x /= 100
             p &-= 2
-            dst.storeBytes(of: UnsafeRawPointer(pairs).loadUnaligned(fromByteOffset: pair, as: UInt16.self), p)
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: pair, as: UInt16.self), toByteOffset: p, as: UInt16.self)
         }
         if x >= 10 {
-            dst.storeBytes(of: UnsafeRawPointer(pairs).loadUnaligned(fromByteOffset: Int(x) &* 2, as: UInt16.self), p &- 2)
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(x) &* 2, as: UInt16.self), toByteOffset: p &- 2, as: UInt16.self)
         } else {
-            dst[p &- 1] = 48 &+ UInt8(truncatingIfNeeded: x)
+            dst.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: x), toByteOffset: p &- 1, as: UInt8.self)
         }
-        count &+= digits
+        return digits
     }
 
     /// Fixed-point decimal: `value / 10^digits` with exactly `digits` fractional digits.
@@ -727,21 +817,21 @@ package final class OutputChunk: @unchecked Sendable {
 // The digit tables are string literals in the binary's constant data: a global
 // `let` would cost a lazy-initialisation check (swift_once) on every hex byte.
 @inline(__always)
-private var hexLowerDigits: UnsafePointer<UInt8> { ("0123456789abcdef" as StaticString).utf8Start }
+var hexLowerDigits: UnsafePointer<UInt8> { ("0123456789abcdef" as StaticString).utf8Start }
 @inline(__always)
-private var hexUpperDigits: UnsafePointer<UInt8> { ("0123456789ABCDEF" as StaticString).utf8Start }
+var hexUpperDigits: UnsafePointer<UInt8> { ("0123456789ABCDEF" as StaticString).utf8Start }
 /// "00" "01" ... "ff" (and "FF"): hex output two digits per read and store.
 @inline(__always)
-private var hexLowerPairs: UnsafePointer<UInt8> {
+var hexLowerPairs: UnsafePointer<UInt8> {
     ("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff" as StaticString).utf8Start
 }
 @inline(__always)
-private var hexUpperPairs: UnsafePointer<UInt8> {
+var hexUpperPairs: UnsafePointer<UInt8> {
     ("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF" as StaticString).utf8Start
 }
 /// "00" "01" ... "99": decimal output two digits per division.
 @inline(__always)
-private var decimalPairs: UnsafePointer<UInt8> {
+var decimalPairs: UnsafePointer<UInt8> {
     ("00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" as StaticString).utf8Start
 }
 

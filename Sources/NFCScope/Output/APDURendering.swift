@@ -122,21 +122,30 @@ public struct APDUExchangeView: Sendable {
         if let command, command.count >= 4,
            let cla = command.byte(0), let ins = command.byte(1),
            let p1 = command.byte(2), let p2 = command.byte(3) {
-            out.ascii(",\"cla\":\""); out.hexByte(cla, uppercase: true)
-            out.ascii("\",\"ins\":\""); out.hexByte(ins, uppercase: true)
-            out.ascii("\",\"p1\":\""); out.hexByte(p1, uppercase: true)
-            out.ascii("\",\"p2\":\""); out.hexByte(p2, uppercase: true)
-            out.ascii("\",\"name\":\"")
-            out.ascii((uicc ? SIMCommands.name(cla: cla, ins: ins) : nil) ?? instructionName(cla: cla, ins: ins, p1: p1, p2: p2))
-            out.byte(0x22)
+            let name = (uicc ? SIMCommands.name(cla: cla, ins: ins) : nil) ?? instructionName(cla: cla, ins: ins, p1: p1, p2: p2)
+            // One reservation: 44 bytes of literals, 8 digits, then the name.
+            out.withReserved(52 + name.utf8CodeUnitCount) { w in
+                w.ascii(",\"cla\":\""); w.hexUpper(UInt32(cla), byteCount: 1)
+                w.ascii("\",\"ins\":\""); w.hexUpper(UInt32(ins), byteCount: 1)
+                w.ascii("\",\"p1\":\""); w.hexUpper(UInt32(p1), byteCount: 1)
+                w.ascii("\",\"p2\":\""); w.hexUpper(UInt32(p2), byteCount: 1)
+                w.ascii("\",\"name\":\"")
+                w.ascii(name)
+                w.byte(0x22)
+            }
         }
 
         if let c = parsed {
-            out.ascii(",\"case\":"); out.int(Int(c.apduCase))
-            out.ascii(c.extended ? ",\"extended\":true" : ",\"extended\":false")
-            out.ascii(",\"lc\":"); writeOptionalInt(c.lc, out)
-            out.ascii(",\"data\":\""); out.hex(c.data); out.byte(0x22)
-            out.ascii(",\"le\":"); writeOptionalInt(c.le, out)
+            // `case` to `le` in one reservation: 47 bytes of literals, three numbers of up to 20.
+            out.withReserved(107 + 2 * c.data.count) { w in
+                w.ascii(",\"case\":"); w.int(Int(c.apduCase))
+                w.ascii(c.extended ? ",\"extended\":true" : ",\"extended\":false")
+                w.ascii(",\"lc\":")
+                if let lc = c.lc { w.int(lc) } else { w.ascii("null") }
+                w.ascii(",\"data\":\""); w.hex(c.data); w.byte(0x22)
+                w.ascii(",\"le\":")
+                if let le = c.le { w.int(le) } else { w.ascii("null") }
+            }
             if c.isSelect {
                 if c.p1 == 0x04 && !c.data.isEmpty {
                     out.ascii(",\"aid\":\""); out.hex(c.data, uppercase: true); out.byte(0x22)
@@ -157,7 +166,9 @@ public struct APDUExchangeView: Sendable {
         }
 
         if let resp {
-            out.ascii(",\"response\":\""); out.hex(resp.data); out.byte(0x22)
+            out.withReserved(14 + 2 * resp.data.count) { w in
+                w.ascii(",\"response\":\""); w.hex(resp.data); w.byte(0x22)
+            }
         } else {
             out.ascii(",\"response\":null")
         }
@@ -276,10 +287,6 @@ extension APDUCommand {
     public var selectedName: ByteView? {
         isSelect && p1 == 0x04 && !data.isEmpty ? data : nil
     }
-}
-
-private func writeOptionalInt(_ v: Int?, _ out: OutputBuffer) {
-    if let v { out.int(v) } else { out.ascii("null") }
 }
 
 private func writeIndent(_ n: Int, _ out: OutputBuffer) {

@@ -38,37 +38,41 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         out.counter(frame.n)
         out.ascii(",\"time\":")
         writeTime(frame.time)
-        out.ascii(",\"dir\":")
-        if let dir = frame.dir {
-            out.byte(0x22); out.ascii(dir.jsonName); out.byte(0x22)
-        } else {
-            out.ascii("null")
+        // The members up to the info text in two reservations (names are at most 9
+        // bytes: 64 bytes hold dir, tech, event and the literals; 128 the rest).
+        let mask = nextFrameMask
+        out.withReserved(64 + (mask == nil ? 2 * frame.bytes.count : 0)) { c in
+            c.ascii(",\"dir\":")
+            if let dir = frame.dir {
+                c.byte(0x22); c.ascii(dir.jsonName); c.byte(0x22)
+            } else {
+                c.ascii("null")
+            }
+            c.ascii(",\"tech\":\"")
+            c.ascii(frame.tech.jsonName)
+            if let event = frame.event {
+                c.ascii("\",\"event\":\"")
+                c.ascii(event.jsonName)
+            }
+            c.ascii("\",\"hex\":\"")
+            if mask == nil { c.hex(frame.bytes) }
         }
-        out.ascii(",\"tech\":\"")
-        out.ascii(frame.tech.jsonName)
-        if let event = frame.event {
-            out.ascii("\",\"event\":\"")
-            out.ascii(event.jsonName)
+        if let mask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
+        out.withReserved(128) { c in
+            c.ascii("\",\"crc\":\"")
+            c.ascii(frame.crc.jsonName)
+            c.byte(0x22)
+            if frame.bits != 0 {
+                c.ascii(",\"bits\":")
+                c.int(Int(frame.bits))
+            }
+            if !frame.flags.isEmpty {
+                if frame.flags.contains(.parityError) { c.ascii(",\"parity_error\":true") }
+                if frame.flags.contains(.snifferCRCError) { c.ascii(",\"sniffer_crc_error\":true") }
+                if frame.flags.contains(.recovered) { c.ascii(",\"recovered\":true") }
+            }
+            c.ascii(",\"info\":\"")
         }
-        out.ascii("\",\"hex\":\"")
-        if let mask = nextFrameMask {
-            out.hex(frame.bytes, mask: mask, maskOffset: 0)
-        } else {
-            out.hex(frame.bytes)
-        }
-        out.ascii("\",\"crc\":\"")
-        out.ascii(frame.crc.jsonName)
-        out.byte(0x22)
-        if frame.bits != 0 {
-            out.ascii(",\"bits\":")
-            out.int(Int(frame.bits))
-        }
-        if !frame.flags.isEmpty {
-            if frame.flags.contains(.parityError) { out.ascii(",\"parity_error\":true") }
-            if frame.flags.contains(.snifferCRCError) { out.ascii(",\"sniffer_crc_error\":true") }
-            if frame.flags.contains(.recovered) { out.ascii(",\"recovered\":true") }
-        }
-        out.ascii(",\"info\":\"")
         frame.info.writeInfo(out)
         out.byte(0x22)
         frame.info.writeJSONMembers(out)

@@ -205,6 +205,25 @@ public struct BERTLV: Sendable {
 
     /// Reads tag and length at `pos`, not looking at bytes at or past `end`.
     static func readHeader(_ b: ByteView, at pos: Int, end: Int) -> Result<Header, HeaderFailure> {
+        // Nearly every EMV object has a one- or two-byte tag and a one-byte length: those
+        // are read with two bounds checks (the same answer as the general reading below).
+        if pos >= 0, pos &+ 2 <= end, let pair = b.u16be(pos) {
+            let first = UInt8(truncatingIfNeeded: pair >> 8), second = UInt8(truncatingIfNeeded: pair)
+            if first & 0x1F != 0x1F {
+                if second < 0x80 {
+                    return .success(Header(tag: UInt32(first), tagLength: 1, headerLength: 2, length: Int(second),
+                                           constructed: first & 0x20 != 0))
+                }
+            } else if second & 0x80 == 0, pos &+ 3 <= end, let lb = b.byte(pos &+ 2), lb < 0x80 {
+                return .success(Header(tag: UInt32(pair), tagLength: 2, headerLength: 3, length: Int(lb),
+                                       constructed: first & 0x20 != 0))
+            }
+        }
+        return readHeaderInGeneral(b, at: pos, end: end)
+    }
+
+    /// `readHeader` for any header: multi-byte tags, long and indefinite lengths, errors.
+    static func readHeaderInGeneral(_ b: ByteView, at pos: Int, end: Int) -> Result<Header, HeaderFailure> {
         guard pos < end, let first = b.byte(pos) else {
             return .failure(HeaderFailure(kind: .truncatedTag, offset: pos, tag: 0, tagLength: 0))
         }

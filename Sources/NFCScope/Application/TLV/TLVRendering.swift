@@ -111,33 +111,57 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
     func writeJSON(_ tlv: BERTLV, context: EMVContext, to out: OutputBuffer) {
         context.withSelectedAID { aid in
             let scope = dictionary.lookupScope(aid: aid)
-            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, scope: scope, context, out)
+            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: nil, scope: scope, context, out)
         }
+    }
+
+    /// Where a constructed node's value was written as hex: its children's values lie
+    /// inside it, so their hex is copied from there (`OutputBuffer.hex(_:inside:writtenAt:)`)
+    /// rather than converted again.
+    private struct WrittenHex {
+        var value: ByteView
+        var position: Int
     }
 
     /// Siblings in `start..<end` of the node array, walked by index rather than
     /// through `TLVChildren`, which would hold (and retain) the node array.
-    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, scope: EMVLookupScope, _ context: EMVContext,
-                                _ out: OutputBuffer) {
+    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, parent: WrittenHex?, scope: EMVLookupScope,
+                                _ context: EMVContext, _ out: OutputBuffer) {
         out.byte(0x5B)
         var index = start
         let end = Swift.min(end, tlv.nodes.count)
         while index < end {
             if index != start { out.byte(0x2C) }
             let node = tlv.nodes[index]
-            writeJSONNode(tlv, index, node, scope: scope, context, out)
+            writeJSONNode(tlv, index, node, parent: parent, scope: scope, context, out)
             index = Swift.max(node.subtreeEnd, index + 1)
         }
         out.byte(0x5D)
     }
 
-    private func writeJSONNode(_ tlv: BERTLV, _ index: Int, _ node: TLVNode, scope: EMVLookupScope, _ context: EMVContext,
-                               _ out: OutputBuffer) {
-        out.ascii("{\"tag\":\"")
-        tlvNodeTag(node, out)
-        out.ascii("\",\"len\":")
-        if let l = node.declaredLength { out.int(l) } else { out.ascii("null") }
-        out.ascii(",\"hex\":\""); out.hex(node.value); out.byte(0x22)
+    /// `{"tag":"` tag `","len":` length `,"hex":"`: 24 bytes of literals, 8 of tag, 20 of number.
+    private static var nodeOpeningBytes: Int { 52 }
+
+    private func writeJSONNode(_ tlv: BERTLV, _ index: Int, _ node: TLVNode, parent: WrittenHex?, scope: EMVLookupScope,
+                               _ context: EMVContext, _ out: OutputBuffer) {
+        // The opening members in one reservation; the hex too for a top-level node
+        // (a child's is copied from its parent's).
+        let inline = parent == nil
+        out.withReserved(Self.nodeOpeningBytes + (inline ? 2 * node.value.count + 1 : 0)) { c in
+            c.ascii("{\"tag\":\"")
+            c.hexUpper(node.tag, byteCount: node.tagLength)
+            c.ascii("\",\"len\":")
+            if let l = node.declaredLength { c.int(l) } else { c.ascii("null") }
+            c.ascii(",\"hex\":\"")
+            if inline { c.hex(node.value); c.byte(0x22) }
+        }
+        var written = WrittenHex(value: node.value, position: out.position)
+        if let parent {
+            out.hex(node.value, inside: parent.value, writtenAt: parent.position)
+            out.byte(0x22)
+        } else {
+            written.position -= 2 * node.value.count + 1
+        }
         let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
         if let handle {
             dictionary.writeTagNameMember(handle, to: out)
@@ -156,7 +180,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         if node.childError { out.ascii(",\"children_error\":true") }
         if node.hasChildren {
             out.ascii(",\"children\":")
-            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, scope: scope, context, out)
+            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, parent: written, scope: scope, context, out)
         }
         out.byte(0x7D)
     }

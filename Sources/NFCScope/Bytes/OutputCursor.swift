@@ -1,0 +1,95 @@
+// Appends into space an `OutputBuffer` reserved in advance (`withReserved`): a record
+// part made of several short pieces (a TLV node's opening, a frame's members) costs one
+// capacity check instead of one per piece, and the write position stays in a register.
+// Every append still checks its length against the reservation's end (a trap, never a
+// write past it), so a wrong estimate by a caller cannot corrupt memory.
+
+public struct OutputCursor {
+    @usableFromInline let base: UnsafeMutableRawPointer
+    @usableFromInline var offset: Int
+    @usableFromInline let end: Int
+
+    @inlinable
+    init(base: UnsafeMutableRawPointer, offset: Int, end: Int) {
+        self.base = base
+        self.offset = offset
+        self.end = end
+    }
+
+    /// Room left in the reservation.
+    @inlinable public var remaining: Int { end &- offset }
+
+    /// Claims `n` bytes, returning where they start.
+    @inline(__always)
+    private mutating func claim(_ n: Int) -> Int {
+        let o = offset
+        precondition(n >= 0 && n <= end &- o, "OutputCursor: write past the reserved space")
+        offset = o &+ n
+        return o
+    }
+
+    @inline(__always)
+    public mutating func byte(_ b: UInt8) {
+        let o = claim(1)
+        base.storeBytes(of: b, toByteOffset: o, as: UInt8.self)
+    }
+
+    @inline(__always)
+    public mutating func ascii(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        let o = claim(n)
+        OutputBuffer.copyShort(from: UnsafeRawPointer(s.utf8Start), to: base + o, count: n)
+    }
+
+    /// The bytes of a view, as they are.
+    @inline(__always)
+    public mutating func bytes(_ v: ByteView) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        let o = claim(n)
+        OutputBuffer.copyShort(from: src, to: base + o, count: n)
+    }
+
+    /// Lowercase hex of the bytes (2 per byte).
+    @inline(__always)
+    public mutating func hex(_ v: ByteView) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        let o = claim(n &<< 1)
+        OutputBuffer.writeHexPairs(src, n, base + o, UnsafeRawPointer(hexLowerPairs))
+    }
+
+    /// The low `byteCount` bytes (1 to 4) of `value`, most significant first, as
+    /// uppercase hex (a BER-TLV tag), like `OutputBuffer.hexUpper`.
+    @inline(__always)
+    public mutating func hexUpper(_ value: UInt32, byteCount: Int) {
+        let n = Swift.max(1, Swift.min(4, byteCount))
+        let o = claim(n &<< 1)
+        let pairs = UnsafeRawPointer(hexUpperPairs)
+        var k = 0
+        while k < n {
+            let b = Int(truncatingIfNeeded: (value >> UInt32(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
+            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
+                            toByteOffset: o &+ (k &<< 1), as: UInt16.self)
+            k &+= 1
+        }
+    }
+
+    /// Decimal integer (up to 20 bytes), like `OutputBuffer.int`.
+    @inline(__always)
+    public mutating func int(_ v: Int) {
+        if UInt(bitPattern: v) < 10 {
+            byte(48 &+ UInt8(truncatingIfNeeded: v))
+            return
+        }
+        if UInt(bitPattern: v) < 100 {
+            let o = claim(2)
+            base.storeBytes(of: UnsafeRawPointer(decimalPairs).loadUnaligned(fromByteOffset: v &<< 1, as: UInt16.self),
+                            toByteOffset: o, as: UInt16.self)
+            return
+        }
+        precondition(end &- offset >= 20, "OutputCursor: write past the reserved space")
+        if v < 0 { byte(0x2D) }
+        offset &+= OutputBuffer.writeDigits(UInt64(v.magnitude), to: base, at: offset)
+    }
+}
