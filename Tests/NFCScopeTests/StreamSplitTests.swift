@@ -29,12 +29,7 @@ import Glibc
         return CaptureDecoder.decode(input: input, into: sink)
     }
 
-    static func comparable(_ sink: CollectingSink) -> [String] {
-        sink.frames.map { frame in
-            var frame = frame
-            frame.linkInfo = ""
-            return String(describing: frame)
-        }
+    static func comparable(_ sink: CollectingSink) -> [String] { comparableDecode(sink) }
             + sink.exchanges.map { String(describing: $0) }
             + sink.problems.map { "\($0.offset.map(String.init) ?? "-") \($0.message)" }
     }

@@ -31,14 +31,7 @@ import Testing
         return outcome
     }
 
-    private func comparable(_ sink: CollectingSink) -> [String] {
-        // `linkInfo` is the LinkInfo as Swift prints it, views' addresses included: the
-        // rendered `info` and `members` stand for it.
-        sink.frames.map { frame in
-            var frame = frame
-            frame.linkInfo = ""
-            return String(describing: frame)
-        }
+    private func comparable(_ sink: CollectingSink) -> [String] { comparableDecode(sink) }
             + sink.exchanges.map { String(describing: $0) }
             + sink.problems.map { "\($0.offset.map(String.init) ?? "-") \($0.lineNumber.map(String.init) ?? "-") \($0.message)" }
     }
@@ -316,4 +309,17 @@ import Testing
         #expect(samples > 0)
         #expect(peakMB < 64, "peak resident memory \(peakMB) MB")
     }
+}
+
+/// What two decodes of the same input must agree on: frames, exchanges and problems.
+/// `linkInfo` is the LinkInfo as Swift prints it, views' addresses included: the
+/// rendered `info` and `members` stand for it.
+func comparableDecode(_ sink: CollectingSink) -> [String] {
+    sink.frames.map { frame in
+        var frame = frame
+        frame.linkInfo = ""
+        return String(describing: frame)
+    }
+        + sink.exchanges.map { String(describing: $0) }
+        + sink.problems.map { "\($0.offset.map(String.init) ?? "-") \($0.lineNumber.map(String.init) ?? "-") \($0.message)" }
 }
