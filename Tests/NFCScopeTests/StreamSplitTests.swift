@@ -30,9 +30,6 @@ import Glibc
     }
 
     static func comparable(_ sink: CollectingSink) -> [String] { comparableDecode(sink) }
-            + sink.exchanges.map { String(describing: $0) }
-            + sink.problems.map { "\($0.offset.map(String.init) ?? "-") \($0.message)" }
-    }
 
     /// Every format cut into two reads (at every place in the usbmon captures, at 40
     /// places spread over the file in the others) gives the records of the file. Before PN53x commands awaiting their answer
