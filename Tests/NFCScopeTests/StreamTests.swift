@@ -32,9 +32,6 @@ import Testing
     }
 
     private func comparable(_ sink: CollectingSink) -> [String] { comparableDecode(sink) }
-            + sink.exchanges.map { String(describing: $0) }
-            + sink.problems.map { "\($0.offset.map(String.init) ?? "-") \($0.lineNumber.map(String.init) ?? "-") \($0.message)" }
-    }
 
     /// Every format, from a pipe in pieces of about a fortieth of the file (so records
     /// are cut across reads everywhere), gives exactly the frames, exchanges and
