@@ -24,17 +24,17 @@ final class Redactor {
     /// oldest is forgotten, so memory and the masking work per frame stay bounded.
     static let secretLimit = 256
 
-    @exclusivity(unchecked) private(set) var digitSecrets: [DigitSecret] = []
+    @exclusivity(unchecked) private(set) var digitSecrets: [DigitSecret] = [] { didSet { textPatterns = nil } }
     /// Cardholder names and other card text (raw bytes), hidden entirely.
-    @exclusivity(unchecked) private(set) var nameSecrets: [[UInt8]] = []
+    @exclusivity(unchecked) private(set) var nameSecrets: [[UInt8]] = [] { didSet { textPatterns = nil } }
     /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
-    @exclusivity(unchecked) private(set) var track2Values: [[UInt8]] = []
+    @exclusivity(unchecked) private(set) var track2Values: [[UInt8]] = [] { didSet { textPatterns = nil } }
     /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
     struct TextSecret: Equatable {
         var bytes: [UInt8]
         var masked: [Bool]
     }
-    @exclusivity(unchecked) private(set) var textSecrets: [TextSecret] = []
+    @exclusivity(unchecked) private(set) var textSecrets: [TextSecret] = [] { didSet { textPatterns = nil } }
 
     var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty && textSecrets.isEmpty }
 
@@ -280,26 +280,111 @@ final class Redactor {
     /// as text and as hex, names as they are written (raw, escaped for text or for
     /// JSON) and as hex.
     func maskText(_ text: inout [UInt8]) {
+        guard !isEmpty || !track2Values.isEmpty else { return }
+        let patterns = textPatterns ?? makeTextPatterns()
+        textPatterns = patterns
+        // Most text holds no secret: then no pattern starts anywhere in it, and masking
+        // (which only writes `*`, found in no pattern) could not create one.
+        // A pattern that starts nowhere in the text cannot start anywhere once others
+        // are masked either: only the ones that can are run, in their order.
+        let chosen = usesFilter ? patterns.candidates(in: text) : nil
+        if let chosen, chosen.isEmpty { return }
+        for i in chosen ?? Array(patterns.patterns.indices) {
+            let masked = patterns.masks[i]
+            maskOccurrences(of: patterns.patterns[i], in: &text) { masked[$0] }
+        }
+    }
+
+    /// Off only in tests, which compare the filtered and unfiltered masking.
+    var usesFilter = true
+
+    /// The patterns `maskText` looks for (tests).
+    var textPatternList: [[UInt8]] { (textPatterns ?? makeTextPatterns()).patterns }
+
+    /// What `maskText` masks, in the order it masks them, rebuilt when a secret is learnt
+    /// or forgotten.
+    @exclusivity(unchecked) private var textPatterns: TextPatterns?
+
+    private func makeTextPatterns() -> TextPatterns {
+        var patterns: [[UInt8]] = [], masks: [[Bool]] = []
         // First, before the PAN digits inside it are masked and it no longer matches.
         for value in track2Values {
             let (rendered, masked) = maskedTrack2Rendering(value)
-            maskOccurrences(of: rendered, in: &text) { masked[$0] }
+            patterns.append(rendered); masks.append(masked)
         }
         for secret in digitSecrets {
-            let pattern = secret.nibbles.map { hexChar($0) }
-            maskOccurrences(of: pattern, in: &text) { k in secret.masked[k] }
+            patterns.append(secret.nibbles.map { hexChar($0) }); masks.append(secret.masked)
         }
         for secret in textSecrets {
-            maskOccurrences(of: secret.bytes, in: &text) { k in secret.masked[k] }
-            let hex = secret.bytes.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }
-            maskOccurrences(of: hex, in: &text) { k in secret.masked[k / 2] }
+            patterns.append(secret.bytes); masks.append(secret.masked)
+            patterns.append(secret.bytes.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] })
+            masks.append(secret.masked.flatMap { [$0, $0] })
         }
         for name in nameSecrets {
             for form in writtenForms(of: name) {
-                maskOccurrences(of: form, in: &text) { _ in true }
+                patterns.append(form); masks.append([Bool](repeating: true, count: form.count))
             }
             let hex = name.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }
-            maskOccurrences(of: hex, in: &text) { _ in true }
+            patterns.append(hex); masks.append([Bool](repeating: true, count: hex.count))
+        }
+        return TextPatterns(patterns: patterns, masks: masks)
+    }
+
+    /// The patterns with an index of where each could start: the (case-folded) first
+    /// four bytes of each long pattern, the first byte of each shorter one.
+    struct TextPatterns {
+        let patterns: [[UInt8]]
+        let masks: [[Bool]]
+        private var quads: [UInt32: [Int]] = [:]
+        private var quadBits = [UInt64](repeating: 0, count: 64)
+        private var shortFirst = [[Int]](repeating: [], count: 256)
+        /// A pattern holds `*`: masking could make it appear, so every pattern is run.
+        private var filterOff = false
+
+        init(patterns: [[UInt8]], masks: [[Bool]]) {
+            self.patterns = patterns
+            self.masks = masks
+            for (i, p) in patterns.enumerated() where !p.isEmpty {
+                let folded = p.map(Self.fold)
+                if folded.contains(0x2A) { filterOff = true }
+                if folded.count >= 4 {
+                    let q = Self.quad(folded, 0)
+                    quads[q, default: []].append(i)
+                    let bit = Self.bucket(q)
+                    quadBits[bit >> 6] |= 1 << UInt64(bit & 63)
+                } else {
+                    shortFirst[Int(folded[0])].append(i)
+                }
+            }
+        }
+
+        @inline(__always) static func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
+        @inline(__always) static func quad(_ b: [UInt8], _ i: Int) -> UInt32 {
+            UInt32(fold(b[i])) | UInt32(fold(b[i + 1])) << 8 | UInt32(fold(b[i + 2])) << 16 | UInt32(fold(b[i + 3])) << 24
+        }
+        @inline(__always) static func bucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 20) }
+
+        /// The patterns that could start somewhere in `text` (case-insensitively, as
+        /// `maskOccurrences` compares), in pattern order; nil: all of them.
+        func candidates(in text: [UInt8]) -> [Int]? {
+            if filterOff { return nil }
+            var chosen: [Bool]?
+            func choose(_ list: [Int]) {
+                if chosen == nil { chosen = [Bool](repeating: false, count: patterns.count) }
+                for i in list { chosen![i] = true }
+            }
+            let n = text.count
+            for i in 0..<n {
+                let short = shortFirst[Int(Self.fold(text[i]))]
+                if !short.isEmpty { choose(short) }
+                if i + 4 <= n {
+                    let q = Self.quad(text, i)
+                    let bit = Self.bucket(q)
+                    if quadBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0, let list = quads[q] { choose(list) }
+                }
+            }
+            guard let chosen else { return [] }
+            return chosen.indices.filter { chosen[$0] }
         }
     }
 
