@@ -212,3 +212,88 @@ private func applePayFrames() throws -> [[UInt8]] {
         #expect(r.out.isEmpty)
     }
 }
+
+/// A filter parses each record keeping only the members its paths start with (and
+/// `frames`, `n`): the same members as a full parse, the same verdict on every record,
+/// and nil for exactly the texts a full parse refuses.
+@Suite struct FilterProjectionTests {
+    static let captures = ["hf_visa_apple_transit_bypass.derived.pcap", "libnfc-nfc-read-forum-tag3-debug.log",
+                           "Suica.nfc", "hf_mfdes_sniff.trace", "hf_14a_mfu.trace", "x.pcap"].map(fixturePath)
+
+    /// Every JSON Lines record of the captures, as bytes.
+    static func lines() -> [[UInt8]] {
+        captures.flatMap { path in
+            run(["decode", "--format", "jsonl", path]).out.split(separator: "\n").map { Array($0.utf8) }
+        }
+    }
+
+    static let expressions = [
+        "apdu.ins == \"A8\"", "tlv.tag == 9F27", "apdu.sw != \"9000\" || frame.crc == \"bad\"",
+        "transaction.outcome contains \"approved\"", "felica.command", "!(apdu.ins == \"B2\") && apdu.le > 0",
+        "ndef.records.type == \"U\"", "frame.tech == \"nfc-a\" && frame.info matches \"^I\"", "tlv.name contains \"Track\"",
+        "application.name contains \"Visa\"", "sw_text", "dir == \"card\"", "apdu",
+    ]
+
+    @Test func sameMembersAsAFullParse() throws {
+        let keySets: [[String]] = [[], ["ins"], ["frames", "n"], ["tlv", "command_fields", "command_tlv", "frames", "n"],
+                                   ["type", "sw", "hex", "info"], ["application", "records", "blocks"]]
+        let lines = Self.lines()
+        #expect(lines.count > 150)
+        for line in lines {
+            let full = try #require(JSONParser.parse(line))
+            let members = try #require(full.members)
+            for keys in keySets {
+                let projected = try #require(JSONParser.parse(line, keepingTopLevelKeys: keys.map { Array($0.utf8) }))
+                let expected = JSONValue.object(members.filter { keys.contains($0.0) })
+                #expect(projected.jsonText == expected.jsonText)
+            }
+        }
+    }
+
+    @Test func sameVerdictOnEveryRecord() throws {
+        let lines = Self.lines()
+        for text in Self.expressions {
+            let filter = try RecordFilter(expression: text, frames: nil, only: nil)
+            let expression = try #require(filter.expression)
+            for line in lines {
+                let full = try #require(JSONParser.parse(line))
+                let type = try #require(full["type"]?.stringValue)
+                let projected = JSONParser.parse(line, keepingTopLevelKeys: filter.keptJSONKeys)
+                #expect(expression.evaluate(type: type, record: projected) == expression.evaluate(type: type, record: full),
+                        "\(text) on \(String(decoding: line.prefix(80), as: UTF8.self))")
+                #expect(RecordFilter.frameNumbers(projected) == RecordFilter.frameNumbers(full))
+            }
+        }
+    }
+
+    /// Cut short, a byte changed or an escape broken: the projected parse refuses the
+    /// text exactly when the full parse does.
+    @Test func refusesWhatAFullParseRefuses() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let specials: [UInt8] = Array("\"\\{}[],:0 tnfu-.eE".utf8)
+        let keys = [Array("ins".utf8), Array("frames".utf8), Array("n".utf8)]
+        var refused = 0
+        for line in Self.lines().prefix(400) where !line.isEmpty {
+            for _ in 0..<8 {
+                var bytes = line
+                let at = Int(next() % UInt64(bytes.count))
+                switch next() % 3 {
+                case 0: bytes.removeSubrange(at...)
+                case 1: bytes[at] = specials[Int(next() % UInt64(specials.count))]
+                default: bytes.insert(0x5C, at: at)
+                }
+                let full = JSONParser.parse(bytes) == nil
+                #expect((JSONParser.parse(bytes, keepingTopLevelKeys: keys) == nil) == full)
+                if full { refused += 1 }
+            }
+        }
+        #expect(refused > 500)
+    }
+}

@@ -89,15 +89,112 @@ package enum JSONValue {
 package struct JSONParser {
     private let bytes: [UInt8]
     private var i = 0
+    /// Keys (as UTF-8) of the top-level object's members to build; the others are
+    /// checked and stepped over without building them. nil: every member.
+    private let keptKeys: [[UInt8]]?
 
     package static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        var p = JSONParser(bytes: bytes)
+        parse(bytes, keepingTopLevelKeys: nil)
+    }
+
+    /// Parses `bytes` like `parse(_:)`, but of a top-level object builds only the members
+    /// whose keys are in `keys` (nil: all): what a filter that reads a few fields of a
+    /// record needs, without the strings and arrays of the rest (a TLV tree). The result
+    /// is nil exactly when `parse(_:)`'s is.
+    package static func parse(_ bytes: [UInt8], keepingTopLevelKeys keys: [[UInt8]]?) -> JSONValue? {
+        var p = JSONParser(bytes: bytes, keptKeys: keys)
         guard let v = p.value(depth: 0) else { return nil }
         p.skipSpace()
         return p.i == bytes.count ? v : nil
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: [UInt8], keptKeys: [[UInt8]]?) {
+        self.bytes = bytes
+        self.keptKeys = keptKeys
+    }
+
+    /// Whether the top-level member whose key was just read (its escaped text is
+    /// `bytes[start..<end]`, without quotes) is built.
+    private func keeps(keyFrom start: Int, to end: Int, key: String) -> Bool {
+        guard let keptKeys else { return true }
+        let raw = bytes[start..<end]
+        if !raw.contains(0x5C) { return keptKeys.contains { $0.elementsEqual(raw) } }
+        return keptKeys.contains { $0.elementsEqual(key.utf8) }
+    }
+
+    /// Steps over one value, checking it as `value(depth:)` does, without building it.
+    private mutating func skipValue(depth: Int) -> Bool {
+        guard depth < 64 else { return false }
+        skipSpace()
+        guard i < bytes.count else { return false }
+        switch bytes[i] {
+        case 0x7B:
+            i += 1
+            skipSpace()
+            if i < bytes.count, bytes[i] == 0x7D { i += 1; return true }
+            while true {
+                skipSpace()
+                guard skipString() else { return false }
+                skipSpace()
+                guard i < bytes.count, bytes[i] == 0x3A else { return false }
+                i += 1
+                guard skipValue(depth: depth + 1) else { return false }
+                skipSpace()
+                guard i < bytes.count else { return false }
+                if bytes[i] == 0x2C { i += 1; continue }
+                if bytes[i] == 0x7D { i += 1; return true }
+                return false
+            }
+        case 0x5B:
+            i += 1
+            skipSpace()
+            if i < bytes.count, bytes[i] == 0x5D { i += 1; return true }
+            while true {
+                guard skipValue(depth: depth + 1) else { return false }
+                skipSpace()
+                guard i < bytes.count else { return false }
+                if bytes[i] == 0x2C { i += 1; continue }
+                if bytes[i] == 0x5D { i += 1; return true }
+                return false
+            }
+        case 0x22:
+            return skipString()
+        case 0x74: return literal("true")
+        case 0x66: return literal("false")
+        case 0x6E: return literal("null")
+        default:
+            let start = i
+            while i < bytes.count, bytes[i] == 0x2D || bytes[i] == 0x2B || bytes[i] == 0x2E
+                || bytes[i] == 0x45 || bytes[i] == 0x65 || (bytes[i] >= 0x30 && bytes[i] <= 0x39) { i += 1 }
+            return i > start
+        }
+    }
+
+    /// Steps over a string, with `string()`'s checks of its escapes.
+    private mutating func skipString() -> Bool {
+        guard i < bytes.count, bytes[i] == 0x22 else { return false }
+        i += 1
+        while i < bytes.count {
+            let c = bytes[i]
+            i += 1
+            if c == 0x22 { return true }
+            if c != 0x5C { continue }
+            guard i < bytes.count else { return false }
+            let e = bytes[i]
+            i += 1
+            switch e {
+            case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: continue
+            case 0x75:
+                guard let scalar = hex4() else { return false }
+                if scalar >= 0xD800, scalar < 0xDC00, i + 1 < bytes.count, bytes[i] == 0x5C, bytes[i + 1] == 0x75 {
+                    i += 2
+                    guard let low = hex4(), low >= 0xDC00, low < 0xE000 else { return false }
+                }
+            default: return false
+            }
+        }
+        return false
+    }
 
     private mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
@@ -124,12 +221,18 @@ package struct JSONParser {
             if i < bytes.count, bytes[i] == 0x7D { i += 1; return .object(members) }
             while true {
                 skipSpace()
+                let keyStart = i + 1
                 guard let key = string() else { return nil }
+                let keyEnd = i - 1
                 skipSpace()
                 guard i < bytes.count, bytes[i] == 0x3A else { return nil }
                 i += 1
-                guard let v = value(depth: depth + 1) else { return nil }
-                members.append((key, v))
+                if depth == 0, !keeps(keyFrom: keyStart, to: keyEnd, key: key) {
+                    guard skipValue(depth: depth + 1) else { return nil }
+                } else {
+                    guard let v = value(depth: depth + 1) else { return nil }
+                    members.append((key, v))
+                }
                 skipSpace()
                 guard i < bytes.count else { return nil }
                 if bytes[i] == 0x2C { i += 1; continue }

@@ -52,6 +52,16 @@ public indirect enum FilterExpression {
         }
     }
 
+    /// The record members the expression's paths start with (`apdu.tlv.tag`: `tlv`, and
+    /// the members a `tlv` path also searches): evaluating it reads no other member.
+    public var topLevelFields: Set<String> {
+        switch self {
+        case .and(let a, let b), .or(let a, let b): a.topLevelFields.union(b.topLevelFields)
+        case .not(let e): e.topLevelFields
+        case .exists(let p), .compare(let p, _, _, _): p.topLevelFields
+        }
+    }
+
     /// Whether some path has no record-type prefix (it applies to every record).
     public var hasUntypedPath: Bool {
         switch self {
@@ -163,6 +173,12 @@ public struct FilterPath: Sendable, Equatable {
             recordType = nil
             fields = segments
         }
+    }
+
+    /// The record members `values` reads.
+    var topLevelFields: Set<String> {
+        guard let first = fields.first else { return [] }
+        return first == "tlv" ? ["tlv", "command_fields", "command_tlv"] : [first]
     }
 
     /// The values the path reaches in a record; empty when the record is of another

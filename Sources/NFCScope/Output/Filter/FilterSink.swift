@@ -100,7 +100,7 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     private func parsedScratch() -> JSONValue? {
         var bytes = scratch.contents
         if bytes.last == 0x0A { bytes.removeLast() }
-        return JSONParser.parse(bytes)
+        return JSONParser.parse(bytes, keepingTopLevelKeys: filter.keptJSONKeys)
     }
 
     /// The kept text of the unselected frames among `numbers`, each once, in order.

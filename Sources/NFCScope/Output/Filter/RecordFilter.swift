@@ -86,6 +86,13 @@ public final class RecordFilter {
         return value
     }
 
+    /// The members of a record's JSON that selecting it reads: the expression's first
+    /// fields, and `frames` and `n` (`frameNumbers`). A record is parsed keeping only these.
+    lazy var keptJSONKeys: [[UInt8]] = {
+        let fields = (expression?.topLevelFields ?? []).union(["frames", "n"])
+        return fields.sorted().map { Array($0.utf8) }
+    }()
+
     /// Selects a frame by number first (cheap), then by content.
     func selectsFrame(_ n: Int, json: () -> JSONValue?) -> Bool {
         if let frames, !frames.contains(n) { return false }
