@@ -109,4 +109,31 @@ import Testing
             #expect(fast.string == general.string)
         }
     }
+
+    /// The memo of the last layout lookup answers as the registry does.
+    @Test func layoutMemoAnswersAsTheRegistry() {
+        let registry = Registry.builtin
+        let codes = Array(Set(registry.services.map(\.code))).sorted()
+        var state: UInt64 = 0x3E30_0001
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        var memo = FeliCaLayoutMemo()
+        let blocks: [[UInt8]] = (0..<6).map { k in (0..<16).map { _ in [0x00, 0x16, 0xC7, 0x05, UInt8(k)][next() % 5] } }
+        var hits = 0
+        for _ in 0..<20_000 {
+            let system: UInt16? = [nil, 0x0003, 0xFE00][next() % 3]
+            let code = codes.isEmpty ? 0x090F : codes[next() % min(codes.count, 4)]
+            let block = next() % 4
+            let data = blocks[next() % blocks.count]
+            ByteView.with(data) { d in
+                let expected = registry.feliCaCompiledLayout(system: system, code: code, block: block, data: d)
+                let got = memo.layout(registry, system: system, code: code, block: block, data: d)
+                #expect(got === expected)
+                if got != nil { hits += 1 }
+            }
+        }
+        #expect(hits > 1_000)
+    }
 }

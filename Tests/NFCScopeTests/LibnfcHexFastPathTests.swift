@@ -79,6 +79,21 @@ import Testing
         #expect(fast > 5_000)
     }
 
+    @Test func tokenClassesAreTheDigitsAndBlanks() {
+        for c in 0..<256 {
+            let expected: UInt8
+            switch UInt8(c) {
+            case 0x30...0x39: expected = UInt8(c - 0x30)
+            case 0x61...0x66: expected = UInt8(c - 0x61 + 10)
+            case 0x41...0x46: expected = UInt8(c - 0x41 + 10)
+            case 0x20, 0x09, 0x0D: expected = blankClass
+            default: expected = 0xFF
+            }
+            #expect(hexTokenClasses[c] == expected, "\(c)")
+            #expect(libnfcHexDigitValues[c] == (expected < 0x10 ? expected : 0xFF))
+        }
+    }
+
     /// The definition `debugMessageStart` had: a priority word (`priorities`) followed
     /// by TAB, then a non-empty category and TAB; the message starts after it.
     static func referenceMessageStart(_ line: ByteView) -> Int? {

@@ -119,7 +119,15 @@ enum LibnfcLineSyntax {
     static func debugMessageStart(_ line: ByteView) -> Int? {
         // A priority word, then TAB: the first TAB ends the word (none holds a TAB), so
         // the word before it is compared with the priorities of its length only.
-        guard let firstTab = index(of: 0x09, in: line, from: 0) else { return nil }
+        // Nearly every line of a debug log is at level debug: its TAB is found without a search.
+        let firstTab: Int
+        if line.byte(5) == 0x09, line.prefix(5).equals("debug") {
+            firstTab = 5
+        } else if let tab = index(of: 0x09, in: line, from: 0) {
+            firstTab = tab
+        } else {
+            return nil
+        }
         let word = line.prefix(firstTab)
         let matched: Bool
         switch firstTab {

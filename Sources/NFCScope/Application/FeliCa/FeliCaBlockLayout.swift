@@ -119,12 +119,14 @@ enum FeliCaBlockLayout {
         out.byte(0x7D)
     }
 
-    /// The layout chosen as `layout(...)` chooses it, with its JSON pieces.
+    /// The layout chosen as `layout(...)` chooses it, with its JSON pieces. `memo` keeps
+    /// the last lookup: the next block looked up here for its deltas is the block the
+    /// following call asks for.
     static func compiledLayout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int, data: ByteView,
-                               next: ByteView?) -> (FeliCaCompiledLayout, ByteView?)? {
-        guard let layout = registry.feliCaCompiledLayout(system: system, code: code, block: block, data: data) else { return nil }
+                               next: ByteView?, memo: inout FeliCaLayoutMemo) -> (FeliCaCompiledLayout, ByteView?)? {
+        guard let layout = memo.layout(registry, system: system, code: code, block: block, data: data) else { return nil }
         guard let next, !layout.empty else { return (layout, nil) }
-        let nextLayout = registry.feliCaCompiledLayout(system: system, code: code, block: block + 1, data: next)
+        let nextLayout = memo.layout(registry, system: system, code: code, block: block + 1, data: next)
         return (layout, nextLayout?.empty == true ? nil : next)
     }
 
@@ -336,5 +338,26 @@ enum FeliCaBlockLayout {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
+
+/// The last `Registry.feliCaCompiledLayout` lookup and its answer, which depends on
+/// nothing but the system, code, block number and the block's bytes.
+struct FeliCaLayoutMemo {
+    private var system: UInt16?
+    private var code: UInt16 = 0
+    private var block = 0
+    private var data = ByteView()
+    private var answer: FeliCaCompiledLayout?
+    private var valid = false
+
+    mutating func layout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int,
+                         data: ByteView) -> FeliCaCompiledLayout? {
+        if valid, self.code == code, self.block == block, self.system == system, self.data.elementsEqual(data) {
+            return answer
+        }
+        answer = registry.feliCaCompiledLayout(system: system, code: code, block: block, data: data)
+        (self.system, self.code, self.block, self.data, valid) = (system, code, block, data, true)
+        return answer
     }
 }

@@ -96,12 +96,13 @@ extension FeliCaExchange {
         }
         out.ascii(",\"blocks\":[")
         var first = true
+        var memo = FeliCaLayoutMemo()
         func block(_ i: Int, _ element: FeliCaBlockListElement?, _ data: ByteView?, _ next: ByteView?) {
             let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
             var found: (FeliCaCompiledLayout, ByteView?)?
             if let data, let code {
                 found = FeliCaBlockLayout.compiledLayout(registry, system: system, code: code,
-                                                         block: element?.block ?? i, data: data, next: next)
+                                                         block: element?.block ?? i, data: data, next: next, memo: &memo)
             }
             // The block's members up to its fields in one reservation: numbers (20 bytes
             // at most each), the hex, the layout's members and the literals (under 80).

@@ -40,11 +40,7 @@ struct TagMemory {
             }
             size = end
         }
-        var i = 0
-        while address + i < end {
-            storage[address + i] = data[i]
-            i += 1
-        }
+        data.prefix(end - address).copy(into: &storage, at: address)
         setKnown(address, end)
     }
 
