@@ -90,7 +90,7 @@ import Testing
             default: expected = 0xFF
             }
             #expect(hexTokenClasses[c] == expected, "\(c)")
-            #expect(libnfcHexDigitValues[c] == (expected < 0x10 ? expected : 0xFF))
+            #expect(LibnfcLineSyntax.hexValue(UInt8(c)) == (expected < 0x10 ? expected : nil))
         }
     }
 
