@@ -733,6 +733,14 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Total bytes written so far, for column padding within one line.
     public var position: Int { flushedTotal + count }
 
+    /// The bytes written since `start` (a `position`), valid until the next append;
+    /// nil when part of them was already flushed.
+    func written(since start: Int) -> ByteView? {
+        let begin = start &- flushedTotal
+        guard begin >= 0, begin <= count else { return nil }
+        return ByteView(base: UnsafeRawPointer(storage + begin), count: count &- begin)
+    }
+
     // MARK: - Chunks handed from thread to thread (-j)
 
     /// Everything written since the last chunk (a buffer made with `init(chunkCapacity:)`),

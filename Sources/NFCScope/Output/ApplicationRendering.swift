@@ -7,7 +7,8 @@ enum ApplicationRendering {
 
     /// Members after the APDU-level ones: `application`, `dol` + `command_fields`,
     /// `command_tlv`, `tlv` (each only when there is something to show).
-    static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, to out: OutputBuffer) {
+    static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil,
+                                 to out: OutputBuffer) {
         if let aid = x.applicationAID {
             out.ascii(",\"application\":{\"aid\":\"")
             ByteView.with(aid) { out.hex($0, uppercase: true) }
@@ -17,7 +18,7 @@ enum ApplicationRendering {
             }
             out.byte(0x7D)
         }
-        let writer = TLVTreeWriter(dictionary: registry)
+        let writer = TLVTreeWriter(registry: registry, cache: cache)
         if let dol = x.commandDOL {
             out.ascii(",\"dol\":\""); out.ascii(x.commandDOLName)
             out.ascii("\",\"command_fields\":")

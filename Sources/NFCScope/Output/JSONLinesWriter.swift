@@ -15,7 +15,9 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
     public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false) {
         self.out = output
-        self.context = RenderContext(registry: registry, redact: redact)
+        var context = RenderContext(registry: registry, redact: redact)
+        context.valueCache = RenderedValueCache(registry: registry)
+        self.context = context
     }
 
     public var depth: DecodeDepth { .application }

@@ -28,7 +28,7 @@ extension APDUInterpretation: DecodedRecord {
             APDUExchangeView(command: exchange.command, response: exchange.response)
                 .writeJSONMembers(out, parsed: command, error: commandError, response: response, uicc: usesSIMNames)
         }
-        ApplicationRendering.writeJSONMembers(self, registry: context.registry, to: out)
+        ApplicationRendering.writeJSONMembers(self, registry: context.registry, cache: context.valueCache, to: out)
         desfire?.writeJSONMember(out)
         mifarePlus?.writeJSONMember(out)
         if let source = smartCardSource {

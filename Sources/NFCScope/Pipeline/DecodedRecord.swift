@@ -21,6 +21,8 @@ public struct RenderContext {
     /// `--redact`: records mask the secrets they know of themselves (Wi-Fi keys in
     /// NDEF); card numbers and names are masked by the redacting sink.
     public var redact: Bool
+    /// The JSON writer's texts of TLV values rendered before (see `RenderedValueCache`).
+    package var valueCache: RenderedValueCache?
 
     public init(registry: Registry, indent: Int = 26, redact: Bool = false) {
         self.registry = registry
