@@ -113,6 +113,134 @@ import Testing
         #expect(longCached.contents == longGeneral.contents)
     }
 
+    // MARK: ISO-DEP blocks in the frame record
+
+    /// The block's info text and members in one reservation against `LinkInfo`'s two
+    /// general writers, for every kind, S-block type, optional CID, NAD and WTXM, and
+    /// INF lengths from 0 to 70,000.
+    @Test func blockInfoAndMembersAreWhatTheGeneralWritersWrite() {
+        var g = Generator(state: 0xB10C_12)
+        let inf = [UInt8](repeating: 0x41, count: 70_000)
+        let kinds: [ISODEPBlockKind] = [.i, .r, .s]
+        let sTypes: [SBlockType] = [.deselect, .wtx, .parameters, .other]
+        for round in 0..<3000 {
+            let length = round < 300 ? round : g.chance(50) ? g.int(300) : g.int(inf.count + 1)
+            let block = ISODEPBlock(kind: g.pick(kinds), pcb: UInt8(truncatingIfNeeded: g.next()),
+                                    blockNumber: UInt8(g.int(2)), chaining: g.chance(50), nak: g.chance(50),
+                                    sType: g.pick(sTypes), wtxm: g.chance(50) ? UInt8(g.int(64)) : nil,
+                                    cid: g.chance(30) ? UInt8(g.int(16)) : nil,
+                                    nad: g.chance(30) ? UInt8(truncatingIfNeeded: g.next()) : nil)
+            inf.withUnsafeBytes { raw in
+                var b = block
+                b.inf = ByteView(base: raw.baseAddress, count: length)
+                let fast = OutputBuffer(), general = OutputBuffer()
+                fast.withReserved(ISODEPBlock.infoAndJSONMembersBound) { c in b.writeInfoAndJSONMembers(&c) }
+                let info = LinkInfo.block(b)
+                info.writeInfo(general)
+                general.byte(0x22)
+                info.writeJSONMembers(general)
+                #expect(fast.string == general.string, "round \(round)")
+            }
+        }
+    }
+
+    // MARK: Top-level hex copied from the response's
+
+    /// A response's tree written after the response's hex, its top-level hex copied from
+    /// there, against the tree written on its own: the same bytes, whether the response's
+    /// hex is still in the buffer, was flushed, or was written from a copy of the bytes
+    /// elsewhere in memory (then nothing may be copied).
+    @Test func topLevelHexCopiedFromTheResponseIsTheConvertedHex() {
+        var g = Generator(state: 0x70_11E5)
+        let registry = Registry.builtin
+        let writer = TLVTreeWriter(registry: registry, cache: RenderedValueCache(registry: registry))
+        let plain = TLVTreeWriter(dictionary: registry)
+        // Long-lived buffers too: there the response's hex is sometimes flushed before the tree.
+        let long = OutputBuffer(), longExpected = OutputBuffer()
+        for round in 0..<2000 {
+            var body: [UInt8] = []
+            for _ in 0..<(1 + g.int(5)) {
+                let tag: [UInt8] = g.pick([[0x70], [0x77], [0x6F], [0x5A], [0x9F, 0x10], [0x57], [0xBF, 0x0C], [0x82]])
+                let inner = g.chance(50) ? Self.tlv([0x9F, 0x36], g.bytes(2)) + Self.tlv([0x50], g.bytes(g.int(16))) : g.bytes(g.int(40))
+                body += Self.tlv(tag, inner)
+            }
+            if g.chance(20) { body += g.bytes(g.int(6)) }   // trailing bytes that do not parse
+            let copyElsewhere = g.chance(20)
+            let elsewhere = body
+            ByteView.with(body) { bytes in
+                ByteView.with(elsewhere) { other in
+                    let tree = BERTLV(parsing: bytes)
+                    let source = copyElsewhere ? other : bytes
+                    for (out, expected) in [(OutputBuffer(), OutputBuffer()), (long, longExpected)] {
+                        out.ascii("{\"response\":\""); expected.ascii("{\"response\":\"")
+                        let at = out.position
+                        out.hex(source); expected.hex(source)
+                        out.ascii("\",\"tlv\":"); expected.ascii("\",\"tlv\":")
+                        writer.writeJSON(tree, context: EMVContext(), to: out, parsedFrom: (bytes: source, position: at))
+                        plain.writeJSON(tree, context: EMVContext(), to: expected)
+                        out.ascii("}\n"); expected.ascii("}\n")
+                        if out !== long { #expect(out.string == expected.string, "round \(round)") }
+                    }
+                }
+            }
+        }
+        #expect(long.position > 200_000)   // it flushed along the way
+        long.flush(); longExpected.flush()
+        #expect(long.contents == longExpected.contents)
+    }
+
+    // MARK: Response hex copied from the frame's
+
+    /// Hex written through `RecentHex` against hex converted from the bytes: views inside
+    /// the remembered frame, views of other memory with the same bytes, frames whose
+    /// memory was reused for other bytes after their hex was written (a text parser's
+    /// scratch), buffers flushed, rewritten or forgotten in between.
+    @Test func hexCopiedFromTheLastFrameIsTheConvertedHex() {
+        var g = Generator(state: 0x4EC_E17)
+        let recent = RecentHex()
+        let out = OutputBuffer(), expected = OutputBuffer()
+        var scratch = [UInt8](repeating: 0, count: 600)
+        var elsewhere = [UInt8](repeating: 0, count: 600)
+        var copied = 0
+        for round in 0..<6000 {
+            let n = 1 + g.int(round % 7 == 0 ? 600 : 64)
+            for i in 0..<n { scratch[i] = g.chance(50) ? UInt8(truncatingIfNeeded: g.next()) : 0x30 }
+            let d = g.int(n), length = g.int(n - d + 1)
+            elsewhere.replaceSubrange(0..<length, with: scratch[d..<(d + length)])
+            let reuse = g.chance(10), flush = g.chance(3), rewrite = g.chance(3), forget = g.chance(2)
+            let other = g.chance(15)
+            scratch.withUnsafeMutableBytes { raw in
+                let frame = ByteView(base: UnsafeRawPointer(raw.baseAddress!), count: n)
+                for o in [out, expected] { o.ascii("{\"hex\":\"") }
+                let at = out.position
+                out.hex(frame); expected.hex(frame)
+                recent.remember(frame, writtenAt: at, in: out)
+                for o in [out, expected] { o.ascii("\"}\n") }
+                if reuse, length > 0 {
+                    // The frame's memory now holds other bytes (the view still points there).
+                    raw[d + g.int(length)] ^= UInt8(1 + g.int(255))
+                }
+                if flush { out.flush(); expected.flush() }
+                if rewrite { out.rewrite(since: out.position - 2) { _ in } }
+                if forget { out.flush(); expected.flush(); _ = out.contents; out.removeAll(); expected.removeAll() }
+                elsewhere.withUnsafeBytes { otherRaw in
+                    let view = other ? ByteView(base: otherRaw.baseAddress, count: length)
+                                     : ByteView(base: UnsafeRawPointer(raw.baseAddress! + d), count: length)
+                    for o in [out, expected] { o.ascii("{\"response\":\"") }
+                    let before = out.generation
+                    recent.hex(view, to: out)
+                    expected.hex(view)
+                    if !other, !reuse, !flush, !rewrite, !forget, length > 0, out.generation == before { copied += 1 }
+                    for o in [out, expected] { o.ascii("\"}\n") }
+                }
+            }
+            #expect(out.position == expected.position, "round \(round)")
+        }
+        out.flush(); expected.flush()
+        #expect(out.contents == expected.contents)
+        #expect(copied > 2000)
+    }
+
     @Test func aCacheOfAnotherRegistryIsNotUsed() {
         let other = RenderedValueCache(registry: Registry(RegistryBuilder()))
         #expect(TLVTreeWriter(registry: Registry.builtin, cache: other).cache == nil)

@@ -7,8 +7,10 @@ enum ApplicationRendering {
 
     /// Members after the APDU-level ones: `application`, `dol` + `command_fields`,
     /// `command_tlv`, `tlv` (each only when there is something to show).
+    /// `responseHexAt`: where the record has the hex of the response data (the tree's
+    /// top-level hex is copied from there).
     static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil,
-                                 to out: OutputBuffer) {
+                                 responseHexAt: Int? = nil, to out: OutputBuffer) {
         if let aid = x.applicationAID {
             out.ascii(",\"application\":{\"aid\":\"")
             ByteView.with(aid) { out.hex($0, uppercase: true) }
@@ -39,7 +41,8 @@ enum ApplicationRendering {
         }
         if let tlv = x.responseTLV {
             out.ascii(",\"tlv\":")
-            writer.writeJSON(tlv, context: x.context, to: out)
+            let parsedFrom = responseHexAt.flatMap { at in x.response.map { (bytes: $0.data, position: at) } }
+            writer.writeJSON(tlv, context: x.context, to: out, parsedFrom: parsedFrom)
         }
     }
 

@@ -116,10 +116,18 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
     // MARK: JSON
 
     func writeJSON(_ tlv: BERTLV, context: EMVContext, to out: OutputBuffer) {
+        writeJSON(tlv, context: context, to: out, parsedFrom: nil)
+    }
+
+    /// The same, for a tree parsed from `parsedFrom.bytes`, whose lowercase hex this
+    /// record wrote at `parsedFrom.position` (the APDU's `response`): the top-level
+    /// nodes' hex is copied from there, as children's is from their parent's.
+    func writeJSON(_ tlv: BERTLV, context: EMVContext, to out: OutputBuffer, parsedFrom: (bytes: ByteView, position: Int)?) {
         let (texts, tagScope) = textContext(context)
+        let parent = parsedFrom.map { WrittenHex(value: $0.bytes, position: $0.position) }
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
-            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: nil, scope: scope, texts: texts, context, out)
+            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: parent, scope: scope, texts: texts, context, out)
         }
     }
 
