@@ -155,6 +155,7 @@ public final class OutputBuffer: @unchecked Sendable {
     public func removeAll() {
         count = 0
         flushedTotal = 0
+        generation &+= 1
         collected.removeAll(keepingCapacity: true)
     }
 
@@ -511,6 +512,7 @@ public final class OutputBuffer: @unchecked Sendable {
     public func rewrite(since start: Int, _ body: (inout [UInt8]) -> Void) -> Bool {
         let begin = start - flushedTotal
         guard begin >= 0, begin <= count else { return false }
+        generation &+= 1
         var bytes = Array(UnsafeBufferPointer(start: storage + begin, count: count - begin))
         let before = bytes.count
         body(&bytes)
@@ -733,6 +735,31 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Total bytes written so far, for column padding within one line.
     public var position: Int { flushedTotal + count }
 
+    /// Changes whenever bytes already written may no longer be where their `position`
+    /// says, or no longer what was written (rewritten, handed on as a chunk, forgotten):
+    /// a position kept from one record to the next is checked against it.
+    @exclusivity(unchecked) package private(set) var generation = 0
+
+    /// Appends a copy of the `n` bytes written at `start` (a `position`); false, writing
+    /// nothing, when they are no longer in the buffer.
+    func copyWritten(from start: Int, count n: Int) -> Bool {
+        guard n > 0 else { return true }
+        reserve(n)
+        let from = start &- flushedTotal
+        guard from >= 0, from &+ n <= count else { return false }
+        Self.copyShort(from: UnsafeRawPointer(storage + from), to: UnsafeMutableRawPointer(storage + count), count: n)
+        count &+= n
+        return true
+    }
+
+    /// The bytes written since `start` (a `position`), valid until the next append;
+    /// nil when part of them was already flushed.
+    func written(since start: Int) -> ByteView? {
+        let begin = start &- flushedTotal
+        guard begin >= 0, begin <= count else { return nil }
+        return ByteView(base: UnsafeRawPointer(storage + begin), count: count &- begin)
+    }
+
     // MARK: - Chunks handed from thread to thread (-j)
 
     /// Everything written since the last chunk (a buffer made with `init(chunkCapacity:)`),
@@ -753,6 +780,7 @@ public final class OutputBuffer: @unchecked Sendable {
         count = 0
         flushedTotal = 0
         recordEnd = 0
+        generation &+= 1
         return chunk
     }
 

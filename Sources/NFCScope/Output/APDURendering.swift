@@ -116,8 +116,10 @@ public struct APDUExchangeView: Sendable {
     /// writers, through `CardSession.interpret`): they are not parsed twice per APDU.
     /// `uicc`: the exchange is a SIM/UICC's (a SIM trace): instructions are named by
     /// ETSI TS 102.221 / 3GPP TS 51.011 for their class (SIMCommands) first.
+    /// Returns where the hex of the response data starts (a `position`), nil without a response.
+    @discardableResult
     func writeJSONMembers(_ out: OutputBuffer, parsed: APDUCommand?, error: APDUError?, response resp: APDUResponse?,
-                          decoders: APDUPayloadDecoders = .none, uicc: Bool = false) {
+                          decoders: APDUPayloadDecoders = .none, uicc: Bool = false, recentHex: RecentHex? = nil) -> Int? {
 
         if let command, command.count >= 4,
            let cla = command.byte(0), let ins = command.byte(1),
@@ -165,9 +167,17 @@ public struct APDUExchangeView: Sendable {
             out.ascii(",\"error_offset\":"); out.int(error.offset)
         }
 
+        var responseHexAt: Int?
         if let resp {
-            out.withReserved(14 + 2 * resp.data.count) { w in
-                w.ascii(",\"response\":\""); w.hex(resp.data); w.byte(0x22)
+            let member: StaticString = ",\"response\":\""
+            responseHexAt = out.position + member.utf8CodeUnitCount
+            if let recentHex, resp.data.count >= RecentHex.worthwhile {
+                // Most response data is inside the frame written just before: its hex is copied.
+                out.ascii(member); recentHex.hex(resp.data, to: out); out.byte(0x22)
+            } else {
+                out.withReserved(member.utf8CodeUnitCount + 1 + 2 * resp.data.count) { w in
+                    w.ascii(member); w.hex(resp.data); w.byte(0x22)
+                }
             }
         } else {
             out.ascii(",\"response\":null")
@@ -185,6 +195,7 @@ public struct APDUExchangeView: Sendable {
                 d.writeJSONMembers(APDUDecodedExchange(command: parsed, response: resp, selectedAID: aid), to: out)
             }
         }
+        return responseHexAt
     }
 
     /// Writes the exchange as text: a command line and a response line, each

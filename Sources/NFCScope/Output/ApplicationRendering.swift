@@ -7,7 +7,10 @@ enum ApplicationRendering {
 
     /// Members after the APDU-level ones: `application`, `dol` + `command_fields`,
     /// `command_tlv`, `tlv` (each only when there is something to show).
-    static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, to out: OutputBuffer) {
+    /// `responseHexAt`: where the record has the hex of the response data (the tree's
+    /// top-level hex is copied from there).
+    static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil,
+                                 responseHexAt: Int? = nil, to out: OutputBuffer) {
         if let aid = x.applicationAID {
             out.ascii(",\"application\":{\"aid\":\"")
             ByteView.with(aid) { out.hex($0, uppercase: true) }
@@ -17,7 +20,7 @@ enum ApplicationRendering {
             }
             out.byte(0x7D)
         }
-        let writer = TLVTreeWriter(dictionary: registry)
+        let writer = TLVTreeWriter(registry: registry, cache: cache)
         if let dol = x.commandDOL {
             out.ascii(",\"dol\":\""); out.ascii(x.commandDOLName)
             out.ascii("\",\"command_fields\":")
@@ -38,7 +41,8 @@ enum ApplicationRendering {
         }
         if let tlv = x.responseTLV {
             out.ascii(",\"tlv\":")
-            writer.writeJSON(tlv, context: x.context, to: out)
+            let parsedFrom = responseHexAt.flatMap { at in x.response.map { (bytes: $0.data, position: at) } }
+            writer.writeJSON(tlv, context: x.context, to: out, parsedFrom: parsedFrom)
         }
     }
 

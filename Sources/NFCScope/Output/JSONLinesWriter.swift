@@ -10,12 +10,18 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     public var output: OutputBuffer { out }
     @exclusivity(unchecked) public var nextFrameMask: [Bool]?
     private let context: RenderContext
+    /// The last I-block frame's bytes and where their hex is: an APDU's response data,
+    /// written next, copies its hex from there.
+    private let recentHex = RecentHex()
     @exclusivity(unchecked) private var digits = 6
 
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
     public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false) {
         self.out = output
-        self.context = RenderContext(registry: registry, redact: redact)
+        var context = RenderContext(registry: registry, redact: redact)
+        context.valueCache = RenderedValueCache(registry: registry)
+        context.recentHex = recentHex
+        self.context = context
     }
 
     public var depth: DecodeDepth { .application }
@@ -41,6 +47,9 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // The members up to the info text in two reservations (names are at most 9
         // bytes: 64 bytes hold dir, tech, event and the literals; 128 the rest).
         let mask = nextFrameMask
+        // An ISO-DEP block's info text and members go in the second reservation.
+        var block: ISODEPBlock?
+        if case .block(let b) = frame.info { block = b }
         out.withReserved(64 + (mask == nil ? 2 * frame.bytes.count : 0)) { c in
             c.ascii(",\"dir\":")
             if let dir = frame.dir {
@@ -57,8 +66,12 @@ public final class JSONLinesWriter: MaskableFrameWriter {
             c.ascii("\",\"hex\":\"")
             if mask == nil { c.hex(frame.bytes) }
         }
-        if let mask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
-        out.withReserved(128) { c in
+        if let mask {
+            out.hex(frame.bytes, mask: mask, maskOffset: 0)
+        } else if let block, block.kind == .i, block.inf.count >= RecentHex.worthwhile {
+            recentHex.remember(frame.bytes, writtenAt: out.position - 2 * frame.bytes.count, in: out)
+        }
+        out.withReserved(128 + (block == nil ? 0 : ISODEPBlock.infoAndJSONMembersBound)) { c in
             c.ascii("\",\"crc\":\"")
             c.ascii(frame.crc.jsonName)
             c.byte(0x22)
@@ -72,10 +85,13 @@ public final class JSONLinesWriter: MaskableFrameWriter {
                 if frame.flags.contains(.recovered) { c.ascii(",\"recovered\":true") }
             }
             c.ascii(",\"info\":\"")
+            block?.writeInfoAndJSONMembers(&c)
         }
-        frame.info.writeInfo(out)
-        out.byte(0x22)
-        frame.info.writeJSONMembers(out)
+        if block == nil {
+            frame.info.writeInfo(out)
+            out.byte(0x22)
+            frame.info.writeJSONMembers(out)
+        }
         if let error = frame.error {
             out.ascii(",\"error\":\"")
             out.jsonEscaped(error.message)

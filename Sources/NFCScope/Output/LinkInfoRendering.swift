@@ -516,6 +516,51 @@ fileprivate func writeUID(_ uid: UIDBytes, _ out: OutputBuffer) {
     for i in 0..<uid.count { out.hexByte(uid[i]) }
 }
 
+extension ISODEPBlock {
+    /// Room `writeInfoAndJSONMembers` needs at most: ~30 bytes of text, ~110 of members
+    /// with literals and small numbers, 20 for the INF length.
+    static var infoAndJSONMembersBound: Int { 200 }
+
+    /// The frame record's info text, its closing quote and the block's members: what
+    /// `LinkInfo.writeInfo`, `"` and `LinkInfo.writeJSONMembers` write for `.block(self)`,
+    /// in one reservation (ISO-DEP blocks are most frames of a card capture).
+    func writeInfoAndJSONMembers(_ c: inout OutputCursor) {
+        switch kind {
+        case .i:
+            c.ascii("I("); c.int(Int(blockNumber)); c.byte(0x29)
+            if chaining { c.ascii(" chaining") }
+        case .r:
+            c.ascii(nak ? "R(NAK " : "R(ACK "); c.int(Int(blockNumber)); c.byte(0x29)
+        case .s:
+            switch sType {
+            case .deselect: c.ascii("S(DESELECT)")
+            case .wtx: c.ascii("S(WTX "); c.int(Int(wtxm ?? 0)); c.byte(0x29)
+            case .parameters: c.ascii("S(PARAMETERS)")
+            case .other: c.ascii("S(RFU)")
+            }
+        }
+        if let cid { c.ascii(" CID "); c.int(Int(cid)) }
+        if let nad { c.ascii(" NAD "); c.hexUpper(UInt32(nad), byteCount: 1) }
+        c.ascii("\",\"block\":\"")
+        c.ascii(kind == .i ? "i\"" : kind == .r ? "r\"" : "s\"")
+        c.ascii(",\"pcb\":\""); c.hexUpper(UInt32(pcb), byteCount: 1); c.byte(0x22)
+        switch kind {
+        case .i:
+            c.ascii(",\"block_number\":"); c.int(Int(blockNumber))
+            c.ascii(chaining ? ",\"chaining\":true" : ",\"chaining\":false")
+        case .r:
+            c.ascii(",\"block_number\":"); c.int(Int(blockNumber))
+            c.ascii(nak ? ",\"nak\":true" : ",\"nak\":false")
+        case .s:
+            c.ascii(",\"s_type\":\""); c.ascii(sBlockName(sType)); c.byte(0x22)
+            if let wtxm { c.ascii(",\"wtxm\":"); c.int(Int(wtxm)) }
+        }
+        if let cid { c.ascii(",\"cid\":"); c.int(Int(cid)) }
+        if let nad { c.ascii(",\"nad\":\""); c.hexUpper(UInt32(nad), byteCount: 1); c.byte(0x22) }
+        c.ascii(",\"inf_len\":"); c.int(inf.count)
+    }
+}
+
 fileprivate func writeBlockInfo(_ b: ISODEPBlock, _ out: OutputBuffer) {
     switch b.kind {
     case .i:

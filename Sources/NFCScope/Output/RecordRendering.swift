@@ -10,6 +10,7 @@ extension APDUInterpretation: DecodedRecord {
     public func writeJSONMembers(_ out: OutputBuffer, _ context: RenderContext) {
         out.ascii(",\"frames\":")
         out.jsonNumbers(exchange.frames)
+        var responseHexAt: Int?
         if isNative {
             // No APDU: the command is the native command, the answer's first byte its status.
             out.ascii(",\"native\":\""); out.ascii(mifarePlus != nil ? "mifare-plus" : "desfire")
@@ -25,10 +26,12 @@ extension APDUInterpretation: DecodedRecord {
             }
             out.ascii(",\"sw\":null,\"sw_text\":null")
         } else {
-            APDUExchangeView(command: exchange.command, response: exchange.response)
-                .writeJSONMembers(out, parsed: command, error: commandError, response: response, uicc: usesSIMNames)
+            responseHexAt = APDUExchangeView(command: exchange.command, response: exchange.response)
+                .writeJSONMembers(out, parsed: command, error: commandError, response: response, uicc: usesSIMNames,
+                                  recentHex: context.recentHex)
         }
-        ApplicationRendering.writeJSONMembers(self, registry: context.registry, to: out)
+        ApplicationRendering.writeJSONMembers(self, registry: context.registry, cache: context.valueCache,
+                                              responseHexAt: responseHexAt, to: out)
         desfire?.writeJSONMember(out)
         mifarePlus?.writeJSONMember(out)
         if let source = smartCardSource {

@@ -21,6 +21,10 @@ public struct RenderContext {
     /// `--redact`: records mask the secrets they know of themselves (Wi-Fi keys in
     /// NDEF); card numbers and names are masked by the redacting sink.
     public var redact: Bool
+    /// The JSON writer's texts of TLV values rendered before (see `RenderedValueCache`).
+    package var valueCache: RenderedValueCache?
+    /// The JSON writer's last frame hex, for an APDU's response hex (see `RecentHex`).
+    package var recentHex: RecentHex?
 
     public init(registry: Registry, indent: Int = 26, redact: Bool = false) {
         self.registry = registry

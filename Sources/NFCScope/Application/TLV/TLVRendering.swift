@@ -103,15 +103,53 @@ public struct TLVWriter {
 /// specialised (resolving and rendering a node is most of the JSON output's time).
 struct TLVTreeWriter<Dictionary: EMVDictionary> {
     let dictionary: Dictionary
+    /// Texts of values rendered before (the registry's writers only: keys are its slot indexes).
+    private(set) var cache: RenderedValueCache?
+
+    init(dictionary: Dictionary) {
+        self.dictionary = dictionary
+        self.cache = nil
+    }
     // The session's context is passed to each call rather than stored: a stored copy
     // would retain and release its arrays for every APDU.
 
     // MARK: JSON
 
     func writeJSON(_ tlv: BERTLV, context: EMVContext, to out: OutputBuffer) {
+        writeJSON(tlv, context: context, to: out, parsedFrom: nil)
+    }
+
+    /// The same, for a tree parsed from `parsedFrom.bytes`, whose lowercase hex this
+    /// record wrote at `parsedFrom.position` (the APDU's `response`): the top-level
+    /// nodes' hex is copied from there, as children's is from their parent's.
+    func writeJSON(_ tlv: BERTLV, context: EMVContext, to out: OutputBuffer, parsedFrom: (bytes: ByteView, position: Int)?) {
+        let (texts, tagScope) = textContext(context)
+        let parent = parsedFrom.map { WrittenHex(value: $0.bytes, position: $0.position) }
         context.withSelectedAID { aid in
-            let scope = dictionary.lookupScope(aid: aid)
-            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: nil, scope: scope, context, out)
+            let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
+            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: parent, scope: scope, texts: texts, context, out)
+        }
+    }
+
+    /// The cache's id of the context values are rendered in, and the tag scope of its
+    /// application (nil, -1 without a cache).
+    private func textContext(_ context: EMVContext) -> (Int, TagScope?) {
+        guard let cache else { return (-1, nil) }
+        let c = cache.context(aid: context.selectedAID, currency: context.currency)
+        return (c.id, c.tagScope)
+    }
+
+    /// A node's `text`: copied from the cache when the same value was rendered in the
+    /// same context before, else rendered.
+    @inline(__always)
+    private func writeJSONText(_ handle: EMVTagHandle, _ value: ByteView, texts: Int, _ context: EMVContext,
+                               _ out: OutputBuffer) {
+        if let cache, texts >= 0 {
+            cache.write(slot: handle.index, value: value, context: texts, to: out) {
+                dictionary.renderTagValue(handle, value, context: context, to: out, target: .json)
+            }
+        } else {
+            dictionary.renderTagValue(handle, value, context: context, to: out, target: .json)
         }
     }
 
@@ -126,14 +164,14 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
     /// Siblings in `start..<end` of the node array, walked by index rather than
     /// through `TLVChildren`, which would hold (and retain) the node array.
     private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, parent: WrittenHex?, scope: EMVLookupScope,
-                                _ context: EMVContext, _ out: OutputBuffer) {
+                                texts: Int, _ context: EMVContext, _ out: OutputBuffer) {
         out.byte(0x5B)
         var index = start
         let end = Swift.min(end, tlv.nodes.count)
         while index < end {
             if index != start { out.byte(0x2C) }
             let node = tlv.nodes[index]
-            writeJSONNode(tlv, index, node, parent: parent, scope: scope, context, out)
+            writeJSONNode(tlv, index, node, parent: parent, scope: scope, texts: texts, context, out)
             index = Swift.max(node.subtreeEnd, index + 1)
         }
         out.byte(0x5D)
@@ -143,7 +181,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
     private static var nodeOpeningBytes: Int { 52 }
 
     private func writeJSONNode(_ tlv: BERTLV, _ index: Int, _ node: TLVNode, parent: WrittenHex?, scope: EMVLookupScope,
-                               _ context: EMVContext, _ out: OutputBuffer) {
+                               texts: Int, _ context: EMVContext, _ out: OutputBuffer) {
         // The opening members in one reservation; the hex too for a top-level node
         // (a child's is copied from its parent's).
         let inline = parent == nil
@@ -170,7 +208,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         }
         if node.error == nil, !node.constructed, let handle, dictionary.tagHasText(handle) {
             out.ascii(",\"text\":\"")
-            dictionary.renderTagValue(handle, node.value, context: context, to: out, target: .json)
+            writeJSONText(handle, node.value, texts: texts, context, out)
             out.byte(0x22)
         }
         if node.indefinite { out.ascii(",\"indefinite\":true") }
@@ -180,7 +218,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         if node.childError { out.ascii(",\"children_error\":true") }
         if node.hasChildren {
             out.ascii(",\"children\":")
-            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, parent: written, scope: scope, context, out)
+            writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, parent: written, scope: scope, texts: texts, context, out)
         }
         out.byte(0x7D)
     }
@@ -232,8 +270,9 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
     // MARK: DOL-split data
 
     func writeJSON(_ split: DOLSplit, context: EMVContext, to out: OutputBuffer) {
+        let (texts, tagScope) = textContext(context)
         context.withSelectedAID { aid in
-            let scope = dictionary.lookupScope(aid: aid)
+            let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
             out.byte(0x5B)
             for (k, v) in split.values.enumerated() {
                 if k > 0 { out.byte(0x2C) }
@@ -248,7 +287,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 }
                 if v.isComplete, let handle, dictionary.tagHasText(handle) {
                     out.ascii(",\"text\":\"")
-                    dictionary.renderTagValue(handle, v.value, context: context, to: out, target: .json)
+                    writeJSONText(handle, v.value, texts: texts, context, out)
                     out.byte(0x22)
                 }
                 if !v.isComplete {
@@ -286,6 +325,14 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 out.byte(0x0A)
             }
         }
+    }
+}
+
+extension TLVTreeWriter where Dictionary == Registry {
+    /// The registry's writer, copying the texts of values `cache` kept (when it is this registry's).
+    init(registry: Registry, cache: RenderedValueCache?) {
+        self.init(dictionary: registry)
+        if let cache, cache.registry === registry { self.cache = cache }
     }
 }
 

@@ -1,0 +1,71 @@
+// The bytes whose hex a record wrote last (a frame's), kept so a later record that
+// shows some of the same bytes as hex (an APDU's response data, inside the I-block
+// frame written just before) copies the hex already in the buffer instead of
+// converting the bytes again.
+//
+// Nothing is assumed about the memory the views point into (a reassembly buffer or a
+// text parser's scratch may be reused): the remembered bytes are a copy, and the hex
+// is copied only when the new view's bytes equal that copy where they were located,
+// the hex is still in the buffer, and the buffer was not rewritten or handed on in
+// between (`OutputBuffer.generation`). Otherwise the bytes are converted as before.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+package final class RecentHex {
+    private var copy: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
+    /// The view the copy was made from: only its address is used, to find where a
+    /// later view may lie in it (the bytes themselves are compared with `copy`).
+    private var source = ByteView()
+    private var position = -1
+    private var generation = -1
+
+    /// Shorter runs are converted: remembering and checking would cost more.
+    static var worthwhile: Int { 16 }
+
+    package init() {
+        capacity = 512
+        copy = .allocate(capacity: capacity)
+    }
+
+    deinit { copy.deallocate() }
+
+    /// Remembers that `out` holds the lowercase hex of `bytes` from `position` on.
+    func remember(_ bytes: ByteView, writtenAt position: Int, in out: OutputBuffer) {
+        let n = bytes.count
+        guard n > 0, let src = bytes.base else { forget(); return }
+        if n > capacity {
+            copy.deallocate()
+            capacity = n
+            copy = .allocate(capacity: n)
+        }
+        copy.update(from: src.assumingMemoryBound(to: UInt8.self), count: n)
+        count = n
+        source = bytes
+        self.position = position
+        generation = out.generation
+    }
+
+    func forget() {
+        count = 0
+        position = -1
+        source = ByteView()
+    }
+
+    /// Lowercase hex of `v`: copied from the remembered hex when `v`'s bytes are a run
+    /// of the remembered ones, else converted.
+    func hex(_ v: ByteView, to out: OutputBuffer) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        if position >= 0, out.generation == generation, let d = v.offset(in: source), d &+ n <= count,
+           memcmp(copy + d, src, n) == 0, out.copyWritten(from: position &+ (d &<< 1), count: n &<< 1) {
+            return
+        }
+        out.hex(v)
+    }
+}
