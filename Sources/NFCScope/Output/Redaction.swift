@@ -24,9 +24,9 @@ final class Redactor {
     /// oldest is forgotten, so memory and the masking work per frame stay bounded.
     static let secretLimit = 256
 
-    @exclusivity(unchecked) private(set) var digitSecrets: [DigitSecret] = [] { didSet { textPatterns = nil } }
+    @exclusivity(unchecked) private(set) var digitSecrets: [DigitSecret] = [] { didSet { textPatterns = nil; framePatterns = nil } }
     /// Cardholder names and other card text (raw bytes), hidden entirely.
-    @exclusivity(unchecked) private(set) var nameSecrets: [[UInt8]] = [] { didSet { textPatterns = nil } }
+    @exclusivity(unchecked) private(set) var nameSecrets: [[UInt8]] = [] { didSet { textPatterns = nil; framePatterns = nil } }
     /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
     @exclusivity(unchecked) private(set) var track2Values: [[UInt8]] = [] { didSet { textPatterns = nil } }
     /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
@@ -34,7 +34,7 @@ final class Redactor {
         var bytes: [UInt8]
         var masked: [Bool]
     }
-    @exclusivity(unchecked) private(set) var textSecrets: [TextSecret] = [] { didSet { textPatterns = nil } }
+    @exclusivity(unchecked) private(set) var textSecrets: [TextSecret] = [] { didSet { textPatterns = nil; framePatterns = nil } }
 
     var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty && textSecrets.isEmpty }
 
@@ -206,6 +206,190 @@ final class Redactor {
     func masks(for frames: [Frame]) -> [[Bool]?] {
         var result = [[Bool]?](repeating: nil, count: frames.count)
         guard !isEmpty else { return result }
+        guard usesFrameIndex else { return generalMasks(for: frames) }
+        let index = framePatterns ?? FramePatterns(self)
+        framePatterns = index
+        for i in frames.indices {
+            index.search(frames[i].bytes) { byte, nibbleInByte in Self.mark(&result[i], frames[i], byte * 2 + nibbleInByte) }
+        }
+        for dir in [Direction.reader, .card] {
+            // The I-block payloads of one direction, joined; `segments` says where each
+            // frame's payload starts in the joined bytes (and in its frame).
+            joined.removeAll(keepingCapacity: true)
+            segments.removeAll(keepingCapacity: true)
+            for (i, f) in frames.enumerated() where f.dir == dir {
+                guard case .block(let b) = f.info, b.kind == .i, let start = b.inf.offset(in: f.bytes) else { continue }
+                guard !b.inf.isEmpty else { continue }
+                segments.append(Segment(frame: i, frameByte: start, joinedByte: joined.count))
+                b.inf.append(to: &joined)
+            }
+            guard !joined.isEmpty else { continue }
+            let segments = self.segments
+            ByteView.with(joined) { view in
+                index.search(view) { byte, nibbleInByte in
+                    // The last segment starting at or before `byte`.
+                    var s = segments.count - 1
+                    while segments[s].joinedByte > byte { s -= 1 }
+                    let o = segments[s]
+                    Self.mark(&result[o.frame], frames[o.frame], (o.frameByte + byte - o.joinedByte) * 2 + nibbleInByte)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The mask of one frame: `masks(for: [frame])[0]`.
+    func mask(for frame: Frame) -> [Bool]? {
+        guard !isEmpty else { return nil }
+        guard usesFrameIndex else { return generalMasks(for: [frame])[0] }
+        let index = framePatterns ?? FramePatterns(self)
+        framePatterns = index
+        var result: [Bool]?
+        index.search(frame.bytes) { byte, nibbleInByte in Self.mark(&result, frame, byte * 2 + nibbleInByte) }
+        if frame.dir != nil, case .block(let b) = frame.info, b.kind == .i, let start = b.inf.offset(in: frame.bytes) {
+            index.search(b.inf) { byte, nibbleInByte in Self.mark(&result, frame, (start + byte) * 2 + nibbleInByte) }
+        }
+        return result
+    }
+
+    @inline(__always) private static func mark(_ mask: inout [Bool]?, _ frame: Frame, _ nibble: Int) {
+        if mask == nil { mask = [Bool](repeating: false, count: frame.bytes.count * 2) }
+        if nibble < mask!.count { mask![nibble] = true }
+    }
+
+    private struct Segment { var frame: Int, frameByte: Int, joinedByte: Int }
+    /// Reused by `masks(for:)`.
+    @exclusivity(unchecked) private var joined: [UInt8] = []
+    @exclusivity(unchecked) private var segments: [Segment] = []
+
+    /// Off only in tests, which compare the indexed and the general frame masking.
+    var usesFrameIndex = true
+
+    /// The frame search's index, rebuilt when a secret is learnt or forgotten.
+    @exclusivity(unchecked) private var framePatterns: FramePatterns?
+
+    /// The secrets as frame bytes carry them, indexed by where they can start: each
+    /// digit string (nibbles, at any nibble) by its first six nibbles, each byte
+    /// string (ASCII digits, names) by its first two bytes. A frame is read once, a
+    /// 4-byte window at a time; a secret is compared only where its index key is
+    /// found, and its occurrences are taken as `occurrences` takes them (from the
+    /// left, not overlapping), so the nibbles marked are the general search's.
+    struct FramePatterns {
+        /// Digit strings: nibbles and which to mask.
+        let digits: [[UInt8]]
+        let digitMasks: [[Bool]]
+        /// Byte strings: text secrets (masked where they say), then names (all masked).
+        let bytes: [[UInt8]]
+        let byteMasks: [[Bool]]
+        private var digitIndex: [UInt32: [Int]] = [:]
+        private var digitBits = [UInt64](repeating: 0, count: 1024)
+        private var byteIndex: [UInt16: [Int]] = [:]
+        private var byteBits = [UInt64](repeating: 0, count: 1024)
+        /// Patterns too short for the index (none are learnt: digit strings have at
+        /// least 6 nibbles, byte strings 2 bytes), searched the general way.
+        private var shortDigits: [Int] = []
+        private var shortBytes: [Int] = []
+
+        init(_ r: Redactor) {
+            digits = r.digitSecrets.map(\.nibbles)
+            digitMasks = r.digitSecrets.map(\.masked)
+            bytes = r.textSecrets.map(\.bytes) + r.nameSecrets
+            byteMasks = r.textSecrets.map(\.masked) + r.nameSecrets.map { [Bool](repeating: true, count: $0.count) }
+            for (i, d) in digits.enumerated() {
+                guard d.count >= 6, d.allSatisfy({ $0 < 16 }) else { shortDigits.append(i); continue }
+                let key = d[0..<6].reduce(UInt32(0)) { $0 << 4 | UInt32($1) }
+                digitIndex[key, default: []].append(i)
+                let bit = Self.bucket(key)
+                digitBits[bit >> 6] |= 1 << UInt64(bit & 63)
+            }
+            for (i, b) in bytes.enumerated() {
+                guard b.count >= 2 else { shortBytes.append(i); continue }
+                let key = UInt16(b[0]) << 8 | UInt16(b[1])
+                byteIndex[key, default: []].append(i)
+                byteBits[Int(key) >> 6] |= 1 << UInt64(key & 63)
+            }
+        }
+
+        @inline(__always) static func bucket(_ key: UInt32) -> Int { Int((key &* 0x9E37_79B1) >> 16) }
+
+        /// Calls `hit(byteIndex, nibbleInByte)` for every nibble of `view` that a secret
+        /// masks (a nibble may be reported more than once).
+        func search(_ view: ByteView, hit: (Int, Int) -> Void) {
+            let n = view.count
+            guard n > 0 else { return }
+            // Where each pattern found so far may match next (occurrences do not overlap).
+            var nextStart: [(pattern: Int, at: Int)] = []
+            @inline(__always) func allowed(_ pattern: Int, _ at: Int, _ end: Int) -> Bool {
+                for k in nextStart.indices where nextStart[k].pattern == pattern {
+                    guard at >= nextStart[k].at else { return false }
+                    nextStart[k].at = end
+                    return true
+                }
+                nextStart.append((pattern, end))
+                return true
+            }
+            @inline(__always) func nibble(_ q: Int) -> UInt8 {
+                let b = view[q >> 1]
+                return q & 1 == 0 ? b >> 4 : b & 0x0F
+            }
+            func digitsAt(_ p: Int, _ list: [Int]) {
+                for d in list {
+                    let pattern = digits[d]
+                    guard p + pattern.count <= 2 * n else { continue }
+                    var k = 0
+                    while k < pattern.count, nibble(p + k) == pattern[k] { k += 1 }
+                    guard k == pattern.count, allowed(d, p, p + pattern.count) else { continue }
+                    let masked = digitMasks[d]
+                    for k in 0..<pattern.count where masked[k] { hit((p + k) >> 1, (p + k) & 1) }
+                }
+            }
+            func bytesAt(_ i: Int, _ list: [Int]) {
+                for b in list {
+                    let pattern = bytes[b]
+                    guard i + pattern.count <= n else { continue }
+                    var k = 0
+                    while k < pattern.count, view[i + k] == pattern[k] { k += 1 }
+                    guard k == pattern.count, allowed(digits.count + b, i, i + pattern.count) else { continue }
+                    let masked = byteMasks[b]
+                    for k in 0..<pattern.count where masked[k] { hit(i + k, 0); hit(i + k, 1) }
+                }
+            }
+            // w: bytes i ..< i+4 (zeros past the end), big-endian.
+            var w = UInt32(0)
+            for k in 0..<3 { w = w << 8 | UInt32(k < n ? view[k] : 0) }
+            for i in 0..<n {
+                w = w << 8 | UInt32(i + 3 < n ? view[i + 3] : 0)
+                let even = w >> 8, odd = (w >> 4) & 0xFF_FFFF
+                var bit = Self.bucket(even)
+                if digitBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0, let list = digitIndex[even] { digitsAt(2 * i, list) }
+                bit = Self.bucket(odd)
+                if digitBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0, let list = digitIndex[odd] { digitsAt(2 * i + 1, list) }
+                let pair = Int(w >> 16)
+                if byteBits[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let list = byteIndex[UInt16(pair)] { bytesAt(i, list) }
+            }
+            guard !shortDigits.isEmpty || !shortBytes.isEmpty else { return }
+            // The general way (not reached with learnt secrets).
+            var nibs: [UInt8] = []
+            for b in view { nibs.append(b >> 4); nibs.append(b & 0x0F) }
+            let all = view.array
+            for d in shortDigits {
+                for start in Redactor.occurrences(of: digits[d], in: nibs) {
+                    for k in 0..<digits[d].count where digitMasks[d][k] { hit((start + k) / 2, (start + k) % 2) }
+                }
+            }
+            for b in shortBytes {
+                for start in Redactor.occurrences(of: bytes[b], in: all) {
+                    for k in 0..<bytes[b].count where byteMasks[b][k] { hit(start + k, 0); hit(start + k, 1) }
+                }
+            }
+        }
+    }
+
+    /// The general frame masking (`usesFrameIndex` off): every secret run over every
+    /// frame's nibbles and bytes.
+    private func generalMasks(for frames: [Frame]) -> [[Bool]?] {
+        var result = [[Bool]?](repeating: nil, count: frames.count)
+        guard !isEmpty else { return result }
         func mark(_ frame: Int, _ nibble: Int) {
             if result[frame] == nil { result[frame] = [Bool](repeating: false, count: frames[frame].bytes.count * 2) }
             if nibble < result[frame]!.count { result[frame]![nibble] = true }
@@ -237,17 +421,17 @@ final class Redactor {
     private func search(_ bytes: [UInt8], hit: (Int, Int) -> Void) {
         let nibs = bytes.flatMap { [$0 >> 4, $0 & 0x0F] }
         for secret in digitSecrets {
-            for start in occurrences(of: secret.nibbles, in: nibs) {
+            for start in Self.occurrences(of: secret.nibbles, in: nibs) {
                 for k in 0..<secret.nibbles.count where secret.masked[k] { hit((start + k) / 2, (start + k) % 2) }
             }
         }
         for secret in textSecrets {
-            for start in occurrences(of: secret.bytes, in: bytes) {
+            for start in Self.occurrences(of: secret.bytes, in: bytes) {
                 for k in 0..<secret.bytes.count where secret.masked[k] { hit(start + k, 0); hit(start + k, 1) }
             }
         }
         for name in nameSecrets {
-            for start in occurrences(of: name, in: bytes) {
+            for start in Self.occurrences(of: name, in: bytes) {
                 for k in 0..<name.count { hit(start + k, 0); hit(start + k, 1) }
             }
         }
@@ -255,7 +439,7 @@ final class Redactor {
 
     /// Start positions of the non-overlapping occurrences of `pattern` in `text`,
     /// comparing elements through `key` (identity, or case folding for text).
-    private func occurrences(of pattern: [UInt8], in text: [UInt8], key: (UInt8) -> UInt8 = { $0 }) -> [Int] {
+    private static func occurrences(of pattern: [UInt8], in text: [UInt8], key: (UInt8) -> UInt8 = { $0 }) -> [Int] {
         guard !pattern.isEmpty, pattern.count <= text.count else { return [] }
         let p = pattern.map(key)
         var found: [Int] = []
@@ -430,7 +614,7 @@ final class Redactor {
 
     private func maskOccurrences(of pattern: [UInt8], in text: inout [UInt8], masked: (Int) -> Bool) {
         let lower: (UInt8) -> UInt8 = { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-        for start in occurrences(of: pattern, in: text, key: lower) {
+        for start in Self.occurrences(of: pattern, in: text, key: lower) {
             for k in 0..<pattern.count where masked(k) { text[start + k] = 0x2A }
         }
     }
@@ -506,7 +690,7 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
     }
 
     private func maskFor(_ frame: Frame) -> [Bool]? {
-        redactor.isEmpty ? nil : redactor.masks(for: [frame])[0]
+        redactor.mask(for: frame)
     }
 
     private func release() {
