@@ -13,7 +13,7 @@
 /// What to hide, learnt from card responses.
 final class Redactor {
     /// A digit string (PAN, track 2) as nibbles, with what stays visible.
-    struct DigitSecret: Equatable {
+    struct DigitSecret: Hashable {
         var nibbles: [UInt8]
         /// Nibble positions to mask.
         var masked: [Bool]
@@ -24,25 +24,53 @@ final class Redactor {
     /// oldest is forgotten, so memory and the masking work per frame stay bounded.
     static let secretLimit = 256
 
-    @exclusivity(unchecked) private(set) var digitSecrets: [DigitSecret] = [] { didSet { textPatterns = nil; framePatterns = nil } }
-    /// Cardholder names and other card text (raw bytes), hidden entirely.
-    @exclusivity(unchecked) private(set) var nameSecrets: [[UInt8]] = [] { didSet { textPatterns = nil; framePatterns = nil } }
-    /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
-    @exclusivity(unchecked) private(set) var track2Values: [[UInt8]] = [] { didSet { textPatterns = nil } }
-    /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
-    struct TextSecret: Equatable {
+    struct TextSecret: Hashable {
         var bytes: [UInt8]
         var masked: [Bool]
     }
-    @exclusivity(unchecked) private(set) var textSecrets: [TextSecret] = [] { didSet { textPatterns = nil; framePatterns = nil } }
+    @exclusivity(unchecked) private var digits = KeptSecrets<DigitSecret>()
+    @exclusivity(unchecked) private var names = KeptSecrets<[UInt8]>()
+    @exclusivity(unchecked) private var track2s = KeptSecrets<[UInt8]>()
+    @exclusivity(unchecked) private var texts = KeptSecrets<TextSecret>()
+    var digitSecrets: [DigitSecret] { digits.items }
+    /// Cardholder names and other card text (raw bytes), hidden entirely.
+    var nameSecrets: [[UInt8]] { names.items }
+    /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
+    var track2Values: [[UInt8]] { track2s.items }
+    /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
+    var textSecrets: [TextSecret] { texts.items }
 
-    var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty && textSecrets.isEmpty }
+    /// The secrets' written forms (`maskText`) and their forms in frame bytes
+    /// (`masks(for:)`), updated as secrets are kept and forgotten.
+    @exclusivity(unchecked) private var textIndex = TextPatternIndex()
+    @exclusivity(unchecked) private var frameIndex = FramePatternIndex()
+    /// Secrets kept so far: the order of their written forms in `textIndex`.
+    @exclusivity(unchecked) private var kept: UInt64 = 0
+
+    var isEmpty: Bool { digits.items.isEmpty && names.items.isEmpty && texts.items.isEmpty }
 
     func reset() {
-        digitSecrets.removeAll(keepingCapacity: true)
-        nameSecrets.removeAll(keepingCapacity: true)
-        track2Values.removeAll(keepingCapacity: true)
-        textSecrets.removeAll(keepingCapacity: true)
+        digits.removeAll()
+        names.removeAll()
+        track2s.removeAll()
+        texts.removeAll()
+        textIndex.removeAll()
+        frameIndex.removeAll()
+    }
+
+    /// The order of a secret's written forms in `maskText`: track 2 renderings first
+    /// (before the PAN digits inside them are masked), then digit strings, ASCII digit
+    /// strings and names, each kind oldest first, each secret's forms in turn.
+    private enum Kind: UInt64 { case track2, digits, text, name }
+    private func nextOrder(_ kind: Kind) -> UInt64 {
+        kept += 1
+        return kind.rawValue << 60 | kept << 4
+    }
+
+    private func forget(_ ids: SecretPatternIDs?) {
+        guard let ids else { return }
+        for id in ids.text { textIndex.remove(id) }
+        if let id = ids.frame { frameIndex.remove(id) }
     }
 
     /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1,
@@ -119,9 +147,10 @@ final class Redactor {
     }
 
     private func add(_ secret: DigitSecret) {
-        guard secret.nibbles.count >= 6, !digitSecrets.contains(secret) else { return }
-        if digitSecrets.count >= Redactor.secretLimit { digitSecrets.removeFirst() }
-        digitSecrets.append(secret)
+        guard secret.nibbles.count >= 6, !digits.contains(secret) else { return }
+        let text = textIndex.add(secret.nibbles.map { hexChar($0) }, masked: secret.masked, order: nextOrder(.digits))
+        let frame = frameIndex.add(secret.nibbles, masked: secret.masked, nibbles: true)
+        forget(digits.append(secret, ids: .init(text: [text], frame: frame)))
     }
 
     private func addPAN(_ digits: some Collection<UInt8>, truncated: Bool = false) {
@@ -144,9 +173,10 @@ final class Redactor {
         if discretionary.count >= 6 {
             add(DigitSecret(nibbles: Array(discretionary), masked: [Bool](repeating: true, count: discretionary.count)))
         }
-        if !track2Values.contains(value) {
-            if track2Values.count >= Redactor.secretLimit { track2Values.removeFirst() }
-            track2Values.append(value)
+        if !track2s.contains(value) {
+            let (rendered, masked) = maskedTrack2Rendering(value)
+            let text = textIndex.add(rendered, masked: masked, order: nextOrder(.track2))
+            forget(track2s.append(value, ids: .init(text: [text], frame: nil)))
         }
     }
 
@@ -169,9 +199,13 @@ final class Redactor {
                 if isDigit(b) { masked.append(digitMask[k]); k += 1 } else { masked.append(false) }
             }
             let secret = TextSecret(bytes: field, masked: masked)
-            if digits.count >= 6, !textSecrets.contains(secret) {
-                if textSecrets.count >= Redactor.secretLimit { textSecrets.removeFirst() }
-                textSecrets.append(secret)
+            if digits.count >= 6, !texts.contains(secret) {
+                let order = nextOrder(.text)
+                let text = [textIndex.add(field, masked: masked, order: order),
+                            textIndex.add(field.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] },
+                                          masked: masked.flatMap { [$0, $0] }, order: order + 1)]
+                let frame = frameIndex.add(field, masked: masked, nibbles: false)
+                forget(texts.append(secret, ids: .init(text: text, frame: frame)))
             }
             addName(Array(parts[1]))
             if parts.count == 3 { addName(Array(parts[2])) }
@@ -181,9 +215,15 @@ final class Redactor {
 
     private func addName(_ bytes: [UInt8]) {
         let trimmed = Array(bytes.reversed().drop { $0 == 0x20 }.reversed())
-        guard trimmed.count >= 2, !nameSecrets.contains(trimmed) else { return }
-        if nameSecrets.count >= Redactor.secretLimit { nameSecrets.removeFirst() }
-        nameSecrets.append(trimmed)
+        guard trimmed.count >= 2, !names.contains(trimmed) else { return }
+        var order = nextOrder(.name)
+        var text: [Int] = []
+        for form in writtenForms(of: trimmed) + [trimmed.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }] {
+            text.append(textIndex.add(form, masked: [Bool](repeating: true, count: form.count), order: order))
+            order += 1
+        }
+        let frame = frameIndex.add(trimmed, masked: [Bool](repeating: true, count: trimmed.count), nibbles: false)
+        forget(names.append(trimmed, ids: .init(text: text, frame: frame)))
     }
 
     /// Learns from the card's I-block payloads among `frames`, joined: what a
@@ -207,10 +247,8 @@ final class Redactor {
         var result = [[Bool]?](repeating: nil, count: frames.count)
         guard !isEmpty else { return result }
         guard usesFrameIndex else { return generalMasks(for: frames) }
-        let index = framePatterns ?? FramePatterns(self)
-        framePatterns = index
         for i in frames.indices {
-            index.search(frames[i].bytes) { byte, nibbleInByte in Self.mark(&result[i], frames[i], byte * 2 + nibbleInByte) }
+            frameIndex.search(frames[i].bytes) { byte, nibbleInByte in Self.mark(&result[i], frames[i], byte * 2 + nibbleInByte) }
         }
         for dir in [Direction.reader, .card] {
             // The I-block payloads of one direction, joined; `segments` says where each
@@ -218,15 +256,14 @@ final class Redactor {
             joined.removeAll(keepingCapacity: true)
             segments.removeAll(keepingCapacity: true)
             for (i, f) in frames.enumerated() where f.dir == dir {
-                guard case .block(let b) = f.info, b.kind == .i, let start = b.inf.offset(in: f.bytes) else { continue }
-                guard !b.inf.isEmpty else { continue }
+                guard case .block(let b) = f.info, b.kind == .i, let start = b.inf.offset(in: f.bytes), !b.inf.isEmpty else { continue }
                 segments.append(Segment(frame: i, frameByte: start, joinedByte: joined.count))
                 b.inf.append(to: &joined)
             }
             guard !joined.isEmpty else { continue }
             let segments = self.segments
             ByteView.with(joined) { view in
-                index.search(view) { byte, nibbleInByte in
+                frameIndex.search(view) { byte, nibbleInByte in
                     // The last segment starting at or before `byte`.
                     var s = segments.count - 1
                     while segments[s].joinedByte > byte { s -= 1 }
@@ -242,12 +279,10 @@ final class Redactor {
     func mask(for frame: Frame) -> [Bool]? {
         guard !isEmpty else { return nil }
         guard usesFrameIndex else { return generalMasks(for: [frame])[0] }
-        let index = framePatterns ?? FramePatterns(self)
-        framePatterns = index
         var result: [Bool]?
-        index.search(frame.bytes) { byte, nibbleInByte in Self.mark(&result, frame, byte * 2 + nibbleInByte) }
+        frameIndex.search(frame.bytes) { byte, nibbleInByte in Self.mark(&result, frame, byte * 2 + nibbleInByte) }
         if frame.dir != nil, case .block(let b) = frame.info, b.kind == .i, let start = b.inf.offset(in: frame.bytes) {
-            index.search(b.inf) { byte, nibbleInByte in Self.mark(&result, frame, (start + byte) * 2 + nibbleInByte) }
+            frameIndex.search(b.inf) { byte, nibbleInByte in Self.mark(&result, frame, (start + byte) * 2 + nibbleInByte) }
         }
         return result
     }
@@ -264,126 +299,6 @@ final class Redactor {
 
     /// Off only in tests, which compare the indexed and the general frame masking.
     var usesFrameIndex = true
-
-    /// The frame search's index, rebuilt when a secret is learnt or forgotten.
-    @exclusivity(unchecked) private var framePatterns: FramePatterns?
-
-    /// The secrets as frame bytes carry them, indexed by where they can start: each
-    /// digit string (nibbles, at any nibble) by its first six nibbles, each byte
-    /// string (ASCII digits, names) by its first two bytes. A frame is read once, a
-    /// 4-byte window at a time; a secret is compared only where its index key is
-    /// found, and its occurrences are taken as `occurrences` takes them (from the
-    /// left, not overlapping), so the nibbles marked are the general search's.
-    struct FramePatterns {
-        /// Digit strings: nibbles and which to mask.
-        let digits: [[UInt8]]
-        let digitMasks: [[Bool]]
-        /// Byte strings: text secrets (masked where they say), then names (all masked).
-        let bytes: [[UInt8]]
-        let byteMasks: [[Bool]]
-        private var digitIndex: [UInt32: [Int]] = [:]
-        private var digitBits = [UInt64](repeating: 0, count: 1024)
-        private var byteIndex: [UInt16: [Int]] = [:]
-        private var byteBits = [UInt64](repeating: 0, count: 1024)
-        /// Patterns too short for the index (none are learnt: digit strings have at
-        /// least 6 nibbles, byte strings 2 bytes), searched the general way.
-        private var shortDigits: [Int] = []
-        private var shortBytes: [Int] = []
-
-        init(_ r: Redactor) {
-            digits = r.digitSecrets.map(\.nibbles)
-            digitMasks = r.digitSecrets.map(\.masked)
-            bytes = r.textSecrets.map(\.bytes) + r.nameSecrets
-            byteMasks = r.textSecrets.map(\.masked) + r.nameSecrets.map { [Bool](repeating: true, count: $0.count) }
-            for (i, d) in digits.enumerated() {
-                guard d.count >= 6, d.allSatisfy({ $0 < 16 }) else { shortDigits.append(i); continue }
-                let key = d[0..<6].reduce(UInt32(0)) { $0 << 4 | UInt32($1) }
-                digitIndex[key, default: []].append(i)
-                let bit = Self.bucket(key)
-                digitBits[bit >> 6] |= 1 << UInt64(bit & 63)
-            }
-            for (i, b) in bytes.enumerated() {
-                guard b.count >= 2 else { shortBytes.append(i); continue }
-                let key = UInt16(b[0]) << 8 | UInt16(b[1])
-                byteIndex[key, default: []].append(i)
-                byteBits[Int(key) >> 6] |= 1 << UInt64(key & 63)
-            }
-        }
-
-        @inline(__always) static func bucket(_ key: UInt32) -> Int { Int((key &* 0x9E37_79B1) >> 16) }
-
-        /// Calls `hit(byteIndex, nibbleInByte)` for every nibble of `view` that a secret
-        /// masks (a nibble may be reported more than once).
-        func search(_ view: ByteView, hit: (Int, Int) -> Void) {
-            let n = view.count
-            guard n > 0 else { return }
-            // Where each pattern found so far may match next (occurrences do not overlap).
-            var nextStart: [(pattern: Int, at: Int)] = []
-            @inline(__always) func allowed(_ pattern: Int, _ at: Int, _ end: Int) -> Bool {
-                for k in nextStart.indices where nextStart[k].pattern == pattern {
-                    guard at >= nextStart[k].at else { return false }
-                    nextStart[k].at = end
-                    return true
-                }
-                nextStart.append((pattern, end))
-                return true
-            }
-            @inline(__always) func nibble(_ q: Int) -> UInt8 {
-                let b = view[q >> 1]
-                return q & 1 == 0 ? b >> 4 : b & 0x0F
-            }
-            func digitsAt(_ p: Int, _ list: [Int]) {
-                for d in list {
-                    let pattern = digits[d]
-                    guard p + pattern.count <= 2 * n else { continue }
-                    var k = 0
-                    while k < pattern.count, nibble(p + k) == pattern[k] { k += 1 }
-                    guard k == pattern.count, allowed(d, p, p + pattern.count) else { continue }
-                    let masked = digitMasks[d]
-                    for k in 0..<pattern.count where masked[k] { hit((p + k) >> 1, (p + k) & 1) }
-                }
-            }
-            func bytesAt(_ i: Int, _ list: [Int]) {
-                for b in list {
-                    let pattern = bytes[b]
-                    guard i + pattern.count <= n else { continue }
-                    var k = 0
-                    while k < pattern.count, view[i + k] == pattern[k] { k += 1 }
-                    guard k == pattern.count, allowed(digits.count + b, i, i + pattern.count) else { continue }
-                    let masked = byteMasks[b]
-                    for k in 0..<pattern.count where masked[k] { hit(i + k, 0); hit(i + k, 1) }
-                }
-            }
-            // w: bytes i ..< i+4 (zeros past the end), big-endian.
-            var w = UInt32(0)
-            for k in 0..<3 { w = w << 8 | UInt32(k < n ? view[k] : 0) }
-            for i in 0..<n {
-                w = w << 8 | UInt32(i + 3 < n ? view[i + 3] : 0)
-                let even = w >> 8, odd = (w >> 4) & 0xFF_FFFF
-                var bit = Self.bucket(even)
-                if digitBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0, let list = digitIndex[even] { digitsAt(2 * i, list) }
-                bit = Self.bucket(odd)
-                if digitBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0, let list = digitIndex[odd] { digitsAt(2 * i + 1, list) }
-                let pair = Int(w >> 16)
-                if byteBits[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let list = byteIndex[UInt16(pair)] { bytesAt(i, list) }
-            }
-            guard !shortDigits.isEmpty || !shortBytes.isEmpty else { return }
-            // The general way (not reached with learnt secrets).
-            var nibs: [UInt8] = []
-            for b in view { nibs.append(b >> 4); nibs.append(b & 0x0F) }
-            let all = view.array
-            for d in shortDigits {
-                for start in Redactor.occurrences(of: digits[d], in: nibs) {
-                    for k in 0..<digits[d].count where digitMasks[d][k] { hit((start + k) / 2, (start + k) % 2) }
-                }
-            }
-            for b in shortBytes {
-                for start in Redactor.occurrences(of: bytes[b], in: all) {
-                    for k in 0..<bytes[b].count where byteMasks[b][k] { hit(start + k, 0); hit(start + k, 1) }
-                }
-            }
-        }
-    }
 
     /// The general frame masking (`usesFrameIndex` off): every secret run over every
     /// frame's nibbles and bytes.
@@ -439,7 +354,7 @@ final class Redactor {
 
     /// Start positions of the non-overlapping occurrences of `pattern` in `text`,
     /// comparing elements through `key` (identity, or case folding for text).
-    private static func occurrences(of pattern: [UInt8], in text: [UInt8], key: (UInt8) -> UInt8 = { $0 }) -> [Int] {
+    static func occurrences(of pattern: [UInt8], in text: [UInt8], key: (UInt8) -> UInt8 = { $0 }) -> [Int] {
         guard !pattern.isEmpty, pattern.count <= text.count else { return [] }
         let p = pattern.map(key)
         var found: [Int] = []
@@ -465,112 +380,64 @@ final class Redactor {
     /// JSON) and as hex.
     func maskText(_ text: inout [UInt8]) {
         guard !isEmpty || !track2Values.isEmpty else { return }
-        let patterns = textPatterns ?? makeTextPatterns()
-        textPatterns = patterns
-        // Most text holds no secret: then no pattern starts anywhere in it, and masking
-        // (which only writes `*`, found in no pattern) could not create one.
-        // A pattern that starts nowhere in the text cannot start anywhere once others
-        // are masked either: only the ones that can are run, in their order.
-        let chosen = usesFilter ? patterns.candidates(in: text) : nil
-        if let chosen, chosen.isEmpty { return }
-        for i in chosen ?? Array(patterns.patterns.indices) {
-            let masked = patterns.masks[i]
-            maskOccurrences(of: patterns.patterns[i], in: &text) { masked[$0] }
+        guard usesFilter, textIndex.unindexable == 0 else {
+            // Every pattern over the whole text, in order.
+            for id in textIndex.ordered {
+                let e = textIndex.entries[id]!
+                maskOccurrences(of: e.pattern, in: &text) { e.masked[$0] }
+            }
+            return
+        }
+        // Where patterns could start, then those places only, pattern after pattern in
+        // masking order and each pattern's from the left. The same masking as running
+        // each pattern over the whole text: masking writes only `*`, found in no
+        // pattern, so it makes no pattern start where its first bytes did not stand.
+        hits.removeAll(keepingCapacity: true)
+        ByteView.with(text) { view in
+            textIndex.scan(view) { id, at in
+                hits.append(Hit(order: textIndex.entries[id]!.order, id: id, at: at))
+                return false
+            }
+        }
+        guard !hits.isEmpty else { return }
+        if hits.count > 1 { hits.sort { ($0.order, $0.at) < ($1.order, $1.at) } }
+        var k = 0
+        while k < hits.count {
+            let id = hits[k].id
+            let e = textIndex.entries[id]!
+            let p = e.folded
+            var next = 0
+            while k < hits.count, hits[k].id == id {
+                let at = hits[k].at
+                k += 1
+                guard at >= next, at + p.count <= text.count else { continue }
+                var j = 0
+                while j < p.count, TextPatternIndex.fold(text[at + j]) == p[j] { j += 1 }
+                guard j == p.count else { continue }
+                for j in 0..<p.count where e.masked[j] { text[at + j] = 0x2A }
+                next = at + p.count
+            }
         }
     }
 
-    /// Off only in tests, which compare the filtered and unfiltered masking.
+    /// Whether `maskText` could change `text` (a pattern could start in it).
+    func mayMask(_ text: ByteView) -> Bool {
+        guard !isEmpty || !track2Values.isEmpty else { return false }
+        guard usesFilter, textIndex.unindexable == 0 else { return true }
+        var found = false
+        textIndex.scan(text) { _, _ in found = true; return true }
+        return found
+    }
+
+    private struct Hit { var order: UInt64, id: Int, at: Int }
+    /// Reused by `maskText`.
+    @exclusivity(unchecked) private var hits: [Hit] = []
+
+    /// Off only in tests, which compare the indexed and the general text masking.
     var usesFilter = true
 
-    /// The patterns `maskText` looks for (tests).
-    var textPatternList: [[UInt8]] { (textPatterns ?? makeTextPatterns()).patterns }
-
-    /// What `maskText` masks, in the order it masks them, rebuilt when a secret is learnt
-    /// or forgotten.
-    @exclusivity(unchecked) private var textPatterns: TextPatterns?
-
-    private func makeTextPatterns() -> TextPatterns {
-        var patterns: [[UInt8]] = [], masks: [[Bool]] = []
-        // First, before the PAN digits inside it are masked and it no longer matches.
-        for value in track2Values {
-            let (rendered, masked) = maskedTrack2Rendering(value)
-            patterns.append(rendered); masks.append(masked)
-        }
-        for secret in digitSecrets {
-            patterns.append(secret.nibbles.map { hexChar($0) }); masks.append(secret.masked)
-        }
-        for secret in textSecrets {
-            patterns.append(secret.bytes); masks.append(secret.masked)
-            patterns.append(secret.bytes.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] })
-            masks.append(secret.masked.flatMap { [$0, $0] })
-        }
-        for name in nameSecrets {
-            for form in writtenForms(of: name) {
-                patterns.append(form); masks.append([Bool](repeating: true, count: form.count))
-            }
-            let hex = name.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }
-            patterns.append(hex); masks.append([Bool](repeating: true, count: hex.count))
-        }
-        return TextPatterns(patterns: patterns, masks: masks)
-    }
-
-    /// The patterns with an index of where each could start: the (case-folded) first
-    /// four bytes of each long pattern, the first byte of each shorter one.
-    struct TextPatterns {
-        let patterns: [[UInt8]]
-        let masks: [[Bool]]
-        private var quads: [UInt32: [Int]] = [:]
-        private var quadBits = [UInt64](repeating: 0, count: 64)
-        private var shortFirst = [[Int]](repeating: [], count: 256)
-        /// A pattern holds `*`: masking could make it appear, so every pattern is run.
-        private var filterOff = false
-
-        init(patterns: [[UInt8]], masks: [[Bool]]) {
-            self.patterns = patterns
-            self.masks = masks
-            for (i, p) in patterns.enumerated() where !p.isEmpty {
-                let folded = p.map(Self.fold)
-                if folded.contains(0x2A) { filterOff = true }
-                if folded.count >= 4 {
-                    let q = Self.quad(folded, 0)
-                    quads[q, default: []].append(i)
-                    let bit = Self.bucket(q)
-                    quadBits[bit >> 6] |= 1 << UInt64(bit & 63)
-                } else {
-                    shortFirst[Int(folded[0])].append(i)
-                }
-            }
-        }
-
-        @inline(__always) static func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
-        @inline(__always) static func quad(_ b: [UInt8], _ i: Int) -> UInt32 {
-            UInt32(fold(b[i])) | UInt32(fold(b[i + 1])) << 8 | UInt32(fold(b[i + 2])) << 16 | UInt32(fold(b[i + 3])) << 24
-        }
-        @inline(__always) static func bucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 20) }
-
-        /// The patterns that could start somewhere in `text` (case-insensitively, as
-        /// `maskOccurrences` compares), in pattern order; nil: all of them.
-        func candidates(in text: [UInt8]) -> [Int]? {
-            if filterOff { return nil }
-            var chosen: [Bool]?
-            func choose(_ list: [Int]) {
-                if chosen == nil { chosen = [Bool](repeating: false, count: patterns.count) }
-                for i in list { chosen![i] = true }
-            }
-            let n = text.count
-            for i in 0..<n {
-                let short = shortFirst[Int(Self.fold(text[i]))]
-                if !short.isEmpty { choose(short) }
-                if i + 4 <= n {
-                    let q = Self.quad(text, i)
-                    let bit = Self.bucket(q)
-                    if quadBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0, let list = quads[q] { choose(list) }
-                }
-            }
-            guard let chosen else { return [] }
-            return chosen.indices.filter { chosen[$0] }
-        }
-    }
+    /// The patterns `maskText` looks for, in masking order (tests).
+    var textPatternList: [[UInt8]] { textIndex.ordered.map { textIndex.entries[$0]!.pattern } }
 
     /// The ways the writers put card text into their output: as is (frame bytes
     /// never, but a plain text rendering of printable names), and escaped the way
@@ -684,7 +551,9 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         let start = out.position
         out.holdsFlush = true
         write()
-        out.rewrite(since: start) { redactor.maskText(&$0) }
+        if out.withWritten(since: start, { redactor.mayMask($0) }) ?? true {
+            out.rewrite(since: start) { redactor.maskText(&$0) }
+        }
         out.holdsFlush = false
         out.recordDone()
     }

@@ -1,0 +1,274 @@
+// The indexes `--redact` searches output with (see Redaction.swift): the secrets'
+// written forms, kept up to date as secrets are learnt and forgotten, each found by
+// where it can start rather than by running every secret over every text.
+
+/// A kept secret's patterns: ids in `TextPatternIndex` and `FramePatternIndex`.
+struct SecretPatternIDs {
+    var text: [Int]
+    var frame: Int?
+}
+
+/// Secrets of one kind, oldest first, each with the ids of its patterns in the indexes.
+struct KeptSecrets<Secret: Hashable> {
+    private(set) var items: [Secret] = []
+    private var known: Set<Secret> = []
+    private var ids: [SecretPatternIDs] = []
+
+    func contains(_ secret: Secret) -> Bool { known.contains(secret) }
+
+    /// Keeps `secret` (not already kept); past `Redactor.secretLimit` the oldest is
+    /// forgotten and the ids of its patterns returned, to be taken out of the indexes.
+    mutating func append(_ secret: Secret, ids new: SecretPatternIDs) -> SecretPatternIDs? {
+        var forgotten: SecretPatternIDs?
+        if items.count >= Redactor.secretLimit {
+            known.remove(items.removeFirst())
+            forgotten = ids.removeFirst()
+        }
+        items.append(secret)
+        known.insert(secret)
+        ids.append(new)
+        return forgotten
+    }
+
+    mutating func removeAll() {
+        items.removeAll(keepingCapacity: true)
+        known.removeAll(keepingCapacity: true)
+        ids.removeAll(keepingCapacity: true)
+    }
+}
+
+/// The written forms `Redactor.maskText` masks, each with the order it is masked in,
+/// indexed by where it can start: the case-folded first four bytes of each long
+/// pattern (hashed to one of 65,536 buckets), the first byte of each shorter one.
+struct TextPatternIndex {
+    struct Entry {
+        var pattern: [UInt8]
+        /// `pattern` case-folded, as `maskText` compares.
+        var folded: [UInt8]
+        var masked: [Bool]
+        var order: UInt64
+        /// The bucket of its first four bytes; -1: shorter (found by its first byte).
+        var bucket: Int
+    }
+    private(set) var entries: [Entry?] = []
+    private var free: [Int] = []
+    private var quads: [Int: [Int]] = [:]
+    private var quadBits = [UInt64](repeating: 0, count: 1024)
+    private var short = [[Int]](repeating: [], count: 256)
+    private var shortBits = [UInt64](repeating: 0, count: 4)
+    /// Patterns holding `*` or empty: then the index is not used (masking writes `*`,
+    /// so it could make such a pattern appear).
+    private(set) var unindexable = 0
+
+    @inline(__always) static func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
+    @inline(__always) static func bucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 16) }
+
+    mutating func add(_ pattern: [UInt8], masked: [Bool], order: UInt64) -> Int {
+        let folded = pattern.map(Self.fold)
+        var bucket = -1
+        if folded.isEmpty || folded.contains(0x2A) {
+            unindexable += 1
+            bucket = -2
+        } else if folded.count >= 4 {
+            bucket = Self.bucket(UInt32(folded[0]) | UInt32(folded[1]) << 8 | UInt32(folded[2]) << 16 | UInt32(folded[3]) << 24)
+        }
+        let entry = Entry(pattern: pattern, folded: folded, masked: masked, order: order, bucket: bucket)
+        let id: Int
+        if let slot = free.popLast() { id = slot; entries[slot] = entry } else { id = entries.count; entries.append(entry) }
+        if bucket >= 0 {
+            quads[bucket, default: []].append(id)
+            quadBits[bucket >> 6] |= 1 << UInt64(bucket & 63)
+        } else if bucket == -1 {
+            let c = Int(folded[0])
+            short[c].append(id)
+            shortBits[c >> 6] |= 1 << UInt64(c & 63)
+        }
+        return id
+    }
+
+    mutating func remove(_ id: Int) {
+        guard let entry = entries[id] else { return }
+        entries[id] = nil
+        free.append(id)
+        if entry.bucket >= 0 {
+            quads[entry.bucket]?.removeAll { $0 == id }
+            if quads[entry.bucket]?.isEmpty ?? false {
+                quads[entry.bucket] = nil
+                quadBits[entry.bucket >> 6] &= ~(1 << UInt64(entry.bucket & 63))
+            }
+        } else if entry.bucket == -1 {
+            let c = Int(entry.folded[0])
+            short[c].removeAll { $0 == id }
+            if short[c].isEmpty { shortBits[c >> 6] &= ~(1 << UInt64(c & 63)) }
+        } else {
+            unindexable -= 1
+        }
+    }
+
+    mutating func removeAll() { self = TextPatternIndex() }
+
+    /// The live patterns' ids in masking order.
+    var ordered: [Int] {
+        entries.indices.filter { entries[$0] != nil }.sorted { entries[$0]!.order < entries[$1]!.order }
+    }
+
+    /// Calls `found(id, position)` for every position of `text` where a pattern could
+    /// start (its first four case-folded bytes hash to its bucket, or a short one's
+    /// first byte is there), positions in increasing order; stops when `found` says so.
+    func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) {
+        let n = text.count
+        guard n > 0 else { return }
+        // q: folded bytes i ..< i+4 (zeros past the end), byte i lowest.
+        var q = UInt32(0)
+        for k in 0..<Swift.min(3, n) { q |= UInt32(Self.fold(text[k])) << UInt32(8 * k) }
+        for i in 0..<n {
+            if i + 3 < n { q |= UInt32(Self.fold(text[i + 3])) << 24 }
+            let c = Int(q & 0xFF)
+            if shortBits[c >> 6] & (1 << UInt64(c & 63)) != 0 {
+                for id in short[c] where found(id, i) { return }
+            }
+            if i + 3 < n {
+                let b = Self.bucket(q)
+                if quadBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = quads[b] {
+                    for id in list where found(id, i) { return }
+                }
+            }
+            q >>= 8
+        }
+    }
+}
+
+/// The secrets as frame bytes carry them, indexed by where they can start: each
+/// digit string (nibbles, at any nibble) by its first six nibbles (hashed to one of
+/// 65,536 buckets), each byte string (ASCII digits, names) by its first two bytes.
+/// A frame is read once, a 4-byte window at a time; a secret is compared only where
+/// its key is found, and its occurrences are taken as the general search takes them
+/// (from the left, not overlapping), so the nibbles marked are the same.
+struct FramePatternIndex {
+    struct Entry {
+        var pattern: [UInt8]
+        var masked: [Bool]
+        /// `pattern` is nibbles (matched at any nibble), else bytes.
+        var nibbles: Bool
+        /// Digit bucket or byte pair; -1: too short for the index.
+        var key: Int
+    }
+    private var entries: [Entry?] = []
+    private var free: [Int] = []
+    private var digitLists: [Int: [Int]] = [:]
+    private var digitBits = [UInt64](repeating: 0, count: 1024)
+    private var byteLists: [Int: [Int]] = [:]
+    private var byteBits = [UInt64](repeating: 0, count: 1024)
+    /// Patterns too short for the index (none are learnt: digit strings have at least
+    /// 6 nibbles, byte strings 2 bytes), searched the general way.
+    private var unindexed: [Int] = []
+
+    @inline(__always) static func bucket(_ key: UInt32) -> Int { Int((key &* 0x9E37_79B1) >> 16) }
+
+    mutating func add(_ pattern: [UInt8], masked: [Bool], nibbles: Bool) -> Int {
+        var key = -1
+        if nibbles {
+            if pattern.count >= 6, pattern.allSatisfy({ $0 < 16 }) {
+                key = Self.bucket(pattern[0..<6].reduce(UInt32(0)) { $0 << 4 | UInt32($1) })
+            }
+        } else if pattern.count >= 2 {
+            key = Int(pattern[0]) << 8 | Int(pattern[1])
+        }
+        let entry = Entry(pattern: pattern, masked: masked, nibbles: nibbles, key: key)
+        let id: Int
+        if let slot = free.popLast() { id = slot; entries[slot] = entry } else { id = entries.count; entries.append(entry) }
+        if key < 0 {
+            unindexed.append(id)
+        } else if nibbles {
+            digitLists[key, default: []].append(id)
+            digitBits[key >> 6] |= 1 << UInt64(key & 63)
+        } else {
+            byteLists[key, default: []].append(id)
+            byteBits[key >> 6] |= 1 << UInt64(key & 63)
+        }
+        return id
+    }
+
+    mutating func remove(_ id: Int) {
+        guard let entry = entries[id] else { return }
+        entries[id] = nil
+        free.append(id)
+        let key = entry.key
+        if key < 0 {
+            unindexed.removeAll { $0 == id }
+        } else if entry.nibbles {
+            digitLists[key]?.removeAll { $0 == id }
+            if digitLists[key]?.isEmpty ?? false { digitLists[key] = nil; digitBits[key >> 6] &= ~(1 << UInt64(key & 63)) }
+        } else {
+            byteLists[key]?.removeAll { $0 == id }
+            if byteLists[key]?.isEmpty ?? false { byteLists[key] = nil; byteBits[key >> 6] &= ~(1 << UInt64(key & 63)) }
+        }
+    }
+
+    mutating func removeAll() { self = FramePatternIndex() }
+
+    /// Calls `hit(byteIndex, nibbleInByte)` for every nibble of `view` that a secret
+    /// masks (a nibble may be reported more than once).
+    func search(_ view: ByteView, hit: (Int, Int) -> Void) {
+        let n = view.count
+        guard n > 0 else { return }
+        // Where each pattern found so far may match next (occurrences do not overlap).
+        var nextStart: [(id: Int, at: Int)] = []
+        func allowed(_ id: Int, _ at: Int, _ end: Int) -> Bool {
+            for k in nextStart.indices where nextStart[k].id == id {
+                guard at >= nextStart[k].at else { return false }
+                nextStart[k].at = end
+                return true
+            }
+            nextStart.append((id, end))
+            return true
+        }
+        @inline(__always) func nibble(_ q: Int) -> UInt8 {
+            let b = view[q >> 1]
+            return q & 1 == 0 ? b >> 4 : b & 0x0F
+        }
+        func digitsAt(_ p: Int, _ list: [Int]) {
+            for id in list {
+                guard let e = entries[id], p + e.pattern.count <= 2 * n else { continue }
+                var k = 0
+                while k < e.pattern.count, nibble(p + k) == e.pattern[k] { k += 1 }
+                guard k == e.pattern.count, allowed(id, p, p + k) else { continue }
+                for k in 0..<e.pattern.count where e.masked[k] { hit((p + k) >> 1, (p + k) & 1) }
+            }
+        }
+        func bytesAt(_ i: Int, _ list: [Int]) {
+            for id in list {
+                guard let e = entries[id], i + e.pattern.count <= n else { continue }
+                var k = 0
+                while k < e.pattern.count, view[i + k] == e.pattern[k] { k += 1 }
+                guard k == e.pattern.count, allowed(id, i, i + k) else { continue }
+                for k in 0..<e.pattern.count where e.masked[k] { hit(i + k, 0); hit(i + k, 1) }
+            }
+        }
+        // w: bytes i ..< i+4 (zeros past the end), big-endian.
+        var w = UInt32(0)
+        for k in 0..<3 { w = w << 8 | UInt32(k < n ? view[k] : 0) }
+        for i in 0..<n {
+            w = w << 8 | UInt32(i + 3 < n ? view[i + 3] : 0)
+            var b = Self.bucket(w >> 8)
+            if digitBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = digitLists[b] { digitsAt(2 * i, list) }
+            b = Self.bucket((w >> 4) & 0xFF_FFFF)
+            if digitBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = digitLists[b] { digitsAt(2 * i + 1, list) }
+            let pair = Int(w >> 16)
+            if byteBits[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let list = byteLists[pair] { bytesAt(i, list) }
+        }
+        guard !unindexed.isEmpty else { return }
+        // The general way (not reached with learnt secrets).
+        var nibs: [UInt8] = []
+        for b in view { nibs.append(b >> 4); nibs.append(b & 0x0F) }
+        let all = view.array
+        for id in unindexed {
+            guard let e = entries[id] else { continue }
+            for start in Redactor.occurrences(of: e.pattern, in: e.nibbles ? nibs : all) {
+                for k in 0..<e.pattern.count where e.masked[k] {
+                    if e.nibbles { hit((start + k) / 2, (start + k) % 2) } else { hit(start + k, 0); hit(start + k, 1) }
+                }
+            }
+        }
+    }
+}
