@@ -382,9 +382,8 @@ final class Redactor {
         guard !isEmpty || !track2Values.isEmpty else { return }
         guard usesFilter, textIndex.unindexable == 0 else {
             // Every pattern over the whole text, in order.
-            for id in textIndex.ordered {
-                let e = textIndex.entries[id]!
-                maskOccurrences(of: e.pattern, in: &text) { e.masked[$0] }
+            for (pattern, masked) in usesFilter ? textIndex.ordered.map({ (textIndex.patterns[$0]!, textIndex.masked[$0]) }) : generalTextPatterns() {
+                maskOccurrences(of: pattern, in: &text) { masked[$0] }
             }
             return
         }
@@ -395,7 +394,7 @@ final class Redactor {
         hits.removeAll(keepingCapacity: true)
         ByteView.with(text) { view in
             textIndex.scan(view) { id, at in
-                hits.append(Hit(order: textIndex.entries[id]!.order, id: id, at: at))
+                hits.append(Hit(order: textIndex.orders[id], id: id, at: at))
                 return false
             }
         }
@@ -404,8 +403,7 @@ final class Redactor {
         var k = 0
         while k < hits.count {
             let id = hits[k].id
-            let e = textIndex.entries[id]!
-            let p = e.folded
+            let p = textIndex.folded[id], masked = textIndex.masked[id]
             var next = 0
             while k < hits.count, hits[k].id == id {
                 let at = hits[k].at
@@ -414,7 +412,7 @@ final class Redactor {
                 var j = 0
                 while j < p.count, TextPatternIndex.fold(text[at + j]) == p[j] { j += 1 }
                 guard j == p.count else { continue }
-                for j in 0..<p.count where e.masked[j] { text[at + j] = 0x2A }
+                for j in 0..<p.count where masked[j] { text[at + j] = 0x2A }
                 next = at + p.count
             }
         }
@@ -433,11 +431,30 @@ final class Redactor {
     /// Reused by `maskText`.
     @exclusivity(unchecked) private var hits: [Hit] = []
 
-    /// Off only in tests, which compare the indexed and the general text masking.
+    /// Off only in tests, which compare the indexed and the general text masking: every
+    /// pattern, built afresh from the secrets kept, run over the whole text in order.
     var usesFilter = true
 
     /// The patterns `maskText` looks for, in masking order (tests).
-    var textPatternList: [[UInt8]] { textIndex.ordered.map { textIndex.entries[$0]!.pattern } }
+    var textPatternList: [[UInt8]] { textIndex.ordered.map { textIndex.patterns[$0]! } }
+
+    /// The written forms of the secrets kept, built afresh, in masking order.
+    func generalTextPatterns() -> [([UInt8], [Bool])] {
+        var patterns: [([UInt8], [Bool])] = []
+        // First, before the PAN digits inside it are masked and it no longer matches.
+        for value in track2Values { patterns.append(maskedTrack2Rendering(value)) }
+        for secret in digitSecrets { patterns.append((secret.nibbles.map { hexChar($0) }, secret.masked)) }
+        for secret in textSecrets {
+            patterns.append((secret.bytes, secret.masked))
+            patterns.append((secret.bytes.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }, secret.masked.flatMap { [$0, $0] }))
+        }
+        for name in nameSecrets {
+            for form in writtenForms(of: name) + [name.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }] {
+                patterns.append((form, [Bool](repeating: true, count: form.count)))
+            }
+        }
+        return patterns
+    }
 
     /// The ways the writers put card text into their output: as is (frame bytes
     /// never, but a plain text rendering of printable names), and escaped the way

@@ -38,70 +38,99 @@ struct KeptSecrets<Secret: Hashable> {
 }
 
 /// The written forms `Redactor.maskText` masks, each with the order it is masked in,
-/// indexed by where it can start: the case-folded first four bytes of each long
-/// pattern (hashed to one of 65,536 buckets), the first byte of each shorter one.
+/// indexed by where it can start: by the case-folded first eight bytes of a pattern
+/// of eight or more, the first four of a pattern of four to seven, the first byte of
+/// a shorter one. A text is read once through a window of eight folded bytes: the
+/// hash of its first four is looked up in a bit set (where every pattern of four or
+/// more has its first four's bit), and only on a hit are the lists looked at.
 struct TextPatternIndex {
-    struct Entry {
-        var pattern: [UInt8]
-        /// `pattern` case-folded, as `maskText` compares.
-        var folded: [UInt8]
-        var masked: [Bool]
-        var order: UInt64
-        /// The bucket of its first four bytes; -1: shorter (found by its first byte).
-        var bucket: Int
-    }
-    private(set) var entries: [Entry?] = []
+    /// Per id (nil pattern: a free slot).
+    private(set) var patterns: [[UInt8]?] = []
+    /// The pattern case-folded, as `maskText` compares.
+    private(set) var folded: [[UInt8]] = []
+    private(set) var masked: [[Bool]] = []
+    private(set) var orders: [UInt64] = []
     private var free: [Int] = []
-    private var quads: [Int: [Int]] = [:]
+    /// Count of live patterns per bucket of first four bytes, and its bit.
+    private var quadCount: [Int: Int] = [:]
     private var quadBits = [UInt64](repeating: 0, count: 1024)
+    /// Patterns of 4-7 bytes by the bucket of their first four; longer ones by the
+    /// bucket of their first eight.
+    private var quads: [Int: [Int]] = [:]
+    private var octs: [Int: [Int]] = [:]
     private var short = [[Int]](repeating: [], count: 256)
     private var shortBits = [UInt64](repeating: 0, count: 4)
+    private var shortCount = 0
     /// Patterns holding `*` or empty: then the index is not used (masking writes `*`,
     /// so it could make such a pattern appear).
     private(set) var unindexable = 0
 
     @inline(__always) static func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
     @inline(__always) static func bucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 16) }
+    @inline(__always) static func bucket(_ q: UInt64) -> Int { Int((q &* 0x9E37_79B9_7F4A_7C15) >> 48) }
 
-    mutating func add(_ pattern: [UInt8], masked: [Bool], order: UInt64) -> Int {
-        let folded = pattern.map(Self.fold)
-        var bucket = -1
-        if folded.isEmpty || folded.contains(0x2A) {
-            unindexable += 1
-            bucket = -2
-        } else if folded.count >= 4 {
-            bucket = Self.bucket(UInt32(folded[0]) | UInt32(folded[1]) << 8 | UInt32(folded[2]) << 16 | UInt32(folded[3]) << 24)
-        }
-        let entry = Entry(pattern: pattern, folded: folded, masked: masked, order: order, bucket: bucket)
+    /// Where a folded pattern is listed: (short, first byte), (quad, bucket), (oct, bucket).
+    private enum Place { case unindexable, short(Int), quad(Int), oct(Int) }
+    private static func place(_ f: [UInt8]) -> Place {
+        if f.isEmpty || f.contains(0x2A) { return .unindexable }
+        if f.count < 4 { return .short(Int(f[0])) }
+        if f.count < 8 { return .quad(bucket(word(f, 4) as UInt32)) }
+        return .oct(bucket(word(f, 8) as UInt64))
+    }
+    private static func word<W: FixedWidthInteger>(_ f: [UInt8], _ count: Int) -> W {
+        var w = W(0)
+        for k in 0..<count { w |= W(f[k]) << (8 * k) }
+        return w
+    }
+
+    mutating func add(_ pattern: [UInt8], masked m: [Bool], order: UInt64) -> Int {
+        let f = pattern.map(Self.fold)
         let id: Int
-        if let slot = free.popLast() { id = slot; entries[slot] = entry } else { id = entries.count; entries.append(entry) }
-        if bucket >= 0 {
-            quads[bucket, default: []].append(id)
-            quadBits[bucket >> 6] |= 1 << UInt64(bucket & 63)
-        } else if bucket == -1 {
-            let c = Int(folded[0])
+        if let slot = free.popLast() {
+            id = slot
+            patterns[id] = pattern; folded[id] = f; masked[id] = m; orders[id] = order
+        } else {
+            id = patterns.count
+            patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
+        }
+        switch Self.place(f) {
+        case .unindexable: unindexable += 1
+        case .short(let c):
             short[c].append(id)
             shortBits[c >> 6] |= 1 << UInt64(c & 63)
+            shortCount += 1
+        case .quad(let b): quads[b, default: []].append(id); countQuad(f, 1)
+        case .oct(let b): octs[b, default: []].append(id); countQuad(f, 1)
         }
         return id
     }
 
+    private mutating func countQuad(_ f: [UInt8], _ delta: Int) {
+        let b = Self.bucket(Self.word(f, 4) as UInt32)
+        let c = quadCount[b, default: 0] + delta
+        quadCount[b] = c == 0 ? nil : c
+        if c == 0 { quadBits[b >> 6] &= ~(1 << UInt64(b & 63)) } else { quadBits[b >> 6] |= 1 << UInt64(b & 63) }
+    }
+
     mutating func remove(_ id: Int) {
-        guard let entry = entries[id] else { return }
-        entries[id] = nil
+        guard patterns[id] != nil else { return }
+        let f = folded[id]
+        patterns[id] = nil; folded[id] = []; masked[id] = []
         free.append(id)
-        if entry.bucket >= 0 {
-            quads[entry.bucket]?.removeAll { $0 == id }
-            if quads[entry.bucket]?.isEmpty ?? false {
-                quads[entry.bucket] = nil
-                quadBits[entry.bucket >> 6] &= ~(1 << UInt64(entry.bucket & 63))
-            }
-        } else if entry.bucket == -1 {
-            let c = Int(entry.folded[0])
+        switch Self.place(f) {
+        case .unindexable: unindexable -= 1
+        case .short(let c):
             short[c].removeAll { $0 == id }
             if short[c].isEmpty { shortBits[c >> 6] &= ~(1 << UInt64(c & 63)) }
-        } else {
-            unindexable -= 1
+            shortCount -= 1
+        case .quad(let b):
+            quads[b]?.removeAll { $0 == id }
+            if quads[b]?.isEmpty ?? false { quads[b] = nil }
+            countQuad(f, -1)
+        case .oct(let b):
+            octs[b]?.removeAll { $0 == id }
+            if octs[b]?.isEmpty ?? false { octs[b] = nil }
+            countQuad(f, -1)
         }
     }
 
@@ -109,31 +138,37 @@ struct TextPatternIndex {
 
     /// The live patterns' ids in masking order.
     var ordered: [Int] {
-        entries.indices.filter { entries[$0] != nil }.sorted { entries[$0]!.order < entries[$1]!.order }
+        patterns.indices.filter { patterns[$0] != nil }.sorted { orders[$0] < orders[$1] }
     }
 
     /// Calls `found(id, position)` for every position of `text` where a pattern could
-    /// start (its first four case-folded bytes hash to its bucket, or a short one's
-    /// first byte is there), positions in increasing order; stops when `found` says so.
+    /// start (its first bytes hash to its bucket), positions in increasing order;
+    /// stops when `found` says so.
     func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) {
         let n = text.count
         guard n > 0 else { return }
-        // q: folded bytes i ..< i+4 (zeros past the end), byte i lowest.
-        var q = UInt32(0)
-        for k in 0..<Swift.min(3, n) { q |= UInt32(Self.fold(text[k])) << UInt32(8 * k) }
+        // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
+        var w = UInt64(0)
+        for k in 0..<Swift.min(7, n) { w |= UInt64(Self.fold(text[k])) << UInt64(8 * k) }
+        let shorts = shortCount > 0
         for i in 0..<n {
-            if i + 3 < n { q |= UInt32(Self.fold(text[i + 3])) << 24 }
-            let c = Int(q & 0xFF)
-            if shortBits[c >> 6] & (1 << UInt64(c & 63)) != 0 {
-                for id in short[c] where found(id, i) { return }
-            }
-            if i + 3 < n {
-                let b = Self.bucket(q)
-                if quadBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = quads[b] {
-                    for id in list where found(id, i) { return }
+            if i + 7 < n { w |= UInt64(Self.fold(text[i + 7])) << 56 }
+            defer { w >>= 8 }
+            if shorts {
+                let c = Int(w & 0xFF)
+                if shortBits[c >> 6] & (1 << UInt64(c & 63)) != 0 {
+                    for id in short[c] where found(id, i) { return }
                 }
             }
-            q >>= 8
+            guard i + 3 < n else { continue }
+            let b = Self.bucket(UInt32(truncatingIfNeeded: w))
+            guard quadBits[b >> 6] & (1 << UInt64(b & 63)) != 0 else { continue }
+            if let list = quads[b] {
+                for id in list where found(id, i) { return }
+            }
+            if i + 7 < n, let list = octs[Self.bucket(w)] {
+                for id in list where found(id, i) { return }
+            }
         }
     }
 }
