@@ -138,16 +138,25 @@ final class OrderedOutput: @unchecked Sendable {
         var spillFailed = false
     }
 
-    private let monitor = Monitor()
+    /// Workers wait on `roomCondition` (for the writer to take chunks), the writer on
+    /// `writerCondition` (for its head file's chunks or end): each is woken only by what
+    /// it waits for, not by every chunk of every file.
+    private let monitor = Monitor(conditions: 2)
+    private static let roomCondition = 0
+    private static let writerCondition = 1
     private let limits: ParallelRun.Limits
     private var slots: [Slot]
     private var head = 0
     private var nextInput = 0
     /// Bytes held in memory over all slots.
     private var held = 0
-    /// Chunks written out (or parked in a temporary file), for the workers to reuse.
+    /// Chunks written out (or parked in a temporary file), for the workers to reuse:
+    /// as much memory as the caps let be held, so that a worker seldom allocates a chunk
+    /// (and faults in its pages) that a chunk freed a moment before could have been.
+    /// Chunks in use and spares together never hold more than the most ever in use at once.
     private var spares: [OutputChunk] = []
-    private static let maxSpares = 8
+    private var spareMemory = 0
+    private var maxSpareMemory: Int { limits.memoryCap + limits.headCap }
 
     init(count: Int, limits: ParallelRun.Limits) {
         slots = Array(repeating: Slot(), count: count)
@@ -164,7 +173,7 @@ final class OrderedOutput: @unchecked Sendable {
                 slots[nextInput].done = true
                 nextInput += 1
             }
-            monitor.broadcast()
+            monitor.signal(Self.writerCondition)
         }
         guard nextInput < slots.count else { return nil }
         nextInput += 1
@@ -185,23 +194,35 @@ final class OrderedOutput: @unchecked Sendable {
 
     private func put(_ index: Int, _ piece: Piece, count n: Int, wantsSpare: Bool) -> OutputChunk? {
         monitor.lock()
-        defer {
-            monitor.broadcast()
-            monitor.unlock()
-        }
+        defer { monitor.unlock() }
         while true {
             if index == head {
                 if slots[index].held == 0 || slots[index].held + n <= limits.headCap { break }
             } else {
                 if held + n <= limits.memoryCap { break }
-                if spill(index, piece) { return wantsSpare ? spares.popLast() : nil }
+                if spill(index, piece) { return wantsSpare ? popSpare() : nil }
             }
-            monitor.wait()
+            monitor.wait(Self.roomCondition)
         }
         slots[index].pieces.append(piece)
         slots[index].held += n
         held += n
-        return wantsSpare ? spares.popLast() : nil
+        if index == head { monitor.signal(Self.writerCondition) }
+        return wantsSpare ? popSpare() : nil
+    }
+
+    /// With the lock held.
+    private func popSpare() -> OutputChunk? {
+        guard let chunk = spares.popLast() else { return nil }
+        spareMemory -= chunk.memory
+        return chunk
+    }
+
+    /// With the lock held: keeps `chunk` for reuse if the spares have room, else it is freed.
+    private func keepSpare(_ chunk: OutputChunk) {
+        guard spareMemory + chunk.memory <= maxSpareMemory else { return }
+        spares.append(chunk)
+        spareMemory += chunk.memory
     }
 
     /// Appends to the input's temporary file (with the lock held).
@@ -216,7 +237,7 @@ final class OrderedOutput: @unchecked Sendable {
         switch piece {
         case .chunk(let chunk):
             (offset, count) = (file.append(chunk), chunk.count)
-            if offset != nil, spares.count < Self.maxSpares { spares.append(chunk) }
+            if offset != nil { keepSpare(chunk) }
         case .error(let line):
             (offset, count) = (file.append(line), line.count)
         case .spilled:
@@ -234,7 +255,7 @@ final class OrderedOutput: @unchecked Sendable {
         monitor.lock()
         slots[index].done = true
         slots[index].status = status
-        monitor.broadcast()
+        if index == head { monitor.signal(Self.writerCondition) }
         monitor.unlock()
     }
 
@@ -253,7 +274,7 @@ final class OrderedOutput: @unchecked Sendable {
                 slots[head].pieces = []
                 held -= slots[head].held
                 slots[head].held = 0
-                monitor.broadcast()
+                monitor.broadcast(Self.roomCondition)
                 monitor.unlock()
                 for piece in pieces {
                     switch piece {
@@ -270,13 +291,22 @@ final class OrderedOutput: @unchecked Sendable {
                             ok = spill?.read(offset: offset, count: count, piece: count) {
                                 errorLine(String(decoding: $0, as: UTF8.self))
                             } ?? false
-                        } else {
-                            let chunk = readBack ?? OutputChunk(capacity: limits.chunkBytes)
-                            readBack = chunk
-                            ok = spill?.read(offset: offset, count: count, into: chunk) {
-                                out.append($0)
+                        } else if let spill {
+                            // Copied by the kernel where the output takes it, else read back.
+                            let sent = out.appendSpilled(spill, offset: offset, count: count)
+                            if sent < count {
+                                let chunk = readBack ?? OutputChunk(capacity: limits.chunkBytes)
+                                readBack = chunk
+                                ok = spill.read(offset: offset + sent, count: count - sent, into: chunk) {
+                                    out.append($0)
+                                    out.recordDone()
+                                }
+                            } else {
                                 out.recordDone()
-                            } ?? false
+                                ok = true
+                            }
+                        } else {
+                            ok = false
                         }
                         if !ok {
                             errorLine("reading back the output parked in a temporary file failed")
@@ -285,8 +315,8 @@ final class OrderedOutput: @unchecked Sendable {
                     }
                 }
                 monitor.lock()
-                // The chunks written out go back to the workers (a few: the rest is freed).
-                spares += written.prefix(max(0, Self.maxSpares - spares.count))
+                // The chunks written out go back to the workers (as many as `keepSpare` keeps).
+                for chunk in written { keepSpare(chunk) }
                 written.removeAll(keepingCapacity: true)
                 continue
             }
@@ -294,10 +324,11 @@ final class OrderedOutput: @unchecked Sendable {
                 status = max(status, slots[head].status)
                 slots[head].spill = nil
                 head += 1
-                monitor.broadcast()
+                // The new head's worker may go on now (its own cap, `headCap`).
+                monitor.broadcast(Self.roomCondition)
                 continue
             }
-            monitor.wait()
+            monitor.wait(Self.writerCondition)
         }
         monitor.unlock()
         return status

@@ -127,8 +127,11 @@ import Testing
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             #expect(ByteView.with(bytes) { FeliCaCRC.compute($0) } == bitwiseFeliCaCRC(bytes))
         }
-        for v in 0..<256 {
-            #expect(feliCaCRCTable[v] == bitwiseFeliCaCRC([UInt8(v)]))
+        // Table k: a byte followed by k zero bytes.
+        for k in 0..<8 {
+            for v in 0..<256 {
+                #expect(crc1021Table[k * 256 + v] == bitwiseFeliCaCRC([UInt8(v)] + [UInt8](repeating: 0, count: k)))
+            }
         }
     }
 }

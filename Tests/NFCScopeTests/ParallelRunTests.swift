@@ -84,6 +84,57 @@ import Testing
         }
     }
 
+    /// Output to a file descriptor: what was parked in a temporary file is copied by the
+    /// kernel (`sendfile`) into a plain file, and read back and written where the
+    /// descriptor does not take that (a file opened for appending); the same bytes either way.
+    @Test(arguments: [false, true])
+    func spilledOutputToADescriptor(appending: Bool) throws {
+        let options = try Arguments.parse(["decode", "--format", "jsonl"] + Self.files)
+        let one = run(["decode", "--format", "jsonl", "-j", "1"] + Self.files)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nfcscope-spill-test-\(getpid())-\(appending)").path
+        defer { unlink(path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | (appending ? O_APPEND : 0), 0o600)
+        try #require(fd >= 0)
+        let out = OutputBuffer(fd: fd)
+        var errors: [String] = []
+        let status = ParallelRun.decode(options, registry: Registry.builtin, kind: .standard(.jsonl), jobs: 3,
+                                        shownOnOutput: false, out: out, errorLine: { errors.append($0) },
+                                        limits: ParallelRun.Limits(chunkBytes: 700, memoryCap: 0, headCap: 1500))
+        out.flush()
+        close(fd)
+        let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(written == one.bytes)
+        #expect(errors == one.errors)
+        #expect(status == one.status)
+    }
+
+    /// `appendSpilled` itself: parts of a temporary file after buffered bytes, in order,
+    /// and nothing in memory mode (the caller reads the bytes back instead).
+    @Test func appendSpilledCopiesTheRangeAfterWhatIsBuffered() throws {
+        let spill = try #require(SpillFile())
+        let bytes = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        #expect(spill.append(bytes) == 0)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nfcscope-append-test-\(getpid())").path
+        defer { unlink(path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        let out = OutputBuffer(fd: fd)
+        out.bytes([1, 2, 3])
+        #expect(out.appendSpilled(spill, offset: 100, count: 2000) == 2000)
+        #expect(out.position == 2003)
+        out.bytes([4])
+        #expect(out.appendSpilled(spill, offset: 4990, count: 10) == 10)
+        out.flush()
+        close(fd)
+        let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        var expected: [UInt8] = [1, 2, 3]
+        expected += bytes[100..<2100]
+        expected.append(4)
+        expected += bytes[4990..<5000]
+        #expect(written == expected)
+        #expect(OutputBuffer().appendSpilled(spill, offset: 0, count: 10) == 0)
+    }
+
     @Test func jobsOption() throws {
         #expect(try Arguments.parse(["decode", "-j", "4", "a"]).jobs == 4)
         #expect(try Arguments.parse(["stats", "--jobs=2", "a", "b"]).jobs == 2)

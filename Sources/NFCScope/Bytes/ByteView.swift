@@ -339,6 +339,23 @@ public final class GrowableBytes: @unchecked Sendable {
     }
 
     public var view: ByteView { ByteView(base: storage.map { UnsafeRawPointer($0) }, count: count) }
+
+    /// Bytes that can be appended without the storage moving.
+    public var capacityLeft: Int { capacity - count }
+
+    /// Runs `body` with the allocated space after the contents (`capacityLeft` bytes);
+    /// what it writes counts once `commitAppended` says how much (HexTokens.swift).
+    @inline(__always)
+    func withUnusedStorage(_ body: (UnsafeMutableRawPointer) -> Void) {
+        guard let storage, capacity > count else { return }
+        body(storage + count)
+    }
+
+    /// Counts `n` bytes written by `withUnusedStorage` as contents.
+    @inline(__always)
+    func commitAppended(_ n: Int) {
+        count += Swift.max(0, Swift.min(n, capacity - count))
+    }
 }
 
 // MARK: - Checksums

@@ -780,6 +780,42 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 }
 
+extension OutputBuffer {
+    /// Writes `count` bytes of `file` from `offset` after what this buffer holds, copied
+    /// by the kernel (`sendfile`) instead of read back into memory and written again.
+    /// Returns how many bytes it wrote that way: fewer than `count` (0 in memory mode,
+    /// on systems without it, or when the descriptor does not take it, such as a file
+    /// opened for appending) leaves the rest to the caller, from `offset` + that number.
+    /// A failed write (a closed pipe) counts as written, as `flush` treats it.
+    package func appendSpilled(_ file: SpillFile, offset: Int, count n: Int) -> Int {
+        #if canImport(Glibc)
+        guard let fd, !writeFailed, n > 0 else { return writeFailed ? n : 0 }
+        flush()
+        var position = off_t(offset)
+        var done = 0
+        while done < n {
+            let k = sendfile(fd, file.fd, &position, n - done)
+            if k > 0 {
+                done += k
+                continue
+            }
+            if k < 0 && errno == EINTR { continue }
+            if k < 0 && done == 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) { return 0 }
+            if k < 0 {
+                writeFailed = true
+                onWriteFailure?(errno)
+                done = n
+            }
+            break
+        }
+        flushedTotal += done
+        return done
+        #else
+        return 0
+        #endif
+    }
+}
+
 /// Output bytes one thread wrote and another writes out (`OutputBuffer.takeChunk`,
 /// `OutputBuffer.append(_:)`); written chunks are reused, so the bytes are neither copied
 /// nor freshly allocated on their way.

@@ -7,30 +7,37 @@ import Glibc
 import Darwin
 #endif
 
-/// A mutex and one condition variable.
+/// A mutex and its condition variables (one unless asked for more, so that those who
+/// wait for different things are woken only by what concerns them).
 package final class Monitor: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let conditions: UnsafeMutablePointer<pthread_cond_t>
+    private let conditionCount: Int
 
-    package init() {
+    package init(conditions: Int = 1) {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        pthread_cond_init(condition, nil)
+        conditionCount = max(1, conditions)
+        self.conditions = .allocate(capacity: conditionCount)
+        for i in 0..<conditionCount { pthread_cond_init(self.conditions + i, nil) }
     }
 
     deinit {
-        pthread_cond_destroy(condition)
+        for i in 0..<conditionCount { pthread_cond_destroy(conditions + i) }
         pthread_mutex_destroy(mutex)
-        condition.deallocate()
+        conditions.deallocate()
         mutex.deallocate()
     }
 
     package func lock() { pthread_mutex_lock(mutex) }
     package func unlock() { pthread_mutex_unlock(mutex) }
-    /// With the lock held: releases it until `broadcast`, then holds it again.
-    package func wait() { pthread_cond_wait(condition, mutex) }
-    package func broadcast() { pthread_cond_broadcast(condition) }
+    /// With the lock held: releases it until condition `c` is broadcast or signalled,
+    /// then holds it again.
+    package func wait(_ c: Int = 0) { pthread_cond_wait(conditions + c, mutex) }
+    /// Wakes every thread waiting on condition `c`.
+    package func broadcast(_ c: Int = 0) { pthread_cond_broadcast(conditions + c) }
+    /// Wakes one thread waiting on condition `c` (for a condition only one thread waits on).
+    package func signal(_ c: Int = 0) { pthread_cond_signal(conditions + c) }
 }
 
 package enum WorkerThreads {
@@ -101,7 +108,8 @@ package enum WorkerThreads {
 /// An unlinked temporary file (in $TMPDIR, else /tmp) that bytes are appended to and
 /// read back from; it disappears when closed.
 package final class SpillFile {
-    private let fd: Int32
+    /// The open file, for `OutputBuffer.appendSpilled` (kernel-side copies).
+    let fd: Int32
     package private(set) var size = 0
 
     package init?() {

@@ -107,6 +107,22 @@ final class LibnfcFrameQueue {
         return store.view.slice(start, scratch.count)
     }
 
+    /// Keeps the bytes of `line` from `start` when the whole rest of it is plain
+    /// two-digit hex tokens, read straight into the store (`appendHexTokens`); nil
+    /// (nothing kept) when the general reader (`LibnfcLineSyntax.decodeHex`) must read
+    /// it. Gives the view `decodeHex` + `keepScratch` give (LibnfcHexFastPathTests).
+    func keepPlainHex(_ line: ByteView, from start: Int) -> ByteView? {
+        let before = store.count
+        let room = min(capacity, 1 << 30) - before
+        guard room >= 0 else { return nil }
+        let stop = store.appendHexTokens(of: line, from: start, maxCount: room)
+        guard stop >= line.count else {
+            store.truncate(to: before)
+            return nil
+        }
+        return store.view.slice(before, store.count - before)
+    }
+
     /// Keeps a copy of `view` (bytes already in the store, moved to its end).
     func keepCopy(_ view: ByteView) -> ByteView? {
         guard reserve(view.count) else { return nil }

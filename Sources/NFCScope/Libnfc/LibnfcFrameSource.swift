@@ -125,6 +125,12 @@ public struct LibnfcFrameSource: FrameSource {
 
     /// Decodes the hex of `line` into the store; nil (reported) when a token is not hex.
     private func keepHex(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool) -> (ByteView, LibnfcHexLine)? {
+        // The common line: nothing but two-digit tokens, read into the store directly.
+        if let view = out.keepPlainHex(line, from: hexStart) {
+            var hex = LibnfcHexLine()
+            hex.count = view.count
+            return (view, hex)
+        }
         out.scratch.removeAll(keepingCapacity: true)
         let hex = LibnfcLineSyntax.decodeHex(line, from: hexStart, into: &out.scratch, toolSyntax: toolSyntax)
         if let column = hex.errorColumn {

@@ -117,14 +117,26 @@ enum LibnfcLineSyntax {
 
     /// Index of the message of a debug log line (after the second TAB), or nil.
     static func debugMessageStart(_ line: ByteView) -> Int? {
-        var matched = false
-        for p in priorities where hasPrefix(line, at: 0, p) && line.byte(p.utf8CodeUnitCount) == 0x09 {
-            matched = true
-            break
+        // A priority word, then TAB: the first TAB ends the word (none holds a TAB), so
+        // the word before it is compared with the priorities of its length only.
+        // Nearly every line of a debug log is at level debug: its TAB is found without a search.
+        let firstTab: Int
+        if line.byte(5) == 0x09, line.prefix(5).equals("debug") {
+            firstTab = 5
+        } else if let tab = index(of: 0x09, in: line, from: 0) {
+            firstTab = tab
+        } else {
+            return nil
         }
-        guard matched else { return nil }
-        guard let firstTab = index(of: 0x09, in: line, from: 0),
-              let secondTab = index(of: 0x09, in: line, from: firstTab + 1) else { return nil }
+        let word = line.prefix(firstTab)
+        let matched: Bool
+        switch firstTab {
+        case 5: matched = word.equals("debug") || word.equals("error")
+        case 4: matched = word.equals("info") || word.equals("none")
+        case 7: matched = word.equals("warning")
+        default: matched = false
+        }
+        guard matched, let secondTab = index(of: 0x09, in: line, from: firstTab + 1) else { return nil }
         // The category is a dotted lowercase name such as libnfc.bus.uart.
         guard secondTab > firstTab + 1 else { return nil }
         return secondTab + 1

@@ -456,6 +456,11 @@ public final class Registry: Sendable {
 
     public func feliCaSystem(_ code: UInt16) -> FeliCaSystemEntry? { feliCaTables.systems[code] }
 
+    /// `feliCaSystem(code)?.name` JSON-quoted, or `null` when there is none (no copy of the entry).
+    func writeFeliCaSystemName(_ code: UInt16, _ out: OutputBuffer) {
+        feliCaTables.quotedSystemNames.writeJSON(code, out)
+    }
+
     /// A FeliCa service: the entry for this system, else the one declared for any system.
     public func feliCaService(system: UInt16, code: UInt16) -> FeliCaServiceEntry? {
         let serviceIndex = feliCaTables.serviceIndex
@@ -715,6 +720,8 @@ final class FeliCaTables: Sendable {
     let variants: [Registry.ServiceLookupKey: [FeliCaServiceEntry]]
     /// The same services by code, with their JSON pieces (what decoding uses).
     let layoutIndex: FeliCaLayoutIndex
+    /// The systems' names JSON-quoted, by code (FeliCaLayoutIndex.swift).
+    let quotedSystemNames: FeliCaQuotedNames
 
     /// `codeTable` finds the tables enum and bits fields name, as `Registry.code` would.
     init(_ b: RegistryBuilder, codeTable: (String) -> CodeTable?) {
@@ -733,6 +740,7 @@ final class FeliCaTables: Sendable {
         self.serviceIndex = serviceIndex
         self.variants = variants
         layoutIndex = FeliCaLayoutIndex(services, codeTable: codeTable)
+        quotedSystemNames = FeliCaQuotedNames(b.systems.mapValues(\.name))
     }
 }
 

@@ -119,38 +119,120 @@ enum FeliCaBlockLayout {
         out.byte(0x7D)
     }
 
-    /// The layout chosen as `layout(...)` chooses it, with its JSON pieces.
+    /// The layout chosen as `layout(...)` chooses it, with its JSON pieces. `memo` keeps
+    /// the last lookup: the next block looked up here for its deltas is the block the
+    /// following call asks for.
     static func compiledLayout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int, data: ByteView,
-                               next: ByteView?) -> (FeliCaCompiledLayout, ByteView?)? {
-        guard let layout = registry.feliCaCompiledLayout(system: system, code: code, block: block, data: data) else { return nil }
-        guard let next, !layout.entry.empty else { return (layout, nil) }
-        let nextLayout = registry.feliCaCompiledLayout(system: system, code: code, block: block + 1, data: next)
-        return (layout, nextLayout?.entry.empty == true ? nil : next)
+                               next: ByteView?, memo: inout FeliCaLayoutMemo) -> (FeliCaCompiledLayout, ByteView?)? {
+        guard let layout = memo.layout(registry, system: system, code: code, block: block, data: data) else { return nil }
+        guard let next, !layout.empty else { return (layout, nil) }
+        let nextLayout = memo.layout(registry, system: system, code: code, block: block + 1, data: next)
+        return (layout, nextLayout?.empty == true ? nil : next)
     }
 
-    /// `writeJSON(...)` from a compiled layout: names copied as encoded, code names found
-    /// by binary search. Same bytes (FeliCaLayoutIndexTests).
+    /// `writeJSON(...)` from a compiled layout: names copied as encoded, a named code's
+    /// whole value found by binary search, each value written as it is read (no
+    /// `FeliCaFieldValue` made and destroyed per field), all into one reservation of
+    /// `fieldsBound` bytes. Same bytes (FeliCaLayoutIndexTests).
     static func writeJSON(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?, to out: OutputBuffer) {
-        out.byte(0x7B)
-        var first = true
-        let pool = layout.pool
-        for field in layout.fields {
-            let shape = FieldShape(offset: field.offset, size: field.size, type: field.type, bitHigh: field.bitHigh,
-                                   bitLow: field.bitLow, hasTable: field.table >= 0)
-            guard let v = value(shape, block: block, next: next, name: { _ in nil }) else { continue }
-            if !first { out.byte(0x2C) }
-            first = false
-            out.bytes(pool, from: field.member.lowerBound, count: field.member.count)
-            if case .named(let code, _) = v, field.table >= 0 {
-                out.ascii("{\"code\":"); out.int(code)
-                out.ascii(",\"name\":")
-                layout.tables[field.table].writeJSON(code, out)
-                out.byte(0x7D)
-            } else {
-                writeJSONValue(v, out)
+        ByteView.with(layout.pool) { pool in
+            out.withReserved(layout.fieldsBound) { c in
+                c.byte(0x7B)
+                var first = true
+                for field in layout.fields {
+                    // A field that does not fit the bytes at hand is left out.
+                    guard let bytes = block.slice(field.offset, field.size) else { continue }
+                    if !first { c.byte(0x2C) }
+                    first = false
+                    c.bytes(pool.slice(field.member.lowerBound, field.member.count) ?? ByteView())
+                    writeJSONValue(field, bytes, block: block, next: next, layout: layout, pool: pool, &c)
+                }
+                c.byte(0x7D)
             }
         }
-        out.byte(0x7D)
+    }
+
+    /// The value of one field as `value(...)` + `writeJSONValue(...)` write it.
+    @inline(__always)
+    private static func writeJSONValue(_ field: FeliCaCompiledLayout.Field, _ bytes: ByteView, block: ByteView,
+                                       next: ByteView?, layout: FeliCaCompiledLayout, pool: ByteView,
+                                       _ c: inout OutputCursor) {
+        func named(_ code: Int, _ c: inout OutputCursor) {
+            if field.table >= 0, let r = layout.entry(table: field.table, code: code) {
+                c.bytes(pool.slice(r.lowerBound, r.count) ?? ByteView())
+                return
+            }
+            c.ascii("{\"code\":"); c.int(code)
+            c.ascii(",\"name\":null}")
+        }
+        func quotedHex(_ c: inout OutputCursor) { c.byte(0x22); c.hex(bytes); c.byte(0x22) }
+        func two(_ v: Int, _ c: inout OutputCursor) {
+            if v < 10 { c.byte(0x30) }
+            c.int(v)
+        }
+        func date(_ y: Int, _ m: Int, _ d: Int, _ c: inout OutputCursor) {
+            c.int(y); c.byte(0x2D); two(m, &c); c.byte(0x2D); two(d, &c)
+        }
+        switch field.type {
+        case .uintLE, .uintBE:
+            if field.size <= 7 { c.int(unsigned(bytes, littleEndian: field.type == .uintLE)) } else { quotedHex(&c) }
+        case .sintLE, .sintBE:
+            guard field.size <= 7 else { return quotedHex(&c) }
+            let u = unsigned(bytes, littleEndian: field.type == .sintLE)
+            let bits = 8 * field.size
+            c.int(u >= 1 << (bits - 1) ? u - (1 << bits) : u)
+        case .bcd:
+            var v = 0
+            for b in bytes {
+                guard b >> 4 <= 9, b & 0x0F <= 9, v < Int.max / 100 else { return quotedHex(&c) }
+                v = v * 100 + Int(b >> 4) * 10 + Int(b & 0x0F)
+            }
+            c.int(v)
+        case .hex: quotedHex(&c)
+        case .ascii:
+            c.byte(0x22)
+            for b in bytes { c.byte(b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C ? b : 0x2E) }
+            c.byte(0x22)
+        case .enumeration:
+            named(unsigned(bytes.prefix(7), littleEndian: false), &c)
+        case .bits:
+            let whole = unsigned(bytes, littleEndian: false)
+            let width = field.bitHigh - field.bitLow + 1
+            let v = (whole >> field.bitLow) & ((1 << width) - 1)
+            if field.table >= 0 { named(v, &c) } else { c.int(v) }
+        case .date:
+            let v = unsigned(bytes, littleEndian: false)
+            c.byte(0x22); date(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c); c.byte(0x22)
+        case .station:
+            c.ascii("{\"line\":"); c.int(Int(bytes.byte(0) ?? 0))
+            c.ascii(",\"station\":"); c.int(Int(bytes.byte(1) ?? 0)); c.byte(0x7D)
+        case .bcdTime:
+            let h = Int(bytes.byte(0) ?? 0), m = Int(bytes.byte(1) ?? 0)
+            guard h >> 4 <= 9, h & 15 <= 9, m >> 4 <= 9, m & 15 <= 9 else { return quotedHex(&c) }
+            c.byte(0x22); two((h >> 4) * 10 + h & 15, &c); c.byte(0x3A); two((m >> 4) * 10 + m & 15, &c); c.byte(0x22)
+        case .packedTime:
+            let v = unsigned(bytes, littleEndian: false)
+            c.byte(0x22); two(v >> 11, &c); c.byte(0x3A); two((v >> 5) & 0x3F, &c); c.byte(0x22)
+        case .daySeconds:
+            let v = unsigned(bytes, littleEndian: false)
+            let (y, m, d) = civilDate(daysSince2000: v >> 17)
+            let s = v & 0x1FFFF
+            c.byte(0x22)
+            date(y, m, d, &c)
+            c.byte(0x54)
+            two(s / 3600, &c); c.byte(0x3A); two(s / 60 % 60, &c); c.byte(0x3A); two(s % 60, &c)
+            c.byte(0x22)
+        case .deltaLE, .deltaBE:
+            guard field.size <= 7, let other = next?.slice(field.offset, field.size) else { return c.ascii("null") }
+            let le = field.type == .deltaLE
+            c.int(unsigned(other, littleEndian: le) - unsigned(bytes, littleEndian: le))
+        case .checksum:
+            var sum = 0
+            for b in block.prefix(field.offset) { sum += Int(b) }
+            let stored = unsigned(bytes, littleEndian: false)
+            c.ascii("{\"value\":"); c.int(stored)
+            c.ascii(sum & 0xFFFF == stored ? ",\"ok\":true}" : ",\"ok\":false}")
+        }
     }
 
     static func writeText(_ entry: FeliCaServiceEntry, block: ByteView, next: ByteView?, registry: Registry,
@@ -221,7 +303,11 @@ enum FeliCaBlockLayout {
     static func unsigned(_ bytes: ByteView, littleEndian: Bool) -> Int {
         var v = 0
         if littleEndian {
-            for b in bytes.reversed() { v = v << 8 | Int(b) }
+            var i = bytes.count
+            while i > 0 {
+                i -= 1
+                v = v << 8 | Int(bytes.byte(i) ?? 0)
+            }
         } else {
             for b in bytes { v = v << 8 | Int(b) }
         }
@@ -252,5 +338,26 @@ enum FeliCaBlockLayout {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
+
+/// The last `Registry.feliCaCompiledLayout` lookup and its answer, which depends on
+/// nothing but the system, code, block number and the block's bytes.
+struct FeliCaLayoutMemo {
+    private var system: UInt16?
+    private var code: UInt16 = 0
+    private var block = 0
+    private var data = ByteView()
+    private var answer: FeliCaCompiledLayout?
+    private var valid = false
+
+    mutating func layout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int,
+                         data: ByteView) -> FeliCaCompiledLayout? {
+        if valid, self.code == code, self.block == block, self.system == system, self.data.elementsEqual(data) {
+            return answer
+        }
+        answer = registry.feliCaCompiledLayout(system: system, code: code, block: block, data: data)
+        (self.system, self.code, self.block, self.data, valid) = (system, code, block, data, true)
+        return answer
     }
 }

@@ -20,7 +20,7 @@ extension FeliCaExchange {
         if let system {
             code16(system, out)
             out.ascii(",\"system_name\":")
-            if let name = registry.feliCaSystem(system)?.name { quoted(name, out) } else { out.ascii("null") }
+            registry.writeFeliCaSystemName(system, out)
         } else {
             out.ascii("null")
         }
@@ -96,30 +96,35 @@ extension FeliCaExchange {
         }
         out.ascii(",\"blocks\":[")
         var first = true
+        var memo = FeliCaLayoutMemo()
         func block(_ i: Int, _ element: FeliCaBlockListElement?, _ data: ByteView?, _ next: ByteView?) {
-            if !first { out.byte(0x2C) }
-            first = false
             let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
-            out.ascii("{\"service\":")
-            if let code { code16(code, out) } else { out.ascii("null") }
-            out.ascii(",\"block\":")
-            if let element { out.int(element.block) } else { out.int(i) }
-            if let element {
-                out.ascii(",\"access_mode\":"); out.int(Int(element.accessMode))
+            var found: (FeliCaCompiledLayout, ByteView?)?
+            if let data, let code {
+                found = FeliCaBlockLayout.compiledLayout(registry, system: system, code: code,
+                                                         block: element?.block ?? i, data: data, next: next, memo: &memo)
             }
-            out.ascii(",\"hex\":")
-            if let data { quotedHex(data, out) } else { out.ascii("null") }
-            if let data, let code,
-               let (layout, previous) = FeliCaBlockLayout.compiledLayout(registry, system: system, code: code,
-                                                                         block: element?.block ?? i, data: data, next: next) {
-                if layout.entry.empty {
-                    out.ascii(",\"layout\":"); out.bytes(layout.quotedName)
-                    out.ascii(",\"empty\":true")
-                } else if !layout.fields.isEmpty {
-                    out.ascii(",\"layout\":"); out.bytes(layout.quotedName)
-                    out.ascii(",\"fields\":")
-                    FeliCaBlockLayout.writeJSON(layout, block: data, next: previous, to: out)
+            // The block's members up to its fields in one reservation: numbers (20 bytes
+            // at most each), the hex, the layout's members and the literals (under 80).
+            let members = found.map { $0.0.layoutMembers } ?? []
+            let isFirst = first
+            first = false
+            out.withReserved(140 + 2 * (data?.count ?? 0) + members.count) { c in
+                if !isFirst { c.byte(0x2C) }
+                c.ascii("{\"service\":")
+                if let code { c.byte(0x22); c.hexUpper(UInt32(code), byteCount: 2); c.byte(0x22) } else { c.ascii("null") }
+                c.ascii(",\"block\":")
+                c.int(element?.block ?? i)
+                if let element {
+                    c.ascii(",\"access_mode\":"); c.int(Int(element.accessMode))
                 }
+                c.ascii(",\"hex\":")
+                if let data { c.byte(0x22); c.hex(data); c.byte(0x22) } else { c.ascii("null") }
+                // `,"layout":NAME` and `,"empty":true` or `,"fields":`; none without fields.
+                ByteView.with(members) { c.bytes($0) }
+            }
+            if let (layout, previous) = found, let data, !layout.empty, !layout.fields.isEmpty {
+                FeliCaBlockLayout.writeJSON(layout, block: data, next: previous, to: out)
             }
             out.byte(0x7D)
         }

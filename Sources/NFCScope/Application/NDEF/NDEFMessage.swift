@@ -389,16 +389,12 @@ func hex2(_ b: UInt8) -> String {
 
 /// The bytes as a string when all are printable ASCII (0x20-0x7E); nil otherwise.
 func asciiString(_ v: ByteView) -> String? {
-    var s = ""
-    s.reserveCapacity(v.count)
-    for b in v {
-        guard b >= 0x20 && b <= 0x7E else { return nil }
-        s.unicodeScalars.append(Unicode.Scalar(b))
-    }
-    return s
+    for b in v where b < 0x20 || b > 0x7E { return nil }
+    // Printable ASCII is valid UTF-8 and reads as the same characters.
+    return v.validatedUTF8
 }
 
 /// The bytes as a string when they are valid UTF-8; nil otherwise.
 func utf8String(_ v: ByteView) -> String? {
-    String(validating: v, as: UTF8.self)
+    v.validatedUTF8
 }

@@ -129,14 +129,14 @@ final class TLVAreaTagStage {
         switch platform {
         case .type2:
             guard memory.isKnown(12..<16) else { return nil }
-            let cc = ByteView.with(Array(memory.knownRun(from: 12, count: 4))) { T2TCapabilityContainer($0) }
+            let cc = ByteView.with(memory.knownRun(from: 12, count: 4)) { T2TCapabilityContainer($0) }
             guard let cc, cc.magic == 0xE1 else { return nil }
             return (.t2t(cc), 16, cc.dataAreaSize)
         case .type5:
             guard let magic = memory.byte(0), magic == 0xE1 || magic == 0xE2, memory.isKnown(0..<4) else { return nil }
             let length = memory.byte(2) == 0 ? 8 : 4
             guard memory.isKnown(0..<length) else { return nil }
-            let cc = ByteView.with(Array(memory.knownRun(from: 0, count: length))) { T5TCapabilityContainer($0) }
+            let cc = ByteView.with(memory.knownRun(from: 0, count: length)) { T5TCapabilityContainer($0) }
             guard let cc else { return nil }
             return (.t5t(cc), cc.length, cc.dataAreaSize)
         }
@@ -149,8 +149,8 @@ final class TLVAreaTagStage {
         let known = memory.knownRun(from: start, count: size)
         // Called after every read: most reads leave the message unfinished.
         if Self.messageCertainlyIncomplete(known) { return }
-        let run = Array(known)
-        ByteView.with(run) { area in
+        // Read in place: nothing below changes the memory.
+        ByteView.with(known) { area in
             let tlvs = NDEFTagMemory(dataArea: area, baseAddress: start, platform: platform == .type2 ? .type2 : .type5)
             guard let message = tlvs.messages.first, !message.truncated else { return }
             let bytes = message.bytes.array

@@ -1,0 +1,139 @@
+import Testing
+@testable import NFCScope
+
+/// The compiled FeliCa block writer (one reservation, values written as read, named
+/// codes copied whole) writes what the field-by-field writer writes, for every field
+/// type and size the plugin syntax allows, on generated blocks: random, BCD-looking,
+/// short (fields that do not fit are left out), with and without a next block; and it
+/// stays within the bound it reserves.
+@Suite struct FeliCaBlockWriterTests {
+    static let plugin = """
+    [service 1234 4321 | All types "quoted" \\\\ back]
+    u1 | 0 | 1 | u-le
+    u3 | 1 | 3 | u-be
+    u9 | 0 | 9 | u-le
+    u7 | 9 | 7 | u-be
+    s2 | 2 | 2 | s-le
+    s7 | 3 | 7 | s-be
+    s8 | 4 | 8 | s-le
+    bcd3 | 5 | 3 | bcd
+    bcd10 | 6 | 10 | bcd
+    hex | 0 | 16 | hex
+    text | 8 | 8 | ascii
+    e1 | 9 | 1 | enum | t-codes
+    e9 | 2 | 9 | enum | t-codes
+    e0 | 15 | 1 | enum | missing-table
+    bits-t | 10 | 2 | bits | 11-4 | t-codes
+    bits-1 | 11 | 1 | bits | 7-7
+    bits-64 | 0 | 8 | bits | 63-0
+    bits-hi | 8 | 8 | bits | 63-60 | t-codes
+    date | 12 | 2 | date
+    station | 13 | 2 | station
+    bcd-time | 14 | 2 | bcd-time
+    time | 12 | 2 | time-hm
+    day-seconds | 10 | 4 | days-seconds
+    day-seconds-2 | 0 | 4 | days-seconds
+    delta-le | 1 | 3 | delta-le
+    delta-be | 4 | 2 | delta-be
+    delta-8 | 0 | 8 | delta-le
+    delta-7 | 9 | 7 | delta-be
+    sum | 14 | 2 | sum-be
+    sum-0 | 0 | 2 | sum-be
+
+    [codes t-codes]
+    0 | zero
+    1 | one "quoted" \\\\ back
+    9 | nine\tt
+    22 | Ticket gate
+    255 | max
+    4660 | big
+    """
+
+    @Test func compiledWriterAgreesWithTheFieldWriter() throws {
+        var builder = RegistryBuilder()
+        let (contents, diagnostics) = PluginParser.parse(Self.plugin, file: "t.plugin", builtin: false)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        builder.add(contents)
+        let registry = Registry(builder)
+        let entries = registry.services.filter { $0.code == 0x4321 } + Registry.builtin.services
+        #expect(entries.first?.fields.count == 30)
+        var state: UInt64 = 0xFE11_CA01
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        func block() -> [UInt8] {
+            let length = next() % 5 == 0 ? next() % 17 : 16
+            switch next() % 4 {
+            case 0: return (0..<length).map { _ in UInt8((next() % 10) << 4 | (next() % 10)) }   // BCD digits
+            case 1: return (0..<length).map { _ in [0x00, 0x01, 0x09, 0x16, 0xFF, 0x80][next() % 6] }
+            default: return (0..<length).map { _ in UInt8(truncatingIfNeeded: next()) }
+            }
+        }
+        var written = 0
+        for entry in entries {
+            let reg = entry.code == 0x4321 ? registry : Registry.builtin
+            let compiled = FeliCaCompiledLayout(entry, codeTable: { reg.codeTable($0) })
+            for _ in 0..<(entry.code == 0x4321 ? 20_000 : 300) {
+                let data = block()
+                let following: [UInt8]? = next() % 3 == 0 ? nil : block()
+                let old = OutputBuffer(), new = OutputBuffer()
+                ByteView.with(data) { b in
+                    let write = { (n: ByteView?) in
+                        FeliCaBlockLayout.writeJSON(entry, block: b, next: n, registry: reg, to: old)
+                        FeliCaBlockLayout.writeJSON(compiled, block: b, next: n, to: new)
+                    }
+                    if let following { ByteView.with(following) { write($0) } } else { write(nil) }
+                }
+                let (o, n) = (old.string, new.string)
+                #expect(n == o, "\(entry.name) block \(data) next \(String(describing: following))")
+                #expect(n.utf8.count <= compiled.fieldsBound)
+                written += n.utf8.count
+            }
+        }
+        #expect(written > 1_000_000)
+    }
+
+    /// The quoted system names answer as the systems' entries do.
+    @Test func systemNamesAnswerAsTheEntries() {
+        let registry = Registry.builtin
+        #expect(!registry.systems.isEmpty)
+        for code in Array(registry.systems.keys) + [0x0000, 0x0001, 0xFFFF, 0x1234] as [UInt16] {
+            let fast = OutputBuffer(), general = OutputBuffer()
+            registry.writeFeliCaSystemName(code, fast)
+            if let name = registry.feliCaSystem(code)?.name {
+                general.byte(0x22); general.jsonEscaped(name); general.byte(0x22)
+            } else {
+                general.ascii("null")
+            }
+            #expect(fast.string == general.string)
+        }
+    }
+
+    /// The memo of the last layout lookup answers as the registry does.
+    @Test func layoutMemoAnswersAsTheRegistry() {
+        let registry = Registry.builtin
+        let codes = Array(Set(registry.services.map(\.code))).sorted()
+        var state: UInt64 = 0x3E30_0001
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        var memo = FeliCaLayoutMemo()
+        let blocks: [[UInt8]] = (0..<6).map { k in (0..<16).map { _ in [0x00, 0x16, 0xC7, 0x05, UInt8(k)][next() % 5] } }
+        var hits = 0
+        for _ in 0..<20_000 {
+            let system: UInt16? = [nil, 0x0003, 0xFE00][next() % 3]
+            let code = codes.isEmpty ? 0x090F : codes[next() % min(codes.count, 4)]
+            let block = next() % 4
+            let data = blocks[next() % blocks.count]
+            ByteView.with(data) { d in
+                let expected = registry.feliCaCompiledLayout(system: system, code: code, block: block, data: d)
+                let got = memo.layout(registry, system: system, code: code, block: block, data: d)
+                #expect(got === expected)
+                if got != nil { hits += 1 }
+            }
+        }
+        #expect(hits > 1_000)
+    }
+}

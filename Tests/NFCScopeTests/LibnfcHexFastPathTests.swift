@@ -1,0 +1,128 @@
+import Testing
+@testable import NFCScope
+
+/// The libnfc reader's fast paths give what its general paths give: hex lines read
+/// straight into the store (`GrowableBytes.appendHexTokens`, `LibnfcFrameQueue.keepPlainHex`)
+/// against `LibnfcLineSyntax.decodeHex` + `keepScratch`, and the debug line's message
+/// start against the definition (a priority word, TAB, a category, TAB).
+@Suite struct LibnfcHexFastPathTests {
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+    }
+
+    /// A line of hex tokens with the damage real logs show now and then.
+    static func line(_ g: inout Generator) -> [UInt8] {
+        let digits = Array("0123456789abcdefABCDEF".utf8)
+        let others = Array("gGxX!( ):;.-\t\r".utf8) + [0x00, 0x7F, 0xFF]
+        var s: [UInt8] = []
+        for _ in 0..<(g.next() % 4) { s.append([0x20, 0x09, 0x0D][g.next() % 3]) }
+        for _ in 0..<(g.next() % 24) {
+            switch g.next() % 40 {
+            case 0: s.append(digits[g.next() % digits.count])                      // one digit
+            case 1: s += [digits[g.next() % digits.count], digits[g.next() % digits.count], 0x21]  // parity mark
+            case 2: s.append(others[g.next() % others.count])
+            case 3: s += Array("(4 bits)".utf8)
+            case 4: s += [digits[g.next() % digits.count], digits[g.next() % digits.count], digits[g.next() % digits.count]]
+            default: s += [digits[g.next() % digits.count], digits[g.next() % digits.count]]
+            }
+            let blanks = g.next() % 8 == 0 ? 0 : 1 + (g.next() % 5 == 0 ? 1 : 0)
+            for _ in 0..<blanks { s.append([0x20, 0x20, 0x20, 0x09, 0x0D][g.next() % 5]) }
+        }
+        return s
+    }
+
+    @Test func hexTokensAgreeWithTheGeneralReader() {
+        var g = Generator(state: 0x5EED_0001)
+        var fast = 0
+        for round in 0..<30_000 {
+            let text = Self.line(&g)
+            let start = g.next() % (text.count + 2)
+            let toolSyntax = round % 2 == 0
+            ByteView.with(text) { line in
+                var general: [UInt8] = []
+                let hex = LibnfcLineSyntax.decodeHex(line, from: start, into: &general, toolSyntax: toolSyntax)
+                // The store, with bytes already in it and sometimes little room left.
+                let room = g.next() % 64
+                let queue = LibnfcFrameQueue(inputSize: 0)
+                let keptBefore = [UInt8](repeating: 0xAA, count: g.next() % 40)
+                _ = queue.restart(inputSize: room, keeping: [keptBefore])
+                let storeBefore = queue.store.count
+                if let view = queue.keepPlainHex(line, from: start) {
+                    fast += 1
+                    #expect(hex.errorColumn == nil && hex.bits == 0 && !hex.parityError, "\(text) from \(start)")
+                    #expect(view.array == general, "\(text) from \(start)")
+                    #expect(queue.store.count == storeBefore + general.count)
+                    #expect(view.offset(in: queue.store.view) == storeBefore)
+                } else {
+                    // Nothing kept; the general reader reads the line: it holds an error,
+                    // a short last byte or a parity mark (the store has room for any line here).
+                    #expect(queue.store.count == storeBefore)
+                    #expect(hex.errorColumn != nil || hex.bits != 0 || hex.parityError, "\(text) from \(start)")
+                }
+                // Also the bare append, with no limit but the capacity.
+                let bytes = GrowableBytes(capacity: 64)
+                let limit = g.next() % 3 == 0 ? g.next() % 6 : Int.max
+                let stop = bytes.appendHexTokens(of: line, from: start, maxCount: limit)
+                #expect(bytes.count <= limit)
+                if stop >= line.count {
+                    #expect(bytes.view.array == general, "\(text) from \(start)")
+                } else {
+                    #expect(bytes.count <= general.count || hex.errorColumn != nil)
+                    #expect(Array(general.prefix(bytes.count)) == bytes.view.array, "\(text) from \(start)")
+                }
+            }
+        }
+        #expect(fast > 5_000)
+    }
+
+    @Test func tokenClassesAreTheDigitsAndBlanks() {
+        for c in 0..<256 {
+            let expected: UInt8
+            switch UInt8(c) {
+            case 0x30...0x39: expected = UInt8(c - 0x30)
+            case 0x61...0x66: expected = UInt8(c - 0x61 + 10)
+            case 0x41...0x46: expected = UInt8(c - 0x41 + 10)
+            case 0x20, 0x09, 0x0D: expected = blankClass
+            default: expected = 0xFF
+            }
+            #expect(hexTokenClasses[c] == expected, "\(c)")
+            #expect(libnfcHexDigitValues[c] == (expected < 0x10 ? expected : 0xFF))
+        }
+    }
+
+    /// The definition `debugMessageStart` had: a priority word (`priorities`) followed
+    /// by TAB, then a non-empty category and TAB; the message starts after it.
+    static func referenceMessageStart(_ line: ByteView) -> Int? {
+        var matched = false
+        for p in LibnfcLineSyntax.priorities
+        where LibnfcLineSyntax.hasPrefix(line, at: 0, p) && line.byte(p.utf8CodeUnitCount) == 0x09 {
+            matched = true
+        }
+        guard matched, let firstTab = line.firstIndex(of: 0x09, from: 0),
+              let secondTab = line.firstIndex(of: 0x09, from: firstTab + 1), secondTab > firstTab + 1 else { return nil }
+        return secondTab + 1
+    }
+
+    @Test func debugMessageStartAgreesWithTheDefinition() {
+        var g = Generator(state: 0x5EED_0002)
+        let words = ["debug", "info", "error", "warning", "none", "debu", "infos", "Debug", "", "warnin", "nonе", "trace"]
+        var found = 0
+        for _ in 0..<20_000 {
+            var s = Array(words[g.next() % words.count].utf8)
+            if g.next() % 5 != 0 { s.append(0x09) }
+            if g.next() % 6 != 0 { s += Array(["libnfc.bus.uart", "x", "", "a\tb"][g.next() % 4].utf8) }
+            if g.next() % 4 != 0 { s.append(0x09) }
+            s += Array(["TX: 00 ff", "", "\t", "RX:"][g.next() % 4].utf8)
+            ByteView.with(s) { line in
+                let expected = Self.referenceMessageStart(line)
+                if expected != nil { found += 1 }
+                #expect(LibnfcLineSyntax.debugMessageStart(line) == expected, "\(s)")
+            }
+        }
+        #expect(found > 3_000)
+    }
+}
