@@ -23,6 +23,8 @@ import Testing
         for r in responses { ByteView.with(r) { redactor.learn(fromResponse: $0) } }
         let patterns = redactor.textPatternList
         #expect(patterns.count > 6)
+        // The index holds the patterns the general masking builds afresh, in its order.
+        #expect(patterns == redactor.generalTextPatterns().map(\.0))
         var masked = 0
         for _ in 0..<5_000 {
             var text: [UInt8] = []
@@ -49,5 +51,71 @@ import Testing
         }
         // Both kinds of text were met: some masked, some left alone.
         #expect(masked > 500 && masked < 4_900)
+    }
+}
+
+/// The same comparison with many generated cards learnt between texts, so that the
+/// index is updated as secrets are kept and, past `Redactor.secretLimit`, forgotten:
+/// the general masking builds its patterns afresh from the secrets kept.
+@Suite struct RedactionIndexUpdateTests {
+    @Test func maskingAfterSecretsAreForgottenIsTheGeneralMasking() {
+        var state: UInt64 = 0xBADC0DE
+        func next(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33) % max(n, 1)
+        }
+        func bcd(_ nibbles: [UInt8]) -> [UInt8] {
+            var n = nibbles
+            if n.count % 2 == 1 { n.append(0x0F) }
+            return stride(from: 0, to: n.count, by: 2).map { n[$0] << 4 | n[$0 + 1] }
+        }
+        let redactor = Redactor()
+        var masked = 0, texts = 0
+        for card in 0..<360 {
+            // EMV Book 3 Annex A: 5A PAN, 57 track 2, 5F20 name, 56 track 1; cards of
+            // one issuer share their first digits, as in a real capture.
+            let pan: [UInt8] = [4, 7, 6, 1, 7, 3] + (0..<(8 + next(6))).map { _ in UInt8(next(10)) }
+            let track2 = pan + [0x0D, 2, 5, 1, 2, 2, 0, 1] + (0..<next(10)).map { _ in UInt8(next(10)) }
+            let letters = Array("ABCDEJ /".utf8)
+            let name = (0..<(2 + next(14))).map { _ in letters[next(letters.count)] }
+            let track1 = [0x42] + pan.map { $0 + 0x30 } + [0x5E] + name + [0x5E] + Array("2512201".utf8)
+            for r in [[0x5A, UInt8(bcd(pan).count)] + bcd(pan), [0x57, UInt8(bcd(track2).count)] + bcd(track2),
+                      [0x5F, 0x20, UInt8(name.count)] + name, [0x56, UInt8(track1.count)] + track1] where next(5) != 0 {
+                ByteView.with(r) { redactor.learn(fromResponse: $0) }
+            }
+            guard card % 6 == 0 else { continue }
+            let patterns = redactor.textPatternList
+            #expect(patterns == redactor.generalTextPatterns().map(\.0))
+            guard !patterns.isEmpty else { continue }
+            for _ in 0..<8 {
+                var text: [UInt8] = []
+                for _ in 0..<(1 + next(6)) {
+                    switch next(5) {
+                    case 0, 1:
+                        // Recent and old patterns (some forgotten by now: their text stays).
+                        let p = patterns[next(2) == 0 ? patterns.count - 1 - next(min(patterns.count, 30)) : next(patterns.count)]
+                        var piece = Array(p[(next(3) == 0 ? next(p.count) : 0)...])
+                        if next(2) == 0 { piece = piece.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 } }
+                        if next(4) == 0, !piece.isEmpty { piece[next(piece.count)] = 0x2A }
+                        if next(4) == 0 { piece += piece }
+                        text += piece
+                    case 2: text += Array("\"hex\":\"".utf8)
+                    default: text += (0..<next(20)).map { _ in UInt8(0x20 + next(0x5F)) }
+                    }
+                }
+                var indexed = text, general = text
+                redactor.usesFilter = true
+                redactor.maskText(&indexed)
+                redactor.usesFilter = false
+                redactor.maskText(&general)
+                redactor.usesFilter = true
+                #expect(indexed == general, "card \(card): \(String(decoding: text, as: UTF8.self))")
+                texts += 1
+                if general != text { masked += 1 }
+            }
+        }
+        #expect(redactor.digitSecrets.count == Redactor.secretLimit)
+        #expect(redactor.nameSecrets.count == Redactor.secretLimit)
+        #expect(masked > texts / 10 && masked < texts * 9 / 10)
     }
 }

@@ -521,6 +521,15 @@ public final class OutputBuffer: @unchecked Sendable {
         return true
     }
 
+    /// Runs `body` with a view of what was written since `start` (a `position`), to
+    /// read it (the view is valid only inside `body`); nil when part of it was already
+    /// flushed.
+    public func withWritten<R>(since start: Int, _ body: (ByteView) -> R) -> R? {
+        let begin = start - flushedTotal
+        guard begin >= 0, begin <= count else { return nil }
+        return body(ByteView(base: UnsafeRawPointer(storage + begin), count: count - begin))
+    }
+
     /// While held, appends grow the buffer instead of flushing it, so a record can be
     /// rewritten after it was written (see `rewrite`).
     @exclusivity(unchecked) public var holdsFlush = false {

@@ -13,7 +13,7 @@
 /// What to hide, learnt from card responses.
 final class Redactor {
     /// A digit string (PAN, track 2) as nibbles, with what stays visible.
-    struct DigitSecret: Equatable {
+    struct DigitSecret: Hashable {
         var nibbles: [UInt8]
         /// Nibble positions to mask.
         var masked: [Bool]
@@ -24,25 +24,53 @@ final class Redactor {
     /// oldest is forgotten, so memory and the masking work per frame stay bounded.
     static let secretLimit = 256
 
-    @exclusivity(unchecked) private(set) var digitSecrets: [DigitSecret] = [] { didSet { textPatterns = nil } }
-    /// Cardholder names and other card text (raw bytes), hidden entirely.
-    @exclusivity(unchecked) private(set) var nameSecrets: [[UInt8]] = [] { didSet { textPatterns = nil } }
-    /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
-    @exclusivity(unchecked) private(set) var track2Values: [[UInt8]] = [] { didSet { textPatterns = nil } }
-    /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
-    struct TextSecret: Equatable {
+    struct TextSecret: Hashable {
         var bytes: [UInt8]
         var masked: [Bool]
     }
-    @exclusivity(unchecked) private(set) var textSecrets: [TextSecret] = [] { didSet { textPatterns = nil } }
+    @exclusivity(unchecked) private var digits = KeptSecrets<DigitSecret>()
+    @exclusivity(unchecked) private var names = KeptSecrets<[UInt8]>()
+    @exclusivity(unchecked) private var track2s = KeptSecrets<[UInt8]>()
+    @exclusivity(unchecked) private var texts = KeptSecrets<TextSecret>()
+    var digitSecrets: [DigitSecret] { digits.items }
+    /// Cardholder names and other card text (raw bytes), hidden entirely.
+    var nameSecrets: [[UInt8]] { names.items }
+    /// Track 2 values (57, 9F6B) as the card sent them, to find their rendering.
+    var track2Values: [[UInt8]] { track2s.items }
+    /// Digit strings written as ASCII (the PAN inside track 1), with what stays visible.
+    var textSecrets: [TextSecret] { texts.items }
 
-    var isEmpty: Bool { digitSecrets.isEmpty && nameSecrets.isEmpty && textSecrets.isEmpty }
+    /// The secrets' written forms (`maskText`) and their forms in frame bytes
+    /// (`masks(for:)`), updated as secrets are kept and forgotten.
+    @exclusivity(unchecked) private var textIndex = TextPatternIndex()
+    @exclusivity(unchecked) private var frameIndex = FramePatternIndex()
+    /// Secrets kept so far: the order of their written forms in `textIndex`.
+    @exclusivity(unchecked) private var kept: UInt64 = 0
+
+    var isEmpty: Bool { digits.items.isEmpty && names.items.isEmpty && texts.items.isEmpty }
 
     func reset() {
-        digitSecrets.removeAll(keepingCapacity: true)
-        nameSecrets.removeAll(keepingCapacity: true)
-        track2Values.removeAll(keepingCapacity: true)
-        textSecrets.removeAll(keepingCapacity: true)
+        digits.removeAll()
+        names.removeAll()
+        track2s.removeAll()
+        texts.removeAll()
+        textIndex.removeAll()
+        frameIndex.removeAll()
+    }
+
+    /// The order of a secret's written forms in `maskText`: track 2 renderings first
+    /// (before the PAN digits inside them are masked), then digit strings, ASCII digit
+    /// strings and names, each kind oldest first, each secret's forms in turn.
+    private enum Kind: UInt64 { case track2, digits, text, name }
+    private func nextOrder(_ kind: Kind) -> UInt64 {
+        kept += 1
+        return kind.rawValue << 60 | kept << 4
+    }
+
+    private func forget(_ ids: SecretPatternIDs?) {
+        guard let ids else { return }
+        for id in ids.text { textIndex.remove(id) }
+        if let id = ids.frame { frameIndex.remove(id) }
     }
 
     /// Learns the secrets a response carries (5A PAN, 57/9F6B track 2, 56 track 1,
@@ -119,9 +147,10 @@ final class Redactor {
     }
 
     private func add(_ secret: DigitSecret) {
-        guard secret.nibbles.count >= 6, !digitSecrets.contains(secret) else { return }
-        if digitSecrets.count >= Redactor.secretLimit { digitSecrets.removeFirst() }
-        digitSecrets.append(secret)
+        guard secret.nibbles.count >= 6, !digits.contains(secret) else { return }
+        let text = textIndex.add(secret.nibbles.map { hexChar($0) }, masked: secret.masked, order: nextOrder(.digits))
+        let frame = frameIndex.add(secret.nibbles, masked: secret.masked, nibbles: true)
+        forget(digits.append(secret, ids: .init(text: [text], frame: frame)))
     }
 
     private func addPAN(_ digits: some Collection<UInt8>, truncated: Bool = false) {
@@ -144,9 +173,10 @@ final class Redactor {
         if discretionary.count >= 6 {
             add(DigitSecret(nibbles: Array(discretionary), masked: [Bool](repeating: true, count: discretionary.count)))
         }
-        if !track2Values.contains(value) {
-            if track2Values.count >= Redactor.secretLimit { track2Values.removeFirst() }
-            track2Values.append(value)
+        if !track2s.contains(value) {
+            let (rendered, masked) = maskedTrack2Rendering(value)
+            let text = textIndex.add(rendered, masked: masked, order: nextOrder(.track2))
+            forget(track2s.append(value, ids: .init(text: [text], frame: nil)))
         }
     }
 
@@ -169,9 +199,13 @@ final class Redactor {
                 if isDigit(b) { masked.append(digitMask[k]); k += 1 } else { masked.append(false) }
             }
             let secret = TextSecret(bytes: field, masked: masked)
-            if digits.count >= 6, !textSecrets.contains(secret) {
-                if textSecrets.count >= Redactor.secretLimit { textSecrets.removeFirst() }
-                textSecrets.append(secret)
+            if digits.count >= 6, !texts.contains(secret) {
+                let order = nextOrder(.text)
+                let text = [textIndex.add(field, masked: masked, order: order),
+                            textIndex.add(field.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] },
+                                          masked: masked.flatMap { [$0, $0] }, order: order + 1)]
+                let frame = frameIndex.add(field, masked: masked, nibbles: false)
+                forget(texts.append(secret, ids: .init(text: text, frame: frame)))
             }
             addName(Array(parts[1]))
             if parts.count == 3 { addName(Array(parts[2])) }
@@ -181,9 +215,15 @@ final class Redactor {
 
     private func addName(_ bytes: [UInt8]) {
         let trimmed = Array(bytes.reversed().drop { $0 == 0x20 }.reversed())
-        guard trimmed.count >= 2, !nameSecrets.contains(trimmed) else { return }
-        if nameSecrets.count >= Redactor.secretLimit { nameSecrets.removeFirst() }
-        nameSecrets.append(trimmed)
+        guard trimmed.count >= 2, !names.contains(trimmed) else { return }
+        var order = nextOrder(.name)
+        var text: [Int] = []
+        for form in writtenForms(of: trimmed) + [trimmed.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }] {
+            text.append(textIndex.add(form, masked: [Bool](repeating: true, count: form.count), order: order))
+            order += 1
+        }
+        let frame = frameIndex.add(trimmed, masked: [Bool](repeating: true, count: trimmed.count), nibbles: false)
+        forget(names.append(trimmed, ids: .init(text: text, frame: frame)))
     }
 
     /// Learns from the card's I-block payloads among `frames`, joined: what a
@@ -204,6 +244,65 @@ final class Redactor {
     /// Nibble masks for frames (nil where nothing is masked), searching each frame and
     /// the joined payload of the ISO-DEP blocks among them.
     func masks(for frames: [Frame]) -> [[Bool]?] {
+        var result = [[Bool]?](repeating: nil, count: frames.count)
+        guard !isEmpty else { return result }
+        guard usesFrameIndex else { return generalMasks(for: frames) }
+        for i in frames.indices {
+            frameIndex.search(frames[i].bytes) { byte, nibbleInByte in Self.mark(&result[i], frames[i], byte * 2 + nibbleInByte) }
+        }
+        for dir in [Direction.reader, .card] {
+            // The I-block payloads of one direction, joined; `segments` says where each
+            // frame's payload starts in the joined bytes (and in its frame).
+            joined.removeAll(keepingCapacity: true)
+            segments.removeAll(keepingCapacity: true)
+            for (i, f) in frames.enumerated() where f.dir == dir {
+                guard case .block(let b) = f.info, b.kind == .i, let start = b.inf.offset(in: f.bytes), !b.inf.isEmpty else { continue }
+                segments.append(Segment(frame: i, frameByte: start, joinedByte: joined.count))
+                b.inf.append(to: &joined)
+            }
+            guard !joined.isEmpty else { continue }
+            let segments = self.segments
+            ByteView.with(joined) { view in
+                frameIndex.search(view) { byte, nibbleInByte in
+                    // The last segment starting at or before `byte`.
+                    var s = segments.count - 1
+                    while segments[s].joinedByte > byte { s -= 1 }
+                    let o = segments[s]
+                    Self.mark(&result[o.frame], frames[o.frame], (o.frameByte + byte - o.joinedByte) * 2 + nibbleInByte)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The mask of one frame: `masks(for: [frame])[0]`.
+    func mask(for frame: Frame) -> [Bool]? {
+        guard !isEmpty else { return nil }
+        guard usesFrameIndex else { return generalMasks(for: [frame])[0] }
+        var result: [Bool]?
+        frameIndex.search(frame.bytes) { byte, nibbleInByte in Self.mark(&result, frame, byte * 2 + nibbleInByte) }
+        if frame.dir != nil, case .block(let b) = frame.info, b.kind == .i, let start = b.inf.offset(in: frame.bytes) {
+            frameIndex.search(b.inf) { byte, nibbleInByte in Self.mark(&result, frame, (start + byte) * 2 + nibbleInByte) }
+        }
+        return result
+    }
+
+    @inline(__always) private static func mark(_ mask: inout [Bool]?, _ frame: Frame, _ nibble: Int) {
+        if mask == nil { mask = [Bool](repeating: false, count: frame.bytes.count * 2) }
+        if nibble < mask!.count { mask![nibble] = true }
+    }
+
+    private struct Segment { var frame: Int, frameByte: Int, joinedByte: Int }
+    /// Reused by `masks(for:)`.
+    @exclusivity(unchecked) private var joined: [UInt8] = []
+    @exclusivity(unchecked) private var segments: [Segment] = []
+
+    /// Off only in tests, which compare the indexed and the general frame masking.
+    var usesFrameIndex = true
+
+    /// The general frame masking (`usesFrameIndex` off): every secret run over every
+    /// frame's nibbles and bytes.
+    private func generalMasks(for frames: [Frame]) -> [[Bool]?] {
         var result = [[Bool]?](repeating: nil, count: frames.count)
         guard !isEmpty else { return result }
         func mark(_ frame: Int, _ nibble: Int) {
@@ -237,17 +336,17 @@ final class Redactor {
     private func search(_ bytes: [UInt8], hit: (Int, Int) -> Void) {
         let nibs = bytes.flatMap { [$0 >> 4, $0 & 0x0F] }
         for secret in digitSecrets {
-            for start in occurrences(of: secret.nibbles, in: nibs) {
+            for start in Self.occurrences(of: secret.nibbles, in: nibs) {
                 for k in 0..<secret.nibbles.count where secret.masked[k] { hit((start + k) / 2, (start + k) % 2) }
             }
         }
         for secret in textSecrets {
-            for start in occurrences(of: secret.bytes, in: bytes) {
+            for start in Self.occurrences(of: secret.bytes, in: bytes) {
                 for k in 0..<secret.bytes.count where secret.masked[k] { hit(start + k, 0); hit(start + k, 1) }
             }
         }
         for name in nameSecrets {
-            for start in occurrences(of: name, in: bytes) {
+            for start in Self.occurrences(of: name, in: bytes) {
                 for k in 0..<name.count { hit(start + k, 0); hit(start + k, 1) }
             }
         }
@@ -255,7 +354,7 @@ final class Redactor {
 
     /// Start positions of the non-overlapping occurrences of `pattern` in `text`,
     /// comparing elements through `key` (identity, or case folding for text).
-    private func occurrences(of pattern: [UInt8], in text: [UInt8], key: (UInt8) -> UInt8 = { $0 }) -> [Int] {
+    static func occurrences(of pattern: [UInt8], in text: [UInt8], key: (UInt8) -> UInt8 = { $0 }) -> [Int] {
         guard !pattern.isEmpty, pattern.count <= text.count else { return [] }
         let p = pattern.map(key)
         var found: [Int] = []
@@ -281,111 +380,80 @@ final class Redactor {
     /// JSON) and as hex.
     func maskText(_ text: inout [UInt8]) {
         guard !isEmpty || !track2Values.isEmpty else { return }
-        let patterns = textPatterns ?? makeTextPatterns()
-        textPatterns = patterns
-        // Most text holds no secret: then no pattern starts anywhere in it, and masking
-        // (which only writes `*`, found in no pattern) could not create one.
-        // A pattern that starts nowhere in the text cannot start anywhere once others
-        // are masked either: only the ones that can are run, in their order.
-        let chosen = usesFilter ? patterns.candidates(in: text) : nil
-        if let chosen, chosen.isEmpty { return }
-        for i in chosen ?? Array(patterns.patterns.indices) {
-            let masked = patterns.masks[i]
-            maskOccurrences(of: patterns.patterns[i], in: &text) { masked[$0] }
+        guard usesFilter, textIndex.unindexable == 0 else {
+            // Every pattern over the whole text, in order.
+            for (pattern, masked) in usesFilter ? textIndex.ordered.map({ (textIndex.patterns[$0]!, textIndex.masked[$0]) }) : generalTextPatterns() {
+                maskOccurrences(of: pattern, in: &text) { masked[$0] }
+            }
+            return
+        }
+        // Where patterns could start, then those places only, pattern after pattern in
+        // masking order and each pattern's from the left. The same masking as running
+        // each pattern over the whole text: masking writes only `*`, found in no
+        // pattern, so it makes no pattern start where its first bytes did not stand.
+        hits.removeAll(keepingCapacity: true)
+        ByteView.with(text) { view in
+            textIndex.scan(view) { id, at in
+                hits.append(Hit(order: textIndex.orders[id], id: id, at: at))
+                return false
+            }
+        }
+        guard !hits.isEmpty else { return }
+        if hits.count > 1 { hits.sort { ($0.order, $0.at) < ($1.order, $1.at) } }
+        var k = 0
+        while k < hits.count {
+            let id = hits[k].id
+            let p = textIndex.folded[id], masked = textIndex.masked[id]
+            var next = 0
+            while k < hits.count, hits[k].id == id {
+                let at = hits[k].at
+                k += 1
+                guard at >= next, at + p.count <= text.count else { continue }
+                var j = 0
+                while j < p.count, TextPatternIndex.fold(text[at + j]) == p[j] { j += 1 }
+                guard j == p.count else { continue }
+                for j in 0..<p.count where masked[j] { text[at + j] = 0x2A }
+                next = at + p.count
+            }
         }
     }
 
-    /// Off only in tests, which compare the filtered and unfiltered masking.
+    /// Whether `maskText` could change `text` (a pattern could start in it).
+    func mayMask(_ text: ByteView) -> Bool {
+        guard !isEmpty || !track2Values.isEmpty else { return false }
+        guard usesFilter, textIndex.unindexable == 0 else { return true }
+        var found = false
+        textIndex.scan(text) { _, _ in found = true; return true }
+        return found
+    }
+
+    private struct Hit { var order: UInt64, id: Int, at: Int }
+    /// Reused by `maskText`.
+    @exclusivity(unchecked) private var hits: [Hit] = []
+
+    /// Off only in tests, which compare the indexed and the general text masking: every
+    /// pattern, built afresh from the secrets kept, run over the whole text in order.
     var usesFilter = true
 
-    /// The patterns `maskText` looks for (tests).
-    var textPatternList: [[UInt8]] { (textPatterns ?? makeTextPatterns()).patterns }
+    /// The patterns `maskText` looks for, in masking order (tests).
+    var textPatternList: [[UInt8]] { textIndex.ordered.map { textIndex.patterns[$0]! } }
 
-    /// What `maskText` masks, in the order it masks them, rebuilt when a secret is learnt
-    /// or forgotten.
-    @exclusivity(unchecked) private var textPatterns: TextPatterns?
-
-    private func makeTextPatterns() -> TextPatterns {
-        var patterns: [[UInt8]] = [], masks: [[Bool]] = []
+    /// The written forms of the secrets kept, built afresh, in masking order.
+    func generalTextPatterns() -> [([UInt8], [Bool])] {
+        var patterns: [([UInt8], [Bool])] = []
         // First, before the PAN digits inside it are masked and it no longer matches.
-        for value in track2Values {
-            let (rendered, masked) = maskedTrack2Rendering(value)
-            patterns.append(rendered); masks.append(masked)
-        }
-        for secret in digitSecrets {
-            patterns.append(secret.nibbles.map { hexChar($0) }); masks.append(secret.masked)
-        }
+        for value in track2Values { patterns.append(maskedTrack2Rendering(value)) }
+        for secret in digitSecrets { patterns.append((secret.nibbles.map { hexChar($0) }, secret.masked)) }
         for secret in textSecrets {
-            patterns.append(secret.bytes); masks.append(secret.masked)
-            patterns.append(secret.bytes.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] })
-            masks.append(secret.masked.flatMap { [$0, $0] })
+            patterns.append((secret.bytes, secret.masked))
+            patterns.append((secret.bytes.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }, secret.masked.flatMap { [$0, $0] }))
         }
         for name in nameSecrets {
-            for form in writtenForms(of: name) {
-                patterns.append(form); masks.append([Bool](repeating: true, count: form.count))
-            }
-            let hex = name.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }
-            patterns.append(hex); masks.append([Bool](repeating: true, count: hex.count))
-        }
-        return TextPatterns(patterns: patterns, masks: masks)
-    }
-
-    /// The patterns with an index of where each could start: the (case-folded) first
-    /// four bytes of each long pattern, the first byte of each shorter one.
-    struct TextPatterns {
-        let patterns: [[UInt8]]
-        let masks: [[Bool]]
-        private var quads: [UInt32: [Int]] = [:]
-        private var quadBits = [UInt64](repeating: 0, count: 64)
-        private var shortFirst = [[Int]](repeating: [], count: 256)
-        /// A pattern holds `*`: masking could make it appear, so every pattern is run.
-        private var filterOff = false
-
-        init(patterns: [[UInt8]], masks: [[Bool]]) {
-            self.patterns = patterns
-            self.masks = masks
-            for (i, p) in patterns.enumerated() where !p.isEmpty {
-                let folded = p.map(Self.fold)
-                if folded.contains(0x2A) { filterOff = true }
-                if folded.count >= 4 {
-                    let q = Self.quad(folded, 0)
-                    quads[q, default: []].append(i)
-                    let bit = Self.bucket(q)
-                    quadBits[bit >> 6] |= 1 << UInt64(bit & 63)
-                } else {
-                    shortFirst[Int(folded[0])].append(i)
-                }
+            for form in writtenForms(of: name) + [name.flatMap { [hexChar($0 >> 4), hexChar($0 & 0x0F)] }] {
+                patterns.append((form, [Bool](repeating: true, count: form.count)))
             }
         }
-
-        @inline(__always) static func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
-        @inline(__always) static func quad(_ b: [UInt8], _ i: Int) -> UInt32 {
-            UInt32(fold(b[i])) | UInt32(fold(b[i + 1])) << 8 | UInt32(fold(b[i + 2])) << 16 | UInt32(fold(b[i + 3])) << 24
-        }
-        @inline(__always) static func bucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 20) }
-
-        /// The patterns that could start somewhere in `text` (case-insensitively, as
-        /// `maskOccurrences` compares), in pattern order; nil: all of them.
-        func candidates(in text: [UInt8]) -> [Int]? {
-            if filterOff { return nil }
-            var chosen: [Bool]?
-            func choose(_ list: [Int]) {
-                if chosen == nil { chosen = [Bool](repeating: false, count: patterns.count) }
-                for i in list { chosen![i] = true }
-            }
-            let n = text.count
-            for i in 0..<n {
-                let short = shortFirst[Int(Self.fold(text[i]))]
-                if !short.isEmpty { choose(short) }
-                if i + 4 <= n {
-                    let q = Self.quad(text, i)
-                    let bit = Self.bucket(q)
-                    if quadBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0, let list = quads[q] { choose(list) }
-                }
-            }
-            guard let chosen else { return [] }
-            return chosen.indices.filter { chosen[$0] }
-        }
+        return patterns
     }
 
     /// The ways the writers put card text into their output: as is (frame bytes
@@ -430,7 +498,7 @@ final class Redactor {
 
     private func maskOccurrences(of pattern: [UInt8], in text: inout [UInt8], masked: (Int) -> Bool) {
         let lower: (UInt8) -> UInt8 = { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-        for start in occurrences(of: pattern, in: text, key: lower) {
+        for start in Self.occurrences(of: pattern, in: text, key: lower) {
             for k in 0..<pattern.count where masked(k) { text[start + k] = 0x2A }
         }
     }
@@ -500,13 +568,15 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         let start = out.position
         out.holdsFlush = true
         write()
-        out.rewrite(since: start) { redactor.maskText(&$0) }
+        if out.withWritten(since: start, { redactor.mayMask($0) }) ?? true {
+            out.rewrite(since: start) { redactor.maskText(&$0) }
+        }
         out.holdsFlush = false
         out.recordDone()
     }
 
     private func maskFor(_ frame: Frame) -> [Bool]? {
-        redactor.isEmpty ? nil : redactor.masks(for: [frame])[0]
+        redactor.mask(for: frame)
     }
 
     private func release() {

@@ -1,0 +1,309 @@
+// The indexes `--redact` searches output with (see Redaction.swift): the secrets'
+// written forms, kept up to date as secrets are learnt and forgotten, each found by
+// where it can start rather than by running every secret over every text.
+
+/// A kept secret's patterns: ids in `TextPatternIndex` and `FramePatternIndex`.
+struct SecretPatternIDs {
+    var text: [Int]
+    var frame: Int?
+}
+
+/// Secrets of one kind, oldest first, each with the ids of its patterns in the indexes.
+struct KeptSecrets<Secret: Hashable> {
+    private(set) var items: [Secret] = []
+    private var known: Set<Secret> = []
+    private var ids: [SecretPatternIDs] = []
+
+    func contains(_ secret: Secret) -> Bool { known.contains(secret) }
+
+    /// Keeps `secret` (not already kept); past `Redactor.secretLimit` the oldest is
+    /// forgotten and the ids of its patterns returned, to be taken out of the indexes.
+    mutating func append(_ secret: Secret, ids new: SecretPatternIDs) -> SecretPatternIDs? {
+        var forgotten: SecretPatternIDs?
+        if items.count >= Redactor.secretLimit {
+            known.remove(items.removeFirst())
+            forgotten = ids.removeFirst()
+        }
+        items.append(secret)
+        known.insert(secret)
+        ids.append(new)
+        return forgotten
+    }
+
+    mutating func removeAll() {
+        items.removeAll(keepingCapacity: true)
+        known.removeAll(keepingCapacity: true)
+        ids.removeAll(keepingCapacity: true)
+    }
+}
+
+/// The written forms `Redactor.maskText` masks, each with the order it is masked in,
+/// indexed by where it can start: by the case-folded first eight bytes of a pattern
+/// of eight or more, the first four of a pattern of four to seven, the first byte of
+/// a shorter one. A text is read once through a window of eight folded bytes: the
+/// hash of its first four is looked up in a bit set (where every pattern of four or
+/// more has its first four's bit), and only on a hit are the lists looked at.
+struct TextPatternIndex {
+    /// Per id (nil pattern: a free slot).
+    private(set) var patterns: [[UInt8]?] = []
+    /// The pattern case-folded, as `maskText` compares.
+    private(set) var folded: [[UInt8]] = []
+    private(set) var masked: [[Bool]] = []
+    private(set) var orders: [UInt64] = []
+    private var free: [Int] = []
+    /// Count of live patterns per bucket of first four bytes, and its bit.
+    private var quadCount: [Int: Int] = [:]
+    private var quadBits = [UInt64](repeating: 0, count: 1024)
+    /// Patterns of 4-7 bytes by the bucket of their first four; longer ones by the
+    /// bucket of their first eight.
+    private var quads: [Int: [Int]] = [:]
+    private var octs: [Int: [Int]] = [:]
+    private var short = [[Int]](repeating: [], count: 256)
+    private var shortBits = [UInt64](repeating: 0, count: 4)
+    private var shortCount = 0
+    /// Patterns holding `*` or empty: then the index is not used (masking writes `*`,
+    /// so it could make such a pattern appear).
+    private(set) var unindexable = 0
+
+    @inline(__always) static func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
+    @inline(__always) static func bucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 16) }
+    @inline(__always) static func bucket(_ q: UInt64) -> Int { Int((q &* 0x9E37_79B9_7F4A_7C15) >> 48) }
+
+    /// Where a folded pattern is listed: (short, first byte), (quad, bucket), (oct, bucket).
+    private enum Place { case unindexable, short(Int), quad(Int), oct(Int) }
+    private static func place(_ f: [UInt8]) -> Place {
+        if f.isEmpty || f.contains(0x2A) { return .unindexable }
+        if f.count < 4 { return .short(Int(f[0])) }
+        if f.count < 8 { return .quad(bucket(word(f, 4) as UInt32)) }
+        return .oct(bucket(word(f, 8) as UInt64))
+    }
+    private static func word<W: FixedWidthInteger>(_ f: [UInt8], _ count: Int) -> W {
+        var w = W(0)
+        for k in 0..<count { w |= W(f[k]) << (8 * k) }
+        return w
+    }
+
+    mutating func add(_ pattern: [UInt8], masked m: [Bool], order: UInt64) -> Int {
+        let f = pattern.map(Self.fold)
+        let id: Int
+        if let slot = free.popLast() {
+            id = slot
+            patterns[id] = pattern; folded[id] = f; masked[id] = m; orders[id] = order
+        } else {
+            id = patterns.count
+            patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
+        }
+        switch Self.place(f) {
+        case .unindexable: unindexable += 1
+        case .short(let c):
+            short[c].append(id)
+            shortBits[c >> 6] |= 1 << UInt64(c & 63)
+            shortCount += 1
+        case .quad(let b): quads[b, default: []].append(id); countQuad(f, 1)
+        case .oct(let b): octs[b, default: []].append(id); countQuad(f, 1)
+        }
+        return id
+    }
+
+    private mutating func countQuad(_ f: [UInt8], _ delta: Int) {
+        let b = Self.bucket(Self.word(f, 4) as UInt32)
+        let c = quadCount[b, default: 0] + delta
+        quadCount[b] = c == 0 ? nil : c
+        if c == 0 { quadBits[b >> 6] &= ~(1 << UInt64(b & 63)) } else { quadBits[b >> 6] |= 1 << UInt64(b & 63) }
+    }
+
+    mutating func remove(_ id: Int) {
+        guard patterns[id] != nil else { return }
+        let f = folded[id]
+        patterns[id] = nil; folded[id] = []; masked[id] = []
+        free.append(id)
+        switch Self.place(f) {
+        case .unindexable: unindexable -= 1
+        case .short(let c):
+            short[c].removeAll { $0 == id }
+            if short[c].isEmpty { shortBits[c >> 6] &= ~(1 << UInt64(c & 63)) }
+            shortCount -= 1
+        case .quad(let b):
+            quads[b]?.removeAll { $0 == id }
+            if quads[b]?.isEmpty ?? false { quads[b] = nil }
+            countQuad(f, -1)
+        case .oct(let b):
+            octs[b]?.removeAll { $0 == id }
+            if octs[b]?.isEmpty ?? false { octs[b] = nil }
+            countQuad(f, -1)
+        }
+    }
+
+    mutating func removeAll() { self = TextPatternIndex() }
+
+    /// The live patterns' ids in masking order.
+    var ordered: [Int] {
+        patterns.indices.filter { patterns[$0] != nil }.sorted { orders[$0] < orders[$1] }
+    }
+
+    /// Calls `found(id, position)` for every position of `text` where a pattern could
+    /// start (its first bytes hash to its bucket), positions in increasing order;
+    /// stops when `found` says so.
+    func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) {
+        let n = text.count
+        guard n > 0 else { return }
+        // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
+        var w = UInt64(0)
+        for k in 0..<Swift.min(7, n) { w |= UInt64(Self.fold(text[k])) << UInt64(8 * k) }
+        let shorts = shortCount > 0
+        for i in 0..<n {
+            if i + 7 < n { w |= UInt64(Self.fold(text[i + 7])) << 56 }
+            defer { w >>= 8 }
+            if shorts {
+                let c = Int(w & 0xFF)
+                if shortBits[c >> 6] & (1 << UInt64(c & 63)) != 0 {
+                    for id in short[c] where found(id, i) { return }
+                }
+            }
+            guard i + 3 < n else { continue }
+            let b = Self.bucket(UInt32(truncatingIfNeeded: w))
+            guard quadBits[b >> 6] & (1 << UInt64(b & 63)) != 0 else { continue }
+            if let list = quads[b] {
+                for id in list where found(id, i) { return }
+            }
+            if i + 7 < n, let list = octs[Self.bucket(w)] {
+                for id in list where found(id, i) { return }
+            }
+        }
+    }
+}
+
+/// The secrets as frame bytes carry them, indexed by where they can start: each
+/// digit string (nibbles, at any nibble) by its first six nibbles (hashed to one of
+/// 65,536 buckets), each byte string (ASCII digits, names) by its first two bytes.
+/// A frame is read once, a 4-byte window at a time; a secret is compared only where
+/// its key is found, and its occurrences are taken as the general search takes them
+/// (from the left, not overlapping), so the nibbles marked are the same.
+struct FramePatternIndex {
+    struct Entry {
+        var pattern: [UInt8]
+        var masked: [Bool]
+        /// `pattern` is nibbles (matched at any nibble), else bytes.
+        var nibbles: Bool
+        /// Digit bucket or byte pair; -1: too short for the index.
+        var key: Int
+    }
+    private var entries: [Entry?] = []
+    private var free: [Int] = []
+    private var digitLists: [Int: [Int]] = [:]
+    private var digitBits = [UInt64](repeating: 0, count: 1024)
+    private var byteLists: [Int: [Int]] = [:]
+    private var byteBits = [UInt64](repeating: 0, count: 1024)
+    /// Patterns too short for the index (none are learnt: digit strings have at least
+    /// 6 nibbles, byte strings 2 bytes), searched the general way.
+    private var unindexed: [Int] = []
+
+    @inline(__always) static func bucket(_ key: UInt32) -> Int { Int((key &* 0x9E37_79B1) >> 16) }
+
+    mutating func add(_ pattern: [UInt8], masked: [Bool], nibbles: Bool) -> Int {
+        var key = -1
+        if nibbles {
+            if pattern.count >= 6, pattern.allSatisfy({ $0 < 16 }) {
+                key = Self.bucket(pattern[0..<6].reduce(UInt32(0)) { $0 << 4 | UInt32($1) })
+            }
+        } else if pattern.count >= 2 {
+            key = Int(pattern[0]) << 8 | Int(pattern[1])
+        }
+        let entry = Entry(pattern: pattern, masked: masked, nibbles: nibbles, key: key)
+        let id: Int
+        if let slot = free.popLast() { id = slot; entries[slot] = entry } else { id = entries.count; entries.append(entry) }
+        if key < 0 {
+            unindexed.append(id)
+        } else if nibbles {
+            digitLists[key, default: []].append(id)
+            digitBits[key >> 6] |= 1 << UInt64(key & 63)
+        } else {
+            byteLists[key, default: []].append(id)
+            byteBits[key >> 6] |= 1 << UInt64(key & 63)
+        }
+        return id
+    }
+
+    mutating func remove(_ id: Int) {
+        guard let entry = entries[id] else { return }
+        entries[id] = nil
+        free.append(id)
+        let key = entry.key
+        if key < 0 {
+            unindexed.removeAll { $0 == id }
+        } else if entry.nibbles {
+            digitLists[key]?.removeAll { $0 == id }
+            if digitLists[key]?.isEmpty ?? false { digitLists[key] = nil; digitBits[key >> 6] &= ~(1 << UInt64(key & 63)) }
+        } else {
+            byteLists[key]?.removeAll { $0 == id }
+            if byteLists[key]?.isEmpty ?? false { byteLists[key] = nil; byteBits[key >> 6] &= ~(1 << UInt64(key & 63)) }
+        }
+    }
+
+    mutating func removeAll() { self = FramePatternIndex() }
+
+    /// Calls `hit(byteIndex, nibbleInByte)` for every nibble of `view` that a secret
+    /// masks (a nibble may be reported more than once).
+    func search(_ view: ByteView, hit: (Int, Int) -> Void) {
+        let n = view.count
+        guard n > 0 else { return }
+        // Where each pattern found so far may match next (occurrences do not overlap).
+        var nextStart: [(id: Int, at: Int)] = []
+        func allowed(_ id: Int, _ at: Int, _ end: Int) -> Bool {
+            for k in nextStart.indices where nextStart[k].id == id {
+                guard at >= nextStart[k].at else { return false }
+                nextStart[k].at = end
+                return true
+            }
+            nextStart.append((id, end))
+            return true
+        }
+        @inline(__always) func nibble(_ q: Int) -> UInt8 {
+            let b = view[q >> 1]
+            return q & 1 == 0 ? b >> 4 : b & 0x0F
+        }
+        func digitsAt(_ p: Int, _ list: [Int]) {
+            for id in list {
+                guard let e = entries[id], p + e.pattern.count <= 2 * n else { continue }
+                var k = 0
+                while k < e.pattern.count, nibble(p + k) == e.pattern[k] { k += 1 }
+                guard k == e.pattern.count, allowed(id, p, p + k) else { continue }
+                for k in 0..<e.pattern.count where e.masked[k] { hit((p + k) >> 1, (p + k) & 1) }
+            }
+        }
+        func bytesAt(_ i: Int, _ list: [Int]) {
+            for id in list {
+                guard let e = entries[id], i + e.pattern.count <= n else { continue }
+                var k = 0
+                while k < e.pattern.count, view[i + k] == e.pattern[k] { k += 1 }
+                guard k == e.pattern.count, allowed(id, i, i + k) else { continue }
+                for k in 0..<e.pattern.count where e.masked[k] { hit(i + k, 0); hit(i + k, 1) }
+            }
+        }
+        // w: bytes i ..< i+4 (zeros past the end), big-endian.
+        var w = UInt32(0)
+        for k in 0..<3 { w = w << 8 | UInt32(k < n ? view[k] : 0) }
+        for i in 0..<n {
+            w = w << 8 | UInt32(i + 3 < n ? view[i + 3] : 0)
+            var b = Self.bucket(w >> 8)
+            if digitBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = digitLists[b] { digitsAt(2 * i, list) }
+            b = Self.bucket((w >> 4) & 0xFF_FFFF)
+            if digitBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = digitLists[b] { digitsAt(2 * i + 1, list) }
+            let pair = Int(w >> 16)
+            if byteBits[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let list = byteLists[pair] { bytesAt(i, list) }
+        }
+        guard !unindexed.isEmpty else { return }
+        // The general way (not reached with learnt secrets).
+        var nibs: [UInt8] = []
+        for b in view { nibs.append(b >> 4); nibs.append(b & 0x0F) }
+        let all = view.array
+        for id in unindexed {
+            guard let e = entries[id] else { continue }
+            for start in Redactor.occurrences(of: e.pattern, in: e.nibbles ? nibs : all) {
+                for k in 0..<e.pattern.count where e.masked[k] {
+                    if e.nibbles { hit((start + k) / 2, (start + k) % 2) } else { hit(start + k, 0); hit(start + k, 1) }
+                }
+            }
+        }
+    }
+}
