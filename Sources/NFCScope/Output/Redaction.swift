@@ -380,17 +380,19 @@ final class Redactor {
     /// JSON) and as hex.
     func maskText(_ text: inout [UInt8]) {
         guard !isEmpty || !track2Values.isEmpty else { return }
-        guard usesFilter, textIndex.unindexable == 0 else {
+        guard usesFilter else {
             // Every pattern over the whole text, in order.
-            for (pattern, masked) in usesFilter ? textIndex.ordered.map({ (textIndex.patterns[$0]!, textIndex.masked[$0]) }) : generalTextPatterns() {
+            for (pattern, masked) in generalTextPatterns() {
                 maskOccurrences(of: pattern, in: &text) { masked[$0] }
             }
             return
         }
         // Where patterns could start, then those places only, pattern after pattern in
         // masking order and each pattern's from the left. The same masking as running
-        // each pattern over the whole text: masking writes only `*`, found in no
-        // pattern, so it makes no pattern start where its first bytes did not stand.
+        // each pattern over the whole text: masking writes only `*`, found in no indexed
+        // pattern, so it makes no such pattern start where its first bytes did not stand
+        // (each place found is checked again against the text as masked so far). The
+        // few patterns holding `*` are run over the whole text at their turn.
         hits.removeAll(keepingCapacity: true)
         ByteView.with(text) { view in
             textIndex.scan(view) { id, at in
@@ -398,10 +400,25 @@ final class Redactor {
                 return false
             }
         }
-        guard !hits.isEmpty else { return }
+        var loose = textIndex.unindexableIDs
+        guard !hits.isEmpty || !loose.isEmpty else { return }
         if hits.count > 1 { hits.sort { ($0.order, $0.at) < ($1.order, $1.at) } }
+        if loose.count > 1 { loose.sort { textIndex.orders[$0] < textIndex.orders[$1] } }
+        var nextLoose = 0
+        /// Runs the loose patterns masked before `order` (all of them: nil).
+        func runLoose(before order: UInt64?) {
+            while nextLoose < loose.count, order.map({ textIndex.orders[loose[nextLoose]] < $0 }) ?? true {
+                let id = loose[nextLoose]
+                nextLoose += 1
+                guard let pattern = textIndex.patterns[id] else { continue }
+                let masked = textIndex.masked[id]
+                maskOccurrences(of: pattern, in: &text) { masked[$0] }
+            }
+        }
+        defer { runLoose(before: nil) }
         var k = 0
         while k < hits.count {
+            runLoose(before: hits[k].order)
             let id = hits[k].id
             let p = textIndex.folded[id], masked = textIndex.masked[id]
             var next = 0

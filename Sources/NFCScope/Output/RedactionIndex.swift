@@ -61,9 +61,11 @@ struct TextPatternIndex {
     private var short = [[Int]](repeating: [], count: 256)
     private var shortBits = [UInt64](repeating: 0, count: 4)
     private var shortCount = 0
-    /// Patterns holding `*` or empty: then the index is not used (masking writes `*`,
-    /// so it could make such a pattern appear).
-    private(set) var unindexable = 0
+    /// Patterns holding `*` or empty, not in the index: masking writes `*`, so it could
+    /// make such a pattern appear where the text did not hold it; `maskText` runs each of
+    /// them over the whole text at its turn in the masking order.
+    private(set) var unindexableIDs: [Int] = []
+    var unindexable: Int { unindexableIDs.count }
 
     @inline(__always) static func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
     @inline(__always) static func bucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 16) }
@@ -94,7 +96,7 @@ struct TextPatternIndex {
             patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
         }
         switch Self.place(f) {
-        case .unindexable: unindexable += 1
+        case .unindexable: unindexableIDs.append(id)
         case .short(let c):
             short[c].append(id)
             shortBits[c >> 6] |= 1 << UInt64(c & 63)
@@ -118,7 +120,7 @@ struct TextPatternIndex {
         patterns[id] = nil; folded[id] = []; masked[id] = []
         free.append(id)
         switch Self.place(f) {
-        case .unindexable: unindexable -= 1
+        case .unindexable: unindexableIDs.removeAll { $0 == id }
         case .short(let c):
             short[c].removeAll { $0 == id }
             if short[c].isEmpty { shortBits[c >> 6] &= ~(1 << UInt64(c & 63)) }
