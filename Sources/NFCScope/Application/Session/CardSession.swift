@@ -22,10 +22,10 @@ public final class CardSession {
     /// is as big as the biggest tree seen, bounded by the APDU size).
     @exclusivity(unchecked) private var spareResponseTLV = BERTLV()
     @exclusivity(unchecked) private var spareCommandTLV = BERTLV()
-    /// The last AID looked up and its registry index: most exchanges concern the
-    /// application selected before, whose AID is then the same array.
-    @exclusivity(unchecked) private var lookedUpAID: [UInt8]?
-    @exclusivity(unchecked) private var lookedUpAIDIndex: Int?
+    /// The last few AIDs selected, each as one array with its registry index: a
+    /// capture's cards select a few applications over and over (Visa and Mastercard
+    /// in turn), and each SELECT made an array and a registry lookup of its own.
+    @exclusivity(unchecked) private var recentAIDs = RecentAIDLookups()
 
     public init(registry: Registry) {
         self.registry = registry
@@ -65,27 +65,27 @@ public final class CardSession {
         x.handler = .none
         x.commandDOL = nil
         x.commandDOLName = ""
-        if let tree = x.responseTLV {
-            x.responseTLV = nil
-            spareResponseTLV = tree
-        }
-        if let tree = x.commandTLV {
-            x.commandTLV = nil
-            spareCommandTLV = tree
-        }
+        // The trees go back to the spares (moved, not copied).
+        if x.responseTLV != nil, let tree = x.responseTLV.take() { spareResponseTLV = tree }
+        if x.commandTLV != nil, let tree = x.commandTLV.take() { spareCommandTLV = tree }
 
         let selecting = x.command?.selectedName
         let accepted = x.response?.sw == 0x9000 || (x.response?.sw).map { $0 >> 8 == 0x61 } == true
-        x.applicationAID = selecting?.array ?? selectedAID
         x.applicationIndex = nil
-        if let aid = x.applicationAID {
-            // One prefix lookup names the application and picks its decoder.
-            if aid != lookedUpAID {
-                lookedUpAID = aid
-                lookedUpAIDIndex = ByteView.with(aid) { registry.aidIndex($0) }
-            }
-            x.applicationIndex = lookedUpAIDIndex
-            x.handler = registry.applicationHandler(aidIndex: x.applicationIndex)
+        if let name = selecting {
+            // One prefix lookup names the application and picks its decoder (done once
+            // per AID of the last few selected).
+            let (aid, index) = recentAIDs.lookup(name, registry)
+            x.applicationAID = aid
+            x.applicationIndex = index
+            x.handler = registry.applicationHandler(aidIndex: index)
+        } else if let aid = selectedAID {
+            let index = recentAIDs.index(aid, registry)
+            x.applicationAID = aid
+            x.applicationIndex = index
+            x.handler = registry.applicationHandler(aidIndex: index)
+        } else {
+            x.applicationAID = nil
         }
         if let c = x.command, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE, x.handler != .vas {
             // GPO and GENERATE AC are EMV whatever the capture showed of the selection.
@@ -109,7 +109,8 @@ public final class CardSession {
         }
         if let name = selecting, accepted {
             // The application's own tag meanings apply to its answer (VAS reuses EMV tags).
-            selectedAID = name.array
+            // `applicationAID` is the array of `name`'s bytes (`recentAIDs`).
+            selectedAID = x.applicationAID
             generateACCount = 0
             x.context.learn(tag: 0x84, value: name)
         }
@@ -215,5 +216,37 @@ public final class CardSession {
         selectedAID = nil
         generateACCount = 0
         desfireChain = nil
+    }
+}
+
+/// The last few AIDs selected, each with its registry index (`Registry.aidIndex`):
+/// the same bytes give the same array back (no allocation) and the index without a
+/// lookup. The answers are those of `name.array` and `registry.aidIndex(name)`.
+struct RecentAIDLookups {
+    private var entries: [(aid: [UInt8], index: Int?)] = []
+    private var next = 0
+    static let capacity = 4
+
+    /// The AID `name` as an array and its registry index.
+    mutating func lookup(_ name: ByteView, _ registry: Registry) -> (aid: [UInt8], index: Int?) {
+        for e in entries where ByteView.with(e.aid, { name.elementsEqual($0) }) { return e }
+        return remember(name.array, registry.aidIndex(name))
+    }
+
+    /// The registry index of `aid` (usually one of the arrays `lookup` gave: found
+    /// by identity before its bytes are compared).
+    mutating func index(_ aid: [UInt8], _ registry: Registry) -> Int? {
+        for e in entries where e.aid == aid { return e.index }
+        return remember(aid, ByteView.with(aid) { registry.aidIndex($0) }).index
+    }
+
+    private mutating func remember(_ aid: [UInt8], _ index: Int?) -> (aid: [UInt8], index: Int?) {
+        if entries.count < RecentAIDLookups.capacity {
+            entries.append((aid, index))
+        } else {
+            entries[next] = (aid, index)
+            next = (next + 1) % RecentAIDLookups.capacity
+        }
+        return (aid, index)
     }
 }

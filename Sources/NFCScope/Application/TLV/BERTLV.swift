@@ -66,34 +66,101 @@ public struct TLVError: Sendable, Equatable {
 }
 
 /// One object of a parsed BER-TLV buffer.
+///
+/// Laid out small (72 bytes; it was 120): a tree is parsed per APDU and every walk over
+/// `nodes` (rendering, the session's learning, the evidence) copies each node it looks
+/// at. Tag and header lengths are at most 4 and 9 bytes and are kept in a byte each,
+/// the depth (at most the parser's cap, itself at most `Int32.max`) in 32 bits, the
+/// error's kind in a byte and a missing declared length as -1; the properties read and
+/// write them as before.
 public struct TLVNode: Sendable {
     /// The tag bytes as a big-endian number (0x9F02, 0xBF0C, 0xDF8101); for an
     /// error node, the tag bytes that were read (possibly partial).
     public var tag: UInt32
-    /// Number of tag bytes (0 when not even one was read).
-    public var tagLength: Int
-    /// 0 for top-level objects.
-    public var depth: Int
+    private var tagLengthByte: UInt8
+    private var headerLengthByte: UInt8
+    public var constructed: Bool
+    public var indefinite: Bool
+    /// Some node below this one is an error node.
+    public var childError: Bool
+    private var errorKind: TLVErrorKind?
+    private var depth32: Int32
     /// Offset of the first tag byte from the start of the parsed bytes.
     public var offset: Int
-    /// Tag plus length bytes (0 when the header is incomplete).
-    public var headerLength: Int
-    /// The length the header announced; nil for indefinite length or an incomplete header.
-    public var declaredLength: Int?
+    /// The declared length, -1 when there is none.
+    private var declaredLengthOrMinus1: Int
     /// The value bytes that are present (for a truncated object: what is there;
     /// for an indefinite one: the content without the end-of-contents marker).
     public var value: ByteView
-    public var constructed: Bool
-    public var indefinite: Bool
-    public var error: TLVError?
-    /// Some node below this one is an error node.
-    public var childError: Bool
     /// Index (in the node array) one past the last node of this node's subtree.
     public var subtreeEnd: Int
+    private var errorOffset: Int
+    private var errorRemaining: Int
+
+    @inline(__always)
+    init(tag: UInt32, tagLength: Int, depth: Int, offset: Int, headerLength: Int, declaredLength: Int?,
+         value: ByteView, constructed: Bool, indefinite: Bool, error: TLVError?, childError: Bool, subtreeEnd: Int) {
+        self.tag = tag
+        tagLengthByte = UInt8(tagLength)
+        headerLengthByte = UInt8(headerLength)
+        self.constructed = constructed
+        self.indefinite = indefinite
+        self.childError = childError
+        errorKind = error?.kind
+        depth32 = Int32(depth)
+        self.offset = offset
+        declaredLengthOrMinus1 = declaredLength ?? -1
+        self.value = value
+        self.subtreeEnd = subtreeEnd
+        errorOffset = error?.offset ?? 0
+        errorRemaining = error?.remaining ?? 0
+    }
+
+    /// Number of tag bytes (0 when not even one was read; at most 4).
+    public var tagLength: Int {
+        @inline(__always) get { Int(tagLengthByte) }
+        set { tagLengthByte = UInt8(newValue) }
+    }
+    /// 0 for top-level objects.
+    public var depth: Int {
+        @inline(__always) get { Int(depth32) }
+        set { depth32 = Int32(newValue) }
+    }
+    /// Tag plus length bytes (0 when the header is incomplete; at most 9).
+    public var headerLength: Int {
+        @inline(__always) get { Int(headerLengthByte) }
+        set { headerLengthByte = UInt8(newValue) }
+    }
+    /// The length the header announced; nil for indefinite length or an incomplete header.
+    public var declaredLength: Int? {
+        @inline(__always) get { declaredLengthOrMinus1 < 0 ? nil : declaredLengthOrMinus1 }
+        set { declaredLengthOrMinus1 = newValue ?? -1 }
+    }
+    public var error: TLVError? {
+        @inline(__always) get {
+            guard let errorKind else { return nil }
+            return TLVError(kind: errorKind, offset: errorOffset, remaining: errorRemaining)
+        }
+        set {
+            errorKind = newValue?.kind
+            errorOffset = newValue?.offset ?? 0
+            errorRemaining = newValue?.remaining ?? 0
+        }
+    }
+    /// Whether the node is an error node (`error != nil`, without making the error).
+    public var isError: Bool { @inline(__always) get { errorKind != nil } }
 
     /// Whether the node's value was parsed into children (possibly none): a
     /// constructed object with a complete header that was not cut off by the depth cap.
-    public var hasChildren: Bool { constructed && headerLength > 0 && error?.kind != .depthExceeded }
+    public var hasChildren: Bool { constructed && headerLengthByte > 0 && errorKind != .depthExceeded }
+
+    /// Closes a constructed node once its children are parsed: one access to the
+    /// node in the array instead of one per field.
+    @inline(__always)
+    fileprivate mutating func close(subtreeEnd: Int, childError: Bool) {
+        self.subtreeEnd = subtreeEnd
+        self.childError = childError
+    }
 }
 
 /// A parsed BER-TLV buffer.
@@ -105,7 +172,7 @@ public struct BERTLV: Sendable {
 
     public init(parsing bytes: ByteView, maxDepth: Int = BERTLV.defaultMaxDepth) {
         self.bytes = bytes
-        var parser = Parser(root: bytes, maxDepth: Swift.max(0, maxDepth))
+        var parser = Parser(root: bytes, maxDepth: maxDepth)
         // A node needs at least two bytes; a third of the input is a fair first guess.
         parser.nodes.reserveCapacity(Swift.min(bytes.count / 3 + 1, 256))
         _ = parser.parseLevel(start: 0, end: bytes.count, depth: 0, indefinite: false)
@@ -122,12 +189,18 @@ public struct BERTLV: Sendable {
     /// a session parsing one tree per APDU allocates only when a tree is bigger than
     /// any before it.
     public mutating func reparse(_ bytes: ByteView, maxDepth: Int = BERTLV.defaultMaxDepth) {
+        _ = reparseReportingClean(bytes, maxDepth: maxDepth)
+    }
+
+    /// `reparse`, answering whether no node is an error node or of indefinite length.
+    private mutating func reparseReportingClean(_ bytes: ByteView, maxDepth: Int) -> Bool {
         self.bytes = bytes
-        var parser = Parser(root: bytes, maxDepth: Swift.max(0, maxDepth))
+        var parser = Parser(root: bytes, maxDepth: maxDepth)
         swap(&parser.nodes, &nodes)
         parser.nodes.removeAll(keepingCapacity: true)
         _ = parser.parseLevel(start: 0, end: bytes.count, depth: 0, indefinite: false)
         swap(&parser.nodes, &nodes)
+        return parser.clean
     }
 
     /// `reparse`, answering whether the bytes are what `looksLikeTLV` accepts: one
@@ -135,8 +208,9 @@ public struct BERTLV: Sendable {
     /// the cap (those become error or indefinite nodes). One pass instead of
     /// validating the bytes and then parsing them (the validation cost ~4 % of a decode).
     public mutating func reparseIfTLV(_ bytes: ByteView, maxDepth: Int = BERTLV.defaultMaxDepth) -> Bool {
-        reparse(bytes, maxDepth: maxDepth)
-        return !nodes.isEmpty && !nodes.contains { $0.error != nil || $0.indefinite }
+        // The parser notes error and indefinite nodes as it makes them (no second pass).
+        let clean = reparseReportingClean(bytes, maxDepth: maxDepth)
+        return clean && !nodes.isEmpty
     }
 
     /// The top-level objects.
@@ -275,6 +349,16 @@ public struct BERTLV: Sendable {
         let root: ByteView
         let maxDepth: Int
         var nodes: [TLVNode] = []
+        /// No error node and no node of indefinite length was made.
+        var clean = true
+
+        /// `maxDepth` below 0 counts as 0; above `Int32.max` as `Int32.max` (nodes keep
+        /// their depth in 32 bits; each level takes two bytes and a stack frame, so no
+        /// input gets near it).
+        init(root: ByteView, maxDepth: Int) {
+            self.root = root
+            self.maxDepth = Swift.min(Swift.max(0, maxDepth), Int(Int32.max))
+        }
 
         /// Outcome of one level: where it stopped, whether an end-of-contents
         /// marker ended it (only looked for when `indefinite`), and whether an
@@ -313,6 +397,7 @@ public struct BERTLV: Sendable {
                                          error: nil, childError: false, subtreeEnd: index + 1))
                     guard let length = h.length else {
                         // Indefinite length.
+                        clean = false
                         guard h.constructed else {
                             nodes[index].error = TLVError(kind: .indefinitePrimitive, offset: pos, remaining: remaining)
                             return LevelResult(stop: end, terminated: false, error: true)
@@ -322,8 +407,7 @@ public struct BERTLV: Sendable {
                             return LevelResult(stop: end, terminated: false, error: true)
                         }
                         let inner = parseLevel(start: valueStart, end: end, depth: depth + 1, indefinite: true)
-                        nodes[index].subtreeEnd = nodes.count
-                        nodes[index].childError = inner.error
+                        nodes[index].close(subtreeEnd: nodes.count, childError: inner.error)
                         if inner.terminated {
                             nodes[index].value = root.slice(valueStart, inner.stop - valueStart) ?? ByteView()
                             sawError = sawError || inner.error
@@ -335,16 +419,17 @@ public struct BERTLV: Sendable {
                     }
                     let overrun = length > remaining
                     if overrun {
+                        clean = false
                         nodes[index].error = TLVError(kind: .lengthExceedsRemaining, offset: pos, remaining: remaining)
                     }
                     if h.constructed {
                         if depth < maxDepth {
                             let present = nodes[index].value.count
                             let inner = parseLevel(start: valueStart, end: valueStart + present, depth: depth + 1, indefinite: false)
-                            nodes[index].subtreeEnd = nodes.count
-                            nodes[index].childError = inner.error
+                            nodes[index].close(subtreeEnd: nodes.count, childError: inner.error)
                             sawError = sawError || inner.error
                         } else if !overrun {
+                            clean = false
                             nodes[index].error = TLVError(kind: .depthExceeded, offset: pos, remaining: remaining)
                             sawError = true
                         }
@@ -358,6 +443,7 @@ public struct BERTLV: Sendable {
 
         private mutating func appendError(_ error: TLVError, tag: UInt32, tagLength: Int, at pos: Int, end: Int,
                                           depth: Int, constructed: Bool) {
+            clean = false
             nodes.append(TLVNode(tag: tag, tagLength: tagLength, depth: depth, offset: pos, headerLength: 0,
                                  declaredLength: nil, value: root.slice(pos, end - pos) ?? ByteView(),
                                  constructed: constructed, indefinite: false, error: error, childError: false,

@@ -1,0 +1,263 @@
+import Testing
+@testable import NFCScope
+
+// Session 13 (s13-decode): the decode side's faster forms, each checked against the
+// general form it replaced, written out here, on generated inputs.
+
+/// The BER-TLV parser as it was before the node layout was made small and the
+/// error/indefinite check was folded into the parse (BERTLV.swift before session 13):
+/// the reference the parser's nodes are compared with.
+private struct ReferenceTLVParser {
+    struct Node: Equatable {
+        var tag: UInt32
+        var tagLength: Int
+        var depth: Int
+        var offset: Int
+        var headerLength: Int
+        var declaredLength: Int?
+        var valueStart: Int
+        var valueCount: Int
+        var constructed: Bool
+        var indefinite: Bool
+        var error: TLVError?
+        var childError: Bool
+        var subtreeEnd: Int
+    }
+    struct LevelResult { var stop: Int; var terminated: Bool; var error: Bool }
+
+    let root: ByteView
+    let maxDepth: Int
+    var nodes: [Node] = []
+
+    init(_ root: ByteView, maxDepth: Int) {
+        self.root = root
+        self.maxDepth = Swift.max(0, maxDepth)
+    }
+
+    mutating func parseLevel(start: Int, end: Int, depth: Int, indefinite: Bool) -> LevelResult {
+        var pos = start
+        var sawError = false
+        while pos < end {
+            guard let first = root.byte(pos) else { break }
+            if first == 0x00 || first == 0xFF {
+                if indefinite, first == 0x00, pos + 1 < end, root.byte(pos + 1) == 0x00 {
+                    return LevelResult(stop: pos, terminated: true, error: sawError)
+                }
+                pos += 1
+                continue
+            }
+            switch BERTLV.readHeaderInGeneral(root, at: pos, end: end) {
+            case .failure(let f):
+                nodes.append(Node(tag: f.tag, tagLength: f.tagLength, depth: depth, offset: pos, headerLength: 0,
+                                  declaredLength: nil, valueStart: pos, valueCount: end - pos,
+                                  constructed: first & 0x20 != 0, indefinite: false,
+                                  error: TLVError(kind: f.kind, offset: f.offset, remaining: end - pos),
+                                  childError: false, subtreeEnd: nodes.count + 1))
+                return LevelResult(stop: end, terminated: false, error: true)
+            case .success(let h):
+                let valueStart = pos + h.headerLength
+                let remaining = end - valueStart
+                let index = nodes.count
+                nodes.append(Node(tag: h.tag, tagLength: h.tagLength, depth: depth, offset: pos,
+                                  headerLength: h.headerLength, declaredLength: h.length, valueStart: valueStart,
+                                  valueCount: Swift.max(0, Swift.min(h.length ?? remaining, remaining)),
+                                  constructed: h.constructed, indefinite: h.length == nil,
+                                  error: nil, childError: false, subtreeEnd: index + 1))
+                guard let length = h.length else {
+                    guard h.constructed else {
+                        nodes[index].error = TLVError(kind: .indefinitePrimitive, offset: pos, remaining: remaining)
+                        return LevelResult(stop: end, terminated: false, error: true)
+                    }
+                    guard depth < maxDepth else {
+                        nodes[index].error = TLVError(kind: .depthExceeded, offset: pos, remaining: remaining)
+                        return LevelResult(stop: end, terminated: false, error: true)
+                    }
+                    let inner = parseLevel(start: valueStart, end: end, depth: depth + 1, indefinite: true)
+                    nodes[index].subtreeEnd = nodes.count
+                    nodes[index].childError = inner.error
+                    if inner.terminated {
+                        nodes[index].valueCount = inner.stop - valueStart
+                        sawError = sawError || inner.error
+                        pos = inner.stop + 2
+                        continue
+                    }
+                    nodes[index].error = TLVError(kind: .unterminatedIndefinite, offset: pos, remaining: remaining)
+                    return LevelResult(stop: end, terminated: false, error: true)
+                }
+                let overrun = length > remaining
+                if overrun {
+                    nodes[index].error = TLVError(kind: .lengthExceedsRemaining, offset: pos, remaining: remaining)
+                }
+                if h.constructed {
+                    if depth < maxDepth {
+                        let present = nodes[index].valueCount
+                        let inner = parseLevel(start: valueStart, end: valueStart + present, depth: depth + 1, indefinite: false)
+                        nodes[index].subtreeEnd = nodes.count
+                        nodes[index].childError = inner.error
+                        sawError = sawError || inner.error
+                    } else if !overrun {
+                        nodes[index].error = TLVError(kind: .depthExceeded, offset: pos, remaining: remaining)
+                        sawError = true
+                    }
+                }
+                if overrun { return LevelResult(stop: end, terminated: false, error: true) }
+                pos = valueStart + length
+            }
+        }
+        return LevelResult(stop: pos, terminated: false, error: sawError)
+    }
+
+    static func parse(_ v: ByteView, maxDepth: Int) -> [Node] {
+        var p = ReferenceTLVParser(v, maxDepth: maxDepth)
+        _ = p.parseLevel(start: 0, end: v.count, depth: 0, indefinite: false)
+        return p.nodes
+    }
+}
+
+/// A deterministic generator of byte strings biased towards BER-TLV structure:
+/// constructed tags, multi-byte tags, long and indefinite lengths, padding, end-of-
+/// contents markers, truncation.
+private struct TLVishBytes {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return state >> 29
+    }
+    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+
+    mutating func object(depth: Int, into out: inout [UInt8]) {
+        let kind = next() % 24
+        switch kind {
+        case 0: out.append(0x00)
+        case 1: out.append(0xFF)
+        case 2: out.append(contentsOf: [0x00, 0x00])
+        case 3: out.append(byte())
+        default:
+            let constructed = depth < 20 && next() % 2 == 0
+            var tag: [UInt8]
+            switch next() % 12 {
+            case 0, 1: tag = [0x9F, byte() & 0x7F]
+            case 2: tag = [0xDF, 0x81 | byte() & 0x7F, byte() & 0x7F]
+            case 3: tag = [0xBF, 0x80 | byte(), 0x80 | byte(), byte() & 0x7F]
+            case 4 where next() % 4 == 0: tag = [0xBF, 0x80 | byte(), 0x80 | byte(), 0x80 | byte(), byte()]  // too long
+            default: tag = [byte() & 0xDF & ~0x1F | byte() % 0x1F]
+            }
+            if constructed { tag[0] |= 0x20 } else if next() % 4 != 0 { tag[0] &= ~0x20 }
+            var content: [UInt8] = []
+            if constructed {
+                for _ in 0..<(next() % 5) { object(depth: depth + 1, into: &content) }
+            } else {
+                for _ in 0..<(next() % 12) { content.append(byte()) }
+            }
+            out.append(contentsOf: tag)
+            var length = content.count
+            switch next() % 40 {
+            case 0: length += Int(next() % 3)          // runs past the end
+            case 1: length = Swift.max(0, length - 1)  // leaves a byte over
+            default: break
+            }
+            switch next() % 12 {
+            case 0:
+                out.append(0x80)  // indefinite
+                out.append(contentsOf: content)
+                if next() % 3 != 0 { out.append(contentsOf: [0x00, 0x00]) }
+                return
+            case 1: out.append(contentsOf: [0x81, UInt8(truncatingIfNeeded: length)])
+            case 2: out.append(contentsOf: [0x82, UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)])
+            case 3: out.append(contentsOf: [0x84, 0, 0, UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)])
+            case 4 where next() % 8 == 0: out.append(0x85 + byte() % 0x7A)  // unsupported forms
+            default: out.append(UInt8(truncatingIfNeeded: length) & 0x7F)
+            }
+            out.append(contentsOf: content)
+        }
+    }
+
+    mutating func input() -> [UInt8] {
+        var out: [UInt8] = []
+        for _ in 0..<(1 + next() % 6) { object(depth: 0, into: &out) }
+        if next() % 10 == 0, !out.isEmpty { out.removeLast(Int(next() % UInt64(out.count))) }
+        return out
+    }
+}
+
+@Suite("Decode fast paths (s13)")
+struct DecodeFastPathTests {
+    /// The parser's nodes equal the reference parser's, field by field, on generated
+    /// inputs and caps; `reparseIfTLV` answers as the two-pass form (reparse, then look
+    /// for error and indefinite nodes) and `looksLikeTLV` do.
+    @Test func parserMatchesTheReference() {
+        var gen = TLVishBytes(state: 0x5EED_0013)
+        var spare = BERTLV()
+        var compared = 0, clean = 0, errors = 0, indefinite = 0
+        for round in 0..<6000 {
+            let bytes = round % 7 == 0 ? (0..<Int(gen.next() % 80)).map { _ in gen.byte() } : gen.input()
+            let maxDepth = [BERTLV.defaultMaxDepth, 0, 1, 2, 3, -5][round % 6]
+            ByteView.with(bytes) { v in
+                let expected = ReferenceTLVParser.parse(v, maxDepth: maxDepth)
+                let fresh = BERTLV(parsing: v, maxDepth: maxDepth)
+                let isTLV = spare.reparseIfTLV(v, maxDepth: maxDepth)
+                for tree in [fresh, spare] {
+                    #expect(tree.nodes.count == expected.count)
+                    for (n, e) in zip(tree.nodes, expected) {
+                        let got = ReferenceTLVParser.Node(
+                            tag: n.tag, tagLength: n.tagLength, depth: n.depth, offset: n.offset,
+                            headerLength: n.headerLength, declaredLength: n.declaredLength,
+                            valueStart: n.value.isEmpty ? e.valueStart : (n.value.offset(in: v) ?? -1),
+                            valueCount: n.value.count, constructed: n.constructed, indefinite: n.indefinite,
+                            error: n.error, childError: n.childError, subtreeEnd: n.subtreeEnd)
+                        #expect(got == e, "round \(round)")
+                        #expect(n.isError == (e.error != nil))
+                        #expect(n.hasChildren == (e.constructed && e.headerLength > 0 && e.error?.kind != .depthExceeded))
+                    }
+                }
+                let twoPass = !expected.isEmpty && !expected.contains { $0.error != nil || $0.indefinite }
+                #expect(isTLV == twoPass, "round \(round)")
+                if maxDepth == BERTLV.defaultMaxDepth { #expect(isTLV == BERTLV.looksLikeTLV(v)) }
+                compared += expected.count
+                if twoPass { clean += 1 }
+                if expected.contains(where: { $0.error != nil }) { errors += 1 }
+                if expected.contains(where: { $0.indefinite }) { indefinite += 1 }
+            }
+        }
+        // The generator reaches every kind of input.
+        #expect(compared > 20_000 && clean > 500 && errors > 500 && indefinite > 200)
+    }
+
+    /// Node fields set through the properties read back as set.
+    @Test func nodePropertiesRoundTrip() {
+        ByteView.with(emvHex("9F0206000000001500")) { v in
+            var n = BERTLV(parsing: v).nodes[0]
+            #expect(n.tagLength == 2 && n.headerLength == 3 && n.declaredLength == 6 && n.error == nil)
+            n.declaredLength = nil
+            n.error = TLVError(kind: .lengthExceedsRemaining, offset: 7, remaining: 70_000)
+            n.depth = 12
+            n.tagLength = 4
+            n.headerLength = 9
+            #expect(n.declaredLength == nil && n.depth == 12 && n.tagLength == 4 && n.headerLength == 9)
+            #expect(n.error == TLVError(kind: .lengthExceedsRemaining, offset: 7, remaining: 70_000) && n.isError)
+            n.declaredLength = 0
+            n.error = nil
+            #expect(n.declaredLength == 0 && n.error == nil && !n.isError)
+        }
+    }
+
+    /// `RecentAIDLookups` gives what `name.array` and `registry.aidIndex` give, for
+    /// more AIDs than it keeps, selected in turn and again, as views and as arrays.
+    @Test func recentAIDLookupsMatchTheRegistry() {
+        let registry = Registry.builtin
+        var known = registry.aids.prefix(6).map { $0.aid }
+        known.append(contentsOf: [emvHex("A0000000031010"), emvHex("A0000000041010"), emvHex("A000000025010801"),
+                                  emvHex("325041592E5359532E4444463031"), emvHex("D2760000850101"), emvHex("A0"), []])
+        var recent = RecentAIDLookups()
+        var gen = TLVishBytes(state: 0xA1D)
+        for _ in 0..<3000 {
+            let aid = known[Int(gen.next() % UInt64(known.count))]
+            let expectedIndex = ByteView.with(aid) { registry.aidIndex($0) }
+            let (array, index) = ByteView.with(aid) { recent.lookup($0, registry) }
+            #expect(array == aid && index == expectedIndex)
+            // The array handed back, and a copy made elsewhere, find the same index.
+            #expect(recent.index(array, registry) == expectedIndex)
+            #expect(recent.index(Array(aid), registry) == expectedIndex)
+        }
+    }
+}
