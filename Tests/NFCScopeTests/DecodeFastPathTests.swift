@@ -261,3 +261,26 @@ struct DecodeFastPathTests {
         }
     }
 }
+
+@Suite("Decode fast paths (s13): evidence")
+struct EvidenceFastPathTests {
+    /// `TagValues.add` (a tag known absent, no search) leaves the values as `set` does,
+    /// on generated sequences of tags, values and resets.
+    @Test func addMatchesSet() {
+        var gen = TLVishBytes(state: 0x7A65)
+        var viaSet = TagValues(), viaAdd = TagValues()
+        let tags: [UInt32] = [0x82, 0x94, 0x5A, 0x57, 0x9F10, 0x9F4B, 0x5F24, 0x9F36, 0xDF8101, 0x8F]
+        for _ in 0..<4000 {
+            if gen.next() % 50 == 0 { viaSet.removeAll(); viaAdd.removeAll() }
+            let tag = tags[Int(gen.next() % UInt64(tags.count))]
+            let value = (0..<Int(gen.next() % 20)).map { _ in gen.byte() }
+            let replacing = gen.next() % 3 == 0
+            ByteView.with(value) { v in
+                // What `ODAEvidence.keep` did before: a search, then `set`.
+                if replacing || !viaSet.contains(tag) { viaSet.set(tag, v) }
+                if replacing { viaAdd.set(tag, v) } else if !viaAdd.contains(tag) { viaAdd.add(tag, v) }
+            }
+            for t in tags { #expect(viaSet.slice(t).map(Array.init) == viaAdd.slice(t).map(Array.init)) }
+        }
+    }
+}

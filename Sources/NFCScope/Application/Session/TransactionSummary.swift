@@ -189,8 +189,13 @@ struct TransactionTracker {
     }
 
     /// Closes the session: decides where it stopped when no cryptogram was produced.
+    /// The summary is handed over, not copied (a copy retained and released its ~20
+    /// Strings and arrays at every session end): afterwards the tracker holds only the
+    /// APDU count until `reset`, which must come next.
     mutating func finish(fieldDropped: Bool) -> TransactionSummary {
-        var s = summary
+        var s = TransactionSummary()
+        swap(&s, &summary)
+        summary.apdus = s.apdus
         if let registry {
             let scratch = self.scratch ?? SessionEndScratch()
             self.scratch = scratch

@@ -154,6 +154,27 @@ public struct TLVNode: Sendable {
     /// constructed object with a complete header that was not cut off by the depth cap.
     public var hasChildren: Bool { constructed && headerLengthByte > 0 && errorKind != .depthExceeded }
 
+    /// A node as the parser makes it: no error yet, lengths known to fit (a tag of at
+    /// most 4 bytes, a header of at most 9, a depth at most the parser's cap).
+    @inline(__always)
+    fileprivate init(parsed tag: UInt32, tagLength: Int, headerLength: Int, depth: Int, offset: Int,
+                     declaredLength: Int?, value: ByteView, constructed: Bool, subtreeEnd: Int) {
+        self.tag = tag
+        tagLengthByte = UInt8(truncatingIfNeeded: tagLength)
+        headerLengthByte = UInt8(truncatingIfNeeded: headerLength)
+        self.constructed = constructed
+        indefinite = declaredLength == nil
+        childError = false
+        errorKind = nil
+        depth32 = Int32(truncatingIfNeeded: depth)
+        self.offset = offset
+        declaredLengthOrMinus1 = declaredLength ?? -1
+        self.value = value
+        self.subtreeEnd = subtreeEnd
+        errorOffset = 0
+        errorRemaining = 0
+    }
+
     /// Closes a constructed node once its children are parsed: one access to the
     /// node in the array instead of one per field.
     @inline(__always)
@@ -278,6 +299,8 @@ public struct BERTLV: Sendable {
     }
 
     /// Reads tag and length at `pos`, not looking at bytes at or past `end`.
+    // Inlined: once per node of every tree parsed (a call cost ~60 instructions a node).
+    @inline(__always)
     static func readHeader(_ b: ByteView, at pos: Int, end: Int) -> Result<Header, HeaderFailure> {
         // Nearly every EMV object has a one- or two-byte tag and a one-byte length: those
         // are read with two bounds checks (the same answer as the general reading below).
@@ -390,11 +413,10 @@ public struct BERTLV: Sendable {
                     let valueStart = pos + h.headerLength
                     let remaining = end - valueStart
                     let index = nodes.count
-                    nodes.append(TLVNode(tag: h.tag, tagLength: h.tagLength, depth: depth, offset: pos,
-                                         headerLength: h.headerLength, declaredLength: h.length,
+                    nodes.append(TLVNode(parsed: h.tag, tagLength: h.tagLength, headerLength: h.headerLength,
+                                         depth: depth, offset: pos, declaredLength: h.length,
                                          value: root.slice(valueStart, Swift.max(0, Swift.min(h.length ?? remaining, remaining))) ?? ByteView(),
-                                         constructed: h.constructed, indefinite: h.length == nil,
-                                         error: nil, childError: false, subtreeEnd: index + 1))
+                                         constructed: h.constructed, subtreeEnd: index + 1))
                     guard let length = h.length else {
                         // Indefinite length.
                         clean = false

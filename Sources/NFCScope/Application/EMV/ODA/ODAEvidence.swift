@@ -208,7 +208,13 @@ struct ODAEvidence {
             return
         }
         keptBytes += value.count
-        if terminal { self.terminal.set(tag, value) } else { card.set(tag, value) }
+        // A tag just found absent (not replacing) is added without looking for it again.
+        switch (terminal, replacing) {
+        case (true, true): self.terminal.set(tag, value)
+        case (true, false): self.terminal.add(tag, value)
+        case (false, true): card.set(tag, value)
+        case (false, false): card.add(tag, value)
+        }
     }
 
     /// Forgets everything (a new application was selected, or the session ended),
@@ -416,6 +422,12 @@ struct TagValues {
         let entry = Entry(tag: tag, start: pool.count, count: value.count)
         value.append(to: &pool)
         if let i = index(tag) { entries[i] = entry } else { entries.append(entry) }
+    }
+
+    /// `set` for a tag not held (`contains(tag)` is false): no search for it.
+    mutating func add(_ tag: UInt32, _ value: ByteView) {
+        entries.append(Entry(tag: tag, start: pool.count, count: value.count))
+        value.append(to: &pool)
     }
 
     func contains(_ tag: UInt32) -> Bool { index(tag) != nil }
