@@ -385,7 +385,8 @@ public struct LinkDecoder: Sendable {
         let bytes = frame.bytes
         if nfcDEP, bytes.byte(0) == 0xF0, decodeNFCDEPTypeA(&frame) { return nil }
         if crypto1 != .off, mifareClassicCard(&frame) { return nil }
-        if startsReportedActivation(frame, answering: answered), let info = reportedActivation(bytes) {
+        if startsReportedActivation(crcIncluded: frame.crcIncluded, bytes: frame.bytes, flags: frame.flags,
+                                    answering: answered), let info = reportedActivation(bytes) {
             frame.info = info
             frame.tech = tech
             return nil
@@ -544,12 +545,15 @@ public struct LinkDecoder: Sendable {
     /// has no CRC and answers no reader frame, or fits no block of the ISO-DEP session
     /// before (the chip activates a card anew without a field reset), or is marked
     /// recovered and follows a reader frame that got no answer of its own.
-    func startsReportedActivation(_ frame: Frame, answering answered: Pending) -> Bool {
-        guard !frame.crcIncluded else { return false }
+    // The frame's three fields rather than the frame: passing the `inout` frame made a
+    // copy of the whole `Frame` (a memcpy per card frame).
+    func startsReportedActivation(crcIncluded: Bool, bytes: ByteView, flags: FrameFlags,
+                                  answering answered: Pending) -> Bool {
+        guard !crcIncluded else { return false }
         switch answered {
         case .none: return true
-        case .block: return frame.bytes.byte(0).map { ISODEPBlockParser.kind(ofPCB: $0) == nil } ?? false
-        case .other: return frame.flags.contains(.recovered)
+        case .block: return bytes.byte(0).map { ISODEPBlockParser.kind(ofPCB: $0) == nil } ?? false
+        case .other: return flags.contains(.recovered)
         default: return false
         }
     }

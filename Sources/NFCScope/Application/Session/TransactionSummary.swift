@@ -106,9 +106,9 @@ struct TransactionTracker {
     }
 
     mutating func observe(_ x: APDUInterpretation, registry: Registry) {
-        let frames = x.exchange.frames
-        if summary.apdus == 0 { summary.firstFrame = frames.first ?? 0 }
-        summary.lastFrame = frames.last ?? summary.lastFrame
+        // Read in place (a copy of the slice retained and released its array per APDU).
+        if summary.apdus == 0 { summary.firstFrame = x.exchange.frames.first ?? 0 }
+        summary.lastFrame = x.exchange.frames.last ?? summary.lastFrame
         summary.apdus += 1
 
         if let c = x.command {
