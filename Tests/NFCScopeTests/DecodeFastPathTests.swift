@@ -284,3 +284,59 @@ struct EvidenceFastPathTests {
         }
     }
 }
+
+@Suite("Decode fast paths (s13): card session")
+struct CardSessionFastPathTests {
+    /// `interpretInPlace` (the interpretation handed over as `inout`) shows and leaves
+    /// what `interpret` does, exchange by exchange and at each session end, on generated
+    /// sequences of EMV, directory, VAS-like and malformed exchanges.
+    @Test func inPlaceMatchesInterpret() {
+        let pairs: [(String, String)] = [
+            ("00A404000E325041592E5359532E444446303100", hexString(applePaySelectPPSE) + "9000"),
+            ("00A4040007A000000003101000", hexString(applePaySelectVisa) + "9000"),
+            ("00A4040007A000000004101000", "6A82"),
+            ("80A8000037" + hexString(applePayGPOData) + "00", hexString(applePayGPOResponse) + "9000"),
+            ("00B2010C00", "70129F0802008C0F9F02069F03069F1A0295055F2A029000"),
+            ("80AE8000", "6700"),
+            ("80CA9F1700", "9F170103" + "9000"),
+            ("00B2021400", "7081FF"),
+            ("8050000008AABBCCDDEEFF001100", "9000"),
+            ("00", "6D00"),
+        ]
+        let bytes = pairs.map { (emvHex($0.0), emvHex($0.1)) }
+        let registry = Registry.builtin
+        let viaCopy = CardSession(registry: registry), inPlace = CardSession(registry: registry)
+        var gen = TLVishBytes(state: 0xCA4D)
+        struct Seen: Equatable {
+            var handler: ApplicationHandlerKind, aid: [UInt8]?, index: Int?, nodes: Int?, commandNodes: Int?
+            var dol: String, pdol: [UInt8]?, cdol1: [UInt8]?, currency: Int?
+        }
+        func seen(_ x: APDUInterpretation) -> Seen {
+            Seen(handler: x.handler, aid: x.applicationAID, index: x.applicationIndex, nodes: x.responseTLV?.nodes.count,
+                 commandNodes: x.commandTLV?.nodes.count, dol: x.commandDOLName.description,
+                 pdol: x.context.pdol, cdol1: x.context.cdol1, currency: x.context.currency)
+        }
+        var sessions = 0
+        for n in 0..<2000 {
+            if gen.next() % 12 == 0 {
+                let a = viaCopy.endSession(fieldDropped: n % 2 == 0), b = inPlace.endSession(fieldDropped: n % 2 == 0)
+                #expect(a?.apdus == b?.apdus && a?.aid == b?.aid && a?.outcome == b?.outcome
+                        && a?.stopReason == b?.stopReason && a?.warnings == b?.warnings && a?.label == b?.label
+                        && a?.directory == b?.directory && a?.amountMinor == b?.amountMinor)
+                if a != nil { sessions += 1 }
+                continue
+            }
+            let (command, response) = bytes[Int(gen.next() % UInt64(bytes.count))]
+            ByteView.with(command) { c in
+                ByteView.with(response) { r in
+                    let exchange = ISODEPExchange(frames: [n], command: c, response: r, waitingTimeExtensions: 0,
+                                                  retransmissions: 0, sawBadCRC: false, incomplete: false)
+                    let a = viaCopy.interpret(exchange) { seen($0) }
+                    let b = inPlace.interpretInPlace(exchange) { seen($0) }
+                    #expect(a == b, "exchange \(n)")
+                }
+            }
+        }
+        #expect(sessions > 50)
+    }
+}

@@ -125,7 +125,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
             sink.record(exchange)
             return
         }
-        cards.interpret(exchange) { x in
+        cards.interpretInPlace(exchange) { x in
             sink.record(x)
             // Applications chosen by the registry's kind of their AID.
             if x.handler == .ndef { type4.feed(x, to: sink) }

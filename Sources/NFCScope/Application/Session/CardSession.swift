@@ -37,14 +37,21 @@ public final class CardSession {
     /// Interprets one exchange, remembers what it revealed, and hands the
     /// interpretation to `body` (the writer) where it lies: valid only during the call.
     public func interpret<R>(_ exchange: ISODEPExchange, _ body: (APDUInterpretation) -> R) -> R {
+        interpret(&current, exchange) { (x: inout APDUInterpretation) in body(x) }
+    }
+
+    /// `interpret`, with the interpretation handed to `body` where it lies, as `inout`:
+    /// read from the session's stored property, the ~510-byte value was copied for each
+    /// call it was passed to (two copies per APDU). `body` must not change it.
+    func interpretInPlace<R>(_ exchange: ISODEPExchange, _ body: (inout APDUInterpretation) -> R) -> R {
         interpret(&current, exchange, body)
     }
 
     private func interpret<R>(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange,
-                              _ body: (APDUInterpretation) -> R) -> R {
+                              _ body: (inout APDUInterpretation) -> R) -> R {
         fill(&x, exchange)
-        tracker.observe(x, registry: registry)
-        let result = body(x)
+        tracker.observe(&x, registry: registry)
+        let result = body(&x)
         // The frame numbers are the reassembler's reused array: holding on to them
         // would make its next write copy the array (an allocation per APDU).
         x.exchange.frames = []

@@ -105,7 +105,8 @@ struct TransactionTracker {
         registry = nil
     }
 
-    mutating func observe(_ x: APDUInterpretation, registry: Registry) {
+    /// `x` is `inout` only to be read in place (not copied); it is not changed.
+    mutating func observe(_ x: inout APDUInterpretation, registry: Registry) {
         // Read in place (a copy of the slice retained and released its array per APDU).
         if summary.apdus == 0 { summary.firstFrame = x.exchange.frames.first ?? 0 }
         summary.lastFrame = x.exchange.frames.last ?? summary.lastFrame
