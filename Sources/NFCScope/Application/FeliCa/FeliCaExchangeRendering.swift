@@ -104,12 +104,16 @@ extension FeliCaExchange {
                 found = FeliCaBlockLayout.compiledLayout(registry, system: system, code: code,
                                                          block: element?.block ?? i, data: data, next: next, memo: &memo)
             }
-            // The block's members up to its fields in one reservation: numbers (20 bytes
-            // at most each), the hex, the layout's members and the literals (under 80).
-            let members = found.map { $0.0.layoutMembers } ?? []
+            // The whole block in one reservation: numbers (20 bytes at most each), the
+            // hex, the layout's members, the literals (under 80) and the fields.
+            let members = found?.0.layoutMembersView ?? ByteView()
+            var fields: (FeliCaCompiledLayout, ByteView, ByteView?)?
+            if let (layout, previous) = found, let data, !layout.empty, !layout.fields.isEmpty {
+                fields = (layout, data, previous)
+            }
             let isFirst = first
             first = false
-            out.withReserved(140 + 2 * (data?.count ?? 0) + members.count) { c in
+            out.withReserved(141 + 2 * (data?.count ?? 0) + members.count + (fields?.0.fieldsBound ?? 0)) { c in
                 if !isFirst { c.byte(0x2C) }
                 c.ascii("{\"service\":")
                 if let code { c.byte(0x22); c.hexUpper(UInt32(code), byteCount: 2); c.byte(0x22) } else { c.ascii("null") }
@@ -121,12 +125,12 @@ extension FeliCaExchange {
                 c.ascii(",\"hex\":")
                 if let data { c.byte(0x22); c.hex(data); c.byte(0x22) } else { c.ascii("null") }
                 // `,"layout":NAME` and `,"empty":true` or `,"fields":`; none without fields.
-                ByteView.with(members) { c.bytes($0) }
+                c.bytes(members)
+                if let (layout, data, previous) = fields {
+                    FeliCaBlockLayout.writeFields(layout, block: data, next: previous, &c)
+                }
+                c.byte(0x7D)
             }
-            if let (layout, previous) = found, let data, !layout.empty, !layout.fields.isEmpty {
-                FeliCaBlockLayout.writeJSON(layout, block: data, next: previous, to: out)
-            }
-            out.byte(0x7D)
         }
         forEachBlock(request: request, answer: answer, write: write, block)
         out.byte(0x5D)
