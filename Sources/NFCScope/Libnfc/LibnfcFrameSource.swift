@@ -65,25 +65,19 @@ public struct LibnfcFrameSource: FrameSource {
     }
 
     public mutating func next(into frame: inout Frame) -> Bool {
-        guard let next = nextFrame() else { return false }
-        frame = next
-        return true
-    }
-
-    private mutating func nextFrame() -> Frame? {
         while true {
-            if var frame = out.pop() {
+            if out.pop(into: &frame) {
                 frame.n = nextN
                 nextN += 1
                 frame.offset &+= lines.base
-                return frame
+                return true
             }
             switch lines.next() {
             case .needsMore:
                 needsMore = true
-                return nil
+                return false
             case .end:
-                if finished { return nil }
+                if finished { return false }
                 finished = true
                 if rxStart != nil { abandonReply(reason: "at the end of the log") }
             case .line(let line, let offset):

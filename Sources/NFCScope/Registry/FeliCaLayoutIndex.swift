@@ -339,38 +339,40 @@ struct FeliCaLayoutIndex: Sendable {
         return found
     }
 
-    /// The first variant of this system (nil: any) whose condition the bytes meet.
-    private func variant(_ run: Range<Int>, _ system: UInt16?, _ data: ByteView) -> Int? {
-        for i in run {
-            let c = candidates[i]
-            guard c.hasCondition, c.system == system, let b = data.byte(c.conditionOffset) else { continue }
-            var k = Int(c.conditionStart)
-            while k < Int(c.conditionEnd) {
-                if conditionValues[k] == b { return c.layout }
-                k += 1
-            }
-        }
-        return nil
-    }
-
-    /// See `Registry.feliCaLayout(system:code:block:data:)`.
+    /// See `Registry.feliCaLayout(system:code:block:data:)`. One walk over the code's
+    /// candidates notes each rule's answer (the last plain entry, the first variant
+    /// whose condition the bytes meet), then the first rule that has one wins: block
+    /// entry (this system, any), variant (this system, any), service entry (this
+    /// system, any). FeliCaLayoutIndexTests compares it with the dictionary lookups.
     func layout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaCompiledLayout? {
         guard let run = run(code) else { return nil }
-        let found: Int?
-        if let system, let e = plain(run, system, block) {
-            found = e
-        } else if let e = plain(run, nil, block) {
-            found = e
-        } else if let system, let e = variant(run, system, data) {
-            found = e
-        } else if let e = variant(run, nil, data) {
-            found = e
-        } else if let system, let e = plain(run, system, nil) {
-            found = e
-        } else {
-            found = plain(run, nil, nil)
+        var plainSystemBlock = -1, plainAnyBlock = -1, variantSystem = -1, variantAny = -1
+        var plainSystem = -1, plainAny = -1
+        for i in run {
+            let c = candidates[i]
+            let any = c.system == nil
+            // This system's entries count only when the system is known.
+            guard any || (system != nil && c.system == system) else { continue }
+            if c.hasCondition {
+                guard (any ? variantAny : variantSystem) < 0, let b = data.byte(c.conditionOffset) else { continue }
+                var k = Int(c.conditionStart)
+                while k < Int(c.conditionEnd) {
+                    if conditionValues[k] == b {
+                        if any { variantAny = c.layout } else { variantSystem = c.layout }
+                        break
+                    }
+                    k += 1
+                }
+            } else if let b = c.block {
+                if b == block { if any { plainAnyBlock = c.layout } else { plainSystemBlock = c.layout } }
+            } else {
+                if any { plainAny = c.layout } else { plainSystem = c.layout }
+            }
         }
-        return found.map { layouts[$0] }
+        let found = plainSystemBlock >= 0 ? plainSystemBlock : plainAnyBlock >= 0 ? plainAnyBlock
+            : variantSystem >= 0 ? variantSystem : variantAny >= 0 ? variantAny
+            : plainSystem >= 0 ? plainSystem : plainAny
+        return found >= 0 ? layouts[found] : nil
     }
 
     /// See `Registry.feliCaService(system:code:block:)`.
