@@ -146,4 +146,67 @@ import Testing
             #expect(a.string == b.string, "round \(round): DOL \(hexUpper(dol)) data \(hexUpper(data))")
         }
     }
+
+    /// The text writer's texts of TLV values copied from its cache (and the tag scope
+    /// worked out once per context) against the general writer, for trees and DOL
+    /// splits of every renderer kind in varied contexts; long-lived buffers too, so
+    /// that some texts are cut by a flush (they are then not kept).
+    @Test func cachedTextLinesAreWhatTheGeneralWriterWrites() {
+        var g = Generator(state: 0x7E47_13)
+        let registry = Registry.builtin
+        let cache = RenderedValueCache(registry: registry)
+        let cached = TLVTreeWriter(registry: registry, cache: cache)
+        let general = TLVTreeWriter(dictionary: registry)
+        let longCached = OutputBuffer(), longGeneral = OutputBuffer()
+        let cdol: [UInt8] = [0x9F, 0x02, 0x06, 0x9F, 0x03, 0x06, 0x9F, 0x1A, 0x02, 0x95, 0x05, 0x5F, 0x2A, 0x02,
+                             0x9A, 0x03, 0x9C, 0x01, 0x9F, 0x37, 0x04]
+        let values: [[UInt8]: [[UInt8]]] = [
+            [0x8C]: [cdol, Array(cdol.prefix(11))], [0x9F, 0x38]: [[0x9F, 0x66, 0x04, 0x9F, 0x02, 0x06]],
+            [0x9F, 0x66]: [[0x36, 0x00, 0x40, 0x00]], [0x82]: [[0x20, 0x00], [0x39, 0x80]], [0x9C]: [[0x00], [0x20]],
+            [0x9F, 0x02]: [[0, 0, 0, 0, 0x15, 0x00]], [0x5F, 0x2A]: [[0x09, 0x78], [0x08, 0x40]],
+            [0x57]: [[0x46, 0x42, 0x35, 0x28, 0x51, 0x50, 0x36, 0x40, 0xD2, 0x31, 0x22, 0x01, 0x00, 0x00, 0x03, 0x5F]],
+            [0x50]: [Array("VISA DEBIT".utf8)], [0x94]: [[0x08, 0x01, 0x01, 0x00]], [0x9F, 0x27]: [[0x80], [0x40]],
+            [0x9F, 0x10]: [[0x06, 0x01, 0x0A, 0x03, 0xA0, 0x00, 0x00]], [0x5F, 0x24]: [[0x29, 0x12, 0x31]],
+            [0x9A]: [[0x24, 0x05, 0x27]], [0x8E]: [[0, 0, 0, 0, 0, 0, 0, 0, 0x42, 0x03, 0x1E, 0x03]],
+        ]
+        let keys = Array(values.keys).sorted { $0.lexicographicallyPrecedes($1) }
+        for round in 0..<3000 {
+            var context = EMVContext()
+            context.selectedAID = g.pick(Self.aids)
+            context.transactionCurrency = g.pick([nil, 978, 840, 392])
+            var body: [UInt8] = []
+            for _ in 0..<(1 + g.int(6)) {
+                let tag = g.pick(keys)
+                let value = g.chance(80) ? g.pick(values[tag]!) : g.bytes(g.int(20))
+                body += tag + [UInt8(value.count)] + value
+            }
+            var bytes = g.chance(70) ? [0x70, UInt8(body.count)] + body : body
+            if body.count >= 0x80 { bytes = body }
+            if g.chance(5) { bytes = Array(bytes.prefix(g.int(bytes.count + 1))) }   // cut short
+            let indent = g.int(30)
+            let a = OutputBuffer(), b = OutputBuffer()
+            ByteView.with(bytes) { view in
+                let tree = BERTLV(parsing: view)
+                cached.writeText(tree, indent: indent, context: context, to: a)
+                general.writeText(tree, indent: indent, context: context, to: b)
+                cached.writeText(tree, indent: indent, context: context, to: longCached)
+                general.writeText(tree, indent: indent, context: context, to: longGeneral)
+            }
+            #expect(a.string == b.string, "round \(round): \(hexUpper(bytes))")
+            let dol = g.pick(values[[0x8C]]! + values[[0x9F, 0x38]]!)
+            let data = g.bytes(g.int(40))
+            let c = OutputBuffer(), d = OutputBuffer()
+            ByteView.with(dol) { dolView in
+                ByteView.with(data) { dataView in
+                    let split = DataObjectList(parsing: dolView).split(dataView)
+                    cached.writeText(split, indent: indent, context: context, to: c)
+                    general.writeText(split, indent: indent, context: context, to: d)
+                }
+            }
+            #expect(c.string == d.string, "round \(round): DOL \(hexUpper(dol)) data \(hexUpper(data))")
+        }
+        #expect(cache.hitCount > 3_000)
+        longCached.flush(); longGeneral.flush()
+        #expect(longCached.contents == longGeneral.contents)
+    }
 }

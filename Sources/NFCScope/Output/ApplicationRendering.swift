@@ -91,8 +91,11 @@ enum ApplicationRendering {
 
     // MARK: Text
 
-    static func writeText(_ x: APDUInterpretation, registry: Registry, indent: Int, to out: OutputBuffer) {
-        let writer = TLVTreeWriter(dictionary: registry)
+    /// `cache`: the text writer's texts of TLV values (never the JSON writer's: a cache
+    /// holds the texts of one target).
+    static func writeText(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil, indent: Int,
+                          to out: OutputBuffer) {
+        let writer = TLVTreeWriter(registry: registry, cache: cache)
         if let aid = x.applicationAID, let app = x.application(in: registry), x.command?.selectedName != nil {
             pad(indent, out)
             out.ascii("application ")
