@@ -90,6 +90,14 @@ import Testing
                     }
                     #expect(a.string == c.string, "round \(round): \(hexUpper(bytes))")
                     #expect(b.string == c.string, "round \(round): \(hexUpper(bytes))")
+                    // The text lines of the same tree (the registry's line writer against the general one).
+                    let indent = g.int(40) - 2
+                    let ta = OutputBuffer(), tb = OutputBuffer(), tc = OutputBuffer()
+                    for (writer, out) in [(fast, ta), (cached, tb), (general, tc)] {
+                        writer.writeText(tree, indent: indent, context: context, to: out)
+                    }
+                    #expect(ta.string == tc.string, "round \(round) text: \(hexUpper(bytes))")
+                    #expect(tb.string == tc.string, "round \(round) text: \(hexUpper(bytes))")
                     // After the hex the tree was parsed from, in buffers that flush.
                     for (writer, out) in [(fast, longFast), (cached, longCached), (general, longGeneral)] {
                         out.ascii("{\"response\":\"")

@@ -92,6 +92,36 @@ public struct OutputCursor {
         }
     }
 
+    /// Uppercase hex of the bytes (2 per byte).
+    @inline(__always)
+    public mutating func hexUpper(_ v: ByteView) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        let o = claim(n &<< 1)
+        OutputBuffer.writeHexPairs(src, n, base + o, UnsafeRawPointer(hexUpperPairs))
+    }
+
+    /// `n` spaces (none when `n` is not positive), like `OutputBuffer.spaces`.
+    @inline(__always)
+    public mutating func spaces(_ n: Int) {
+        guard n > 0 else { return }
+        let o = claim(n)
+        if n <= 64 {
+            let word: UInt64 = 0x2020_2020_2020_2020
+            var i = 0
+            while i &+ 8 <= n {
+                base.storeBytes(of: word, toByteOffset: o &+ i, as: UInt64.self)
+                i &+= 8
+            }
+            while i < n {
+                base.storeBytes(of: 0x20 as UInt8, toByteOffset: o &+ i, as: UInt8.self)
+                i &+= 1
+            }
+        } else {
+            (base + o).initializeMemory(as: UInt8.self, repeating: 0x20, count: n)
+        }
+    }
+
     /// The low `byteCount` bytes (1 to 4) of `value`, most significant first, as
     /// uppercase hex (a BER-TLV tag), like `OutputBuffer.hexUpper`.
     @inline(__always)

@@ -91,8 +91,7 @@ enum ApplicationRendering {
 
     // MARK: Text
 
-    /// `cache`: the text writer's texts of TLV values (never the JSON writer's: a cache
-    /// holds the texts of one target).
+    /// `cache`: texts of TLV values rendered before (`TLVTreeWriter` keys them by target).
     static func writeText(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil, indent: Int,
                           to out: OutputBuffer) {
         let writer = TLVTreeWriter(registry: registry, cache: cache)

@@ -40,8 +40,7 @@ public final class TextWriter: MaskableFrameWriter {
                 layout: TextLayout = TextLayout()) {
         self.out = output
         var context = RenderContext(registry: registry, indent: Self.dataColumn - 4, redact: redact)
-        // Texts of TLV values kept per distinct value, as in JSON Lines (this writer's own:
-        // its texts are rendered for the text target).
+        // Texts of TLV values kept per distinct value, as in JSON Lines.
         context.valueCache = RenderedValueCache(registry: registry)
         self.context = context
         self.layout = layout

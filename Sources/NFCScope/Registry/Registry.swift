@@ -388,6 +388,22 @@ public final class Registry: Sendable {
         c.bytes(tagNamePool, from: slot.jsonNameStart - prefix, count: prefix + slot.jsonNameCount + 1)
     }
 
+    /// How many bytes `writeTagName(handle, target: .text)` writes (0 for a handle of no entry).
+    @inline(__always)
+    func tagTextNameCount(_ handle: EMVTagHandle) -> Int {
+        guard handle.index >= 0, handle.index < tagSlots.count else { return 0 }
+        return tagSlots[handle.index].textNameCount
+    }
+
+    /// `writeTagName(handle, target: .text)` into a reservation of at least
+    /// `tagTextNameCount(handle)` bytes.
+    @inline(__always)
+    func writeTagTextName(_ handle: EMVTagHandle, to c: inout OutputCursor) {
+        guard handle.index >= 0, handle.index < tagSlots.count else { return }
+        let slot = tagSlots[handle.index]
+        c.bytes(tagNamePool, from: slot.textNameStart, count: slot.textNameCount)
+    }
+
     private static var nameMemberPrefix: StaticString { ",\"name\":\"" }
 
     @inline(__always)

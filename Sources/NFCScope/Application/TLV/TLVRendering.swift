@@ -319,14 +319,15 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         }
     }
 
-    /// A node's text for the text output: copied from the cache (the text writer's own,
-    /// whose texts are all of this target) when the same value was rendered in the same
-    /// context before, else rendered.
+    /// A node's text for the text output: copied from the cache when the same value was
+    /// rendered for this target in the same context before, else rendered. Text-target
+    /// entries are keyed by the context id's complement (negative, so never a JSON
+    /// entry's id): one cache can serve both targets.
     @inline(__always)
     private func writeTextValue(_ handle: EMVTagHandle, _ value: ByteView, texts: Int, _ context: EMVContext,
                                 _ out: OutputBuffer) {
         if let cache, texts >= 0 {
-            cache.write(slot: handle.index, value: value, context: texts, to: out) {
+            cache.write(slot: handle.index, value: value, context: ~texts, to: out) {
                 dictionary.renderTagValue(handle, value, context: context, to: out, target: .text)
             }
         } else {
@@ -340,6 +341,15 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         let end = Swift.min(end, tlv.nodes.count)
         while index < end {
             let node = tlv.nodes[index]
+            if let registry, node.error == nil {
+                writeTextLineFast(registry, node, indent: indent, scope: scope, texts: texts, context, out)
+                if node.hasChildren {
+                    writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, scope: scope,
+                                   texts: texts, context, out)
+                }
+                index = Swift.max(node.subtreeEnd, index + 1)
+                continue
+            }
             tlvIndent(indent, out)
             tlvNodeTag(node, out)
             let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
@@ -367,6 +377,34 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                                context, out)
             }
             index = Swift.max(node.subtreeEnd, index + 1)
+        }
+    }
+
+    /// The registry's writer of an error-free node's line: what the loop above writes
+    /// for it, up to the text (or the newline) in one reservation.
+    @inline(__always)
+    private func writeTextLineFast(_ registry: Registry, _ node: TLVNode, indent: Int, scope: EMVLookupScope, texts: Int,
+                                   _ context: EMVContext, _ out: OutputBuffer) {
+        let handle = registry.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
+        let nameBytes = handle.map { 1 &+ registry.tagTextNameCount($0) } ?? 0
+        // Error-free: a constructed node's hex is shown only when a node below is an error.
+        let showHex = (!node.constructed || node.childError) && !node.value.isEmpty
+        let text = !node.constructed && handle.map { registry.tagHasText($0) } == true
+        // Indent, 8 of tag, the name, " (" 20 digits or "indefinite" ")", " " hex, " = ".
+        let bound = Swift.max(0, indent) &+ 8 &+ nameBytes &+ 23 &+ (showHex ? 1 &+ 2 &* node.value.count : 0) &+ 3
+        out.withReserved(bound) { c in
+            c.spaces(indent)
+            c.hexUpper(node.tag, byteCount: node.tagLength)
+            if let handle { c.byte(0x20); registry.writeTagTextName(handle, to: &c) }
+            c.ascii(" (")
+            if let l = node.declaredLength { c.int(l) } else { c.ascii(node.indefinite ? "indefinite" : "?") }
+            c.byte(0x29)
+            if showHex { c.byte(0x20); c.hexUpper(node.value) }
+            if text { c.ascii(" = ") } else { c.byte(0x0A) }
+        }
+        if text, let handle {
+            writeTextValue(handle, node.value, texts: texts, context, out)
+            out.byte(0x0A)
         }
     }
 
