@@ -477,12 +477,6 @@ public final class OutputBuffer: @unchecked Sendable {
         count &+= length
     }
 
-    /// Where the byte written at `position` (a `position` value) lies in the storage a
-    /// cursor of `withReserved` writes to; negative once it was flushed. Ask inside the
-    /// reservation (reserving may flush).
-    @inline(__always)
-    package func storageOffset(of position: Int) -> Int { position &- flushedTotal }
-
     /// Runs `body` with a cursor over `n` bytes reserved at the end of the buffer: the
     /// appends through it check against a bound kept in a register instead of the
     /// buffer's capacity, and the count is stored once. What `body` wrote is kept.

@@ -59,69 +59,6 @@ public struct OutputCursor {
         OutputBuffer.writeHexPairs(src, n, base + o, UnsafeRawPointer(hexLowerPairs))
     }
 
-    /// Lowercase hex of `v`, a sub-view of `outer` whose lowercase hex was written at
-    /// `outerAt` (an offset in the same storage as this cursor's, from
-    /// `OutputBuffer.storageOffset(of:)`, taken inside the reservation): copied from there
-    /// when it lies wholly before the cursor, else converted (like
-    /// `OutputBuffer.hex(_:inside:writtenAt:)`).
-    @inline(__always)
-    public mutating func hex(_ v: ByteView, inside outer: ByteView, writtenAt outerAt: Int) {
-        let n = v.count
-        guard n > 0, let src = v.base else { return }
-        let length = n &<< 1
-        if let d = v.offset(in: outer) {
-            let from = outerAt &+ (d &<< 1)
-            if from >= 0 && from &+ length <= offset {
-                let o = claim(length)
-                OutputBuffer.copyShort(from: UnsafeRawPointer(base + from), to: base + o, count: length)
-                return
-            }
-        }
-        let o = claim(length)
-        OutputBuffer.writeHexPairs(src, n, base + o, UnsafeRawPointer(hexLowerPairs))
-    }
-
-    /// `n` bytes of `b` from `start` (a string pooled with others); out of range writes
-    /// nothing (like `OutputBuffer.bytes(_:from:count:)`).
-    @inline(__always)
-    public mutating func bytes(_ b: [UInt8], from start: Int, count n: Int) {
-        guard start >= 0, n > 0, start <= b.count &- n else { return }
-        let o = claim(n)
-        b.withUnsafeBytes { u in
-            if let src = u.baseAddress { OutputBuffer.copyShort(from: src + start, to: base + o, count: n) }
-        }
-    }
-
-    /// Uppercase hex of the bytes (2 per byte).
-    @inline(__always)
-    public mutating func hexUpper(_ v: ByteView) {
-        let n = v.count
-        guard n > 0, let src = v.base else { return }
-        let o = claim(n &<< 1)
-        OutputBuffer.writeHexPairs(src, n, base + o, UnsafeRawPointer(hexUpperPairs))
-    }
-
-    /// `n` spaces (none when `n` is not positive), like `OutputBuffer.spaces`.
-    @inline(__always)
-    public mutating func spaces(_ n: Int) {
-        guard n > 0 else { return }
-        let o = claim(n)
-        if n <= 64 {
-            let word: UInt64 = 0x2020_2020_2020_2020
-            var i = 0
-            while i &+ 8 <= n {
-                base.storeBytes(of: word, toByteOffset: o &+ i, as: UInt64.self)
-                i &+= 8
-            }
-            while i < n {
-                base.storeBytes(of: 0x20 as UInt8, toByteOffset: o &+ i, as: UInt8.self)
-                i &+= 1
-            }
-        } else {
-            (base + o).initializeMemory(as: UInt8.self, repeating: 0x20, count: n)
-        }
-    }
-
     /// The low `byteCount` bytes (1 to 4) of `value`, most significant first, as
     /// uppercase hex (a BER-TLV tag), like `OutputBuffer.hexUpper`.
     @inline(__always)

@@ -372,38 +372,6 @@ public final class Registry: Sendable {
         out.bytes(tagNamePool, from: slot.jsonNameStart - prefix, count: prefix + slot.jsonNameCount + 1)
     }
 
-    /// How many bytes `writeTagNameMember` writes for `handle` (0 for a handle of no entry).
-    @inline(__always)
-    func tagNameMemberCount(_ handle: EMVTagHandle) -> Int {
-        guard handle.index >= 0, handle.index < tagSlots.count else { return 0 }
-        return Registry.nameMemberPrefix.utf8CodeUnitCount + tagSlots[handle.index].jsonNameCount + 1
-    }
-
-    /// `writeTagNameMember` into a reservation of at least `tagNameMemberCount(handle)` bytes.
-    @inline(__always)
-    func writeTagNameMember(_ handle: EMVTagHandle, to c: inout OutputCursor) {
-        guard handle.index >= 0, handle.index < tagSlots.count else { return }
-        let slot = tagSlots[handle.index]
-        let prefix = Registry.nameMemberPrefix.utf8CodeUnitCount
-        c.bytes(tagNamePool, from: slot.jsonNameStart - prefix, count: prefix + slot.jsonNameCount + 1)
-    }
-
-    /// How many bytes `writeTagName(handle, target: .text)` writes (0 for a handle of no entry).
-    @inline(__always)
-    func tagTextNameCount(_ handle: EMVTagHandle) -> Int {
-        guard handle.index >= 0, handle.index < tagSlots.count else { return 0 }
-        return tagSlots[handle.index].textNameCount
-    }
-
-    /// `writeTagName(handle, target: .text)` into a reservation of at least
-    /// `tagTextNameCount(handle)` bytes.
-    @inline(__always)
-    func writeTagTextName(_ handle: EMVTagHandle, to c: inout OutputCursor) {
-        guard handle.index >= 0, handle.index < tagSlots.count else { return }
-        let slot = tagSlots[handle.index]
-        c.bytes(tagNamePool, from: slot.textNameStart, count: slot.textNameCount)
-    }
-
     private static var nameMemberPrefix: StaticString { ",\"name\":\"" }
 
     @inline(__always)

@@ -105,15 +105,10 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
     let dictionary: Dictionary
     /// Texts of values rendered before (the registry's writers only: keys are its slot indexes).
     private(set) var cache: RenderedValueCache?
-    /// The registry, for the writers that put a node's members up to its text in one
-    /// reservation (`init(registry:cache:)`); nil: every node goes through the general
-    /// writer (`init(dictionary:)`, which tests compare the fast one with).
-    private(set) var registry: Registry?
 
     init(dictionary: Dictionary) {
         self.dictionary = dictionary
         self.cache = nil
-        self.registry = nil
     }
     // The session's context is passed to each call rather than stored: a stored copy
     // would retain and release its arrays for every APDU.
@@ -132,12 +127,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         let parent = parsedFrom.map { WrittenHex(value: $0.bytes, position: $0.position) }
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
-            if let registry {
-                writeJSONArrayFast(registry, tlv, start: 0, end: tlv.nodes.count, parent: parent, scope: scope,
-                                   texts: texts, context, out)
-            } else {
-                writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: parent, scope: scope, texts: texts, context, out)
-            }
+            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: parent, scope: scope, texts: texts, context, out)
         }
     }
 
@@ -233,82 +223,6 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         out.byte(0x7D)
     }
 
-    // The registry's node writer: what `writeJSONArray`/`writeJSONNode` write, with the
-    // separator, opening, hex, name and the text's opening quote of a node in one
-    // reservation (the closing `}` too for a leaf without text), the hex copied from
-    // the parent's through the cursor. Nodes with an error, an indefinite length or an
-    // error below go through `writeJSONNode`.
-
-    private func writeJSONArrayFast(_ registry: Registry, _ tlv: BERTLV, start: Int, end: Int, parent: WrittenHex?,
-                                    scope: EMVLookupScope, texts: Int, _ context: EMVContext, _ out: OutputBuffer) {
-        out.byte(0x5B)
-        var index = start
-        let end = Swift.min(end, tlv.nodes.count)
-        while index < end {
-            let node = tlv.nodes[index]
-            if node.error != nil || node.indefinite || node.childError {
-                if index != start { out.byte(0x2C) }
-                writeJSONNode(tlv, index, node, parent: parent, scope: scope, texts: texts, context, out)
-            } else {
-                writeJSONNodeFast(registry, tlv, index, node, comma: index != start, parent: parent, scope: scope,
-                                  texts: texts, context, out)
-            }
-            index = Swift.max(node.subtreeEnd, index + 1)
-        }
-        out.byte(0x5D)
-    }
-
-    /// `,"name":null`
-    private static var nullNameBytes: Int { 12 }
-    /// `,"text":"`, `,"children":` or `}`, whichever is longest.
-    private static var nodeMiddleBytes: Int { 12 }
-
-    @inline(__always)
-    private func writeJSONNodeFast(_ registry: Registry, _ tlv: BERTLV, _ index: Int, _ node: TLVNode, comma: Bool,
-                                   parent: WrittenHex?, scope: EMVLookupScope, texts: Int, _ context: EMVContext,
-                                   _ out: OutputBuffer) {
-        let handle = registry.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
-        let nameBytes = handle.map { registry.tagNameMemberCount($0) } ?? Self.nullNameBytes
-        // Error-free here: a constructed node with a whole header has children.
-        let children = node.constructed && node.headerLength > 0
-        let text = !node.constructed && handle.map { registry.tagHasText($0) } == true
-        let before = out.position
-        var hexAt = 0
-        out.withReserved(1 &+ Self.nodeOpeningBytes &+ 2 &* node.value.count &+ 1 &+ nameBytes &+ Self.nodeMiddleBytes) { c in
-            let first = c.offset
-            if comma { c.byte(0x2C) }
-            c.ascii("{\"tag\":\"")
-            c.hexUpper(node.tag, byteCount: node.tagLength)
-            c.ascii("\",\"len\":")
-            if let l = node.declaredLength { c.int(l) } else { c.ascii("null") }
-            c.ascii(",\"hex\":\"")
-            hexAt = before &+ (c.offset &- first)
-            if let parent {
-                c.hex(node.value, inside: parent.value, writtenAt: out.storageOffset(of: parent.position))
-            } else {
-                c.hex(node.value)
-            }
-            c.byte(0x22)
-            if let handle { registry.writeTagNameMember(handle, to: &c) } else { c.ascii(",\"name\":null") }
-            if text {
-                c.ascii(",\"text\":\"")
-            } else if children {
-                c.ascii(",\"children\":")
-            } else {
-                c.byte(0x7D)
-            }
-        }
-        if text, let handle {
-            writeJSONText(handle, node.value, texts: texts, context, out)
-            out.ascii("\"}")
-        } else if children {
-            writeJSONArrayFast(registry, tlv, start: index + 1, end: node.subtreeEnd,
-                               parent: WrittenHex(value: node.value, position: hexAt), scope: scope, texts: texts,
-                               context, out)
-            out.byte(0x7D)
-        }
-    }
-
     // MARK: Text
 
     func writeText(_ tlv: BERTLV, indent: Int, context: EMVContext, to out: OutputBuffer) {
@@ -341,15 +255,6 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         let end = Swift.min(end, tlv.nodes.count)
         while index < end {
             let node = tlv.nodes[index]
-            if let registry, node.error == nil {
-                writeTextLineFast(registry, node, indent: indent, scope: scope, texts: texts, context, out)
-                if node.hasChildren {
-                    writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, scope: scope,
-                                   texts: texts, context, out)
-                }
-                index = Swift.max(node.subtreeEnd, index + 1)
-                continue
-            }
             tlvIndent(indent, out)
             tlvNodeTag(node, out)
             let handle = dictionary.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
@@ -380,34 +285,6 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         }
     }
 
-    /// The registry's writer of an error-free node's line: what the loop above writes
-    /// for it, up to the text (or the newline) in one reservation.
-    @inline(__always)
-    private func writeTextLineFast(_ registry: Registry, _ node: TLVNode, indent: Int, scope: EMVLookupScope, texts: Int,
-                                   _ context: EMVContext, _ out: OutputBuffer) {
-        let handle = registry.tagHandle(node.tag, length: node.declaredLength ?? node.value.count, in: scope)
-        let nameBytes = handle.map { 1 &+ registry.tagTextNameCount($0) } ?? 0
-        // Error-free: a constructed node's hex is shown only when a node below is an error.
-        let showHex = (!node.constructed || node.childError) && !node.value.isEmpty
-        let text = !node.constructed && handle.map { registry.tagHasText($0) } == true
-        // Indent, 8 of tag, the name, " (" 20 digits or "indefinite" ")", " " hex, " = ".
-        let bound = Swift.max(0, indent) &+ 8 &+ nameBytes &+ 23 &+ (showHex ? 1 &+ 2 &* node.value.count : 0) &+ 3
-        out.withReserved(bound) { c in
-            c.spaces(indent)
-            c.hexUpper(node.tag, byteCount: node.tagLength)
-            if let handle { c.byte(0x20); registry.writeTagTextName(handle, to: &c) }
-            c.ascii(" (")
-            if let l = node.declaredLength { c.int(l) } else { c.ascii(node.indefinite ? "indefinite" : "?") }
-            c.byte(0x29)
-            if showHex { c.byte(0x20); c.hexUpper(node.value) }
-            if text { c.ascii(" = ") } else { c.byte(0x0A) }
-        }
-        if text, let handle {
-            writeTextValue(handle, node.value, texts: texts, context, out)
-            out.byte(0x0A)
-        }
-    }
-
     // MARK: DOL-split data
 
     func writeJSON(_ split: DOLSplit, context: EMVContext, to out: OutputBuffer) {
@@ -416,10 +293,6 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
             out.byte(0x5B)
             for (k, v) in split.values.enumerated() {
-                if let registry, v.isComplete {
-                    writeJSONFast(registry, v, comma: k > 0, scope: scope, texts: texts, context, out)
-                    continue
-                }
                 if k > 0 { out.byte(0x2C) }
                 out.ascii("{\"tag\":\""); emvTagHex(v.tag, out)
                 out.ascii("\",\"len\":"); out.int(v.length)
@@ -441,32 +314,6 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 out.byte(0x7D)
             }
             out.byte(0x5D)
-        }
-    }
-
-    /// The registry's writer of one complete DOL value: what the loop above writes for
-    /// it, up to the text's opening quote (or the closing `}`) in one reservation.
-    @inline(__always)
-    private func writeJSONFast(_ registry: Registry, _ v: DOLValue, comma: Bool, scope: EMVLookupScope, texts: Int,
-                               _ context: EMVContext, _ out: OutputBuffer) {
-        let handle = registry.tagHandle(v.tag, length: v.length, in: scope)
-        let nameBytes = handle.map { registry.tagNameMemberCount($0) } ?? Self.nullNameBytes
-        let text = handle.map { registry.tagHasText($0) } == true
-        out.withReserved(1 &+ Self.nodeOpeningBytes &+ 2 &* v.value.count &+ 1 &+ nameBytes &+ Self.nodeMiddleBytes) { c in
-            if comma { c.byte(0x2C) }
-            c.ascii("{\"tag\":\"")
-            c.hexUpper(v.tag, byteCount: v.tag > 0xFF_FFFF ? 4 : v.tag > 0xFFFF ? 3 : v.tag > 0xFF ? 2 : 1)
-            c.ascii("\",\"len\":")
-            c.int(v.length)
-            c.ascii(",\"hex\":\"")
-            c.hex(v.value)
-            c.byte(0x22)
-            if let handle { registry.writeTagNameMember(handle, to: &c) } else { c.ascii(",\"name\":null") }
-            if text { c.ascii(",\"text\":\"") } else { c.byte(0x7D) }
-        }
-        if text, let handle {
-            writeJSONText(handle, v.value, texts: texts, context, out)
-            out.ascii("\"}")
         }
     }
 
@@ -504,7 +351,6 @@ extension TLVTreeWriter where Dictionary == Registry {
     /// The registry's writer, copying the texts of values `cache` kept (when it is this registry's).
     init(registry: Registry, cache: RenderedValueCache?) {
         self.init(dictionary: registry)
-        self.registry = registry
         if let cache, cache.registry === registry { self.cache = cache }
     }
 }
