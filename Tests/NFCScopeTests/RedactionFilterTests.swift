@@ -65,9 +65,11 @@ import Testing
             var filtered = text, unfiltered = text
             redactor.usesFilter = true
             redactor.maskText(&filtered)
+            let prepared = maskedAsRecords(text, redactor)
             redactor.usesFilter = false
             redactor.maskText(&unfiltered)
             #expect(filtered == unfiltered, "\(String(decoding: text, as: UTF8.self))")
+            #expect(prepared == unfiltered, "\(String(decoding: text, as: UTF8.self))")
             if unfiltered != text { masked += 1 }
         }
         // Both kinds of text were met: some masked, some left alone.
@@ -128,10 +130,12 @@ import Testing
                 var indexed = text, general = text
                 redactor.usesFilter = true
                 redactor.maskText(&indexed)
+                let prepared = maskedAsRecords(text, redactor)
                 redactor.usesFilter = false
                 redactor.maskText(&general)
                 redactor.usesFilter = true
                 #expect(indexed == general, "card \(card): \(String(decoding: text, as: UTF8.self))")
+                #expect(prepared == general, "card \(card): \(String(decoding: text, as: UTF8.self))")
                 texts += 1
                 if general != text { masked += 1 }
             }
@@ -139,5 +143,82 @@ import Testing
         #expect(redactor.digitSecrets.count == Redactor.secretLimit)
         #expect(redactor.nameSecrets.count == Redactor.secretLimit)
         #expect(masked > texts / 10 && masked < texts * 9 / 10)
+    }
+}
+
+/// How `RedactingSink` masks a record: `prepareMask` reads the written text once, and
+/// only when it says masking could change it is the text copied and masked from the
+/// places that read found.
+func maskedAsRecords(_ text: [UInt8], _ redactor: Redactor) -> [UInt8] {
+    var out = text
+    if ByteView.with(text, { redactor.prepareMask($0) }) { redactor.maskPrepared(&out) }
+    return out
+}
+
+/// The 8-bytes-at-a-time first pass of the text masking against reading byte by byte.
+@Suite struct FoldedQuadScanTests {
+    @Test func foldingEightBytesAtOnceIsFoldingEach() {
+        for c in 0...255 {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                let filler: UInt64 = 0x5B40_5A41_7A61_FF80
+                let w = (filler & ~(0xFF << UInt64(shift))) | UInt64(c) << UInt64(shift)
+                var each = UInt64(0)
+                for k in 0..<8 { each |= UInt64(ByteView.foldASCII(UInt8(truncatingIfNeeded: w >> UInt64(8 * k)))) << UInt64(8 * k) }
+                #expect(ByteView.foldASCII(w) == each)
+            }
+            let expected: UInt8 = (0x41...0x5A).contains(c) ? UInt8(c + 0x20) : UInt8(c)
+            #expect(ByteView.foldASCII(UInt8(c)) == expected)
+        }
+    }
+
+    @Test func candidatesAreThePlacesAByteByByteReadFinds() {
+        var state: UInt64 = 0xF01D
+        func next(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33) % max(n, 1)
+        }
+        var found = 0
+        for round in 0..<3_000 {
+            let alphabet = Array("0123456789ABCDEFabcdef\"{}:,*^/ ".utf8) + [0x80, 0xC3, 0xDC, 0x00]
+            let text = (0..<next(70)).map { _ in alphabet[next(alphabet.count)] }
+            var quadBits = [UInt64](repeating: 0, count: 1024)
+            var byteBits = [UInt64](repeating: 0, count: 4)
+            // Buckets of windows the text holds (some), and of others.
+            for _ in 0..<next(4) where text.count >= 4 {
+                let at = next(text.count - 3)
+                var q = UInt32(0)
+                for k in 0..<4 { q |= UInt32(ByteView.foldASCII(text[at + k])) << UInt32(8 * k) }
+                let b = ByteView.quadBucket(q)
+                quadBits[b >> 6] |= 1 << UInt64(b & 63)
+            }
+            for _ in 0..<next(200) { let b = next(65_536); quadBits[b >> 6] |= 1 << UInt64(b & 63) }
+            let shorts = next(3) == 0
+            for _ in 0..<next(3) { let c = Int(alphabet[next(alphabet.count)]); byteBits[c >> 6] |= 1 << UInt64(c & 63) }
+            var expected: [Int] = []
+            for i in text.indices {
+                var hit = false
+                if i + 4 <= text.count {
+                    var q = UInt32(0)
+                    for k in 0..<4 { q |= UInt32(ByteView.foldASCII(text[i + k])) << UInt32(8 * k) }
+                    let b = ByteView.quadBucket(q)
+                    hit = quadBits[b >> 6] & (1 << UInt64(b & 63)) != 0
+                }
+                let c = Int(ByteView.foldASCII(text[i]))
+                if shorts, byteBits[c >> 6] & (1 << UInt64(c & 63)) != 0 { hit = true }
+                if hit { expected.append(i) }
+            }
+            // All of them, and stopping at the k-th.
+            let stopAt = round % 2 == 0 ? Int.max : next(max(expected.count, 1))
+            var got: [Int] = []
+            ByteView.with(text) { view in
+                view.scanFoldedQuads(quadBits: quadBits, byteBits: byteBits, shorts: shorts) { i in
+                    got.append(i)
+                    return got.count > stopAt
+                }
+            }
+            #expect(got == Array(expected.prefix(stopAt == Int.max ? expected.count : stopAt + 1)), "\(text)")
+            found += expected.count
+        }
+        #expect(found > 1_000)
     }
 }

@@ -393,13 +393,23 @@ final class Redactor {
         // pattern, so it makes no such pattern start where its first bytes did not stand
         // (each place found is checked again against the text as masked so far). The
         // few patterns holding `*` are run over the whole text at their turn.
+        ByteView.with(text) { view in _ = findHits(view) }
+        maskHits(&text)
+    }
+
+    /// Lists in `hits` the places of `text` where an indexed pattern could start;
+    /// false when no pattern (indexed or starred) can occur in it.
+    private func findHits(_ text: ByteView) -> Bool {
         hits.removeAll(keepingCapacity: true)
-        ByteView.with(text) { view in
-            textIndex.scan(view) { id, at in
-                hits.append(Hit(order: textIndex.orders[id], id: id, at: at))
-                return false
-            }
+        return textIndex.scan(text) { id, at in
+            hits.append(Hit(order: textIndex.orders[id], id: id, at: at))
+            return false
         }
+    }
+
+    /// Masks `text` at the places `findHits` listed for it (the same bytes), and runs the
+    /// starred patterns in their turn.
+    private func maskHits(_ text: inout [UInt8]) {
         var loose = textIndex.unindexableIDs
         guard !hits.isEmpty || !loose.isEmpty else { return }
         if hits.count > 1 { hits.sort { ($0.order, $0.at) < ($1.order, $1.at) } }
@@ -435,14 +445,27 @@ final class Redactor {
         }
     }
 
-    /// Whether `maskText` could change `text` (a pattern could start in it).
-    func mayMask(_ text: ByteView) -> Bool {
+    /// Reads `text` once for the places its secrets could start and answers whether
+    /// masking could change it; when it could, `maskPrepared` masks the same bytes
+    /// without reading them for those places again. The text is read once whatever the
+    /// answer: most records hold no secret.
+    func prepareMask(_ text: ByteView) -> Bool {
+        prepared = false
         guard !isEmpty || !track2Values.isEmpty else { return false }
-        guard usesFilter, textIndex.unindexable == 0 else { return true }
-        var found = false
-        textIndex.scan(text) { _, _ in found = true; return true }
-        return found
+        guard usesFilter else { return true }
+        guard findHits(text) else { return false }
+        prepared = true
+        return true
     }
+
+    /// Masks `text`, which holds the bytes `prepareMask` was just given and answered
+    /// true for.
+    func maskPrepared(_ text: inout [UInt8]) {
+        guard prepared else { return maskText(&text) }
+        prepared = false
+        maskHits(&text)
+    }
+    @exclusivity(unchecked) private var prepared = false
 
     private struct Hit { var order: UInt64, id: Int, at: Int }
     /// Reused by `maskText`.
@@ -585,7 +608,9 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         let start = out.position
         out.holdsFlush = true
         write()
-        if out.withWritten(since: start, { redactor.mayMask($0) }) ?? true {
+        if let may = out.withWritten(since: start, { redactor.prepareMask($0) }) {
+            if may { out.rewrite(since: start) { redactor.maskPrepared(&$0) } }
+        } else {
             out.rewrite(since: start) { redactor.maskText(&$0) }
         }
         out.holdsFlush = false

@@ -66,9 +66,14 @@ struct TextPatternIndex {
     /// them over the whole text at its turn in the masking order.
     private(set) var unindexableIDs: [Int] = []
     var unindexable: Int { unindexableIDs.count }
+    /// Of those, the ones whose first four bytes hold `*` (or that are shorter): a text
+    /// can hold them without any bucket bit found in it. The others' first four bytes
+    /// are counted in `quadBits` (not listed), so a scan that finds no place at all
+    /// shows that no pattern, starred or not, occurs in the text.
+    private var unkeyedLoose = 0
 
-    @inline(__always) static func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
-    @inline(__always) static func bucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 16) }
+    @inline(__always) static func fold(_ c: UInt8) -> UInt8 { ByteView.foldASCII(c) }
+    @inline(__always) static func bucket(_ q: UInt32) -> Int { ByteView.quadBucket(q) }
     @inline(__always) static func bucket(_ q: UInt64) -> Int { Int((q &* 0x9E37_79B9_7F4A_7C15) >> 48) }
 
     /// Where a folded pattern is listed: (short, first byte), (quad, bucket), (oct, bucket).
@@ -96,7 +101,9 @@ struct TextPatternIndex {
             patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
         }
         switch Self.place(f) {
-        case .unindexable: unindexableIDs.append(id)
+        case .unindexable:
+            unindexableIDs.append(id)
+            if Self.keyedLoose(f) { countQuad(f, 1) } else { unkeyedLoose += 1 }
         case .short(let c):
             short[c].append(id)
             shortBits[c >> 6] |= 1 << UInt64(c & 63)
@@ -120,7 +127,9 @@ struct TextPatternIndex {
         patterns[id] = nil; folded[id] = []; masked[id] = []
         free.append(id)
         switch Self.place(f) {
-        case .unindexable: unindexableIDs.removeAll { $0 == id }
+        case .unindexable:
+            unindexableIDs.removeAll { $0 == id }
+            if Self.keyedLoose(f) { countQuad(f, -1) } else { unkeyedLoose -= 1 }
         case .short(let c):
             short[c].removeAll { $0 == id }
             if short[c].isEmpty { shortBits[c >> 6] &= ~(1 << UInt64(c & 63)) }
@@ -138,6 +147,9 @@ struct TextPatternIndex {
 
     mutating func removeAll() { self = TextPatternIndex() }
 
+    /// Whether a starred pattern's first four bytes can key it for `scan`'s answer.
+    private static func keyedLoose(_ f: [UInt8]) -> Bool { f.count >= 4 && !f[0..<4].contains(0x2A) }
+
     /// The live patterns' ids in masking order.
     var ordered: [Int] {
         patterns.indices.filter { patterns[$0] != nil }.sorted { orders[$0] < orders[$1] }
@@ -145,33 +157,35 @@ struct TextPatternIndex {
 
     /// Calls `found(id, position)` for every position of `text` where a pattern could
     /// start (its first bytes hash to its bucket), positions in increasing order;
-    /// stops when `found` says so.
-    func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) {
+    /// stops when `found` says so. Returns false when no pattern can occur in `text`
+    /// (no indexed one and no starred one), true when one may.
+    @discardableResult
+    func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) -> Bool {
         let n = text.count
-        guard n > 0 else { return }
-        // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
-        var w = UInt64(0)
-        for k in 0..<Swift.min(7, n) { w |= UInt64(Self.fold(text[k])) << UInt64(8 * k) }
+        var any = unkeyedLoose > 0
         let shorts = shortCount > 0
-        for i in 0..<n {
-            if i + 7 < n { w |= UInt64(Self.fold(text[i + 7])) << 56 }
-            defer { w >>= 8 }
+        text.scanFoldedQuads(quadBits: quadBits, byteBits: shortBits, shorts: shorts) { i in
+            any = true
+            // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
+            var w = UInt64(0)
+            for k in 0..<Swift.min(8, n - i) { w |= UInt64(Self.fold(text[i + k])) << UInt64(8 * k) }
             if shorts {
                 let c = Int(w & 0xFF)
                 if shortBits[c >> 6] & (1 << UInt64(c & 63)) != 0 {
-                    for id in short[c] where found(id, i) { return }
+                    for id in short[c] where found(id, i) { return true }
                 }
             }
-            guard i + 3 < n else { continue }
+            guard i + 3 < n else { return false }
             let b = Self.bucket(UInt32(truncatingIfNeeded: w))
-            guard quadBits[b >> 6] & (1 << UInt64(b & 63)) != 0 else { continue }
             if let list = quads[b] {
-                for id in list where found(id, i) { return }
+                for id in list where found(id, i) { return true }
             }
             if i + 7 < n, let list = octs[Self.bucket(w)] {
-                for id in list where found(id, i) { return }
+                for id in list where found(id, i) { return true }
             }
+            return false
         }
+        return any
     }
 }
 
