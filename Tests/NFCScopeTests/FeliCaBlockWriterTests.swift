@@ -74,6 +74,9 @@ import Testing
         for entry in entries {
             let reg = entry.code == 0x4321 ? registry : Registry.builtin
             let compiled = FeliCaCompiledLayout(entry, codeTable: { reg.codeTable($0) })
+            // Every field of these lies within 16 bytes: their 16-byte blocks take the
+            // fast path (`writeSixteen`), the others the field-by-field loop.
+            #expect(compiled.sixteen != nil || entry.fields.contains { $0.offset + $0.size > 16 })
             for _ in 0..<(entry.code == 0x4321 ? 20_000 : 300) {
                 let data = block()
                 let following: [UInt8]? = next() % 3 == 0 ? nil : block()
@@ -92,6 +95,30 @@ import Testing
             }
         }
         #expect(written > 1_000_000)
+    }
+
+    /// A layout with a field past 16 bytes (the plugin parser refuses them; an entry
+    /// made otherwise) has no fast path and is written field by field.
+    @Test func layoutPastSixteenBytesIsWrittenFieldByField() throws {
+        var builder = RegistryBuilder()
+        let text = "[service 1234 4322 | Long]\na | 0 | 1 | u-le\nb | 14 | 2 | u-be\n"
+        let (contents, diagnostics) = PluginParser.parse(text, file: "t.plugin", builtin: false)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        builder.add(contents)
+        let registry = Registry(builder)
+        var entry = try #require(registry.services.first { $0.code == 0x4322 })
+        entry.fields[1].offset = 15
+        let compiled = FeliCaCompiledLayout(entry, codeTable: { registry.codeTable($0) })
+        #expect(compiled.sixteen == nil)
+        for length in [15, 16, 17] {
+            let data = (0..<length).map { UInt8($0 * 17 & 0xFF) }
+            let old = OutputBuffer(), new = OutputBuffer()
+            ByteView.with(data) { b in
+                FeliCaBlockLayout.writeJSON(entry, block: b, next: nil, registry: registry, to: old)
+                FeliCaBlockLayout.writeJSON(compiled, block: b, next: nil, to: new)
+            }
+            #expect(new.string == old.string)
+        }
     }
 
     /// The quoted system names answer as the systems' entries do.

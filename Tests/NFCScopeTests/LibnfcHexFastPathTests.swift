@@ -125,4 +125,54 @@ import Testing
         }
         #expect(found > 3_000)
     }
+
+    /// `PN53xHostFrame.framedLengthNeeded` (which lets a reply logged over several lines
+    /// be parsed once) against `parseFramed` itself, on every prefix of generated frames
+    /// (normal, extended, ACK/NACK, error frames, bad LCS/DCS, junk): where it names a
+    /// length, every shorter prefix parses as `.needMore` and that length does not.
+    @Test func lengthNeededAgreesWithTheParser() {
+        var g = Generator(state: 0x5EED_0003)
+        var named = 0
+        for _ in 0..<4_000 {
+            var v: [UInt8] = Array(repeating: 0x00, count: 1 + g.next() % 3)
+            switch g.next() % 8 {
+            case 0: v += [0xFF, 0x00, 0xFF, 0x00]
+            case 1: v += [0xFF, 0xFF, 0x00, 0x00]
+            case 2: v += [0xFF, 0x01, 0xFF, 0x7F, 0x81, 0x00]
+            case 3: v += (0..<(g.next() % 6)).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+            case 4:
+                // Extended: FF FF LENm LENl LCS, body, DCS.
+                let n = 1 + g.next() % 300
+                let (m, l) = (UInt8(n >> 8), UInt8(n & 0xFF))
+                let lcs = g.next() % 5 == 0 ? UInt8(truncatingIfNeeded: g.next()) : UInt8((0x100 - (Int(m) + Int(l)) & 0xFF) & 0xFF)
+                v += [0xFF, 0xFF, 0xFF, m, l, lcs]
+                let body = [UInt8(0xD5)] + (1..<n).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+                v += body + [UInt8((0x100 - body.reduce(0) { ($0 + Int($1)) & 0xFF }) & 0xFF), 0x00]
+            default:
+                let n = g.next() % 40
+                let lcs = g.next() % 6 == 0 ? UInt8(truncatingIfNeeded: g.next()) : UInt8((0x100 - n) & 0xFF)
+                v += [0xFF, UInt8(n), lcs]
+                let body = (0..<n).map { k in k == 0 ? [0xD4, 0xD5, 0x7F, 0x12][g.next() % 4] : UInt8(truncatingIfNeeded: g.next()) }
+                let sum = body.reduce(0) { ($0 + Int($1)) & 0xFF }
+                v += body + [g.next() % 6 == 0 ? UInt8(truncatingIfNeeded: g.next()) : UInt8((0x100 - sum) & 0xFF)]
+                if g.next() % 2 == 0 { v.append(0x00) }
+            }
+            v += (0..<(g.next() % 4)).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+            for k in 0...v.count {
+                let prefix = Array(v[0..<k])
+                let need = ByteView.with(prefix) { PN53xHostFrame.framedLengthNeeded($0) }
+                guard let need else { continue }
+                named += 1
+                #expect(need > k)
+                for j in k...min(need, v.count) {
+                    ByteView.with(Array(v[0..<j])) { p in
+                        let more: Bool
+                        if case .needMore = PN53xHostFrame.parseFramed(p) { more = true } else { more = false }
+                        #expect(more == (j < need), "\(v) prefix \(j) need \(need)")
+                    }
+                }
+            }
+        }
+        #expect(named > 10_000)
+    }
 }

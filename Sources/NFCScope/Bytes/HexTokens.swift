@@ -16,30 +16,42 @@ extension GrowableBytes {
     public func appendHexTokens(of text: ByteView, from start: Int, maxCount: Int) -> Int {
         guard let src = text.base, start >= 0, start < text.count else { return Swift.max(start, text.count) }
         let room = Swift.min(Swift.max(0, maxCount), capacityLeft)
-        let end = text.count
-        var i = start
+        var stop = start
         var written = 0
         hexTokenClasses.withUnsafeBufferPointer { classes in
             guard let t = classes.baseAddress else { return }
-            @inline(__always) func kind(_ at: Int) -> UInt8 { t[Int(src.load(fromByteOffset: at, as: UInt8.self))] }
             withUnusedStorage { dst in
-                while i < end {
-                    let h = kind(i)
-                    if h == blankClass { i &+= 1; continue }
-                    guard h < 0x10, i &+ 1 < end else { return }
-                    let l = kind(i &+ 1)
-                    guard l < 0x10 else { return }
-                    // The blank after the token is skipped with it.
-                    if i &+ 2 < end, kind(i &+ 2) != blankClass { return }
-                    guard written < room else { return }
-                    dst.storeBytes(of: h &<< 4 | l, toByteOffset: written, as: UInt8.self)
-                    written &+= 1
-                    i = Swift.min(i &+ 3, end)
-                }
+                (stop, written) = Self.scanHexTokens(src, from: start, end: text.count, classes: t, into: dst, room: room)
             }
         }
         commitAppended(written)
-        return i
+        return stop
+    }
+
+    /// The loop of `appendHexTokens`, its state in locals (registers) rather than in a
+    /// closure's captures: returns where it stopped and how many bytes it wrote (at most
+    /// `room`, from `dst`).
+    @inline(__always)
+    private static func scanHexTokens(_ src: UnsafeRawPointer, from start: Int, end: Int, classes t: UnsafePointer<UInt8>,
+                                      into dst: UnsafeMutableRawPointer, room: Int) -> (Int, Int) {
+        var i = start
+        var written = 0
+        while i < end {
+            let h = t[Int(src.load(fromByteOffset: i, as: UInt8.self))]
+            if h == blankClass { i &+= 1; continue }
+            guard h < 0x10, i &+ 1 < end else { break }
+            let l = t[Int(src.load(fromByteOffset: i &+ 1, as: UInt8.self))]
+            guard l < 0x10 else { break }
+            // The blank after the token is skipped with it.
+            if i &+ 2 < end {
+                guard t[Int(src.load(fromByteOffset: i &+ 2, as: UInt8.self))] == blankClass else { break }
+            }
+            guard written < room else { break }
+            dst.storeBytes(of: h &<< 4 | l, toByteOffset: written, as: UInt8.self)
+            written &+= 1
+            i = Swift.min(i &+ 3, end)
+        }
+        return (i, written)
     }
 }
 

@@ -61,6 +61,19 @@ final class LibnfcFrameQueue {
         return frame
     }
 
+    /// `pop()` into the caller's frame: the frame is copied once, not returned through
+    /// an optional and copied again.
+    func pop(into frame: inout Frame) -> Bool {
+        guard head < frames.count else { return false }
+        frame = frames[head]
+        head += 1
+        if head == frames.count {
+            frames.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return true
+    }
+
     func problem(_ message: String, line: Int? = nil) {
         if binaryInput {
             problems.append(SourceProblem(offset: lineOffset, message: message))

@@ -25,6 +25,9 @@ public struct LibnfcFrameSource: FrameSource {
     private var lastRawTime: Int64?
     private var clockShift: Int64 = 0
     private var rxEnd = 0
+    /// Bytes from `rxStart` the reply's frame needs before it can parse (its header
+    /// said so; 0: not known yet): the lines before that are not parsed again.
+    private var rxNeed = 0
     private var rxLines: [(offset: Int, line: Int)] = []
 
     /// `final` false: `view` is the start of a stream that `resume` extends.
@@ -62,25 +65,19 @@ public struct LibnfcFrameSource: FrameSource {
     }
 
     public mutating func next(into frame: inout Frame) -> Bool {
-        guard let next = nextFrame() else { return false }
-        frame = next
-        return true
-    }
-
-    private mutating func nextFrame() -> Frame? {
         while true {
-            if var frame = out.pop() {
+            if out.pop(into: &frame) {
                 frame.n = nextN
                 nextN += 1
                 frame.offset &+= lines.base
-                return frame
+                return true
             }
             switch lines.next() {
             case .needsMore:
                 needsMore = true
-                return nil
+                return false
             case .end:
-                if finished { return nil }
+                if finished { return false }
                 finished = true
                 if rxStart != nil { abandonReply(reason: "at the end of the log") }
             case .line(let line, let offset):
@@ -190,6 +187,7 @@ public struct LibnfcFrameSource: FrameSource {
                 return
             }
             rxStart = offset
+            rxNeed = 0
             rxLines.removeAll(keepingCapacity: true)
         } else if offset != rxEnd {
             // Nothing is kept between the lines of one reply; if it were, the reply
@@ -209,10 +207,12 @@ public struct LibnfcFrameSource: FrameSource {
                 rxStart = nil
                 return
             }
+            if pending.count < rxNeed { return }
             let parsed = PN53xHostFrame.parseFramed(pending)
             var consumed = 0
             switch parsed {
             case .needMore:
+                rxNeed = PN53xHostFrame.framedLengthNeeded(pending) ?? 0
                 return
             case .ack(let c), .nack(let c):
                 consumed = c
@@ -239,6 +239,7 @@ public struct LibnfcFrameSource: FrameSource {
                 return
             }
             rxStart = next
+            rxNeed = 0
             if out.store.count != rxEnd {
                 // Frames taken from this reply kept bytes after it: move the rest up.
                 guard let rest = out.store.view.slice(next, rxEnd - next), let moved = out.keepCopy(rest),

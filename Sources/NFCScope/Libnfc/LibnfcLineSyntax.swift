@@ -119,11 +119,14 @@ enum LibnfcLineSyntax {
     static func debugMessageStart(_ line: ByteView) -> Int? {
         // A priority word, then TAB: the first TAB ends the word (none holds a TAB), so
         // the word before it is compared with the priorities of its length only.
-        // Nearly every line of a debug log is at level debug: its TAB is found without a search.
+        // Nearly every line of a debug log is at level debug: `debug` and its TAB are one
+        // word and two bytes compared, and the word is not compared again below.
+        if line.u32le(0) == 0x7562_6564 /* debu */, line.byte(4) == 0x67 /* g */, line.byte(5) == 0x09 {
+            guard let secondTab = index(of: 0x09, in: line, from: 6), secondTab > 6 else { return nil }
+            return secondTab + 1
+        }
         let firstTab: Int
-        if line.byte(5) == 0x09, line.prefix(5).equals("debug") {
-            firstTab = 5
-        } else if let tab = index(of: 0x09, in: line, from: 0) {
+        if let tab = index(of: 0x09, in: line, from: 0) {
             firstTab = tab
         } else {
             return nil

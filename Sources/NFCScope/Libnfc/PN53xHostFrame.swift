@@ -66,6 +66,34 @@ enum PN53xHostFrame {
         return .frame(tfi: tfi, packet: body.suffix(from: 1), consumed: consumed)
     }
 
+    /// How many bytes from the start of `v` the frame there needs before `parseFramed`
+    /// can answer anything but `.needMore` (its start code, LEN, LCS, body and DCS),
+    /// known once a valid header is there; nil before that, or when `parseFramed`
+    /// answers something else already. With fewer bytes than this (the same bytes
+    /// followed by others) `parseFramed` answers `.needMore`; with at least this many, not
+    /// (PN53xHostFrameTests). A reply logged over several lines is parsed once.
+    static func framedLengthNeeded(_ v: ByteView) -> Int? {
+        var z = 0
+        while v.byte(z) == 0x00 { z += 1 }
+        guard z >= 1, v.byte(z) == 0xFF else { return nil }
+        let p = z + 1
+        guard let len = v.byte(p), let lcs = v.byte(p + 1) else { return nil }
+        if (len == 0x00 && lcs == 0xFF) || (len == 0xFF && lcs == 0x00) { return nil }
+        var bodyStart = p + 2
+        var length = Int(len)
+        if len == 0xFF && lcs == 0xFF {
+            guard let m = v.byte(p + 2), let l = v.byte(p + 3), let xlcs = v.byte(p + 4),
+                  (Int(m) + Int(l) + Int(xlcs)) & 0xFF == 0 else { return nil }
+            length = Int(m) << 8 | Int(l)
+            bodyStart = p + 5
+        } else if (Int(len) + Int(lcs)) & 0xFF != 0 {
+            return nil
+        }
+        guard length >= 1 else { return nil }
+        let (need, overflow) = bodyStart.addingReportingOverflow(length + 1)
+        return overflow || need <= v.count ? nil : need
+    }
+
     /// The optional 00 after a frame.
     private static func postamble(_ v: ByteView, _ end: Int) -> Int {
         v.byte(end) == 0x00 ? end + 1 : end

@@ -77,6 +77,52 @@ final class FeliCaCompiledLayout: Sendable {
     /// At least the length of the `{...}` of `fields` for any block and next block.
     let fieldsBound: Int
 
+    /// The 16-byte fast path's fields (`FeliCaBlockLayout.writeFields`), nil when a
+    /// field lies outside a 16-byte block (such layouts are written field by field).
+    let sixteen: [SixteenField]?
+    /// Owns the bytes the views of `sixteen` and `layoutMembersView` point into; never
+    /// changed after `init`, so the views stay valid as long as the layout lives.
+    private let store: GrowableBytes
+    /// `layoutMembers`, as a view into `store`.
+    let layoutMembersView: ByteView
+    /// `pool`, as a view into `store` (same offsets).
+    let poolView: ByteView
+
+    /// How the fast path writes a field of a 16-byte block.
+    enum SixteenKind: UInt8, Sendable {
+        /// By the general value writer, from the field's bytes (`lead` is `,"name":`).
+        case general
+        /// Unsigned (`le`: little-endian), signed, a code (`named`), bits, dates and
+        /// times, a station, a delta: from the field's big-endian value (1 to 8 bytes).
+        case unsigned, signed, code, bitsCode, bits, date, packedTime, daySeconds, station, bcdTime, delta
+        /// Quoted hex of the field's bytes (`lead` ends with the opening quote).
+        case hex
+    }
+
+    struct SixteenField: @unchecked Sendable {
+        var kind: SixteenKind
+        var littleEndian: Bool
+        var offset: Int
+        var size: Int
+        /// The field's big-endian value is `(block >> shift) & mask` (block as 128 bits).
+        var shift: Int
+        var mask: UInt64
+        var bitLow: Int
+        var bitHigh: Int
+        /// `,"name":` and the value's opening literal (`{"line":` for a station, `"` for
+        /// dates, times and hex), a view into `store`.
+        var lead: ByteView
+        /// `,"name":` alone (a code without a dense entry, the general writer).
+        var member: ByteView
+        /// Index of the field in `fields`.
+        var field: Int
+        /// For a code: the start in `named` of 256 views `,"name":{"code":N,"name":...}`
+        /// for codes 0...255 (empty view: not in the table); -1 without a table.
+        var named: Int
+    }
+    /// Dense named-code leads, 256 per named field (see `SixteenField.named`).
+    let named: [ByteView]
+
     init(_ entry: FeliCaServiceEntry, codeTable: (String) -> CodeTable?) {
         self.entry = entry
         empty = entry.empty
@@ -126,6 +172,83 @@ final class FeliCaCompiledLayout: Sendable {
         }
         (self.pool, self.fields, self.tables) = (pool, fields, tables)
         (self.codes, self.entries, self.fieldsBound) = (codes, entries, bound)
+
+        // The fast path's pieces: laid out in `bytes`, then copied into `store` once
+        // (views are taken only after the last append, so they never move).
+        var bytes: [UInt8] = []
+        func piece(_ b: [UInt8]) -> Range<Int> {
+            let start = bytes.count
+            bytes.append(contentsOf: b)
+            return start..<bytes.count
+        }
+        let poolRange = piece(pool)        // first: `member` and `entries` ranges hold
+        let membersRange = piece(layoutMembers)
+        var fits = true
+        var plan: [(SixteenField, Range<Int>, Range<Int>, [Range<Int>]?)] = []
+        for (i, f) in fields.enumerated() {
+            let (end, overflow) = f.offset.addingReportingOverflow(f.size)
+            guard f.offset >= 0, f.size >= 0, !overflow, end <= 16 else { fits = false; break }
+            let memberBytes = [0x2C] + Array(pool[f.member])
+            let small = f.size >= 1 && f.size <= 8
+            var kind = SixteenKind.general
+            var open: [UInt8] = []
+            if small {
+                switch f.type {
+                case .uintLE, .uintBE: if f.size <= 7 { kind = .unsigned }
+                case .sintLE, .sintBE: if f.size <= 7 { kind = .signed }
+                case .enumeration: kind = .code
+                case .bits: kind = f.table >= 0 ? .bitsCode : .bits
+                case .date: (kind, open) = (.date, [0x22])
+                case .packedTime: (kind, open) = (.packedTime, [0x22])
+                case .daySeconds: (kind, open) = (.daySeconds, [0x22])
+                case .station: (kind, open) = (.station, Array("{\"line\":".utf8))
+                case .bcdTime: (kind, open) = (.bcdTime, [0x22])
+                case .deltaLE, .deltaBE: if f.size <= 7 { kind = .delta }
+                case .hex: (kind, open) = (.hex, [0x22])
+                case .bcd, .ascii, .checksum: break
+                }
+            }
+            var namedRanges: [Range<Int>]?
+            if kind == .code || kind == .bitsCode, f.table >= 0 {
+                var dense = [Range<Int>](repeating: 0..<0, count: 256)
+                for k in tables[f.table] where codes[k] >= 0 && codes[k] < 256 {
+                    dense[codes[k]] = piece(memberBytes + Array(pool[entries[k]]))
+                }
+                namedRanges = dense
+            }
+            let lead = piece(memberBytes + open)
+            let member = piece(memberBytes)
+            let shift = 128 - 8 * end
+            let mask: UInt64 = f.size >= 8 ? ~0 : (1 << UInt64(8 * max(0, f.size))) - 1
+            plan.append((SixteenField(kind: kind, littleEndian: f.type == .uintLE || f.type == .sintLE
+                                          || f.type == .deltaLE,
+                                      offset: f.offset, size: f.size, shift: shift, mask: mask,
+                                      bitLow: f.bitLow, bitHigh: f.bitHigh, lead: ByteView(), member: ByteView(),
+                                      field: i, named: -1), lead, member, namedRanges))
+        }
+        let store = GrowableBytes(capacity: max(1, bytes.count))
+        store.append(bytes)
+        let all = store.view
+        func view(_ r: Range<Int>) -> ByteView { all.slice(r.lowerBound, r.count) ?? ByteView() }
+        self.store = store
+        layoutMembersView = view(membersRange)
+        poolView = view(poolRange)
+        var named: [ByteView] = []
+        if fits {
+            sixteen = plan.map { p in
+                var f = p.0
+                f.lead = view(p.1)
+                f.member = view(p.2)
+                if let dense = p.3 {
+                    f.named = named.count
+                    named.append(contentsOf: dense.map { $0.isEmpty ? ByteView() : view($0) })
+                }
+                return f
+            }
+        } else {
+            sixteen = nil
+        }
+        self.named = named
     }
 
     /// Where `code`'s whole entry lies in `pool` in table `table`, nil when it has none.
@@ -216,38 +339,40 @@ struct FeliCaLayoutIndex: Sendable {
         return found
     }
 
-    /// The first variant of this system (nil: any) whose condition the bytes meet.
-    private func variant(_ run: Range<Int>, _ system: UInt16?, _ data: ByteView) -> Int? {
-        for i in run {
-            let c = candidates[i]
-            guard c.hasCondition, c.system == system, let b = data.byte(c.conditionOffset) else { continue }
-            var k = Int(c.conditionStart)
-            while k < Int(c.conditionEnd) {
-                if conditionValues[k] == b { return c.layout }
-                k += 1
-            }
-        }
-        return nil
-    }
-
-    /// See `Registry.feliCaLayout(system:code:block:data:)`.
+    /// See `Registry.feliCaLayout(system:code:block:data:)`. One walk over the code's
+    /// candidates notes each rule's answer (the last plain entry, the first variant
+    /// whose condition the bytes meet), then the first rule that has one wins: block
+    /// entry (this system, any), variant (this system, any), service entry (this
+    /// system, any). FeliCaLayoutIndexTests compares it with the dictionary lookups.
     func layout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaCompiledLayout? {
         guard let run = run(code) else { return nil }
-        let found: Int?
-        if let system, let e = plain(run, system, block) {
-            found = e
-        } else if let e = plain(run, nil, block) {
-            found = e
-        } else if let system, let e = variant(run, system, data) {
-            found = e
-        } else if let e = variant(run, nil, data) {
-            found = e
-        } else if let system, let e = plain(run, system, nil) {
-            found = e
-        } else {
-            found = plain(run, nil, nil)
+        var plainSystemBlock = -1, plainAnyBlock = -1, variantSystem = -1, variantAny = -1
+        var plainSystem = -1, plainAny = -1
+        for i in run {
+            let c = candidates[i]
+            let any = c.system == nil
+            // This system's entries count only when the system is known.
+            guard any || (system != nil && c.system == system) else { continue }
+            if c.hasCondition {
+                guard (any ? variantAny : variantSystem) < 0, let b = data.byte(c.conditionOffset) else { continue }
+                var k = Int(c.conditionStart)
+                while k < Int(c.conditionEnd) {
+                    if conditionValues[k] == b {
+                        if any { variantAny = c.layout } else { variantSystem = c.layout }
+                        break
+                    }
+                    k += 1
+                }
+            } else if let b = c.block {
+                if b == block { if any { plainAnyBlock = c.layout } else { plainSystemBlock = c.layout } }
+            } else {
+                if any { plainAny = c.layout } else { plainSystem = c.layout }
+            }
         }
-        return found.map { layouts[$0] }
+        let found = plainSystemBlock >= 0 ? plainSystemBlock : plainAnyBlock >= 0 ? plainAnyBlock
+            : variantSystem >= 0 ? variantSystem : variantAny >= 0 ? variantAny
+            : plainSystem >= 0 ? plainSystem : plainAny
+        return found >= 0 ? layouts[found] : nil
     }
 
     /// See `Registry.feliCaService(system:code:block:)`.

@@ -135,21 +135,153 @@ enum FeliCaBlockLayout {
     /// `FeliCaFieldValue` made and destroyed per field), all into one reservation of
     /// `fieldsBound` bytes. Same bytes (FeliCaLayoutIndexTests).
     static func writeJSON(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?, to out: OutputBuffer) {
-        ByteView.with(layout.pool) { pool in
-            out.withReserved(layout.fieldsBound) { c in
-                c.byte(0x7B)
-                var first = true
-                for field in layout.fields {
-                    // A field that does not fit the bytes at hand is left out.
-                    guard let bytes = block.slice(field.offset, field.size) else { continue }
-                    if !first { c.byte(0x2C) }
-                    first = false
-                    c.bytes(pool.slice(field.member.lowerBound, field.member.count) ?? ByteView())
-                    writeJSONValue(field, bytes, block: block, next: next, layout: layout, pool: pool, &c)
+        out.withReserved(layout.fieldsBound) { c in writeFields(layout, block: block, next: next, &c) }
+    }
+
+    /// The `{...}` of `writeJSON(...)` into a cursor with at least `fieldsBound` bytes of
+    /// room. A block of 16 bytes (every FeliCa block read off the air) whose layout lies
+    /// within 16 bytes takes `writeSixteen`; anything else the field-by-field loop.
+    @inline(__always)
+    static func writeFields(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?,
+                            _ c: inout OutputCursor) {
+        if block.count == 16, let sixteen = layout.sixteen, let h = block.u64le(0), let l = block.u64le(8) {
+            writeSixteen(layout, sixteen, block: block, high: h.byteSwapped, low: l.byteSwapped, next: next, &c)
+            return
+        }
+        writeFieldsGeneral(layout, block: block, next: next, &c)
+    }
+
+    /// The field-by-field loop (fields may not fit the block).
+    static func writeFieldsGeneral(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?,
+                                   _ c: inout OutputCursor) {
+        let pool = layout.poolView
+        c.byte(0x7B)
+        var first = true
+        for field in layout.fields {
+            // A field that does not fit the bytes at hand is left out.
+            guard let bytes = block.slice(field.offset, field.size) else { continue }
+            if !first { c.byte(0x2C) }
+            first = false
+            c.bytes(pool.slice(field.member.lowerBound, field.member.count) ?? ByteView())
+            writeJSONValue(field, bytes, block: block, next: next, layout: layout, pool: pool, &c)
+        }
+        c.byte(0x7D)
+    }
+
+    /// A 16-byte block (`high`, `low`: its two halves big-endian) whose every field fits:
+    /// each field's value of 1 to 8 bytes is cut out of the 128 bits by one shift and
+    /// mask, and its comma, name and the value's opening literal (or, for a code of
+    /// 0...255 in its table, its whole value) are one copy. Writes what
+    /// `writeFieldsGeneral` writes (FeliCaBlockWriterTests).
+    private static func writeSixteen(_ layout: FeliCaCompiledLayout, _ fields: [FeliCaCompiledLayout.SixteenField],
+                                     block: ByteView, high: UInt64, low: UInt64, next: ByteView?,
+                                     _ c: inout OutputCursor) {
+        let whole = UInt128(high) &<< 64 | UInt128(low)
+        // The first field's lead is written without its comma, after the `{`.
+        var skip = 1
+        c.byte(0x7B)
+        for f in fields {
+            @inline(__always) func lead(_ v: ByteView, _ c: inout OutputCursor) {
+                c.bytes(skip == 0 ? v : v.suffix(from: 1))
+                skip = 0
+            }
+            let be = UInt64(truncatingIfNeeded: whole &>> UInt128(truncatingIfNeeded: f.shift)) & f.mask
+            let le = f.littleEndian ? be.byteSwapped &>> UInt64(truncatingIfNeeded: 64 &- 8 &* f.size) : be
+            let value = Int(truncatingIfNeeded: f.littleEndian ? le : be)
+            switch f.kind {
+            case .general:
+                lead(f.member, &c)
+                guard let bytes = block.slice(f.offset, f.size) else { break }
+                writeJSONValue(layout.fields[f.field], bytes, block: block, next: next, layout: layout,
+                               pool: layout.poolView, &c)
+            case .unsigned:
+                lead(f.lead, &c)
+                c.int(value)
+            case .signed:
+                lead(f.lead, &c)
+                let bits = 8 * f.size
+                c.int(value >= 1 << (bits - 1) ? value - (1 << bits) : value)
+            case .code, .bitsCode, .bits:
+                let code: Int
+                if f.kind == .code {
+                    code = Int(truncatingIfNeeded: f.size <= 7 ? be : be >> 8)
+                } else {
+                    let width = f.bitHigh - f.bitLow + 1
+                    code = (Int(truncatingIfNeeded: be) >> f.bitLow) & ((1 << width) - 1)
+                    if f.kind == .bits {
+                        lead(f.lead, &c)
+                        c.int(code)
+                        break
+                    }
                 }
+                if f.named >= 0, code >= 0, code < 256 {
+                    let whole = layout.named[f.named &+ code]
+                    if whole.count > 0 {
+                        lead(whole, &c)
+                        break
+                    }
+                }
+                lead(f.member, &c)
+                let field = layout.fields[f.field]
+                if field.table >= 0, let r = layout.entry(table: field.table, code: code) {
+                    c.bytes(layout.poolView.slice(r.lowerBound, r.count) ?? ByteView())
+                } else {
+                    c.ascii("{\"code\":"); c.int(code)
+                    c.ascii(",\"name\":null}")
+                }
+            case .date:
+                lead(f.lead, &c)
+                let v = Int(truncatingIfNeeded: be)
+                date(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c); c.byte(0x22)
+            case .packedTime:
+                lead(f.lead, &c)
+                let v = Int(truncatingIfNeeded: be)
+                two(v >> 11, &c); c.byte(0x3A); two((v >> 5) & 0x3F, &c); c.byte(0x22)
+            case .daySeconds:
+                lead(f.lead, &c)
+                let v = Int(truncatingIfNeeded: be)
+                let (y, m, d) = civilDate(daysSince2000: v >> 17)
+                let s = v & 0x1FFFF
+                date(y, m, d, &c)
+                c.byte(0x54)
+                two(s / 3600, &c); c.byte(0x3A); two(s / 60 % 60, &c); c.byte(0x3A); two(s % 60, &c)
+                c.byte(0x22)
+            case .station:
+                lead(f.lead, &c)
+                c.int(Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 1))) & 0xFF))
+                c.ascii(",\"station\":")
+                c.int(f.size >= 2 ? Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 2))) & 0xFF) : 0)
                 c.byte(0x7D)
+            case .bcdTime:
+                lead(f.lead, &c)
+                let h = Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 1))) & 0xFF)
+                let m = f.size >= 2 ? Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 2))) & 0xFF) : 0
+                guard h >> 4 <= 9, h & 15 <= 9, m >> 4 <= 9, m & 15 <= 9 else {
+                    c.hex(block.slice(f.offset, f.size) ?? ByteView()); c.byte(0x22)
+                    break
+                }
+                two((h >> 4) * 10 + h & 15, &c); c.byte(0x3A); two((m >> 4) * 10 + m & 15, &c); c.byte(0x22)
+            case .delta:
+                lead(f.lead, &c)
+                guard let other = next?.slice(f.offset, f.size) else { c.ascii("null"); break }
+                c.int(unsigned(other, littleEndian: f.littleEndian) - value)
+            case .hex:
+                lead(f.lead, &c)
+                c.hex(block.slice(f.offset, f.size) ?? ByteView()); c.byte(0x22)
             }
         }
+        c.byte(0x7D)
+    }
+
+    @inline(__always)
+    private static func two(_ v: Int, _ c: inout OutputCursor) {
+        if v < 10 { c.byte(0x30) }
+        c.int(v)
+    }
+
+    @inline(__always)
+    private static func date(_ y: Int, _ m: Int, _ d: Int, _ c: inout OutputCursor) {
+        c.int(y); c.byte(0x2D); two(m, &c); c.byte(0x2D); two(d, &c)
     }
 
     /// The value of one field as `value(...)` + `writeJSONValue(...)` write it.

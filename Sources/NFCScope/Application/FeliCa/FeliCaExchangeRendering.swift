@@ -95,21 +95,27 @@ extension FeliCaExchange {
             out.byte(0x5D)
         }
         out.ascii(",\"blocks\":[")
-        var first = true
-        var memo = FeliCaLayoutMemo()
-        func block(_ i: Int, _ element: FeliCaBlockListElement?, _ data: ByteView?, _ next: ByteView?) {
+        // The loop's state goes through the walk as an argument: a closure that captured
+        // it as variables would box them and check each access at run time.
+        var state = BlocksJSONState()
+        let (registry, system) = (registry, system)
+        forEachBlock(request: request, answer: answer, write: write, state: &state) { state, i, element, data, next in
             let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
             var found: (FeliCaCompiledLayout, ByteView?)?
             if let data, let code {
-                found = FeliCaBlockLayout.compiledLayout(registry, system: system, code: code,
-                                                         block: element?.block ?? i, data: data, next: next, memo: &memo)
+                found = FeliCaBlockLayout.compiledLayout(registry, system: system, code: code, block: element?.block ?? i,
+                                                         data: data, next: next, memo: &state.memo)
             }
-            // The block's members up to its fields in one reservation: numbers (20 bytes
-            // at most each), the hex, the layout's members and the literals (under 80).
-            let members = found.map { $0.0.layoutMembers } ?? []
-            let isFirst = first
-            first = false
-            out.withReserved(140 + 2 * (data?.count ?? 0) + members.count) { c in
+            // The whole block in one reservation: numbers (20 bytes at most each), the
+            // hex, the layout's members, the literals (under 80) and the fields.
+            let members = found?.0.layoutMembersView ?? ByteView()
+            var fields: (FeliCaCompiledLayout, ByteView, ByteView?)?
+            if let (layout, previous) = found, let data, !layout.empty, !layout.fields.isEmpty {
+                fields = (layout, data, previous)
+            }
+            let isFirst = state.first
+            state.first = false
+            out.withReserved(141 + 2 * (data?.count ?? 0) + members.count + (fields?.0.fieldsBound ?? 0)) { c in
                 if !isFirst { c.byte(0x2C) }
                 c.ascii("{\"service\":")
                 if let code { c.byte(0x22); c.hexUpper(UInt32(code), byteCount: 2); c.byte(0x22) } else { c.ascii("null") }
@@ -121,14 +127,13 @@ extension FeliCaExchange {
                 c.ascii(",\"hex\":")
                 if let data { c.byte(0x22); c.hex(data); c.byte(0x22) } else { c.ascii("null") }
                 // `,"layout":NAME` and `,"empty":true` or `,"fields":`; none without fields.
-                ByteView.with(members) { c.bytes($0) }
+                c.bytes(members)
+                if let (layout, data, previous) = fields {
+                    FeliCaBlockLayout.writeFields(layout, block: data, next: previous, &c)
+                }
+                c.byte(0x7D)
             }
-            if let (layout, previous) = found, let data, !layout.empty, !layout.fields.isEmpty {
-                FeliCaBlockLayout.writeJSON(layout, block: data, next: previous, to: out)
-            }
-            out.byte(0x7D)
         }
-        forEachBlock(request: request, answer: answer, write: write, block)
         out.byte(0x5D)
         if let answer {
             out.ascii(",\"status\":["); out.int(Int(answer.status1)); out.byte(0x2C); out.int(Int(answer.status2))
@@ -168,31 +173,43 @@ extension FeliCaExchange {
         return (request, answer)
     }
 
-    /// Pairs the request's block list with the blocks of the answer (read) or of the
-    /// request itself (write); the `next` block is the same service's following one.
     private func forEachBlock(request: FeliCaBlockRequest?, answer: FeliCaBlockResponse?, write: Bool,
                               _ body: (Int, FeliCaBlockListElement?, ByteView?, ByteView?) -> Void) {
+        var none: Void = ()
+        forEachBlock(request: request, answer: answer, write: write, state: &none) { _, i, e, d, n in body(i, e, d, n) }
+    }
+
+    /// Pairs the request's block list with the blocks of the answer (read) or of the
+    /// request itself (write); the `next` block is the same service's following one.
+    /// `state` is handed to each call of `body`.
+    private func forEachBlock<State>(request: FeliCaBlockRequest?, answer: FeliCaBlockResponse?, write: Bool,
+                                     state: inout State,
+                                     _ body: (inout State, Int, FeliCaBlockListElement?, ByteView?, ByteView?) -> Void) {
         func data(_ i: Int) -> ByteView? {
             write ? request?.data.slice(16 * i, 16) : answer?.block(i)
         }
         if let request {
             var elements: (FeliCaBlockListElement?, FeliCaBlockListElement?) = (nil, nil)
             var index = -1
-            // One element of look-ahead, so a block can be paired with its successor.
-            request.blocks.forEach { i, e in
+            // One element of look-ahead, so a block can be paired with its successor (the
+            // walk of `FeliCaBlockList.forEach`, written out: no closure per element).
+            var at = 0
+            for i in 0..<max(0, request.blocks.count) {
+                guard let e = FeliCaBlockList.element(request.blocks.bytes, at) else { break }
+                at += e.length
                 if let current = elements.1 {
                     let next = current.serviceIndex == e.serviceIndex ? data(i) : nil
-                    body(index, current, data(index), next)
+                    body(&state, index, current, data(index), next)
                 }
                 elements.1 = e
                 index = i
             }
-            if let current = elements.1 { body(index, current, data(index), nil) }
+            if let current = elements.1 { body(&state, index, current, data(index), nil) }
             if let answer, answer.blockCount > request.blocks.count {
-                for i in request.blocks.count..<answer.blockCount { body(i, nil, data(i), nil) }
+                for i in request.blocks.count..<answer.blockCount { body(&state, i, nil, data(i), nil) }
             }
         } else if let answer {
-            for i in 0..<answer.blockCount { body(i, nil, data(i), nil) }
+            for i in 0..<answer.blockCount { body(&state, i, nil, data(i), nil) }
         }
     }
 
@@ -348,6 +365,12 @@ extension FeliCaExchange {
 }
 
 // MARK: Helpers
+
+/// What `writeBlocksJSON` carries from one block to the next.
+private struct BlocksJSONState {
+    var first = true
+    var memo = FeliCaLayoutMemo()
+}
 
 @inline(__always)
 fileprivate func code8(_ v: UInt8, _ out: OutputBuffer) {
