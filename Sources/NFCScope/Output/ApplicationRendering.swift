@@ -91,8 +91,10 @@ enum ApplicationRendering {
 
     // MARK: Text
 
-    static func writeText(_ x: APDUInterpretation, registry: Registry, indent: Int, to out: OutputBuffer) {
-        let writer = TLVTreeWriter(dictionary: registry)
+    /// `cache`: texts of TLV values rendered before (`TLVTreeWriter` keys them by target).
+    static func writeText(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil, indent: Int,
+                          to out: OutputBuffer) {
+        let writer = TLVTreeWriter(registry: registry, cache: cache)
         if let aid = x.applicationAID, let app = x.application(in: registry), x.command?.selectedName != nil {
             pad(indent, out)
             out.ascii("application ")

@@ -54,7 +54,8 @@ extension APDUInterpretation: DecodedRecord {
                 .writeText(out, indent: context.indent, parsed: command, error: commandError, response: response,
                            uicc: usesSIMNames)
         }
-        ApplicationRendering.writeText(self, registry: context.registry, indent: context.indent, to: out)
+        ApplicationRendering.writeText(self, registry: context.registry, cache: context.valueCache, indent: context.indent,
+                                       to: out)
         desfire?.writeTextLine(out, indent: context.indent + (isNative ? 0 : 5))
         mifarePlus?.writeTextLine(out, indent: context.indent)
         if smartCardSource == nil { exchange.writeLinkText(out, indent: context.indent + 4) }

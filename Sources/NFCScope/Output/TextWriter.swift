@@ -39,7 +39,10 @@ public final class TextWriter: MaskableFrameWriter {
     public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false,
                 layout: TextLayout = TextLayout()) {
         self.out = output
-        self.context = RenderContext(registry: registry, indent: Self.dataColumn - 4, redact: redact)
+        var context = RenderContext(registry: registry, indent: Self.dataColumn - 4, redact: redact)
+        // Texts of TLV values kept per distinct value, as in JSON Lines.
+        context.valueCache = RenderedValueCache(registry: registry)
+        self.context = context
         self.layout = layout
         bytesPerLine = layout.bytesPerLine
         dataColumn = layout.dataColumn

@@ -226,14 +226,31 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
     // MARK: Text
 
     func writeText(_ tlv: BERTLV, indent: Int, context: EMVContext, to out: OutputBuffer) {
+        let (texts, tagScope) = textContext(context)
         context.withSelectedAID { aid in
-            let scope = dictionary.lookupScope(aid: aid)
-            writeTextLevel(tlv, start: 0, end: tlv.nodes.count, indent: indent, scope: scope, context, out)
+            let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
+            writeTextLevel(tlv, start: 0, end: tlv.nodes.count, indent: indent, scope: scope, texts: texts, context, out)
         }
     }
 
-    private func writeTextLevel(_ tlv: BERTLV, start: Int, end: Int, indent: Int, scope: EMVLookupScope, _ context: EMVContext,
+    /// A node's text for the text output: copied from the cache when the same value was
+    /// rendered for this target in the same context before, else rendered. Text-target
+    /// entries are keyed by the context id's complement (negative, so never a JSON
+    /// entry's id): one cache can serve both targets.
+    @inline(__always)
+    private func writeTextValue(_ handle: EMVTagHandle, _ value: ByteView, texts: Int, _ context: EMVContext,
                                 _ out: OutputBuffer) {
+        if let cache, texts >= 0 {
+            cache.write(slot: handle.index, value: value, context: ~texts, to: out) {
+                dictionary.renderTagValue(handle, value, context: context, to: out, target: .text)
+            }
+        } else {
+            dictionary.renderTagValue(handle, value, context: context, to: out, target: .text)
+        }
+    }
+
+    private func writeTextLevel(_ tlv: BERTLV, start: Int, end: Int, indent: Int, scope: EMVLookupScope, texts: Int,
+                                _ context: EMVContext, _ out: OutputBuffer) {
         var index = start
         let end = Swift.min(end, tlv.nodes.count)
         while index < end {
@@ -254,14 +271,15 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             }
             if node.error == nil, !node.constructed, let handle, dictionary.tagHasText(handle) {
                 out.ascii(" = ")
-                dictionary.renderTagValue(handle, node.value, context: context, to: out, target: .text)
+                writeTextValue(handle, node.value, texts: texts, context, out)
             }
             if let e = node.error {
                 out.ascii(" !! "); e.write(to: out, declaredLength: node.declaredLength)
             }
             out.byte(0x0A)
             if node.hasChildren {
-                writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, scope: scope, context, out)
+                writeTextLevel(tlv, start: index + 1, end: node.subtreeEnd, indent: indent + 2, scope: scope, texts: texts,
+                               context, out)
             }
             index = Swift.max(node.subtreeEnd, index + 1)
         }
@@ -300,8 +318,9 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
     }
 
     func writeText(_ split: DOLSplit, indent: Int, context: EMVContext, to out: OutputBuffer) {
+        let (texts, tagScope) = textContext(context)
         context.withSelectedAID { aid in
-            let scope = dictionary.lookupScope(aid: aid)
+            let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
             for v in split.values {
                 tlvIndent(indent, out)
                 emvTagHex(v.tag, out)
@@ -311,7 +330,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }
                 if v.isComplete, let handle, dictionary.tagHasText(handle) {
                     out.ascii(" = ")
-                    dictionary.renderTagValue(handle, v.value, context: context, to: out, target: .text)
+                    writeTextValue(handle, v.value, texts: texts, context, out)
                 }
                 if !v.isComplete {
                     out.ascii(" !! data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short")
@@ -344,5 +363,5 @@ func tlvNodeTag(_ node: TLVNode, _ out: OutputBuffer) {
 
 @inline(__always)
 func tlvIndent(_ n: Int, _ out: OutputBuffer) {
-    for _ in 0..<Swift.max(0, n) { out.byte(0x20) }
+    out.spaces(n)
 }

@@ -1,0 +1,221 @@
+import Testing
+@testable import NFCScope
+
+/// Session 13's output fast paths (the text writer's cached value texts and one-fill
+/// indentation; the JSON writer's cache and hex copies on trees with every kind of
+/// error), each checked against the general path on generated inputs.
+@Suite struct TLVNodeFastPathTests {
+    /// xorshift64*: the same inputs on every run.
+    private struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+            return state &* 2685821657736338717
+        }
+        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+        mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
+        mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
+        mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
+    }
+
+    /// Tags known and unknown, primitive and constructed, one to three bytes, and some
+    /// that only some applications or lengths know.
+    private static let tags: [[UInt8]] = [
+        [0x70], [0x77], [0x6F], [0xA5], [0xBF, 0x0C], [0x61], [0xE1], [0x7F, 0x21],
+        [0x5A], [0x57], [0x50], [0x82], [0x94], [0x8C], [0x9F, 0x38], [0x9F, 0x10], [0x9F, 0x02], [0x5F, 0x2A],
+        [0x9F, 0x66], [0x9C], [0x9A], [0x5F, 0x20], [0x9F, 0x27], [0x8E], [0x9F, 0x4B], [0x9F, 0x36],
+        [0xDF, 0x81, 0x01], [0x9F, 0x7F], [0xC7], [0x1F], [0x03], [0xDF, 0x20], [0x87], [0x4F], [0x84],
+    ]
+
+    /// One BER-TLV object: a header with a short or long length form (or, now and then,
+    /// a wrong length or an indefinite one) and a value that is nested objects when the
+    /// tag is constructed.
+    private static func object(_ g: inout Generator, depth: Int) -> [UInt8] {
+        let tag = g.pick(tags)
+        var value: [UInt8]
+        if tag[0] & 0x20 != 0, depth < 4, g.chance(80) {
+            value = []
+            for _ in 0..<g.int(4) { value += object(&g, depth: depth + 1) }
+        } else {
+            value = g.bytes(g.chance(10) ? 64 + g.int(200) : g.int(20))
+        }
+        var header = tag
+        let n = value.count
+        if g.chance(2) {
+            header += [0x80]; value += [0, 0]          // indefinite
+        } else if n < 0x80 && !g.chance(5) {
+            header += [UInt8(n)]
+        } else if n < 0x100 {
+            header += [0x81, UInt8(n)]
+        } else {
+            header += [0x82, UInt8(n >> 8), UInt8(n & 0xFF)]
+        }
+        if g.chance(2) { header[header.count - 1] &+= 3 }   // a length that does not fit
+        return header + value
+    }
+
+    private static let aids: [[UInt8]?] = [nil, [0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
+                                           [0xD2, 0x76, 0, 0, 0x85, 0x01, 0x01], [0x01]]
+
+    /// The registry's writer with a value cache (one shared by JSON and text) and with
+    /// the top-level hex copied from the response's, against the general writer, for
+    /// trees with every kind of error written on their own and after the hex they were
+    /// parsed from, JSON and text lines; long-lived buffers too, which flush in the
+    /// middle of trees.
+    @Test func registryNodeWriterWritesWhatTheGeneralWriterWrites() {
+        var g = Generator(state: 0x5131_7EE5)
+        let registry = Registry.builtin
+        let fast = TLVTreeWriter(registry: registry, cache: nil)
+        let cached = TLVTreeWriter(registry: registry, cache: RenderedValueCache(registry: registry))
+        let general = TLVTreeWriter(dictionary: registry)
+        let longFast = OutputBuffer(), longCached = OutputBuffer(), longGeneral = OutputBuffer()
+        var errors = 0, nodes = 0
+        for round in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<(1 + g.int(4)) { bytes += Self.object(&g, depth: 0) }
+            if g.chance(10) { bytes += g.bytes(1 + g.int(3)) }   // trailing bytes that do not parse
+            if g.chance(3) { bytes = g.bytes(g.int(40)) }         // noise
+            var context = EMVContext()
+            context.selectedAID = g.pick(Self.aids)
+            context.transactionCurrency = g.pick([nil, 978, 840])
+            let elsewhere = bytes
+            ByteView.with(bytes) { view in
+                ByteView.with(elsewhere) { other in
+                    let tree = BERTLV(parsing: view)
+                    nodes += tree.nodes.count
+                    errors += tree.nodes.filter { $0.error != nil }.count
+                    let source = g.chance(20) ? other : view
+                    let a = OutputBuffer(), b = OutputBuffer(), c = OutputBuffer()
+                    for (writer, out) in [(fast, a), (cached, b), (general, c)] {
+                        writer.writeJSON(tree, context: context, to: out)
+                    }
+                    #expect(a.string == c.string, "round \(round): \(hexUpper(bytes))")
+                    #expect(b.string == c.string, "round \(round): \(hexUpper(bytes))")
+                    // The text lines of the same tree (the registry's line writer against the general one).
+                    let indent = g.int(40) - 2
+                    let ta = OutputBuffer(), tb = OutputBuffer(), tc = OutputBuffer()
+                    for (writer, out) in [(fast, ta), (cached, tb), (general, tc)] {
+                        writer.writeText(tree, indent: indent, context: context, to: out)
+                    }
+                    #expect(ta.string == tc.string, "round \(round) text: \(hexUpper(bytes))")
+                    #expect(tb.string == tc.string, "round \(round) text: \(hexUpper(bytes))")
+                    // After the hex the tree was parsed from, in buffers that flush.
+                    for (writer, out, copies) in [(fast, longFast, true), (cached, longCached, true), (general, longGeneral, false)] {
+                        out.ascii("{\"response\":\"")
+                        let at = out.position
+                        out.hex(source)
+                        out.ascii("\",\"tlv\":")
+                        if copies {
+                            writer.writeJSON(tree, context: context, to: out, parsedFrom: (bytes: source, position: at))
+                        } else {
+                            writer.writeJSON(tree, context: context, to: out)
+                        }
+                        out.ascii("}\n")
+                    }
+                    #expect(longFast.position == longGeneral.position, "round \(round)")
+                }
+            }
+        }
+        #expect(errors > 300 && nodes > 5_000, "errors \(errors), nodes \(nodes)")
+        #expect(longGeneral.position > 500_000)   // they flushed along the way
+        longFast.flush(); longCached.flush(); longGeneral.flush()
+        #expect(longFast.contents == longGeneral.contents)
+        #expect(longCached.contents == longGeneral.contents)
+    }
+
+    /// DOL-split command data: the registry's writer with a value cache against the
+    /// general one, for DOLs of known and unknown tags and data short, exact or long.
+    @Test func registryDOLWriterWritesWhatTheGeneralWriterWrites() {
+        var g = Generator(state: 0xD01_5)
+        let registry = Registry.builtin
+        let fast = TLVTreeWriter(registry: registry, cache: RenderedValueCache(registry: registry))
+        let general = TLVTreeWriter(dictionary: registry)
+        let dolTags: [[UInt8]] = [[0x9F, 0x02], [0x9F, 0x03], [0x9F, 0x1A], [0x95], [0x5F, 0x2A], [0x9A], [0x9C],
+                                  [0x9F, 0x37], [0x9F, 0x66], [0x9F, 0x35], [0xDF, 0x81, 0x01], [0x9F, 0x7F], [0xC1],
+                                  [0x9F, 0x4E], [0x8A], [0x91]]
+        for round in 0..<3000 {
+            var dol: [UInt8] = []
+            for _ in 0..<g.int(10) {
+                dol += g.pick(dolTags)
+                dol += [UInt8(g.chance(10) ? 0x80 + g.int(3) : g.int(g.chance(10) ? 100 : 12))]
+            }
+            if g.chance(5) { dol += [0x9F] }
+            let data = g.bytes(g.int(80))
+            var context = EMVContext()
+            context.selectedAID = g.pick(Self.aids)
+            context.transactionCurrency = g.pick([nil, 978, 392])
+            let a = OutputBuffer(), b = OutputBuffer()
+            ByteView.with(dol) { d in
+                ByteView.with(data) { v in
+                    let split = DataObjectList(parsing: d).split(v)
+                    fast.writeJSON(split, context: context, to: a)
+                    general.writeJSON(split, context: context, to: b)
+                }
+            }
+            #expect(a.string == b.string, "round \(round): DOL \(hexUpper(dol)) data \(hexUpper(data))")
+        }
+    }
+
+    /// The text writer's texts of TLV values copied from its cache (and the tag scope
+    /// worked out once per context) against the general writer, for trees and DOL
+    /// splits of every renderer kind in varied contexts; long-lived buffers too, so
+    /// that some texts are cut by a flush (they are then not kept).
+    @Test func cachedTextLinesAreWhatTheGeneralWriterWrites() {
+        var g = Generator(state: 0x7E47_13)
+        let registry = Registry.builtin
+        let cache = RenderedValueCache(registry: registry)
+        let cached = TLVTreeWriter(registry: registry, cache: cache)
+        let general = TLVTreeWriter(dictionary: registry)
+        let longCached = OutputBuffer(), longGeneral = OutputBuffer()
+        let cdol: [UInt8] = [0x9F, 0x02, 0x06, 0x9F, 0x03, 0x06, 0x9F, 0x1A, 0x02, 0x95, 0x05, 0x5F, 0x2A, 0x02,
+                             0x9A, 0x03, 0x9C, 0x01, 0x9F, 0x37, 0x04]
+        let values: [[UInt8]: [[UInt8]]] = [
+            [0x8C]: [cdol, Array(cdol.prefix(11))], [0x9F, 0x38]: [[0x9F, 0x66, 0x04, 0x9F, 0x02, 0x06]],
+            [0x9F, 0x66]: [[0x36, 0x00, 0x40, 0x00]], [0x82]: [[0x20, 0x00], [0x39, 0x80]], [0x9C]: [[0x00], [0x20]],
+            [0x9F, 0x02]: [[0, 0, 0, 0, 0x15, 0x00]], [0x5F, 0x2A]: [[0x09, 0x78], [0x08, 0x40]],
+            [0x57]: [[0x46, 0x42, 0x35, 0x28, 0x51, 0x50, 0x36, 0x40, 0xD2, 0x31, 0x22, 0x01, 0x00, 0x00, 0x03, 0x5F]],
+            [0x50]: [Array("VISA DEBIT".utf8)], [0x94]: [[0x08, 0x01, 0x01, 0x00]], [0x9F, 0x27]: [[0x80], [0x40]],
+            [0x9F, 0x10]: [[0x06, 0x01, 0x0A, 0x03, 0xA0, 0x00, 0x00]], [0x5F, 0x24]: [[0x29, 0x12, 0x31]],
+            [0x9A]: [[0x24, 0x05, 0x27]], [0x8E]: [[0, 0, 0, 0, 0, 0, 0, 0, 0x42, 0x03, 0x1E, 0x03]],
+        ]
+        let keys = Array(values.keys).sorted { $0.lexicographicallyPrecedes($1) }
+        for round in 0..<3000 {
+            var context = EMVContext()
+            context.selectedAID = g.pick(Self.aids)
+            context.transactionCurrency = g.pick([nil, 978, 840, 392])
+            var body: [UInt8] = []
+            for _ in 0..<(1 + g.int(6)) {
+                let tag = g.pick(keys)
+                let value = g.chance(80) ? g.pick(values[tag]!) : g.bytes(g.int(20))
+                body += tag + [UInt8(value.count)] + value
+            }
+            var bytes = g.chance(70) ? [0x70, UInt8(body.count)] + body : body
+            if body.count >= 0x80 { bytes = body }
+            if g.chance(5) { bytes = Array(bytes.prefix(g.int(bytes.count + 1))) }   // cut short
+            let indent = g.int(30)
+            let a = OutputBuffer(), b = OutputBuffer()
+            ByteView.with(bytes) { view in
+                let tree = BERTLV(parsing: view)
+                cached.writeText(tree, indent: indent, context: context, to: a)
+                general.writeText(tree, indent: indent, context: context, to: b)
+                cached.writeText(tree, indent: indent, context: context, to: longCached)
+                general.writeText(tree, indent: indent, context: context, to: longGeneral)
+            }
+            #expect(a.string == b.string, "round \(round): \(hexUpper(bytes))")
+            let dol = g.pick(values[[0x8C]]! + values[[0x9F, 0x38]]!)
+            let data = g.bytes(g.int(40))
+            let c = OutputBuffer(), d = OutputBuffer()
+            ByteView.with(dol) { dolView in
+                ByteView.with(data) { dataView in
+                    let split = DataObjectList(parsing: dolView).split(dataView)
+                    cached.writeText(split, indent: indent, context: context, to: c)
+                    general.writeText(split, indent: indent, context: context, to: d)
+                }
+            }
+            #expect(c.string == d.string, "round \(round): DOL \(hexUpper(dol)) data \(hexUpper(data))")
+        }
+        #expect(cache.hitCount > 3_000)
+        longCached.flush(); longGeneral.flush()
+        #expect(longCached.contents == longGeneral.contents)
+    }
+}
