@@ -4,18 +4,7 @@ import Testing
 /// Session 12's JSON Lines fast paths, each checked against the general path it stands
 /// in for, on generated inputs.
 @Suite struct JSONLinesFastPathTests {
-    /// A small deterministic generator (xorshift64*): the same inputs on every run.
-    private struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-            return state &* 2685821657736338717
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
-        mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
-        mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
-    }
+    private typealias Generator = FastPathGenerator
 
     private static func tlv(_ tag: [UInt8], _ value: [UInt8]) -> [UInt8] {
         precondition(value.count < 0x80)

@@ -6,17 +6,7 @@ import Testing
 /// checked here against the general form it replaced (written out below as it was),
 /// on varied inputs: failures, missing keys and values, mismatched and non-digit PANs.
 @Suite struct SessionEndFastPathTests {
-    /// A small deterministic generator (xorshift64*): the same inputs on every run.
-    private struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-            return state &* 2685821657736338717
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
-        mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
-    }
+    private typealias Generator = FastPathGenerator
 
     private static func tlv(_ tag: [UInt8], _ value: [UInt8]) -> [UInt8] {
         precondition(value.count < 0x80)

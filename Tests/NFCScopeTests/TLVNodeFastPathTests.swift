@@ -5,18 +5,7 @@ import Testing
 /// indentation; the JSON writer's cache and hex copies on trees with every kind of
 /// error), each checked against the general path on generated inputs.
 @Suite struct TLVNodeFastPathTests {
-    /// xorshift64*: the same inputs on every run.
-    private struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-            return state &* 2685821657736338717
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
-        mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
-        mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
-    }
+    private typealias Generator = FastPathGenerator
 
     /// Tags known and unknown, primitive and constructed, one to three bytes, and some
     /// that only some applications or lengths know.

@@ -229,3 +229,17 @@ func runCommandLine(_ args: [String], terminal: Bool = false, environment: [Stri
     }
     return CommandLineRun(status: status, bytes: out.contents, errors: errors)
 }
+
+/// The fast-path tests' generator (xorshift64*, Vigna 2016): each test starts it from its
+/// own fixed state, so the generated inputs are the same on every run.
+struct FastPathGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+        return state &* 2685821657736338717
+    }
+    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
+    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
+    mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
+}
