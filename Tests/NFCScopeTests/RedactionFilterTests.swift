@@ -26,9 +26,12 @@ import Testing
             [0x5F, 0x20, 0x07] + Array("DOE*/JO".utf8),
             [0x5F, 0x20, 0x03] + Array("**4".utf8),
             [0x5F, 0x20, 0x0A] + Array("MUSTER/M*^".utf8),
+            // Keyed by four bytes after the first: at offsets 1 and 4.
+            [0x5F, 0x20, 0x09] + Array("*JANE/DOE".utf8),
+            [0x5F, 0x20, 0x0B] + Array("A*B*CDEFG*H".utf8),
         ]
         let patterns = compare(Self.responses + starred, seed: 0xBADC0DE)
-        #expect(patterns.filter { $0.contains(0x2A) }.count >= 3)
+        #expect(patterns.filter { $0.contains(0x2A) }.count >= 5)
         compare(starred + Self.responses, seed: 0x5EED)
     }
 

@@ -389,10 +389,10 @@ final class Redactor {
         }
         // Where patterns could start, then those places only, pattern after pattern in
         // masking order and each pattern's from the left. The same masking as running
-        // each pattern over the whole text: masking writes only `*`, found in no indexed
-        // pattern, so it makes no such pattern start where its first bytes did not stand
-        // (each place found is checked again against the text as masked so far). The
-        // few patterns holding `*` are run over the whole text at their turn.
+        // each pattern over the whole text: masking writes only `*`, found in no key, so
+        // it makes no pattern appear where its key bytes did not stand (each place found
+        // is checked again against the text as masked so far). The few patterns with no
+        // four bytes free of `*` are run over the whole text at their turn.
         ByteView.with(text) { view in _ = findHits(view) }
         maskHits(&text)
     }

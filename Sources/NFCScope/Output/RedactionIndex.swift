@@ -61,32 +61,36 @@ struct TextPatternIndex {
     private var short = [[Int]](repeating: [], count: 256)
     private var shortBits = [UInt64](repeating: 0, count: 4)
     private var shortCount = 0
-    /// Patterns holding `*` or empty, not in the index: masking writes `*`, so it could
-    /// make such a pattern appear where the text did not hold it; `maskText` runs each of
-    /// them over the whole text at its turn in the masking order.
+    /// Patterns holding `*` (what masking writes) are keyed by four bytes of theirs that
+    /// hold none, at an offset: masking by an earlier pattern can make such a pattern
+    /// appear where the text did not hold it, but only around bytes that were already
+    /// there, so the four key bytes of any occurrence stand in the text as written.
+    private struct Keyed { var id: Int, offset: Int }
+    private var keyed: [Int: [Keyed]] = [:]
+    /// Patterns with no four bytes free of `*` (or empty), not in the index: `maskText`
+    /// runs each of them over the whole text at its turn in the masking order.
     private(set) var unindexableIDs: [Int] = []
     var unindexable: Int { unindexableIDs.count }
-    /// Of those, the ones whose first four bytes hold `*` (or that are shorter): a text
-    /// can hold them without any bucket bit found in it. The others' first four bytes
-    /// are counted in `quadBits` (not listed), so a scan that finds no place at all
-    /// shows that no pattern, starred or not, occurs in the text.
-    private var unkeyedLoose = 0
 
     @inline(__always) static func fold(_ c: UInt8) -> UInt8 { ByteView.foldASCII(c) }
     @inline(__always) static func bucket(_ q: UInt32) -> Int { ByteView.quadBucket(q) }
     @inline(__always) static func bucket(_ q: UInt64) -> Int { Int((q &* 0x9E37_79B9_7F4A_7C15) >> 48) }
 
     /// Where a folded pattern is listed: (short, first byte), (quad, bucket), (oct, bucket).
-    private enum Place { case unindexable, short(Int), quad(Int), oct(Int) }
+    private enum Place { case unindexable, short(Int), quad(Int), oct(Int), keyed(Int, offset: Int) }
     private static func place(_ f: [UInt8]) -> Place {
-        if f.isEmpty || f.contains(0x2A) { return .unindexable }
+        if f.isEmpty { return .unindexable }
+        if f.contains(0x2A) {
+            guard f.count >= 4, let o = (0...(f.count - 4)).first(where: { !f[$0..<($0 + 4)].contains(0x2A) }) else { return .unindexable }
+            return .keyed(bucket(word(f, 4, at: o) as UInt32), offset: o)
+        }
         if f.count < 4 { return .short(Int(f[0])) }
         if f.count < 8 { return .quad(bucket(word(f, 4) as UInt32)) }
         return .oct(bucket(word(f, 8) as UInt64))
     }
-    private static func word<W: FixedWidthInteger>(_ f: [UInt8], _ count: Int) -> W {
+    private static func word<W: FixedWidthInteger>(_ f: [UInt8], _ count: Int, at o: Int = 0) -> W {
         var w = W(0)
-        for k in 0..<count { w |= W(f[k]) << (8 * k) }
+        for k in 0..<count { w |= W(f[o + k]) << (8 * k) }
         return w
     }
 
@@ -101,9 +105,8 @@ struct TextPatternIndex {
             patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
         }
         switch Self.place(f) {
-        case .unindexable:
-            unindexableIDs.append(id)
-            if Self.keyedLoose(f) { countQuad(f, 1) } else { unkeyedLoose += 1 }
+        case .unindexable: unindexableIDs.append(id)
+        case .keyed(let b, let o): keyed[b, default: []].append(Keyed(id: id, offset: o)); countQuad(f, at: o, 1)
         case .short(let c):
             short[c].append(id)
             shortBits[c >> 6] |= 1 << UInt64(c & 63)
@@ -114,8 +117,8 @@ struct TextPatternIndex {
         return id
     }
 
-    private mutating func countQuad(_ f: [UInt8], _ delta: Int) {
-        let b = Self.bucket(Self.word(f, 4) as UInt32)
+    private mutating func countQuad(_ f: [UInt8], at o: Int = 0, _ delta: Int) {
+        let b = Self.bucket(Self.word(f, 4, at: o) as UInt32)
         let c = quadCount[b, default: 0] + delta
         quadCount[b] = c == 0 ? nil : c
         if c == 0 { quadBits[b >> 6] &= ~(1 << UInt64(b & 63)) } else { quadBits[b >> 6] |= 1 << UInt64(b & 63) }
@@ -127,9 +130,11 @@ struct TextPatternIndex {
         patterns[id] = nil; folded[id] = []; masked[id] = []
         free.append(id)
         switch Self.place(f) {
-        case .unindexable:
-            unindexableIDs.removeAll { $0 == id }
-            if Self.keyedLoose(f) { countQuad(f, -1) } else { unkeyedLoose -= 1 }
+        case .unindexable: unindexableIDs.removeAll { $0 == id }
+        case .keyed(let b, let o):
+            keyed[b]?.removeAll { $0.id == id }
+            if keyed[b]?.isEmpty ?? false { keyed[b] = nil }
+            countQuad(f, at: o, -1)
         case .short(let c):
             short[c].removeAll { $0 == id }
             if short[c].isEmpty { shortBits[c >> 6] &= ~(1 << UInt64(c & 63)) }
@@ -147,22 +152,20 @@ struct TextPatternIndex {
 
     mutating func removeAll() { self = TextPatternIndex() }
 
-    /// Whether a starred pattern's first four bytes can key it for `scan`'s answer.
-    private static func keyedLoose(_ f: [UInt8]) -> Bool { f.count >= 4 && !f[0..<4].contains(0x2A) }
-
     /// The live patterns' ids in masking order.
     var ordered: [Int] {
         patterns.indices.filter { patterns[$0] != nil }.sorted { orders[$0] < orders[$1] }
     }
 
     /// Calls `found(id, position)` for every position of `text` where a pattern could
-    /// start (its first bytes hash to its bucket), positions in increasing order;
-    /// stops when `found` says so. Returns false when no pattern can occur in `text`
-    /// (no indexed one and no starred one), true when one may.
+    /// start (its key bytes hash to its bucket): increasing positions for the patterns
+    /// without `*`, each starred one's at its key's place less its offset. Stops when
+    /// `found` says so. Returns false when no pattern can occur in `text`, true when one
+    /// may.
     @discardableResult
     func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) -> Bool {
         let n = text.count
-        var any = unkeyedLoose > 0
+        var any = !unindexableIDs.isEmpty
         let shorts = shortCount > 0
         text.scanFoldedQuads(quadBits: quadBits, byteBits: shortBits, shorts: shorts) { i in
             any = true
@@ -182,6 +185,9 @@ struct TextPatternIndex {
             }
             if i + 7 < n, let list = octs[Self.bucket(w)] {
                 for id in list where found(id, i) { return true }
+            }
+            if let list = keyed[b] {
+                for k in list where i >= k.offset && found(k.id, i - k.offset) { return true }
             }
             return false
         }
