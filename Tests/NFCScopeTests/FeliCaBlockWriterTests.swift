@@ -137,6 +137,43 @@ import Testing
         }
     }
 
+    /// The quoted chip names answer as `feliCaChipName` does, for every IC and ROM type,
+    /// in the built-in registry and in one whose plugin names chips of its own.
+    @Test func chipNamesAnswerAsTheCodeTables() {
+        var builder = RegistryBuilder()
+        let text = """
+        [codes felica-ic-rom]
+        0x1300 | IC 13 ROM 00 "quoted"
+        0xFFFF | IC FF ROM FF
+        [codes felica-ic]
+        0x13 | IC 13
+        0x00 | IC 00 \\ back
+        """
+        let (contents, diagnostics) = PluginParser.parse(text, file: "chips.plugin", builtin: false)
+        #expect(diagnostics.isEmpty)
+        builder.add(contents)
+        var named = 0
+        for registry in [Registry.builtin, Registry(builder)] {
+            for ic in 0..<256 {
+                for rom in 0..<256 {
+                    ByteView.with([UInt8(rom), UInt8(ic), 0, 0, 0, 0, 0, 0]) { bytes in
+                        guard let pmm = FeliCaPMm(bytes) else { Issue.record("no PMm"); return }
+                        let fast = OutputBuffer(), general = OutputBuffer()
+                        registry.writeFeliCaChipName(pmm, fast)
+                        if let name = registry.feliCaChipName(pmm) {
+                            named += 1
+                            general.byte(0x22); general.jsonEscaped(name); general.byte(0x22)
+                        } else {
+                            general.ascii("null")
+                        }
+                        #expect(fast.string == general.string, "IC \(ic) ROM \(rom)")
+                    }
+                }
+            }
+        }
+        #expect(named > 1_000)
+    }
+
     /// The memo of the last layout lookup answers as the registry does.
     @Test func layoutMemoAnswersAsTheRegistry() {
         let registry = Registry.builtin

@@ -79,6 +79,63 @@ import Testing
         #expect(fast > 5_000)
     }
 
+    /// A line as libnfc writes it (`hh ` per byte), long enough for the four-token step
+    /// of `appendHexTokens`, with now and then one byte changed (a tab or CR for a space,
+    /// a digit that is not hex, a missing space, a parity mark, a one-digit token).
+    static func cleanLine(_ g: inout Generator) -> [UInt8] {
+        let digits = Array("0123456789abcdefABCDEF".utf8)
+        var s: [UInt8] = []
+        for _ in 0..<(g.next() % 40) {
+            s += [digits[g.next() % digits.count], digits[g.next() % digits.count], 0x20]
+        }
+        if g.next() % 3 == 0, !s.isEmpty { s.removeLast() }  // no blank after the last token
+        let damage = g.next() % 4 == 0 ? 0 : 1 + g.next() % 2
+        for _ in 0..<damage where !s.isEmpty {
+            let at = g.next() % s.count
+            s[at] = [0x09, 0x0D, 0x67, 0x21, 0x20, 0x00, 0xFF, 0x3A, 0x2F, 0x40, 0x47, 0x60][g.next() % 12]
+        }
+        return s
+    }
+
+    /// The four-token step against the general reader, on lines that are mostly clean
+    /// (so the step runs) and with a store whose room ends anywhere.
+    @Test func fourTokenStepAgreesWithTheGeneralReader() {
+        var g = Generator(state: 0x5EED_0004)
+        var whole = 0
+        for _ in 0..<30_000 {
+            let text = Self.cleanLine(&g)
+            let start = g.next() % 4 == 0 ? g.next() % (text.count + 2) : 0
+            ByteView.with(text) { line in
+                var general: [UInt8] = []
+                let hex = LibnfcLineSyntax.decodeHex(line, from: start, into: &general, toolSyntax: false)
+                let capacity = g.next() % 3 == 0 ? g.next() % 48 : 64
+                let bytes = GrowableBytes(capacity: max(1, capacity))
+                let limit = g.next() % 4 == 0 ? g.next() % 20 : Int.max
+                let stop = bytes.appendHexTokens(of: line, from: start, maxCount: limit)
+                #expect(bytes.count <= limit)
+                if stop >= line.count {
+                    whole += 1
+                    #expect(hex.errorColumn == nil && hex.bits == 0, "\(text) from \(start)")
+                    #expect(bytes.view.array == general, "\(text) from \(start)")
+                } else {
+                    #expect(Array(general.prefix(bytes.count)) == bytes.view.array, "\(text) from \(start)")
+                    // It stopped at a token it cannot read, or for want of room.
+                    #expect(hex.errorColumn != nil || hex.bits != 0 || hex.parityError
+                            || bytes.count == limit || bytes.capacityLeft == 0, "\(text) from \(start)")
+                }
+                // The store of the reader: all or nothing, as the general reader reads it.
+                let queue = LibnfcFrameQueue(inputSize: 200)
+                if let view = queue.keepPlainHex(line, from: start) {
+                    #expect(view.array == general, "\(text) from \(start)")
+                } else {
+                    #expect(queue.store.count == 0)
+                    #expect(hex.errorColumn != nil || hex.bits != 0 || hex.parityError, "\(text) from \(start)")
+                }
+            }
+        }
+        #expect(whole > 5_000)
+    }
+
     @Test func tokenClassesAreTheDigitsAndBlanks() {
         for c in 0..<256 {
             let expected: UInt8
@@ -124,6 +181,35 @@ import Testing
             }
         }
         #expect(found > 3_000)
+    }
+
+    /// Classifying a run of lines with the remembered debug starts (`LibnfcDebugPrefixes`)
+    /// gives what classifying each line alone gives: lines that share a start, start
+    /// like one but differ in a byte (any of the first 24), are shorter, have no second
+    /// TAB, another priority, or are no debug lines at all.
+    @Test func rememberedDebugStartsClassifyAsTheDefinition() {
+        var g = Generator(state: 0x5EED_0005)
+        let starts = ["debug\tlibnfc.bus.uart\t", "debug\tlibnfc.chip.pn53x\t", "info\tlibnfc.general\t",
+                      "debug\tx\t", "error\tlibnfc.driver.pn532_uart\t", "debug\tlibnfc.bus.uart", "debug\t\t",
+                      "warning\tlibnfc.bus.usb\t", "debug\tlibnfc.bus.uartX\t", "  0.925343 H>P ", "Sent bits: "]
+        let rests = ["TX: 00 00 ff 04 fc d4 4a 01 00 e1 00 ", "RX: 00 00 ff 00 ff 00 ", "PN53x ACKed", "", "RX:",
+                     "TX:00", "\tRX: 01 ", "InDataExchange"]
+        var prefixes = LibnfcDebugPrefixes()
+        var hosts = 0
+        for _ in 0..<40_000 {
+            var s = Array(starts[g.next() % 3 == 0 ? g.next() % starts.count : g.next() % 2].utf8)
+            s += Array(rests[g.next() % rests.count].utf8)
+            if g.next() % 5 == 0, !s.isEmpty {
+                s[g.next() % min(s.count, 26)] = [0x09, 0x20, 0x65, 0x00, 0x2E, 0x47][g.next() % 6]
+            }
+            if g.next() % 9 == 0 { s = Array(s.prefix(g.next() % 30)) }
+            ByteView.with(s) { line in
+                let expected = LibnfcLineSyntax.classify(line)
+                if case .host = expected { hosts += 1 }
+                #expect(LibnfcLineSyntax.classify(line, &prefixes) == expected, "\(s)")
+            }
+        }
+        #expect(hosts > 5_000)
     }
 
     /// `PN53xHostFrame.framedLengthNeeded` (which lets a reply logged over several lines

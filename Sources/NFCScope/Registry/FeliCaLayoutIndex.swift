@@ -7,8 +7,9 @@
 // its quoted name, each field's `"name":` and the whole values of its code tables' codes.
 
 /// Names by a 16-bit code, JSON-escaped and quoted (FeliCa systems): a binary search
-/// and a copy instead of a dictionary lookup that copies the entry out.
-struct FeliCaQuotedNames: Sendable {
+/// and a copy instead of a dictionary lookup that copies the entry out. A class, so
+/// that reaching it through the registry retains one reference, not its three arrays.
+final class FeliCaQuotedNames: Sendable {
     private let codes: [UInt16]
     private let ranges: [Range<Int>]
     private let pool: [UInt8]
@@ -26,17 +27,21 @@ struct FeliCaQuotedNames: Sendable {
 
     /// Writes the quoted name of `code`, or `null` when there is none.
     func writeJSON(_ code: UInt16, _ out: OutputBuffer) {
+        if !write(code, out) { out.ascii("null") }
+    }
+
+    /// Writes the quoted name of `code` and answers true; false (nothing written) when
+    /// there is none.
+    func write(_ code: UInt16, _ out: OutputBuffer) -> Bool {
         var (low, high) = (0, codes.count)
         while low < high {
             let mid = (low + high) >> 1
             if codes[mid] < code { low = mid + 1 } else { high = mid }
         }
-        if low < codes.count, codes[low] == code {
-            let r = ranges[low]
-            out.bytes(pool, from: r.lowerBound, count: r.count)
-        } else {
-            out.ascii("null")
-        }
+        guard low < codes.count, codes[low] == code else { return false }
+        let r = ranges[low]
+        out.bytes(pool, from: r.lowerBound, count: r.count)
+        return true
     }
 }
 
@@ -273,8 +278,10 @@ final class FeliCaCompiledLayout: Sendable {
 /// The services of a registry by code, for `Registry.feliCaLayout` and `feliCaService`.
 /// The candidates are plain values (system, block, condition as offsets into a pool,
 /// the layout as an index): trying them copies no reference, so a lookup retains
-/// nothing but the layout it returns.
-struct FeliCaLayoutIndex: Sendable {
+/// nothing but the layout it returns. A class: a struct of five arrays reached through
+/// the registry was copied, five retains and releases, on every lookup; a block
+/// writer takes the index once per exchange (`Registry.feliCaLayoutIndex`).
+final class FeliCaLayoutIndex: Sendable {
     private struct Candidate: Sendable {
         /// nil: any system, any block.
         var system: UInt16?

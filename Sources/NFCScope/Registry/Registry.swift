@@ -461,6 +461,15 @@ public final class Registry: Sendable {
         feliCaTables.quotedSystemNames.writeJSON(code, out)
     }
 
+    /// `feliCaChipName(pmm)` JSON-quoted, or `null`: two binary searches instead of
+    /// four dictionary lookups by name and code.
+    func writeFeliCaChipName(_ pmm: FeliCaPMm, _ out: OutputBuffer) {
+        let tables = feliCaTables
+        if tables.quotedChipNames.write(UInt16(pmm.icType) << 8 | UInt16(pmm.romType), out) { return }
+        if tables.quotedICNames.write(UInt16(pmm.icType), out) { return }
+        out.ascii("null")
+    }
+
     /// A FeliCa service: the entry for this system, else the one declared for any system.
     public func feliCaService(system: UInt16, code: UInt16) -> FeliCaServiceEntry? {
         let serviceIndex = feliCaTables.serviceIndex
@@ -487,6 +496,10 @@ public final class Registry: Sendable {
     func feliCaCompiledLayout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaCompiledLayout? {
         feliCaTables.layoutIndex.layout(system: system, code: code, block: block, data: data)
     }
+
+    /// The index behind `feliCaCompiledLayout` and `feliCaCompiledService`, for a writer
+    /// that looks up many blocks: taken once, it is not reached again per lookup.
+    var feliCaLayoutIndex: FeliCaLayoutIndex { feliCaTables.layoutIndex }
 
     /// The dictionary lookups `feliCaLayout` and `feliCaService` replaced, kept as the
     /// reference their tests compare against.
@@ -722,6 +735,10 @@ final class FeliCaTables: Sendable {
     let layoutIndex: FeliCaLayoutIndex
     /// The systems' names JSON-quoted, by code (FeliCaLayoutIndex.swift).
     let quotedSystemNames: FeliCaQuotedNames
+    /// The chip names of `Registry.feliCaChipName` JSON-quoted: by IC and ROM type
+    /// (`felica-ic-rom`), and by IC type (`felica-ic`).
+    let quotedChipNames: FeliCaQuotedNames
+    let quotedICNames: FeliCaQuotedNames
 
     /// `codeTable` finds the tables enum and bits fields name, as `Registry.code` would.
     init(_ b: RegistryBuilder, codeTable: (String) -> CodeTable?) {
@@ -741,6 +758,15 @@ final class FeliCaTables: Sendable {
         self.variants = variants
         layoutIndex = FeliCaLayoutIndex(services, codeTable: codeTable)
         quotedSystemNames = FeliCaQuotedNames(b.systems.mapValues(\.name))
+        func names(_ table: String) -> [UInt16: String] {
+            var names: [UInt16: String] = [:]
+            for (code, name) in codeTable(table)?.entries ?? [:] where code >= 0 && code <= 0xFFFF {
+                names[UInt16(code)] = name
+            }
+            return names
+        }
+        quotedChipNames = FeliCaQuotedNames(names("felica-ic-rom"))
+        quotedICNames = FeliCaQuotedNames(names("felica-ic"))
     }
 }
 

@@ -122,11 +122,11 @@ enum FeliCaBlockLayout {
     /// The layout chosen as `layout(...)` chooses it, with its JSON pieces. `memo` keeps
     /// the last lookup: the next block looked up here for its deltas is the block the
     /// following call asks for.
-    static func compiledLayout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int, data: ByteView,
+    static func compiledLayout(_ index: FeliCaLayoutIndex, system: UInt16?, code: UInt16, block: Int, data: ByteView,
                                next: ByteView?, memo: inout FeliCaLayoutMemo) -> (FeliCaCompiledLayout, ByteView?)? {
-        guard let layout = memo.layout(registry, system: system, code: code, block: block, data: data) else { return nil }
+        guard let layout = memo.layout(index, system: system, code: code, block: block, data: data) else { return nil }
         guard let next, !layout.empty else { return (layout, nil) }
-        let nextLayout = memo.layout(registry, system: system, code: code, block: block + 1, data: next)
+        let nextLayout = memo.layout(index, system: system, code: code, block: block + 1, data: next)
         return (layout, nextLayout?.empty == true ? nil : next)
     }
 
@@ -485,10 +485,16 @@ struct FeliCaLayoutMemo {
 
     mutating func layout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int,
                          data: ByteView) -> FeliCaCompiledLayout? {
+        layout(registry.feliCaLayoutIndex, system: system, code: code, block: block, data: data)
+    }
+
+    /// The same, from the registry's index taken once (`Registry.feliCaLayoutIndex`).
+    mutating func layout(_ index: FeliCaLayoutIndex, system: UInt16?, code: UInt16, block: Int,
+                         data: ByteView) -> FeliCaCompiledLayout? {
         if valid, self.code == code, self.block == block, self.system == system, self.data.elementsEqual(data) {
             return answer
         }
-        answer = registry.feliCaCompiledLayout(system: system, code: code, block: block, data: data)
+        answer = index.layout(system: system, code: code, block: block, data: data)
         (self.system, self.code, self.block, self.data, valid) = (system, code, block, data, true)
         return answer
     }

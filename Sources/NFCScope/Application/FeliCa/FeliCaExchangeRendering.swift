@@ -56,7 +56,7 @@ extension FeliCaExchange {
             out.ascii(",\"ic_type\":"); code8(pmm.icType, out)
             out.ascii(",\"rom_type\":"); code8(pmm.romType, out)
             out.ascii(",\"chip\":")
-            if let name = registry.feliCaChipName(pmm) { quoted(name, out) } else { out.ascii("null") }
+            registry.writeFeliCaChipName(pmm, out)
             out.ascii(",\"timeouts_us\":{")
             for c in FeliCaPMm.CommandClass.allCases {
                 if c != .requestService { out.byte(0x2C) }
@@ -77,6 +77,8 @@ extension FeliCaExchange {
     private func writeBlocksJSON(_ out: OutputBuffer) {
         let write = kind == .writeWithoutEncryption
         let (request, answer) = parsedBlocks(write: write)
+        // Taken once: reached through the registry, each lookup would retain and release it.
+        let index = registry.feliCaLayoutIndex
         if let request {
             out.ascii(",\"services\":[")
             for i in 0..<request.serviceCount {
@@ -84,7 +86,7 @@ extension FeliCaExchange {
                 if i > 0 { out.byte(0x2C) }
                 out.ascii("{\"code\":"); code16(code, out)
                 out.ascii(",\"name\":")
-                if let service = registry.feliCaCompiledService(system: system, code: code, block: -1) {
+                if let service = index.service(system: system, code: code, block: -1) {
                     out.bytes(service.quotedName)
                 } else {
                     out.ascii("null")
@@ -98,12 +100,12 @@ extension FeliCaExchange {
         // The loop's state goes through the walk as an argument: a closure that captured
         // it as variables would box them and check each access at run time.
         var state = BlocksJSONState()
-        let (registry, system) = (registry, system)
+        let system = system
         forEachBlock(request: request, answer: answer, write: write, state: &state) { state, i, element, data, next in
             let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
             var found: (FeliCaCompiledLayout, ByteView?)?
             if let data, let code {
-                found = FeliCaBlockLayout.compiledLayout(registry, system: system, code: code, block: element?.block ?? i,
+                found = FeliCaBlockLayout.compiledLayout(index, system: system, code: code, block: element?.block ?? i,
                                                          data: data, next: next, memo: &state.memo)
             }
             // The whole block in one reservation: numbers (20 bytes at most each), the

@@ -26,18 +26,23 @@ extension FeliCaFrameInfo {
             }
         case (.readWithoutEncryption, false), (.writeWithoutEncryption, false):
             if case .success(let r) = FeliCaBlockRequest.parse(p, write: command == .writeWithoutEncryption) {
-                out.ascii(" services")
-                for i in 0..<r.serviceCount {
-                    out.byte(0x20)
-                    out.hex16(r.serviceCode(i) ?? 0, uppercase: true)
+                // One reservation: 5 bytes a service, the literals and a number under 50.
+                out.withReserved(50 + 5 * r.serviceCount) { c in
+                    c.ascii(" services")
+                    for i in 0..<r.serviceCount {
+                        c.byte(0x20)
+                        c.hexUpper(UInt32(r.serviceCode(i) ?? 0), byteCount: 2)
+                    }
+                    c.ascii(" blocks "); c.int(r.blocks.count)
                 }
-                out.ascii(" blocks "); out.int(r.blocks.count)
             }
         case (.readWithoutEncryption, true), (.writeWithoutEncryption, true):
             if case .success(let r) = FeliCaBlockResponse.parse(p, read: command == .readWithoutEncryption) {
-                out.ascii(" SF "); out.hexByte(r.status1, uppercase: true)
-                out.byte(0x20); out.hexByte(r.status2, uppercase: true)
-                if command == .readWithoutEncryption, r.status1 == 0 { out.ascii(" blocks "); out.int(r.blockCount) }
+                out.withReserved(50) { c in
+                    c.ascii(" SF "); c.hexUpper(UInt32(r.status1), byteCount: 1)
+                    c.byte(0x20); c.hexUpper(UInt32(r.status2), byteCount: 1)
+                    if command == .readWithoutEncryption, r.status1 == 0 { c.ascii(" blocks "); c.int(r.blockCount) }
+                }
             }
         default:
             if command.isProtected { out.ascii(" (protected)") }
@@ -45,21 +50,25 @@ extension FeliCaFrameInfo {
     }
 
     public func writeJSONMembers(_ out: OutputBuffer) {
-        out.ascii(",\"framing\":\"")
-        out.ascii(framing.jsonName)
-        out.ascii("\",\"code\":\"")
-        out.hexByte(code, uppercase: true)
-        out.ascii("\",\"command\":")
-        if let command {
-            out.byte(0x22); out.ascii(command.jsonName); out.byte(0x22)
-        } else {
-            out.ascii("null")
-        }
-        out.ascii(isResponse ? ",\"response\":true" : ",\"response\":false")
-        if let idm {
-            out.ascii(",\"idm\":\"")
-            out.hex(idm)
-            out.byte(0x22)
+        // One reservation: the literals and names are under 120 bytes, the IDm 16.
+        let framingName = framing.jsonName, commandName = command?.jsonName
+        out.withReserved(160 + framingName.utf8CodeUnitCount + (commandName?.utf8CodeUnitCount ?? 0)) { c in
+            c.ascii(",\"framing\":\"")
+            c.ascii(framingName)
+            c.ascii("\",\"code\":\"")
+            c.hexUpper(UInt32(code), byteCount: 1)
+            c.ascii("\",\"command\":")
+            if let commandName {
+                c.byte(0x22); c.ascii(commandName); c.byte(0x22)
+            } else {
+                c.ascii("null")
+            }
+            c.ascii(isResponse ? ",\"response\":true" : ",\"response\":false")
+            if let idm {
+                c.ascii(",\"idm\":\"")
+                c.hex(idm)
+                c.byte(0x22)
+            }
         }
     }
 }
