@@ -30,6 +30,27 @@ import Testing
         }
     }
 
+    /// `T2TFrame.writeInfo` of READ and its answer as it was written.
+    static func referenceT2TInfo(_ t: T2TFrame, _ out: OutputBuffer) {
+        out.ascii(t.command.name)
+        if t.isAnswer { out.ascii(" answer") }
+        switch t {
+        case .read(let page):
+            out.ascii(" page ")
+            out.int(Int(page))
+        case .readAnswer(let start, let data, _):
+            let pages = data.count / 4
+            out.ascii(pages == 1 ? " page " : " pages ")
+            out.int(Int(start))
+            if pages > 1 {
+                out.byte(0x2D)
+                out.int(Int(start) + pages - 1)
+            }
+        default:
+            Issue.record("not a READ")
+        }
+    }
+
     @Test func t2tReadMembersAgreeWithThePieceByPieceWrites() {
         var g = Generator(state: 0x5EED_1401)
         for _ in 0..<20_000 {
@@ -45,6 +66,10 @@ import Testing
                 frame.writeJSONMembers(fast)
                 Self.referenceT2T(frame, general)
                 #expect(fast.string == general.string)
+                let info = OutputBuffer(), reference = OutputBuffer()
+                frame.writeInfo(info)
+                Self.referenceT2TInfo(frame, reference)
+                #expect(info.string == reference.string)
             }
         }
     }

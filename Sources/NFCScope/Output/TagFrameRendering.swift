@@ -4,7 +4,33 @@
 
 extension T2TFrame {
     public func writeInfo(_ out: OutputBuffer) {
-        out.ascii(command.name)
+        let name = command.name
+        // READ and its answer in one reservation (literals under 30 bytes, numbers 20 each).
+        switch self {
+        case .read(let page):
+            out.withReserved(70 + name.utf8CodeUnitCount) { c in
+                c.ascii(name)
+                if isAnswer { c.ascii(" answer") }
+                c.ascii(" page "); c.int(Int(page))
+            }
+            return
+        case .readAnswer(let start, let data, _):
+            out.withReserved(80 + name.utf8CodeUnitCount) { c in
+                c.ascii(name)
+                if isAnswer { c.ascii(" answer") }
+                let pages = data.count / 4
+                c.ascii(pages == 1 ? " page " : " pages ")
+                c.int(Int(start))
+                if pages > 1 {
+                    c.byte(0x2D)
+                    c.int(Int(start) + pages - 1)
+                }
+            }
+            return
+        default:
+            break
+        }
+        out.ascii(name)
         if isAnswer { out.ascii(" answer") }
         switch self {
         case .read(let page):
