@@ -183,35 +183,6 @@ import Testing
         #expect(found > 3_000)
     }
 
-    /// Classifying a run of lines with the remembered debug starts (`LibnfcDebugPrefixes`)
-    /// gives what classifying each line alone gives: lines that share a start, start
-    /// like one but differ in a byte (any of the first 24), are shorter, have no second
-    /// TAB, another priority, or are no debug lines at all.
-    @Test func rememberedDebugStartsClassifyAsTheDefinition() {
-        var g = Generator(state: 0x5EED_0005)
-        let starts = ["debug\tlibnfc.bus.uart\t", "debug\tlibnfc.chip.pn53x\t", "info\tlibnfc.general\t",
-                      "debug\tx\t", "error\tlibnfc.driver.pn532_uart\t", "debug\tlibnfc.bus.uart", "debug\t\t",
-                      "warning\tlibnfc.bus.usb\t", "debug\tlibnfc.bus.uartX\t", "  0.925343 H>P ", "Sent bits: "]
-        let rests = ["TX: 00 00 ff 04 fc d4 4a 01 00 e1 00 ", "RX: 00 00 ff 00 ff 00 ", "PN53x ACKed", "", "RX:",
-                     "TX:00", "\tRX: 01 ", "InDataExchange"]
-        var prefixes = LibnfcDebugPrefixes()
-        var hosts = 0
-        for _ in 0..<40_000 {
-            var s = Array(starts[g.next() % 3 == 0 ? g.next() % starts.count : g.next() % 2].utf8)
-            s += Array(rests[g.next() % rests.count].utf8)
-            if g.next() % 5 == 0, !s.isEmpty {
-                s[g.next() % min(s.count, 26)] = [0x09, 0x20, 0x65, 0x00, 0x2E, 0x47][g.next() % 6]
-            }
-            if g.next() % 9 == 0 { s = Array(s.prefix(g.next() % 30)) }
-            ByteView.with(s) { line in
-                let expected = LibnfcLineSyntax.classify(line)
-                if case .host = expected { hosts += 1 }
-                #expect(LibnfcLineSyntax.classify(line, &prefixes) == expected, "\(s)")
-            }
-        }
-        #expect(hosts > 5_000)
-    }
-
     /// `PN53xHostFrame.framedLengthNeeded` (which lets a reply logged over several lines
     /// be parsed once) against `parseFramed` itself, on every prefix of generated frames
     /// (normal, extended, ACK/NACK, error frames, bad LCS/DCS, junk): where it names a

@@ -122,18 +122,6 @@ public struct ByteView: @unchecked Sendable {
         return Array(UnsafeRawBufferPointer(start: base, count: count))
     }
 
-    /// The three 8-byte words (native order) that cover the first `n` bytes, 8...24: at
-    /// 0, `min(8, n - 8)` and `n - 8`; nil when `n` is outside that range or the view is
-    /// shorter. Two views start with the same `n` bytes exactly when their words are equal
-    /// (a remembered line start: LibnfcDebugPrefixes).
-    @inline(__always)
-    public func coveringWords(_ n: Int) -> (UInt64, UInt64, UInt64)? {
-        guard n >= 8, n <= 24, count >= n, let base else { return nil }
-        return (base.loadUnaligned(as: UInt64.self),
-                base.loadUnaligned(fromByteOffset: Swift.min(8, n &- 8), as: UInt64.self),
-                base.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
-    }
-
     /// Byte-wise equality with another view.
     @inlinable
     public func elementsEqual(_ other: ByteView) -> Bool {

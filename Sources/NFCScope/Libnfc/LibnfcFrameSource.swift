@@ -29,8 +29,6 @@ public struct LibnfcFrameSource: FrameSource {
     /// said so; 0: not known yet): the lines before that are not parsed again.
     private var rxNeed = 0
     private var rxLines: [(offset: Int, line: Int)] = []
-    /// The starts of recent debug lines, so the next ones are classified without a search.
-    private var debugPrefixes = LibnfcDebugPrefixes()
 
     /// `final` false: `view` is the start of a stream that `resume` extends.
     public init(view: ByteView, final: Bool = true) {
@@ -100,7 +98,7 @@ public struct LibnfcFrameSource: FrameSource {
     private mutating func readLine(_ line: ByteView, at start: Int) {
         out.line = lineNumber
         out.lineOffset = start
-        switch LibnfcLineSyntax.classify(line, &debugPrefixes) {
+        switch LibnfcLineSyntax.classify(line) {
         case .blank, .debugText:
             break
         case .text:

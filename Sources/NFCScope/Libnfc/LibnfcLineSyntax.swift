@@ -60,17 +60,10 @@ enum LibnfcLineSyntax {
     ]
 
     static func classify(_ line: ByteView) -> LibnfcLineKind {
-        var none = LibnfcDebugPrefixes()
-        return classify(line, &none)
-    }
-
-    /// `classify(line)`, with the debug line's message start found through `prefixes`
-    /// (the `priority<TAB>category<TAB>` of recent lines) where it can be.
-    static func classify(_ line: ByteView, _ prefixes: inout LibnfcDebugPrefixes) -> LibnfcLineKind {
         var first = 0
         while let b = line.byte(first), b == 0x20 || b == 0x09 || b == 0x0D { first += 1 }
         if first >= line.count { return .blank }
-        if let messageStart = prefixes.messageStart(line) {
+        if let messageStart = debugMessageStart(line) {
             // "TX:" or "RX:" (checked byte by byte: no array of prefixes made per line).
             if let t = line.byte(messageStart), t == 0x54 || t == 0x52, line.byte(messageStart + 1) == 0x58,
                line.byte(messageStart + 2) == 0x3A,
@@ -360,43 +353,5 @@ enum LibnfcLineSyntax {
         case .text:
             return isBanner(line)
         }
-    }
-}
-
-
-/// The `priority<TAB>category<TAB>` starts of the last two kinds of debug line seen
-/// (a log alternates between `libnfc.bus.uart` and `libnfc.chip.pn53x`, say): a line
-/// that starts with the same 8 to 24 bytes has its message right after them, found by
-/// three 8-byte compares instead of a search for the second TAB. The bytes are copied
-/// here, not viewed: a stream's input moves. Same answers as `debugMessageStart`
-/// (LibnfcHexFastPathTests): a remembered start is one it accepted, and the category
-/// in it holds no TAB, so the second TAB of a line that repeats it is where it was.
-struct LibnfcDebugPrefixes {
-    private struct Prefix {
-        var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0
-        /// 0: nothing remembered.
-        var length = 0
-    }
-    private var recent = Prefix()
-    private var older = Prefix()
-
-    @inline(__always)
-    private static func matches(_ p: Prefix, _ line: ByteView) -> Bool {
-        guard let w = line.coveringWords(p.length) else { return false }
-        return w.0 == p.w0 && w.1 == p.w1 && w.2 == p.w2
-    }
-
-    mutating func messageStart(_ line: ByteView) -> Int? {
-        if Self.matches(recent, line) { return recent.length }
-        if Self.matches(older, line) {
-            swap(&recent, &older)
-            return recent.length
-        }
-        guard let start = LibnfcLineSyntax.debugMessageStart(line) else { return nil }
-        if let w = line.coveringWords(start) {
-            older = recent
-            recent = Prefix(w0: w.0, w1: w.1, w2: w.2, length: start)
-        }
-        return start
     }
 }
