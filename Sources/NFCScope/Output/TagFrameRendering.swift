@@ -33,9 +33,8 @@ extension T2TFrame {
         out.ascii(name)
         if isAnswer { out.ascii(" answer") }
         switch self {
-        case .read(let page):
-            out.ascii(" page ")
-            out.int(Int(page))
+        case .read, .readAnswer:
+            break   // written above
         case .fastRead(let start, let end):
             out.ascii(" pages ")
             out.int(Int(start))
@@ -80,14 +79,6 @@ extension T2TFrame {
             out.int(Int(key))
         case .authenticateReader:
             out.ascii(" AF ek(RndA||RndB')")
-        case .readAnswer(let start, let data, _):
-            let pages = data.count / 4
-            out.ascii(pages == 1 ? " page " : " pages ")
-            out.int(Int(start))
-            if pages > 1 {
-                out.byte(0x2D)
-                out.int(Int(start) + pages - 1)
-            }
         case .version(let v, let mac):
             out.byte(0x20)
             if let p = v.productName {
@@ -176,7 +167,9 @@ extension T2TFrame {
         out.ascii(name)
         out.ascii(isAnswer ? "\",\"response\":true" : "\",\"response\":false")
         switch self {
-        case .read(let page), .compatibilityWrite(let page):
+        case .read, .readAnswer:
+            break   // written above
+        case .compatibilityWrite(let page):
             intMember(",\"page\":", Int(page), out)
         case .fastRead(let start, let end):
             intMember(",\"page\":", Int(start), out)
@@ -207,10 +200,6 @@ extension T2TFrame {
         case .authenticateReader(let c):
             out.ascii(",\"auth_step\":\"ek(RndA||RndB')\"")
             hexMember(",\"ciphertext\":\"", c, out)
-        case .readAnswer(let start, let data, _):
-            intMember(",\"page\":", Int(start), out)
-            intMember(",\"pages\":", data.count / 4, out)
-            hexMember(",\"data\":\"", data, out)
         case .version(let v, let mac):
             codeMember(",\"vendor\":\"", v.vendor, out)
             if let name = v.vendorName { stringMember(",\"vendor_name\":\"", name, out) }
