@@ -358,18 +358,26 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 } else {
                     out.ascii(",\"name\":null")
                 }
-                if v.isComplete, let handle, dictionary.tagHasText(handle) {
-                    out.ascii(",\"text\":\"")
-                    writeJSONText(handle, v.value, texts: texts, context, out)
-                    out.byte(0x22)
-                }
-                if !v.isComplete {
-                    out.ascii(",\"error\":\"data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short\"")
-                }
-                out.byte(0x7D)
+                writeJSONValueEnd(v, text: handle.flatMap { dictionary.tagHasText($0) ? $0 : nil }, texts: texts, context, out)
             }
             out.byte(0x5D)
         }
+    }
+
+    /// A DOL-split value's members after its name (`text`, or the error of a value the
+    /// data cut short) and its closing brace; `text`: the handle when its entry has texts.
+    @inline(__always)
+    private func writeJSONValueEnd(_ v: DOLValue, text: EMVTagHandle?, texts: Int, _ context: EMVContext,
+                                   _ out: OutputBuffer) {
+        if v.isComplete, let text {
+            out.ascii(",\"text\":\"")
+            writeJSONText(text, v.value, texts: texts, context, out)
+            out.byte(0x22)
+        }
+        if !v.isComplete {
+            out.ascii(",\"error\":\"data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short\"")
+        }
+        out.byte(0x7D)
     }
 
     /// The DOL-split values for the registry: each value's fixed part in one reservation
@@ -386,15 +394,7 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             _ = out.tlvNodeOpening(separator: k > 0, tag: v.tag, tagLength: tagLength, declaredLength: v.length,
                                    value: v.value, outer: nil, outerHexAt: 0,
                                    name: handle.map { registry.tagNameMember($0, in: pool) })
-            if v.isComplete, let handle, registry.tagHasText(handle) {
-                out.ascii(",\"text\":\"")
-                writeJSONText(handle, v.value, texts: texts, context, out)
-                out.byte(0x22)
-            }
-            if !v.isComplete {
-                out.ascii(",\"error\":\"data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short\"")
-            }
-            out.byte(0x7D)
+            writeJSONValueEnd(v, text: handle.flatMap { registry.tagHasText($0) ? $0 : nil }, texts: texts, context, out)
             k += 1
         }
         out.byte(0x5D)
