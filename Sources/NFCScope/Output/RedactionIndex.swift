@@ -51,22 +51,26 @@ struct TextPatternIndex {
     private(set) var masked: [[Bool]] = []
     private(set) var orders: [UInt64] = []
     private var free: [Int] = []
-    /// Count of live patterns per bucket of first four bytes, and its bit.
-    private var quadCount: [Int: Int] = [:]
-    private var quadBits = [UInt64](repeating: 0, count: 1024)
+    /// Live patterns per bucket of first four bytes (all of four bytes or more), of
+    /// those that make a place a candidate outright (4-7 bytes, keyed), and per
+    /// second-stage bucket of first eight bytes (eight or more); `bits` has a bucket's
+    /// bit set while its count is not zero.
+    private var quadCount = [Int32](repeating: 0, count: 65_536)
+    private var directCount = [Int32](repeating: 0, count: 65_536)
+    private var octCount = [Int32](repeating: 0, count: 262_144)
+    private var bits = ByteView.FoldedScanBits()
     /// Patterns of 4-7 bytes by the bucket of their first four; longer ones by the
     /// bucket of their first eight.
-    private var quads: [Int: [Int]] = [:]
-    private var octs: [Int: [Int]] = [:]
+    private var quads = [[Int]](repeating: [], count: 65_536)
+    private var octs = [[Int]](repeating: [], count: 65_536)
     private var short = [[Int]](repeating: [], count: 256)
-    private var shortBits = [UInt64](repeating: 0, count: 4)
     private var shortCount = 0
     /// Patterns holding `*` (what masking writes) are keyed by four bytes of theirs that
     /// hold none, at an offset: masking by an earlier pattern can make such a pattern
     /// appear where the text did not hold it, but only around bytes that were already
     /// there, so the four key bytes of any occurrence stand in the text as written.
     private struct Keyed { var id: Int, offset: Int }
-    private var keyed: [Int: [Keyed]] = [:]
+    private var keyed = [[Keyed]](repeating: [], count: 65_536)
     /// Patterns with no four bytes free of `*` (or empty), not in the index: `maskText`
     /// runs each of them over the whole text at its turn in the masking order.
     private(set) var unindexableIDs: [Int] = []
@@ -106,22 +110,33 @@ struct TextPatternIndex {
         }
         switch Self.place(f) {
         case .unindexable: unindexableIDs.append(id)
-        case .keyed(let b, let o): keyed[b, default: []].append(Keyed(id: id, offset: o)); countQuad(f, at: o, 1)
+        case .keyed(let b, let o): keyed[b].append(Keyed(id: id, offset: o)); count(f, at: o, direct: true, 1)
         case .short(let c):
             short[c].append(id)
-            shortBits[c >> 6] |= 1 << UInt64(c & 63)
+            ByteView.FoldedScanBits.set(&bits.bytes, c, true)
             shortCount += 1
-        case .quad(let b): quads[b, default: []].append(id); countQuad(f, 1)
-        case .oct(let b): octs[b, default: []].append(id); countQuad(f, 1)
+            bits.shorts = true
+        case .quad(let b): quads[b].append(id); count(f, direct: true, 1)
+        case .oct(let b): octs[b].append(id); count(f, direct: false, 1)
         }
         return id
     }
 
-    private mutating func countQuad(_ f: [UInt8], at o: Int = 0, _ delta: Int) {
+    /// Counts a pattern of four bytes or more in (`delta` 1) or out (-1) of the
+    /// buckets its bits are set by: its four key bytes at `o`, and `direct` (a 4-7-byte
+    /// or keyed pattern) or its first eight bytes.
+    private mutating func count(_ f: [UInt8], at o: Int = 0, direct: Bool, _ delta: Int32) {
+        func step(_ counts: inout [Int32], _ table: inout [UInt64], _ b: Int) {
+            counts[b] += delta
+            ByteView.FoldedScanBits.set(&table, b, counts[b] != 0)
+        }
         let b = Self.bucket(Self.word(f, 4, at: o) as UInt32)
-        let c = quadCount[b, default: 0] + delta
-        quadCount[b] = c == 0 ? nil : c
-        if c == 0 { quadBits[b >> 6] &= ~(1 << UInt64(b & 63)) } else { quadBits[b >> 6] |= 1 << UInt64(b & 63) }
+        step(&quadCount, &bits.quads, b)
+        if direct {
+            step(&directCount, &bits.direct, b)
+        } else {
+            step(&octCount, &bits.octs, ByteView.octBucket(Self.word(f, 8)))
+        }
     }
 
     mutating func remove(_ id: Int) {
@@ -132,21 +147,19 @@ struct TextPatternIndex {
         switch Self.place(f) {
         case .unindexable: unindexableIDs.removeAll { $0 == id }
         case .keyed(let b, let o):
-            keyed[b]?.removeAll { $0.id == id }
-            if keyed[b]?.isEmpty ?? false { keyed[b] = nil }
-            countQuad(f, at: o, -1)
+            keyed[b].removeAll { $0.id == id }
+            count(f, at: o, direct: true, -1)
         case .short(let c):
             short[c].removeAll { $0 == id }
-            if short[c].isEmpty { shortBits[c >> 6] &= ~(1 << UInt64(c & 63)) }
+            if short[c].isEmpty { ByteView.FoldedScanBits.set(&bits.bytes, c, false) }
             shortCount -= 1
+            bits.shorts = shortCount > 0
         case .quad(let b):
-            quads[b]?.removeAll { $0 == id }
-            if quads[b]?.isEmpty ?? false { quads[b] = nil }
-            countQuad(f, -1)
+            quads[b].removeAll { $0 == id }
+            count(f, direct: true, -1)
         case .oct(let b):
-            octs[b]?.removeAll { $0 == id }
-            if octs[b]?.isEmpty ?? false { octs[b] = nil }
-            countQuad(f, -1)
+            octs[b].removeAll { $0 == id }
+            count(f, direct: false, -1)
         }
     }
 
@@ -167,27 +180,24 @@ struct TextPatternIndex {
         let n = text.count
         var any = !unindexableIDs.isEmpty
         let shorts = shortCount > 0
-        text.scanFoldedQuads(quadBits: quadBits, byteBits: shortBits, shorts: shorts) { i in
+        text.scanFoldedQuads(bits) { i, w in
             any = true
             // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
-            var w = UInt64(0)
-            for k in 0..<Swift.min(8, n - i) { w |= UInt64(Self.fold(text[i + k])) << UInt64(8 * k) }
             if shorts {
                 let c = Int(w & 0xFF)
-                if shortBits[c >> 6] & (1 << UInt64(c & 63)) != 0 {
+                if ByteView.FoldedScanBits.test(bits.bytes, c) {
                     for id in short[c] where found(id, i) { return true }
                 }
             }
             guard i + 3 < n else { return false }
             let b = Self.bucket(UInt32(truncatingIfNeeded: w))
-            if let list = quads[b] {
-                for id in list where found(id, i) { return true }
+            guard ByteView.FoldedScanBits.test(bits.quads, b) else { return false }
+            if ByteView.FoldedScanBits.test(bits.direct, b) {
+                for id in quads[b] where found(id, i) { return true }
+                for k in keyed[b] where i >= k.offset && found(k.id, i - k.offset) { return true }
             }
-            if i + 7 < n, let list = octs[Self.bucket(w)] {
-                for id in list where found(id, i) { return true }
-            }
-            if let list = keyed[b] {
-                for k in list where i >= k.offset && found(k.id, i - k.offset) { return true }
+            if i + 7 < n, ByteView.FoldedScanBits.test(bits.octs, ByteView.octBucket(w)) {
+                for id in octs[Self.bucket(w)] where found(id, i) { return true }
             }
             return false
         }
