@@ -50,6 +50,11 @@ struct TextPatternIndex {
     private(set) var folded: [[UInt8]] = []
     private(set) var masked: [[Bool]] = []
     private(set) var orders: [UInt64] = []
+    /// The first eight bytes of `folded` (fewer: zeros above), byte 0 lowest, and the
+    /// mask of those bytes: where a pattern stands, the folded text's eight bytes
+    /// masked equal its head.
+    private var heads: [UInt64] = []
+    private var headMasks: [UInt64] = []
     private var free: [Int] = []
     /// Live patterns per bucket of first four bytes (all of four bytes or more), of
     /// those that make a place a candidate outright (4-7 bytes, keyed), and per
@@ -92,6 +97,9 @@ struct TextPatternIndex {
         if f.count < 8 { return .quad(bucket(word(f, 4) as UInt32)) }
         return .oct(bucket(word(f, 8) as UInt64))
     }
+    private static func headMask(_ count: Int) -> UInt64 {
+        count >= 8 ? ~0 : (1 << UInt64(8 * count)) - 1
+    }
     private static func word<W: FixedWidthInteger>(_ f: [UInt8], _ count: Int, at o: Int = 0) -> W {
         var w = W(0)
         for k in 0..<count { w |= W(f[o + k]) << (8 * k) }
@@ -104,9 +112,11 @@ struct TextPatternIndex {
         if let slot = free.popLast() {
             id = slot
             patterns[id] = pattern; folded[id] = f; masked[id] = m; orders[id] = order
+            heads[id] = Self.word(f, Swift.min(8, f.count)); headMasks[id] = Self.headMask(f.count)
         } else {
             id = patterns.count
             patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
+            heads.append(Self.word(f, Swift.min(8, f.count))); headMasks.append(Self.headMask(f.count))
         }
         switch Self.place(f) {
         case .unindexable: unindexableIDs.append(id)
@@ -171,33 +181,50 @@ struct TextPatternIndex {
     }
 
     /// Calls `found(id, position)` for every position of `text` where a pattern could
-    /// start (its key bytes hash to its bucket): increasing positions for the patterns
-    /// without `*`, each starred one's at its key's place less its offset. Stops when
-    /// `found` says so. Returns false when no pattern can occur in `text`, true when one
-    /// may.
+    /// stand: increasing positions for the patterns without `*`, which stand there in
+    /// `text` as given, and each starred one's at its key's place less its offset (its
+    /// key bytes hash to its bucket). Stops when `found` says so. Returns false when no
+    /// pattern can occur in `text`, true when one may.
+    ///
+    /// A pattern without `*` is reported only where it stands in `text` because masking
+    /// writes only `*`: where it stands in the text as masked, it stood before.
     @discardableResult
     func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) -> Bool {
         let n = text.count
         var any = !unindexableIDs.isEmpty
         let shorts = shortCount > 0
         text.scanFoldedQuads(bits) { i, w in
-            any = true
             // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
+            @inline(__always) func stands(_ id: Int) -> Bool {
+                guard w & headMasks[id] == heads[id] else { return false }
+                let p = folded[id]
+                guard i + p.count <= n else { return false }
+                var k = 8
+                while k < p.count {
+                    guard Self.fold(text[i + k]) == p[k] else { return false }
+                    k += 1
+                }
+                any = true
+                return true
+            }
             if shorts {
                 let c = Int(w & 0xFF)
                 if ByteView.FoldedScanBits.test(bits.bytes, c) {
-                    for id in short[c] where found(id, i) { return true }
+                    for id in short[c] where stands(id) && found(id, i) { return true }
                 }
             }
             guard i + 3 < n else { return false }
             let b = Self.bucket(UInt32(truncatingIfNeeded: w))
             guard ByteView.FoldedScanBits.test(bits.quads, b) else { return false }
             if ByteView.FoldedScanBits.test(bits.direct, b) {
-                for id in quads[b] where found(id, i) { return true }
-                for k in keyed[b] where i >= k.offset && found(k.id, i - k.offset) { return true }
+                for id in quads[b] where stands(id) && found(id, i) { return true }
+                for k in keyed[b] where i >= k.offset {
+                    any = true
+                    if found(k.id, i - k.offset) { return true }
+                }
             }
             if i + 7 < n, ByteView.FoldedScanBits.test(bits.octs, ByteView.octBucket(w)) {
-                for id in octs[Self.bucket(w)] where found(id, i) { return true }
+                for id in octs[Self.bucket(w)] where stands(id) && found(id, i) { return true }
             }
             return false
         }
