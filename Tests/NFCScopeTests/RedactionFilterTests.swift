@@ -187,7 +187,7 @@ func maskedAsRecords(_ text: [UInt8], _ redactor: Redactor) -> [UInt8] {
             for k in 0..<count where at + k < text.count { w |= UInt64(ByteView.foldASCII(text[at + k])) << UInt64(8 * k) }
             return w
         }
-        var found = 0, direct = 0, second = 0
+        var found = 0, direct = 0, second = 0, short = 0
         for round in 0..<3_000 {
             let alphabet = Array("0123456789ABCDEFabcdef\"{}:,*^/ ".utf8) + [0x80, 0xC3, 0xDC, 0x00]
             let text = (0..<next(70)).map { _ in alphabet[next(alphabet.count)] }
@@ -206,7 +206,12 @@ func maskedAsRecords(_ text: [UInt8], _ redactor: Redactor) -> [UInt8] {
             }
             for _ in 0..<next(200) { let b = next(65_536); set(&bits.quads, b); if next(2) == 0 { set(&bits.direct, b) } }
             bits.shorts = next(3) == 0
-            for _ in 0..<next(3) { let c = Int(alphabet[next(alphabet.count)]); set(&bits.bytes, c) }
+            for _ in 0..<next(3) { let c = Int(alphabet[next(alphabet.count)]); set(&bits.singles, c) }
+            for _ in 0..<next(4) {
+                let at = text.isEmpty ? -1 : next(text.count)
+                let pair = at < 0 || next(3) == 0 ? Int(alphabet[next(alphabet.count)]) | Int(alphabet[next(alphabet.count)]) << 8 : Int(folded(text, at, 2))
+                set(&bits.pairs, pair)
+            }
             var expected: [Int] = []
             for i in text.indices {
                 var hit = false
@@ -217,8 +222,7 @@ func maskedAsRecords(_ text: [UInt8], _ redactor: Redactor) -> [UInt8] {
                         else if i + 8 <= text.count, test(bits.octs, ByteView.octBucket(folded(text, i, 8))) { hit = true; second += 1 }
                     }
                 }
-                let c = Int(ByteView.foldASCII(text[i]))
-                if bits.shorts, test(bits.bytes, c) { hit = true }
+                if bits.shorts, test(bits.pairs, Int(folded(text, i, 2))) || test(bits.singles, Int(folded(text, i, 1))) { hit = true; short += 1 }
                 if hit { expected.append(i) }
             }
             // All of them, and stopping at the k-th; each with its eight folded bytes.
@@ -234,7 +238,7 @@ func maskedAsRecords(_ text: [UInt8], _ redactor: Redactor) -> [UInt8] {
             #expect(got == Array(expected.prefix(stopAt == Int.max ? expected.count : stopAt + 1)), "\(text)")
             found += expected.count
         }
-        #expect(found > 1_000 && direct > 100 && second > 100)
+        #expect(found > 1_000 && direct > 100 && second > 100 && short > 100)
     }
 
     @Test func tablesOfAnotherSizeMakeEveryPlaceACandidate() {

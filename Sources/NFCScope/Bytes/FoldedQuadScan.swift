@@ -51,9 +51,12 @@ extension ByteView {
         /// eight bytes or more: a first-stage hit not in `direct` is a candidate only
         /// when the eight bytes there have their bit set here.
         var octs = [UInt64](repeating: 0, count: 4096)
-        /// 256 bits: the folded first byte of every pattern shorter than four bytes.
-        var bytes = [UInt64](repeating: 0, count: 4)
-        /// Whether `bytes` has a bit set.
+        /// 65,536 bits: the folded first two bytes (the first one lowest) of every
+        /// pattern of two or three bytes.
+        var pairs = [UInt64](repeating: 0, count: 1024)
+        /// 256 bits: the folded byte of every pattern of one byte.
+        var singles = [UInt64](repeating: 0, count: 4)
+        /// Whether `pairs` or `singles` has a bit set.
         var shorts = false
 
         @inline(__always) static func set(_ table: inout [UInt64], _ b: Int, _ on: Bool) {
@@ -62,7 +65,7 @@ extension ByteView {
         @inline(__always) static func test(_ table: [UInt64], _ b: Int) -> Bool {
             table[b >> 6] & (1 << UInt64(b & 63)) != 0
         }
-        var wellSized: Bool { quads.count == 1024 && direct.count == 1024 && octs.count == 4096 && bytes.count == 4 }
+        var wellSized: Bool { quads.count == 1024 && direct.count == 1024 && octs.count == 4096 && pairs.count == 1024 && singles.count == 4 }
     }
 
     /// The folded bytes `i ..< i + 8` of the view (zeros past its end), byte `i` lowest.
@@ -83,8 +86,9 @@ extension ByteView {
     /// - the folded four bytes at `i` (all inside the view) have their bucket's bit set
     ///   in `bits.quads`, and either in `bits.direct` too, or the eight folded bytes at
     ///   `i` (all inside the view) have their `octBucket`'s bit set in `bits.octs`; or
-    /// - `bits.shorts` is true and the folded byte at `i` has its bit set in
-    ///   `bits.bytes`.
+    /// - `bits.shorts` is true and the folded two bytes at `i` (the second zero past the
+    ///   end) have their bit set in `bits.pairs`, or the folded byte at `i` in
+    ///   `bits.singles`.
     /// Stops when `candidate` returns true. Tables of other sizes make every place a
     /// candidate.
     func scanFoldedQuads(_ bits: FoldedScanBits, _ candidate: (Int, UInt64) -> Bool) {
@@ -98,7 +102,8 @@ extension ByteView {
         bits.quads.withUnsafeBufferPointer { quads in
         bits.direct.withUnsafeBufferPointer { direct in
         bits.octs.withUnsafeBufferPointer { octs in
-        bits.bytes.withUnsafeBufferPointer { bytes in
+        bits.pairs.withUnsafeBufferPointer { pairs in
+        bits.singles.withUnsafeBufferPointer { singles in
             @inline(__always) func bit(_ t: UnsafeBufferPointer<UInt64>, _ b: Int) -> Bool {
                 t[b &>> 6] & (1 &<< UInt64(b & 63)) != 0
             }
@@ -117,8 +122,7 @@ extension ByteView {
                     }
                 }
                 if shorts {
-                    let c = Int(w & 0xFF)
-                    if bit(bytes, c) { return true }
+                    if bit(pairs, Int(w & 0xFFFF)) || bit(singles, Int(w & 0xFF)) { return true }
                 }
                 return false
             }
@@ -138,6 +142,7 @@ extension ByteView {
                 if hit(i, w, whole: n &- i >= 4), candidate(i, w) { return }
                 i &+= 1
             }
+        }
         }
         }
         }

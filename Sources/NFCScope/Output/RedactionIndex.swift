@@ -40,9 +40,12 @@ struct KeptSecrets<Secret: Hashable> {
 /// The written forms `Redactor.maskText` masks, each with the order it is masked in,
 /// indexed by where it can start: by the case-folded first eight bytes of a pattern
 /// of eight or more, the first four of a pattern of four to seven, the first byte of
-/// a shorter one. A text is read once through a window of eight folded bytes: the
-/// hash of its first four is looked up in a bit set (where every pattern of four or
-/// more has its first four's bit), and only on a hit are the lists looked at.
+/// a shorter one. A text is read once through a window of eight folded bytes
+/// (`ByteView.scanFoldedQuads`): the hash of its first four is looked up in a bit set
+/// (where every pattern of four or more has its first four's bit) and, where only
+/// patterns of eight or more have that bit, the hash of all eight in a second one; its
+/// first two bytes in a bit set of the patterns of two or three. Only on a hit are the
+/// lists looked at, and a pattern without `*` is compared with the text there.
 struct TextPatternIndex {
     /// Per id (nil pattern: a free slot).
     private(set) var patterns: [[UInt8]?] = []
@@ -68,8 +71,12 @@ struct TextPatternIndex {
     /// bucket of their first eight.
     private var quads = [[Int]](repeating: [], count: 65_536)
     private var octs = [[Int]](repeating: [], count: 65_536)
+    /// Patterns of 1-3 bytes by their first byte, and the live ones per first two bytes
+    /// (per byte for a pattern of one).
     private var short = [[Int]](repeating: [], count: 256)
     private var shortCount = 0
+    private var pairCount = [Int32](repeating: 0, count: 65_536)
+    private var singleCount = [Int32](repeating: 0, count: 256)
     /// Patterns holding `*` (what masking writes) are keyed by four bytes of theirs that
     /// hold none, at an offset: masking by an earlier pattern can make such a pattern
     /// appear where the text did not hold it, but only around bytes that were already
@@ -123,13 +130,27 @@ struct TextPatternIndex {
         case .keyed(let b, let o): keyed[b].append(Keyed(id: id, offset: o)); count(f, at: o, direct: true, 1)
         case .short(let c):
             short[c].append(id)
-            ByteView.FoldedScanBits.set(&bits.bytes, c, true)
-            shortCount += 1
-            bits.shorts = true
+            countShort(f, 1)
         case .quad(let b): quads[b].append(id); count(f, direct: true, 1)
         case .oct(let b): octs[b].append(id); count(f, direct: false, 1)
         }
         return id
+    }
+
+    /// Counts a pattern of 1-3 bytes in (`delta` 1) or out (-1) of its first two bytes'
+    /// bucket (its byte's, for a pattern of one).
+    private mutating func countShort(_ f: [UInt8], _ delta: Int32) {
+        shortCount += Int(delta)
+        bits.shorts = shortCount > 0
+        if f.count >= 2 {
+            let p = Int(f[0]) | Int(f[1]) << 8
+            pairCount[p] += delta
+            ByteView.FoldedScanBits.set(&bits.pairs, p, pairCount[p] != 0)
+        } else {
+            let c = Int(f[0])
+            singleCount[c] += delta
+            ByteView.FoldedScanBits.set(&bits.singles, c, singleCount[c] != 0)
+        }
     }
 
     /// Counts a pattern of four bytes or more in (`delta` 1) or out (-1) of the
@@ -161,9 +182,7 @@ struct TextPatternIndex {
             count(f, at: o, direct: true, -1)
         case .short(let c):
             short[c].removeAll { $0 == id }
-            if short[c].isEmpty { ByteView.FoldedScanBits.set(&bits.bytes, c, false) }
-            shortCount -= 1
-            bits.shorts = shortCount > 0
+            countShort(f, -1)
         case .quad(let b):
             quads[b].removeAll { $0 == id }
             count(f, direct: true, -1)
@@ -209,7 +228,7 @@ struct TextPatternIndex {
             }
             if shorts {
                 let c = Int(w & 0xFF)
-                if ByteView.FoldedScanBits.test(bits.bytes, c) {
+                if ByteView.FoldedScanBits.test(bits.pairs, Int(w & 0xFFFF)) || ByteView.FoldedScanBits.test(bits.singles, c) {
                     for id in short[c] where stands(id) && found(id, i) { return true }
                 }
             }
