@@ -38,26 +38,26 @@ extension ByteView {
     @inline(__always)
     static func octBucket(_ w: UInt64) -> Int { Int((w &* 0x9E37_79B9_7F4A_7C15) &>> 46) }
 
-    /// The tables `scanFoldedQuads` reads, sized as it requires (bucket `b` at word
-    /// `b >> 6`, bit `b & 63`).
-    struct FoldedScanBits {
-        /// 65,536 bits: the bucket of the first four folded bytes of every pattern of
-        /// four bytes or more (first stage).
-        var quads = [UInt64](repeating: 0, count: 1024)
-        /// 65,536 bits: the buckets where a first-stage hit is a candidate whatever
-        /// follows (patterns shorter than eight bytes, or keyed by four of their bytes).
-        var direct = [UInt64](repeating: 0, count: 1024)
+    /// The tables `scanFoldedQuads` reads, sized as it requires: flags by bucket, and
+    /// a bit set (bucket `b` at word `b >> 6`, bit `b & 63`).
+    struct FoldedScanTables {
+        /// By bucket of four folded bytes (`quadBucket`): `listed` where a pattern of
+        /// four bytes or more has its first four (the first stage), and `direct` where a
+        /// hit is a candidate whatever follows (patterns shorter than eight bytes, or
+        /// keyed by four of their bytes).
+        var quads = [UInt8](repeating: 0, count: 65_536)
         /// 262,144 bits: `octBucket` of the first eight folded bytes of every pattern of
-        /// eight bytes or more: a first-stage hit not in `direct` is a candidate only
-        /// when the eight bytes there have their bit set here.
+        /// eight bytes or more: a first-stage hit not `direct` is a candidate only when
+        /// the eight bytes there have their bit set here.
         var octs = [UInt64](repeating: 0, count: 4096)
-        /// 65,536 bits: the folded first two bytes (the first one lowest) of every
-        /// pattern of two or three bytes.
-        var pairs = [UInt64](repeating: 0, count: 1024)
-        /// 256 bits: the folded byte of every pattern of one byte.
-        var singles = [UInt64](repeating: 0, count: 4)
-        /// Whether `pairs` or `singles` has a bit set.
+        /// By two folded bytes (the first one lowest): not zero where a pattern of two
+        /// or three bytes starts with them, or one of one byte with the first.
+        var pairs = [UInt8](repeating: 0, count: 65_536)
+        /// Whether `pairs` has a flag set.
         var shorts = false
+
+        static let listed: UInt8 = 1
+        static let direct: UInt8 = 2
 
         @inline(__always) static func set(_ table: inout [UInt64], _ b: Int, _ on: Bool) {
             if on { table[b >> 6] |= 1 << UInt64(b & 63) } else { table[b >> 6] &= ~(1 << UInt64(b & 63)) }
@@ -65,7 +65,7 @@ extension ByteView {
         @inline(__always) static func test(_ table: [UInt64], _ b: Int) -> Bool {
             table[b >> 6] & (1 << UInt64(b & 63)) != 0
         }
-        var wellSized: Bool { quads.count == 1024 && direct.count == 1024 && octs.count == 4096 && pairs.count == 1024 && singles.count == 4 }
+        var wellSized: Bool { quads.count == 65_536 && octs.count == 4096 && pairs.count == 65_536 }
     }
 
     /// The folded bytes `i ..< i + 8` of the view (zeros past its end), byte `i` lowest.
@@ -83,48 +83,39 @@ extension ByteView {
 
     /// Calls `candidate(i, w)`, `i` increasing, `w` the folded bytes `i ..< i + 8`
     /// (`foldedOctet(at: i)`), for every `i` where
-    /// - the folded four bytes at `i` (all inside the view) have their bucket's bit set
-    ///   in `bits.quads`, and either in `bits.direct` too, or the eight folded bytes at
-    ///   `i` (all inside the view) have their `octBucket`'s bit set in `bits.octs`; or
-    /// - `bits.shorts` is true and the folded two bytes at `i` (the second zero past the
-    ///   end) have their bit set in `bits.pairs`, or the folded byte at `i` in
-    ///   `bits.singles`.
+    /// - the folded four bytes at `i` (all inside the view) have their bucket `listed`
+    ///   in `tables.quads`, and either `direct` too, or the eight folded bytes at `i`
+    ///   (all inside the view) have their `octBucket`'s bit set in `tables.octs`; or
+    /// - `tables.shorts` is true and the folded two bytes at `i` (the second zero past
+    ///   the end) have a flag in `tables.pairs`.
     /// Stops when `candidate` returns true. Tables of other sizes make every place a
     /// candidate.
-    func scanFoldedQuads(_ bits: FoldedScanBits, _ candidate: (Int, UInt64) -> Bool) {
+    func scanFoldedQuads(_ tables: FoldedScanTables, _ candidate: (Int, UInt64) -> Bool) {
         let n = count
         guard n > 0, let base else { return }
-        guard bits.wellSized else {
+        guard tables.wellSized else {
             for i in 0..<n where candidate(i, foldedOctet(at: i)) { return }
             return
         }
-        let shorts = bits.shorts
-        bits.quads.withUnsafeBufferPointer { quads in
-        bits.direct.withUnsafeBufferPointer { direct in
-        bits.octs.withUnsafeBufferPointer { octs in
-        bits.pairs.withUnsafeBufferPointer { pairs in
-        bits.singles.withUnsafeBufferPointer { singles in
-            @inline(__always) func bit(_ t: UnsafeBufferPointer<UInt64>, _ b: Int) -> Bool {
-                t[b &>> 6] & (1 &<< UInt64(b & 63)) != 0
-            }
+        let shorts = tables.shorts
+        tables.quads.withUnsafeBufferPointer { quads in
+        tables.octs.withUnsafeBufferPointer { octs in
+        tables.pairs.withUnsafeBufferPointer { pairs in
             /// Whether place `i`, whose folded bytes from `i` on (as many as lie inside
             /// the view, at most eight) are `w`, is a candidate; `whole`: four of them
             /// lie inside the view.
             @inline(__always) func hit(_ i: Int, _ w: UInt64, whole: Bool) -> Bool {
                 if whole {
-                    let b = Self.quadBucket(UInt32(truncatingIfNeeded: w))
-                    if bit(quads, b) {
-                        if bit(direct, b) { return true }
+                    let f = quads[Self.quadBucket(UInt32(truncatingIfNeeded: w))]
+                    if f != 0 {
+                        if f & FoldedScanTables.direct != 0 { return true }
                         if i &+ 8 <= n {
-                            let w8 = Self.foldASCII(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
-                            if bit(octs, Self.octBucket(w8)) { return true }
+                            let o = Self.octBucket(Self.foldASCII(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))))
+                            if octs[o &>> 6] & (1 &<< UInt64(o & 63)) != 0 { return true }
                         }
                     }
                 }
-                if shorts {
-                    if bit(pairs, Int(w & 0xFFFF)) || bit(singles, Int(w & 0xFF)) { return true }
-                }
-                return false
+                return shorts && pairs[Int(truncatingIfNeeded: w & 0xFFFF)] != 0
             }
             var i = 0
             // Four places per 8-byte read: the windows at i ..< i + 4 all lie inside it.
@@ -142,8 +133,6 @@ extension ByteView {
                 if hit(i, w, whole: n &- i >= 4), candidate(i, w) { return }
                 i &+= 1
             }
-        }
-        }
         }
         }
         }

@@ -61,12 +61,12 @@ struct TextPatternIndex {
     private var free: [Int] = []
     /// Live patterns per bucket of first four bytes (all of four bytes or more), of
     /// those that make a place a candidate outright (4-7 bytes, keyed), and per
-    /// second-stage bucket of first eight bytes (eight or more); `bits` has a bucket's
-    /// bit set while its count is not zero.
+    /// second-stage bucket of first eight bytes (eight or more); `tables` flags a bucket
+    /// while its count is not zero.
     private var quadCount = [Int32](repeating: 0, count: 65_536)
     private var directCount = [Int32](repeating: 0, count: 65_536)
     private var octCount = [Int32](repeating: 0, count: 262_144)
-    private var bits = ByteView.FoldedScanBits()
+    private var tables = ByteView.FoldedScanTables()
     /// Patterns of 4-7 bytes by the bucket of their first four; longer ones by the
     /// bucket of their first eight.
     private var quads = [[Int]](repeating: [], count: 65_536)
@@ -76,7 +76,6 @@ struct TextPatternIndex {
     private var short = [[Int]](repeating: [], count: 256)
     private var shortCount = 0
     private var pairCount = [Int32](repeating: 0, count: 65_536)
-    private var singleCount = [Int32](repeating: 0, count: 256)
     /// Patterns holding `*` (what masking writes) are keyed by four bytes of theirs that
     /// hold none, at an offset: masking by an earlier pattern can make such a pattern
     /// appear where the text did not hold it, but only around bytes that were already
@@ -137,37 +136,37 @@ struct TextPatternIndex {
         return id
     }
 
-    /// Counts a pattern of 1-3 bytes in (`delta` 1) or out (-1) of its first two bytes'
-    /// bucket (its byte's, for a pattern of one).
+    /// Counts a pattern of 1-3 bytes in (`delta` 1) or out (-1) of the pair of its
+    /// first two bytes (every pair starting with its byte, for a pattern of one).
     private mutating func countShort(_ f: [UInt8], _ delta: Int32) {
         shortCount += Int(delta)
-        bits.shorts = shortCount > 0
-        if f.count >= 2 {
-            let p = Int(f[0]) | Int(f[1]) << 8
+        tables.shorts = shortCount > 0
+        func step(_ p: Int) {
             pairCount[p] += delta
-            ByteView.FoldedScanBits.set(&bits.pairs, p, pairCount[p] != 0)
+            tables.pairs[p] = pairCount[p] != 0 ? 1 : 0
+        }
+        if f.count >= 2 {
+            step(Int(f[0]) | Int(f[1]) << 8)
         } else {
-            let c = Int(f[0])
-            singleCount[c] += delta
-            ByteView.FoldedScanBits.set(&bits.singles, c, singleCount[c] != 0)
+            for second in 0..<256 { step(Int(f[0]) | second << 8) }
         }
     }
 
     /// Counts a pattern of four bytes or more in (`delta` 1) or out (-1) of the
-    /// buckets its bits are set by: its four key bytes at `o`, and `direct` (a 4-7-byte
+    /// buckets it is flagged by: its four key bytes at `o`, and `direct` (a 4-7-byte
     /// or keyed pattern) or its first eight bytes.
     private mutating func count(_ f: [UInt8], at o: Int = 0, direct: Bool, _ delta: Int32) {
-        func step(_ counts: inout [Int32], _ table: inout [UInt64], _ b: Int) {
-            counts[b] += delta
-            ByteView.FoldedScanBits.set(&table, b, counts[b] != 0)
-        }
         let b = Self.bucket(Self.word(f, 4, at: o) as UInt32)
-        step(&quadCount, &bits.quads, b)
+        quadCount[b] += delta
         if direct {
-            step(&directCount, &bits.direct, b)
+            directCount[b] += delta
         } else {
-            step(&octCount, &bits.octs, ByteView.octBucket(Self.word(f, 8)))
+            let o8 = ByteView.octBucket(Self.word(f, 8))
+            octCount[o8] += delta
+            ByteView.FoldedScanTables.set(&tables.octs, o8, octCount[o8] != 0)
         }
+        tables.quads[b] = (quadCount[b] != 0 ? ByteView.FoldedScanTables.listed : 0)
+            | (directCount[b] != 0 ? ByteView.FoldedScanTables.direct : 0)
     }
 
     mutating func remove(_ id: Int) {
@@ -212,7 +211,7 @@ struct TextPatternIndex {
         let n = text.count
         var any = !unindexableIDs.isEmpty
         let shorts = shortCount > 0
-        text.scanFoldedQuads(bits) { i, w in
+        text.scanFoldedQuads(tables) { i, w in
             // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
             @inline(__always) func stands(_ id: Int) -> Bool {
                 guard w & headMasks[id] == heads[id] else { return false }
@@ -226,23 +225,21 @@ struct TextPatternIndex {
                 any = true
                 return true
             }
-            if shorts {
-                let c = Int(w & 0xFF)
-                if ByteView.FoldedScanBits.test(bits.pairs, Int(w & 0xFFFF)) || ByteView.FoldedScanBits.test(bits.singles, c) {
-                    for id in short[c] where stands(id) && found(id, i) { return true }
-                }
+            if shorts, tables.pairs[Int(w & 0xFFFF)] != 0 {
+                for id in short[Int(w & 0xFF)] where stands(id) && found(id, i) { return true }
             }
             guard i + 3 < n else { return false }
             let b = Self.bucket(UInt32(truncatingIfNeeded: w))
-            guard ByteView.FoldedScanBits.test(bits.quads, b) else { return false }
-            if ByteView.FoldedScanBits.test(bits.direct, b) {
+            let flags = tables.quads[b]
+            guard flags != 0 else { return false }
+            if flags & ByteView.FoldedScanTables.direct != 0 {
                 for id in quads[b] where stands(id) && found(id, i) { return true }
                 for k in keyed[b] where i >= k.offset {
                     any = true
                     if found(k.id, i - k.offset) { return true }
                 }
             }
-            if i + 7 < n, ByteView.FoldedScanBits.test(bits.octs, ByteView.octBucket(w)) {
+            if i + 7 < n, ByteView.FoldedScanTables.test(tables.octs, ByteView.octBucket(w)) {
                 for id in octs[Self.bucket(w)] where stands(id) && found(id, i) { return true }
             }
             return false
