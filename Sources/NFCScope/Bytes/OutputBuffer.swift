@@ -156,7 +156,8 @@ public final class OutputBuffer: @unchecked Sendable {
         count = 0
         flushedTotal = 0
         generation &+= 1
-        collected.removeAll(keepingCapacity: true)
+        // A scratch buffer emptied per frame or record has usually never flushed.
+        if !collected.isEmpty { collected.removeAll(keepingCapacity: true) }
     }
 
     /// Appends everything another (memory mode) buffer holds.
@@ -183,10 +184,23 @@ public final class OutputBuffer: @unchecked Sendable {
         count += n
     }
 
-    /// `n` spaces (none when `n` is not positive).
+    /// `n` spaces (none when `n` is not positive). Up to 32 (column padding,
+    /// indentation) as four 8-byte stores, the bytes past `n` overwritten by the next
+    /// append, instead of a call to memset.
     @inline(__always)
     public func spaces(_ n: Int) {
         guard n > 0 else { return }
+        if n <= 32 {
+            reserve(32)
+            let dst = UnsafeMutableRawPointer(storage + count)
+            let blanks: UInt64 = 0x2020_2020_2020_2020
+            dst.storeBytes(of: blanks, as: UInt64.self)
+            dst.storeBytes(of: blanks, toByteOffset: 8, as: UInt64.self)
+            dst.storeBytes(of: blanks, toByteOffset: 16, as: UInt64.self)
+            dst.storeBytes(of: blanks, toByteOffset: 24, as: UInt64.self)
+            count &+= n
+            return
+        }
         reserve(n)
         (storage + count).update(repeating: 0x20, count: n)
         count += n
@@ -232,6 +246,16 @@ public final class OutputBuffer: @unchecked Sendable {
                 i &+= 1
             }
         }
+    }
+
+    /// Runs `body` with the address of room for `n` bytes at the end of the buffer;
+    /// `body` writes there and returns how many bytes it appended (at most `n`).
+    @inline(__always)
+    func appending(upTo n: Int, _ body: (UnsafeMutableRawPointer) -> Int) {
+        reserve(n)
+        let k = body(UnsafeMutableRawPointer(storage + count))
+        precondition(k >= 0 && k <= n, "appending: wrote past the room reserved")
+        count &+= k
     }
 
     /// `n` bytes of `b` from `start` (a string pooled with others); out of range writes nothing.

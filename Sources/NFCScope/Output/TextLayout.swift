@@ -131,7 +131,10 @@ enum TextWrap {
                 let plain = text.isASCIIWithoutEscape(lineStart, lineEnd)
                 if plain || displayWidth(text, lineStart, lineEnd) > width {
                     out.bytes(text[copied..<lineStart])
-                    writeWrapped(text, lineStart, lineEnd, width: width, plain: plain, into: out)
+                    // A plain line (most are) is wrapped on its bytes (Bytes/PlainWrap.swift).
+                    if !plain || !out.wrapPlainLine(text, lineStart, lineEnd, width: width) {
+                        writeWrapped(text, lineStart, lineEnd, width: width, plain: plain, into: out)
+                    }
                     copied = lineEnd
                 }
             }
