@@ -631,7 +631,11 @@ public final class OutputBuffer: @unchecked Sendable {
 
     /// A non-negative number that is usually one more than the previous call's
     /// (frame numbers): the cached digits are incremented instead of recomputed.
-    public func counter(_ v: Int) {
+    /// `rightAlignedIn`: spaces first, so that the number ends `width` columns from
+    /// here (none when it is as wide or wider); returns its digit count (0 for a
+    /// negative value, which is written as by `int` with no spaces).
+    @discardableResult
+    public func counter(_ v: Int, rightAlignedIn width: Int = 0) -> Int {
         let cache = counterDigits
         if v == counterValue &+ 1 && v > 0 {
             var i = 23
@@ -654,13 +658,15 @@ public final class OutputBuffer: @unchecked Sendable {
         } else {
             counterValue = -2
             int(v)
-            return
+            return 0
         }
         counterValue = v
         let n = 24 &- counterStart
+        spaces(width &- n)
         reserve(24)
         Self.copyShort(from: UnsafeRawPointer(cache + counterStart), to: UnsafeMutableRawPointer(storage + count), count: n)
         count &+= n
+        return n
     }
 
     /// The decimal digits of `x`, written backwards two at a time (half the

@@ -144,7 +144,7 @@ enum TextWrap {
     }
 
     /// One line longer than `width` (`text[start..<end]`), wrapped, without its newline.
-    private static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, plain: Bool,
+    static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, plain: Bool,
                                      into out: OutputBuffer) {
         let indent = skipSpaces(text, start, end) - start
         let continuation = min(indent + 2, width / 2)

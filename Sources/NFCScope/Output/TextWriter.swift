@@ -80,7 +80,7 @@ public final class TextWriter: MaskableFrameWriter {
         var lineStart = out.position
         // A number wider than its 6 columns takes them from the time's padding, so the
         // columns after stay where they are.
-        let numberWidth = writeRight(frame.n, width: 6, counting: true)
+        let numberWidth = frame.n >= 0 ? out.counter(frame.n, rightAlignedIn: 6) : writeRight(frame.n, width: 6)
         out.byte(0x20)
         writeTime(frame.time, width: 13 - max(0, numberWidth - 6))
         let late = layout.timing ? writeTiming(frame) : false
@@ -95,8 +95,10 @@ public final class TextWriter: MaskableFrameWriter {
             out.ascii(event == .fieldOn ? "field on" : "field off")
         } else {
             let bytes = frame.bytes
+            // Unmasked (no --redact) hex is written inline, with no call per hex line.
+            let masked = nextFrameMask != nil
             let firstLine = bytes.prefix(bytesPerLine)
-            writeBytes(firstLine, at: 0)
+            if masked { writeBytes(firstLine, at: 0) } else { out.hexSpaced(firstLine) }
             out.pad(toColumn: crcColumn, lineStart: lineStart)
             switch frame.crc {
             case .ok: out.ascii(" ok  ")
@@ -131,7 +133,11 @@ public final class TextWriter: MaskableFrameWriter {
                     lineStart = out.position
                     if !rest.isEmpty {
                         out.pad(toColumn: dataColumn, lineStart: lineStart)
-                        writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
+                        if masked {
+                            writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
+                        } else {
+                            out.hexSpaced(rest.prefix(bytesPerLine))
+                        }
                         rest = rest.suffix(from: bytesPerLine)
                     }
                     if piece < pieceCount {
@@ -265,15 +271,15 @@ public final class TextWriter: MaskableFrameWriter {
         if fraction == 9 { out.fixed(nanos, digits: 9) } else { out.fixed(nanos / 1000, digits: 6) }
     }
 
-    /// `value` right-aligned in `width` columns; returns its digit count. `counting`:
-    /// frame numbers, which go up by one (`OutputBuffer.counter`).
+    /// `value` right-aligned in `width` columns; returns its digit count (frame
+    /// numbers, which go up by one, take `OutputBuffer.counter`).
     @discardableResult
-    private func writeRight(_ value: Int, width: Int, counting: Bool = false) -> Int {
+    private func writeRight(_ value: Int, width: Int) -> Int {
         var digits = 1
         var v = value
         while v >= 10 { v /= 10; digits += 1 }
         out.spaces(width - digits)
-        if counting { out.counter(value) } else { out.int(value) }
+        out.int(value)
         return digits
     }
 }
