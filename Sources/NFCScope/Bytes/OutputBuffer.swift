@@ -767,6 +767,8 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     /// Pads with spaces until the current line (since `lineStart`) is `width` long.
+    /// Inlined: the text view pads two or three times a frame line.
+    @inline(__always)
     public func pad(toColumn width: Int, lineStart: Int) {
         spaces(width - (position - lineStart))
     }

@@ -23,6 +23,8 @@ public final class TextWriter: MaskableFrameWriter {
     private let bytesPerLine: Int
     private let dataColumn: Int
     private let crcColumn: Int
+    private let annotationColumn: Int
+    private let annotationWidth: Int
     /// The annotation of the frame being written, and a record's text, before they are
     /// fitted to the width.
     private let note = OutputBuffer()
@@ -47,6 +49,8 @@ public final class TextWriter: MaskableFrameWriter {
         bytesPerLine = layout.bytesPerLine
         dataColumn = layout.dataColumn
         crcColumn = layout.crcColumn
+        annotationColumn = layout.annotationColumn
+        annotationWidth = layout.annotationWidth
     }
 
     public var depth: DecodeDepth { .application }
@@ -117,7 +121,7 @@ public final class TextWriter: MaskableFrameWriter {
             if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
             frame.info.writeInfo(note)
             note.withContents { text in
-                let annotationWidth = layout.annotationWidth
+                let annotationWidth = self.annotationWidth
                 var pieceCount = 0
                 if text.count <= annotationWidth {
                     out.bytes(text)
@@ -141,7 +145,7 @@ public final class TextWriter: MaskableFrameWriter {
                         rest = rest.suffix(from: bytesPerLine)
                     }
                     if piece < pieceCount {
-                        out.pad(toColumn: layout.annotationColumn, lineStart: lineStart)
+                        out.pad(toColumn: annotationColumn, lineStart: lineStart)
                         out.bytes(text[pieces[piece]])
                         piece += 1
                     }
