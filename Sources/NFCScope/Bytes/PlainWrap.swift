@@ -20,12 +20,12 @@ extension OutputBuffer {
         let pieceWidth = width &- continuation
         // Each continuation piece takes at least pieceWidth / 2 + 1 bytes of the line
         // (a cut lies past the middle of the piece, and the spaces after it are
-        // skipped), so this bounds the newlines and indentation added; 16 bytes of
+        // skipped), so this bounds the newlines and indentation added; 32 bytes of
         // slack for the word stores that run past the end of what they write.
         let pieces = n / (pieceWidth / 2 &+ 1) &+ 2
         let (room, overflow) = pieces.multipliedReportingOverflow(by: continuation &+ 1)
-        guard !overflow, room < Int.max / 2 - n - 16 else { return false }
-        appending(upTo: n &+ room &+ 16) { dst in
+        guard !overflow, room < Int.max / 2 - n - 32 else { return false }
+        appending(upTo: n &+ room &+ 32) { dst in
             var o = 0
             let head = Self.plainCut(src, 0, n, width)
             OutputBuffer.copyShort(from: src, to: dst, count: head)
@@ -35,10 +35,17 @@ extension OutputBuffer {
             while rest < n {
                 dst.storeBytes(of: 0x0A, toByteOffset: o, as: UInt8.self)
                 o &+= 1
-                var k = 0
-                while k < continuation {
-                    dst.storeBytes(of: blanks, toByteOffset: o &+ k, as: UInt64.self)
-                    k &+= 8
+                if continuation <= 32 {
+                    dst.storeBytes(of: blanks, toByteOffset: o, as: UInt64.self)
+                    dst.storeBytes(of: blanks, toByteOffset: o &+ 8, as: UInt64.self)
+                    dst.storeBytes(of: blanks, toByteOffset: o &+ 16, as: UInt64.self)
+                    dst.storeBytes(of: blanks, toByteOffset: o &+ 24, as: UInt64.self)
+                } else {
+                    var k = 0
+                    while k < continuation {
+                        dst.storeBytes(of: blanks, toByteOffset: o &+ k, as: UInt64.self)
+                        k &+= 8
+                    }
                 }
                 o &+= continuation
                 let piece = n &- rest <= pieceWidth ? n : Self.plainCut(src, rest, n, pieceWidth)
@@ -82,7 +89,8 @@ extension OutputBuffer {
             // 0x80 in exactly the bytes of `x` that are zero (no borrow between bytes).
             let zeros = ~(((x & low7) &+ low7) | x | low7)
             if zeros != 0 {
-                cut = k &- 8 &+ ((63 &- zeros.leadingZeroBitCount) &>> 3) &+ 1
+                // Just before the space: the trimming below starts past it.
+                cut = k &- 8 &+ ((63 &- zeros.leadingZeroBitCount) &>> 3)
                 found = true
                 break
             }
@@ -91,7 +99,7 @@ extension OutputBuffer {
         if !found {
             while k > low {
                 k &-= 1
-                if src.load(fromByteOffset: k, as: UInt8.self) == 0x20 { cut = k &+ 1; break }
+                if src.load(fromByteOffset: k, as: UInt8.self) == 0x20 { cut = k; break }
             }
         }
         while cut > start && src.load(fromByteOffset: cut &- 1, as: UInt8.self) == 0x20 { cut &-= 1 }
