@@ -180,41 +180,57 @@ func maskedAsRecords(_ text: [UInt8], _ redactor: Redactor) -> [UInt8] {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return Int(state >> 33) % max(n, 1)
         }
-        var found = 0
+        func set(_ t: inout [UInt64], _ b: Int) { t[b >> 6] |= 1 << UInt64(b & 63) }
+        func test(_ t: [UInt64], _ b: Int) -> Bool { t[b >> 6] & (1 << UInt64(b & 63)) != 0 }
+        func folded(_ text: [UInt8], _ at: Int, _ count: Int) -> UInt64 {
+            var w = UInt64(0)
+            for k in 0..<count where at + k < text.count { w |= UInt64(ByteView.foldASCII(text[at + k])) << UInt64(8 * k) }
+            return w
+        }
+        var found = 0, directs = 0, second = 0, short = 0
         for round in 0..<3_000 {
             let alphabet = Array("0123456789ABCDEFabcdef\"{}:,*^/ ".utf8) + [0x80, 0xC3, 0xDC, 0x00]
             let text = (0..<next(70)).map { _ in alphabet[next(alphabet.count)] }
-            var quadBits = [UInt64](repeating: 0, count: 1024)
-            var byteBits = [UInt64](repeating: 0, count: 4)
-            // Buckets of windows the text holds (some), and of others.
-            for _ in 0..<next(4) where text.count >= 4 {
+            var tables = ByteView.FoldedScanTables()
+            let listed = ByteView.FoldedScanTables.listed, direct = ByteView.FoldedScanTables.direct
+            // Buckets of windows the text holds (some), and of others; some direct, some
+            // with the second stage's bit of the eight bytes there (or of others).
+            for _ in 0..<next(5) where text.count >= 4 {
                 let at = next(text.count - 3)
-                var q = UInt32(0)
-                for k in 0..<4 { q |= UInt32(ByteView.foldASCII(text[at + k])) << UInt32(8 * k) }
-                let b = ByteView.quadBucket(q)
-                quadBits[b >> 6] |= 1 << UInt64(b & 63)
+                let b = ByteView.quadBucket(UInt32(truncatingIfNeeded: folded(text, at, 4)))
+                tables.quads[b] |= listed
+                switch next(3) {
+                case 0: tables.quads[b] |= direct
+                case 1: if at + 8 <= text.count { set(&tables.octs, ByteView.octBucket(folded(text, at, 8))) }
+                default: set(&tables.octs, next(262_144))
+                }
             }
-            for _ in 0..<next(200) { let b = next(65_536); quadBits[b >> 6] |= 1 << UInt64(b & 63) }
-            let shorts = next(3) == 0
-            for _ in 0..<next(3) { let c = Int(alphabet[next(alphabet.count)]); byteBits[c >> 6] |= 1 << UInt64(c & 63) }
+            for _ in 0..<next(200) { let b = next(65_536); tables.quads[b] |= listed | (next(2) == 0 ? direct : 0) }
+            tables.shorts = next(3) == 0
+            for _ in 0..<next(5) {
+                let at = text.isEmpty ? -1 : next(text.count)
+                let pair = at < 0 || next(3) == 0 ? Int(alphabet[next(alphabet.count)]) | Int(alphabet[next(alphabet.count)]) << 8 : Int(folded(text, at, 2))
+                tables.pairs[pair] = 1
+            }
             var expected: [Int] = []
             for i in text.indices {
                 var hit = false
                 if i + 4 <= text.count {
-                    var q = UInt32(0)
-                    for k in 0..<4 { q |= UInt32(ByteView.foldASCII(text[i + k])) << UInt32(8 * k) }
-                    let b = ByteView.quadBucket(q)
-                    hit = quadBits[b >> 6] & (1 << UInt64(b & 63)) != 0
+                    let b = ByteView.quadBucket(UInt32(truncatingIfNeeded: folded(text, i, 4)))
+                    if tables.quads[b] != 0 {
+                        if tables.quads[b] & direct != 0 { hit = true; directs += 1 }
+                        else if i + 8 <= text.count, test(tables.octs, ByteView.octBucket(folded(text, i, 8))) { hit = true; second += 1 }
+                    }
                 }
-                let c = Int(ByteView.foldASCII(text[i]))
-                if shorts, byteBits[c >> 6] & (1 << UInt64(c & 63)) != 0 { hit = true }
+                if tables.shorts, tables.pairs[Int(folded(text, i, 2))] != 0 { hit = true; short += 1 }
                 if hit { expected.append(i) }
             }
-            // All of them, and stopping at the k-th.
+            // All of them, and stopping at the k-th; each with its eight folded bytes.
             let stopAt = round % 2 == 0 ? Int.max : next(max(expected.count, 1))
             var got: [Int] = []
             ByteView.with(text) { view in
-                view.scanFoldedQuads(quadBits: quadBits, byteBits: byteBits, shorts: shorts) { i in
+                view.scanFoldedQuads(tables) { i, w in
+                    #expect(w == folded(text, i, 8))
                     got.append(i)
                     return got.count > stopAt
                 }
@@ -222,6 +238,34 @@ func maskedAsRecords(_ text: [UInt8], _ redactor: Redactor) -> [UInt8] {
             #expect(got == Array(expected.prefix(stopAt == Int.max ? expected.count : stopAt + 1)), "\(text)")
             found += expected.count
         }
-        #expect(found > 1_000)
+        #expect(found > 1_000 && directs > 100 && second > 100 && short > 100)
+    }
+
+    @Test func tablesOfAnotherSizeMakeEveryPlaceACandidate() {
+        var tables = ByteView.FoldedScanTables()
+        tables.octs = [0]
+        let text = Array("0123456789abcdef".utf8)
+        var got: [Int] = []
+        ByteView.with(text) { view in view.scanFoldedQuads(tables) { i, _ in got.append(i); return false } }
+        #expect(got == Array(text.indices))
+    }
+
+    @Test func patternsOfOneToThreeBytesAreFoundWhereTheyStand() {
+        var index = TextPatternIndex()
+        let one = index.add(Array("Q".utf8), masked: [true], order: 1)
+        let two = index.add(Array("zY".utf8), masked: [true, true], order: 2)
+        let three = index.add(Array("a/b".utf8), masked: [true, true, true], order: 3)
+        func places(_ text: String) -> [[Int]] {
+            var got: [[Int]] = []
+            ByteView.with(Array(text.utf8)) { view in _ = index.scan(view) { id, at in got.append([id, at]); return false } }
+            return got
+        }
+        #expect(places("xqZYa/B q") == [[one, 1], [two, 2], [three, 4], [one, 8]])
+        #expect(places("zQa/") == [[one, 1]])
+        index.remove(one)
+        #expect(places("xqZYa/B q") == [[two, 2], [three, 4]])
+        index.remove(two)
+        index.remove(three)
+        #expect(places("xqZYa/B q").isEmpty)
     }
 }

@@ -1,11 +1,15 @@
 // The first pass of `--redact`'s text masking (Output/RedactionIndex.swift): every
 // record's written text is read once for the places where a secret's written form
 // could start. A place is a candidate when the four bytes starting there, with ASCII
-// letters folded to lower case, hash to a bucket a pattern is filed under, or (for
-// patterns shorter than four bytes) when its folded byte is one a pattern starts
-// with. Candidates are rare, so this pass is the cost of `--redact` per output byte:
-// it reads the text eight bytes at a time and folds them in one step, instead of a
-// byte, a fold and a bounds check at a time.
+// letters folded to lower case, hash to a bucket a pattern is filed under and, for a
+// bucket holding only patterns of eight bytes or more, the eight folded bytes there
+// hash to a bucket of the second stage too; or (for patterns shorter than four bytes)
+// when its folded byte is one a pattern starts with. The second stage matters for the
+// hex forms of secrets: text is mostly hex, and any four hex digits are the start of
+// one of a few hundred hex patterns far more often than eight are. Candidates are
+// rare, so this pass is the cost of `--redact` per output byte: it reads the text
+// eight bytes at a time and folds them in one step, instead of a byte, a fold and a
+// bounds check at a time.
 
 extension ByteView {
     /// `c` with A-Z folded to a-z.
@@ -29,50 +33,108 @@ extension ByteView {
     @inline(__always)
     static func quadBucket(_ q: UInt32) -> Int { Int((q &* 0x9E37_79B1) >> 16) }
 
-    /// Calls `candidate(i)`, `i` increasing, for every `i` where the folded four bytes at
-    /// `i` (all inside the view) have their bucket's bit set in `quadBits` (65,536 bits,
-    /// bucket `b` at word `b >> 6`, bit `b & 63`), or, when `shorts` is true, the folded
-    /// byte at `i` has its bit set in `byteBits` (256 bits, the same layout). Stops when
-    /// `candidate` returns true. Tables of other sizes make every place a candidate.
-    func scanFoldedQuads(quadBits: [UInt64], byteBits: [UInt64], shorts: Bool, _ candidate: (Int) -> Bool) {
+    /// The bucket (0 ..< 262,144) eight folded bytes (the first one lowest) are filed
+    /// under in the second stage's table.
+    @inline(__always)
+    static func octBucket(_ w: UInt64) -> Int { Int((w &* 0x9E37_79B9_7F4A_7C15) &>> 46) }
+
+    /// The tables `scanFoldedQuads` reads, sized as it requires: flags by bucket, and
+    /// a bit set (bucket `b` at word `b >> 6`, bit `b & 63`).
+    struct FoldedScanTables {
+        /// By bucket of four folded bytes (`quadBucket`): `listed` where a pattern of
+        /// four bytes or more has its first four (the first stage), and `direct` where a
+        /// hit is a candidate whatever follows (patterns shorter than eight bytes, or
+        /// keyed by four of their bytes).
+        var quads = [UInt8](repeating: 0, count: 65_536)
+        /// 262,144 bits: `octBucket` of the first eight folded bytes of every pattern of
+        /// eight bytes or more: a first-stage hit not `direct` is a candidate only when
+        /// the eight bytes there have their bit set here.
+        var octs = [UInt64](repeating: 0, count: 4096)
+        /// By two folded bytes (the first one lowest): not zero where a pattern of two
+        /// or three bytes starts with them, or one of one byte with the first.
+        var pairs = [UInt8](repeating: 0, count: 65_536)
+        /// Whether `pairs` has a flag set.
+        var shorts = false
+
+        static let listed: UInt8 = 1
+        static let direct: UInt8 = 2
+
+        @inline(__always) static func set(_ table: inout [UInt64], _ b: Int, _ on: Bool) {
+            if on { table[b >> 6] |= 1 << UInt64(b & 63) } else { table[b >> 6] &= ~(1 << UInt64(b & 63)) }
+        }
+        @inline(__always) static func test(_ table: [UInt64], _ b: Int) -> Bool {
+            table[b >> 6] & (1 << UInt64(b & 63)) != 0
+        }
+        var wellSized: Bool { quads.count == 65_536 && octs.count == 4096 && pairs.count == 65_536 }
+    }
+
+    /// The folded bytes `i ..< i + 8` of the view (zeros past its end), byte `i` lowest.
+    @inline(__always)
+    func foldedOctet(at i: Int) -> UInt64 {
+        let n = count
+        guard i >= 0, i < n, let base else { return 0 }
+        if i &+ 8 <= n {
+            return Self.foldASCII(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+        }
+        var w = UInt64(0)
+        for k in i..<n { w |= UInt64(Self.foldASCII(base.load(fromByteOffset: k, as: UInt8.self))) &<< UInt64(8 &* (k &- i)) }
+        return w
+    }
+
+    /// Calls `candidate(i, w)`, `i` increasing, `w` the folded bytes `i ..< i + 8`
+    /// (`foldedOctet(at: i)`), for every `i` where
+    /// - the folded four bytes at `i` (all inside the view) have their bucket `listed`
+    ///   in `tables.quads`, and either `direct` too, or the eight folded bytes at `i`
+    ///   (all inside the view) have their `octBucket`'s bit set in `tables.octs`; or
+    /// - `tables.shorts` is true and the folded two bytes at `i` (the second zero past
+    ///   the end) have a flag in `tables.pairs`.
+    /// Stops when `candidate` returns true. Tables of other sizes make every place a
+    /// candidate.
+    func scanFoldedQuads(_ tables: FoldedScanTables, _ candidate: (Int, UInt64) -> Bool) {
         let n = count
         guard n > 0, let base else { return }
-        guard quadBits.count == 1024, byteBits.count == 4 else {
-            for i in 0..<n where candidate(i) { return }
+        guard tables.wellSized else {
+            for i in 0..<n where candidate(i, foldedOctet(at: i)) { return }
             return
         }
-        quadBits.withUnsafeBufferPointer { quads in
-            byteBits.withUnsafeBufferPointer { bytes in
-                @inline(__always) func hit(_ w: UInt64, whole: Bool) -> Bool {
-                    if whole {
-                        let b = Self.quadBucket(UInt32(truncatingIfNeeded: w))
-                        if quads[b &>> 6] & (1 &<< UInt64(b & 63)) != 0 { return true }
+        let shorts = tables.shorts
+        tables.quads.withUnsafeBufferPointer { quads in
+        tables.octs.withUnsafeBufferPointer { octs in
+        tables.pairs.withUnsafeBufferPointer { pairs in
+            /// Whether place `i`, whose folded bytes from `i` on (as many as lie inside
+            /// the view, at most eight) are `w`, is a candidate; `whole`: four of them
+            /// lie inside the view.
+            @inline(__always) func hit(_ i: Int, _ w: UInt64, whole: Bool) -> Bool {
+                if whole {
+                    let f = quads[Self.quadBucket(UInt32(truncatingIfNeeded: w))]
+                    if f != 0 {
+                        if f & FoldedScanTables.direct != 0 { return true }
+                        if i &+ 8 <= n {
+                            let o = Self.octBucket(Self.foldASCII(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))))
+                            if octs[o &>> 6] & (1 &<< UInt64(o & 63)) != 0 { return true }
+                        }
                     }
-                    if shorts {
-                        let c = Int(w & 0xFF)
-                        if bytes[c &>> 6] & (1 &<< UInt64(c & 63)) != 0 { return true }
-                    }
-                    return false
                 }
-                var i = 0
-                // Four places per 8-byte read: the windows at i ..< i + 4 all lie inside it.
-                while i <= n &- 8 {
-                    let w = Self.foldASCII(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
-                    if hit(w, whole: true), candidate(i) { return }
-                    if hit(w &>> 8, whole: true), candidate(i &+ 1) { return }
-                    if hit(w &>> 16, whole: true), candidate(i &+ 2) { return }
-                    if hit(w &>> 24, whole: true), candidate(i &+ 3) { return }
-                    i &+= 4
-                }
-                // The last places: fewer than eight bytes from i to the end.
-                while i < n {
-                    var w = UInt64(0)
-                    let end = Swift.min(n, i &+ 4)
-                    for k in i..<end { w |= UInt64(Self.foldASCII(base.load(fromByteOffset: k, as: UInt8.self))) &<< UInt64(8 &* (k &- i)) }
-                    if hit(w, whole: end &- i == 4), candidate(i) { return }
-                    i &+= 1
-                }
+                return shorts && pairs[Int(truncatingIfNeeded: w & 0xFFFF)] != 0
             }
+            var i = 0
+            // Four places per 8-byte read: the windows at i ..< i + 4 all lie inside it.
+            while i <= n &- 8 {
+                let w = Self.foldASCII(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                if hit(i, w, whole: true), candidate(i, w) { return }
+                if hit(i &+ 1, w &>> 8, whole: true), candidate(i &+ 1, foldedOctet(at: i &+ 1)) { return }
+                if hit(i &+ 2, w &>> 16, whole: true), candidate(i &+ 2, foldedOctet(at: i &+ 2)) { return }
+                if hit(i &+ 3, w &>> 24, whole: true), candidate(i &+ 3, foldedOctet(at: i &+ 3)) { return }
+                i &+= 4
+            }
+            // The last places: fewer than eight bytes from i to the end.
+            while i < n {
+                let w = foldedOctet(at: i)
+                if hit(i, w, whole: n &- i >= 4), candidate(i, w) { return }
+                i &+= 1
+            }
+        }
+        }
         }
     }
 }

@@ -40,9 +40,12 @@ struct KeptSecrets<Secret: Hashable> {
 /// The written forms `Redactor.maskText` masks, each with the order it is masked in,
 /// indexed by where it can start: by the case-folded first eight bytes of a pattern
 /// of eight or more, the first four of a pattern of four to seven, the first byte of
-/// a shorter one. A text is read once through a window of eight folded bytes: the
-/// hash of its first four is looked up in a bit set (where every pattern of four or
-/// more has its first four's bit), and only on a hit are the lists looked at.
+/// a shorter one. A text is read once through a window of eight folded bytes
+/// (`ByteView.scanFoldedQuads`): the hash of its first four is looked up in a bit set
+/// (where every pattern of four or more has its first four's bit) and, where only
+/// patterns of eight or more have that bit, the hash of all eight in a second one; its
+/// first two bytes in a bit set of the patterns of two or three. Only on a hit are the
+/// lists looked at, and a pattern without `*` is compared with the text there.
 struct TextPatternIndex {
     /// Per id (nil pattern: a free slot).
     private(set) var patterns: [[UInt8]?] = []
@@ -50,23 +53,35 @@ struct TextPatternIndex {
     private(set) var folded: [[UInt8]] = []
     private(set) var masked: [[Bool]] = []
     private(set) var orders: [UInt64] = []
+    /// The first eight bytes of `folded` (fewer: zeros above), byte 0 lowest, and the
+    /// mask of those bytes: where a pattern stands, the folded text's eight bytes
+    /// masked equal its head.
+    private var heads: [UInt64] = []
+    private var headMasks: [UInt64] = []
     private var free: [Int] = []
-    /// Count of live patterns per bucket of first four bytes, and its bit.
-    private var quadCount: [Int: Int] = [:]
-    private var quadBits = [UInt64](repeating: 0, count: 1024)
+    /// Live patterns per bucket of first four bytes (all of four bytes or more), of
+    /// those that make a place a candidate outright (4-7 bytes, keyed), and per
+    /// second-stage bucket of first eight bytes (eight or more); `tables` flags a bucket
+    /// while its count is not zero.
+    private var quadCount = [Int32](repeating: 0, count: 65_536)
+    private var directCount = [Int32](repeating: 0, count: 65_536)
+    private var octCount = [Int32](repeating: 0, count: 262_144)
+    private var tables = ByteView.FoldedScanTables()
     /// Patterns of 4-7 bytes by the bucket of their first four; longer ones by the
     /// bucket of their first eight.
-    private var quads: [Int: [Int]] = [:]
-    private var octs: [Int: [Int]] = [:]
+    private var quads = [[Int]](repeating: [], count: 65_536)
+    private var octs = [[Int]](repeating: [], count: 65_536)
+    /// Patterns of 1-3 bytes by their first byte, and the live ones per first two bytes
+    /// (per byte for a pattern of one).
     private var short = [[Int]](repeating: [], count: 256)
-    private var shortBits = [UInt64](repeating: 0, count: 4)
     private var shortCount = 0
+    private var pairCount = [Int32](repeating: 0, count: 65_536)
     /// Patterns holding `*` (what masking writes) are keyed by four bytes of theirs that
     /// hold none, at an offset: masking by an earlier pattern can make such a pattern
     /// appear where the text did not hold it, but only around bytes that were already
     /// there, so the four key bytes of any occurrence stand in the text as written.
     private struct Keyed { var id: Int, offset: Int }
-    private var keyed: [Int: [Keyed]] = [:]
+    private var keyed = [[Keyed]](repeating: [], count: 65_536)
     /// Patterns with no four bytes free of `*` (or empty), not in the index: `maskText`
     /// runs each of them over the whole text at its turn in the masking order.
     private(set) var unindexableIDs: [Int] = []
@@ -88,6 +103,9 @@ struct TextPatternIndex {
         if f.count < 8 { return .quad(bucket(word(f, 4) as UInt32)) }
         return .oct(bucket(word(f, 8) as UInt64))
     }
+    private static func headMask(_ count: Int) -> UInt64 {
+        count >= 8 ? ~0 : (1 << UInt64(8 * count)) - 1
+    }
     private static func word<W: FixedWidthInteger>(_ f: [UInt8], _ count: Int, at o: Int = 0) -> W {
         var w = W(0)
         for k in 0..<count { w |= W(f[o + k]) << (8 * k) }
@@ -100,28 +118,55 @@ struct TextPatternIndex {
         if let slot = free.popLast() {
             id = slot
             patterns[id] = pattern; folded[id] = f; masked[id] = m; orders[id] = order
+            heads[id] = Self.word(f, Swift.min(8, f.count)); headMasks[id] = Self.headMask(f.count)
         } else {
             id = patterns.count
             patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
+            heads.append(Self.word(f, Swift.min(8, f.count))); headMasks.append(Self.headMask(f.count))
         }
         switch Self.place(f) {
         case .unindexable: unindexableIDs.append(id)
-        case .keyed(let b, let o): keyed[b, default: []].append(Keyed(id: id, offset: o)); countQuad(f, at: o, 1)
+        case .keyed(let b, let o): keyed[b].append(Keyed(id: id, offset: o)); count(f, at: o, direct: true, 1)
         case .short(let c):
             short[c].append(id)
-            shortBits[c >> 6] |= 1 << UInt64(c & 63)
-            shortCount += 1
-        case .quad(let b): quads[b, default: []].append(id); countQuad(f, 1)
-        case .oct(let b): octs[b, default: []].append(id); countQuad(f, 1)
+            countShort(f, 1)
+        case .quad(let b): quads[b].append(id); count(f, direct: true, 1)
+        case .oct(let b): octs[b].append(id); count(f, direct: false, 1)
         }
         return id
     }
 
-    private mutating func countQuad(_ f: [UInt8], at o: Int = 0, _ delta: Int) {
+    /// Counts a pattern of 1-3 bytes in (`delta` 1) or out (-1) of the pair of its
+    /// first two bytes (every pair starting with its byte, for a pattern of one).
+    private mutating func countShort(_ f: [UInt8], _ delta: Int32) {
+        shortCount += Int(delta)
+        tables.shorts = shortCount > 0
+        func step(_ p: Int) {
+            pairCount[p] += delta
+            tables.pairs[p] = pairCount[p] != 0 ? 1 : 0
+        }
+        if f.count >= 2 {
+            step(Int(f[0]) | Int(f[1]) << 8)
+        } else {
+            for second in 0..<256 { step(Int(f[0]) | second << 8) }
+        }
+    }
+
+    /// Counts a pattern of four bytes or more in (`delta` 1) or out (-1) of the
+    /// buckets it is flagged by: its four key bytes at `o`, and `direct` (a 4-7-byte
+    /// or keyed pattern) or its first eight bytes.
+    private mutating func count(_ f: [UInt8], at o: Int = 0, direct: Bool, _ delta: Int32) {
         let b = Self.bucket(Self.word(f, 4, at: o) as UInt32)
-        let c = quadCount[b, default: 0] + delta
-        quadCount[b] = c == 0 ? nil : c
-        if c == 0 { quadBits[b >> 6] &= ~(1 << UInt64(b & 63)) } else { quadBits[b >> 6] |= 1 << UInt64(b & 63) }
+        quadCount[b] += delta
+        if direct {
+            directCount[b] += delta
+        } else {
+            let o8 = ByteView.octBucket(Self.word(f, 8))
+            octCount[o8] += delta
+            ByteView.FoldedScanTables.set(&tables.octs, o8, octCount[o8] != 0)
+        }
+        tables.quads[b] = (quadCount[b] != 0 ? ByteView.FoldedScanTables.listed : 0)
+            | (directCount[b] != 0 ? ByteView.FoldedScanTables.direct : 0)
     }
 
     mutating func remove(_ id: Int) {
@@ -132,21 +177,17 @@ struct TextPatternIndex {
         switch Self.place(f) {
         case .unindexable: unindexableIDs.removeAll { $0 == id }
         case .keyed(let b, let o):
-            keyed[b]?.removeAll { $0.id == id }
-            if keyed[b]?.isEmpty ?? false { keyed[b] = nil }
-            countQuad(f, at: o, -1)
+            keyed[b].removeAll { $0.id == id }
+            count(f, at: o, direct: true, -1)
         case .short(let c):
             short[c].removeAll { $0 == id }
-            if short[c].isEmpty { shortBits[c >> 6] &= ~(1 << UInt64(c & 63)) }
-            shortCount -= 1
+            countShort(f, -1)
         case .quad(let b):
-            quads[b]?.removeAll { $0 == id }
-            if quads[b]?.isEmpty ?? false { quads[b] = nil }
-            countQuad(f, -1)
+            quads[b].removeAll { $0 == id }
+            count(f, direct: true, -1)
         case .oct(let b):
-            octs[b]?.removeAll { $0 == id }
-            if octs[b]?.isEmpty ?? false { octs[b] = nil }
-            countQuad(f, -1)
+            octs[b].removeAll { $0 == id }
+            count(f, direct: false, -1)
         }
     }
 
@@ -158,36 +199,48 @@ struct TextPatternIndex {
     }
 
     /// Calls `found(id, position)` for every position of `text` where a pattern could
-    /// start (its key bytes hash to its bucket): increasing positions for the patterns
-    /// without `*`, each starred one's at its key's place less its offset. Stops when
-    /// `found` says so. Returns false when no pattern can occur in `text`, true when one
-    /// may.
+    /// stand: increasing positions for the patterns without `*`, which stand there in
+    /// `text` as given, and each starred one's at its key's place less its offset (its
+    /// key bytes hash to its bucket). Stops when `found` says so. Returns false when no
+    /// pattern can occur in `text`, true when one may.
+    ///
+    /// A pattern without `*` is reported only where it stands in `text` because masking
+    /// writes only `*`: where it stands in the text as masked, it stood before.
     @discardableResult
     func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) -> Bool {
         let n = text.count
         var any = !unindexableIDs.isEmpty
         let shorts = shortCount > 0
-        text.scanFoldedQuads(quadBits: quadBits, byteBits: shortBits, shorts: shorts) { i in
-            any = true
+        text.scanFoldedQuads(tables) { i, w in
             // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
-            var w = UInt64(0)
-            for k in 0..<Swift.min(8, n - i) { w |= UInt64(Self.fold(text[i + k])) << UInt64(8 * k) }
-            if shorts {
-                let c = Int(w & 0xFF)
-                if shortBits[c >> 6] & (1 << UInt64(c & 63)) != 0 {
-                    for id in short[c] where found(id, i) { return true }
+            @inline(__always) func stands(_ id: Int) -> Bool {
+                guard w & headMasks[id] == heads[id] else { return false }
+                let p = folded[id]
+                guard i + p.count <= n else { return false }
+                var k = 8
+                while k < p.count {
+                    guard Self.fold(text[i + k]) == p[k] else { return false }
+                    k += 1
                 }
+                any = true
+                return true
+            }
+            if shorts, tables.pairs[Int(w & 0xFFFF)] != 0 {
+                for id in short[Int(w & 0xFF)] where stands(id) && found(id, i) { return true }
             }
             guard i + 3 < n else { return false }
             let b = Self.bucket(UInt32(truncatingIfNeeded: w))
-            if let list = quads[b] {
-                for id in list where found(id, i) { return true }
+            let flags = tables.quads[b]
+            guard flags != 0 else { return false }
+            if flags & ByteView.FoldedScanTables.direct != 0 {
+                for id in quads[b] where stands(id) && found(id, i) { return true }
+                for k in keyed[b] where i >= k.offset {
+                    any = true
+                    if found(k.id, i - k.offset) { return true }
+                }
             }
-            if i + 7 < n, let list = octs[Self.bucket(w)] {
-                for id in list where found(id, i) { return true }
-            }
-            if let list = keyed[b] {
-                for k in list where i >= k.offset && found(k.id, i - k.offset) { return true }
+            if i + 7 < n, ByteView.FoldedScanTables.test(tables.octs, ByteView.octBucket(w)) {
+                for id in octs[Self.bucket(w)] where stands(id) && found(id, i) { return true }
             }
             return false
         }

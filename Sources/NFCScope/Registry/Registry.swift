@@ -374,6 +374,23 @@ public final class Registry: Sendable {
 
     private static var nameMemberPrefix: StaticString { ",\"name\":\"" }
 
+    /// Runs `body` with a view of the pooled tag names: a TLV tree's JSON writer holds
+    /// it for the whole tree and takes each node's name member from it (`tagNameMember`).
+    @inline(__always)
+    func withTagNamePool<R>(_ body: (ByteView) -> R) -> R {
+        ByteView.with(tagNamePool, body)
+    }
+
+    /// The bytes `writeTagNameMember` writes for `handle`, inside `pool` (the view
+    /// `withTagNamePool` gives); empty when it writes nothing.
+    @inline(__always)
+    func tagNameMember(_ handle: EMVTagHandle, in pool: ByteView) -> ByteView {
+        guard handle.index >= 0, handle.index < tagSlots.count else { return ByteView() }
+        let slot = tagSlots[handle.index]
+        let prefix = Registry.nameMemberPrefix.utf8CodeUnitCount
+        return pool.slice(slot.jsonNameStart - prefix, prefix + slot.jsonNameCount + 1) ?? ByteView()
+    }
+
     @inline(__always)
     public func tagHasText(_ handle: EMVTagHandle) -> Bool {
         guard handle.index >= 0, handle.index < tagSlots.count else { return false }

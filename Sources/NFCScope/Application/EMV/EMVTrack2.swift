@@ -6,11 +6,10 @@ func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
     var nibbles = v.count * 2
     // Trailing F nibbles pad the field to whole bytes.
     while nibbles > 0, nibble(v, nibbles - 1) == 0x0F { nibbles -= 1 }
-    var sep = -1
-    for i in 0..<nibbles where nibble(v, i) == 0x0D { sep = i; break }
+    let sep = track2Separator(v, nibbles: nibbles)
     out.ascii("PAN ")
     let panEnd = sep >= 0 ? sep : nibbles
-    for i in 0..<panEnd { emvNibble(nibble(v, i), out) }
+    writeNibbles(v, 0, panEnd, out)
     guard sep >= 0 else {
         out.ascii(" (no field separator)")
         return
@@ -26,7 +25,7 @@ func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
     if (i..<i + 4).allSatisfy({ nibble(v, $0) <= 9 }) && (1...12).contains(mm) {
         emvTwoDigits(yy < 50 ? 20 : 19, out); emvTwoDigits(yy, out); out.byte(0x2D); emvTwoDigits(mm, out)
     } else {
-        for k in i..<i + 4 { emvNibble(nibble(v, k), out) }
+        writeNibbles(v, i, i + 4, out)
         out.ascii(" (invalid)")
     }
     i += 4
@@ -44,8 +43,35 @@ func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
     i += 3
     if i < nibbles {
         out.ascii(", discretionary ")
-        for k in i..<nibbles { emvNibble(nibble(v, k), out) }
+        writeNibbles(v, i, nibbles, out)
     }
+}
+
+/// The index of the first D nibble (the field separator) before `nibbles`, -1 when
+/// there is none: read a byte at a time.
+private func track2Separator(_ v: ByteView, nibbles: Int) -> Int {
+    var b = 0
+    while 2 * b < nibbles {
+        let x = v[b]
+        if x >> 4 == 0x0D { return 2 * b }
+        if 2 * b + 1 < nibbles, x & 0x0F == 0x0D { return 2 * b + 1 }
+        b += 1
+    }
+    return -1
+}
+
+/// Nibbles `start..<end` as uppercase hex digits (what `emvNibble` writes for each):
+/// the whole bytes among them as one hex run.
+private func writeNibbles(_ v: ByteView, _ start: Int, _ end: Int, _ out: OutputBuffer) {
+    guard start < end else { return }
+    var i = start
+    if i & 1 == 1 { emvNibble(nibble(v, i), out); i += 1 }
+    let whole = (end - i) >> 1
+    if whole > 0, let bytes = v.slice(i >> 1, whole) {
+        out.hex(bytes, uppercase: true)
+        i += whole * 2
+    }
+    if i < end { emvNibble(nibble(v, i), out) }
 }
 
 @inline(__always)

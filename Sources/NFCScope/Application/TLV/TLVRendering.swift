@@ -127,8 +127,56 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         let parent = parsedFrom.map { WrittenHex(value: $0.bytes, position: $0.position) }
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
-            writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: parent, scope: scope, texts: texts, context, out)
+            if let registry = dictionary as? Registry {
+                // The registry's nodes: each one's fixed part in one reservation.
+                registry.withTagNamePool { pool in
+                    writeJSONArray(tlv, start: 0, end: tlv.nodes.count, registry: registry, pool: pool,
+                                   outer: parsedFrom?.bytes, outerHexAt: parsedFrom?.position ?? 0, scope: scope,
+                                   texts: texts, context, out)
+                }
+            } else {
+                writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: parent, scope: scope, texts: texts, context, out)
+            }
         }
+    }
+
+    /// `writeJSONArray` for the registry: a node's separator, opening members, hex and
+    /// name member are written by `OutputBuffer.tlvNodeOpening` in one reservation, the
+    /// name member sliced from the registry's name pool (`pool`). `outer` is the value
+    /// whose hex was written at `outerHexAt` (the parent's, or the response's for the
+    /// top level; nil: the hex is converted).
+    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, registry: Registry, pool: ByteView,
+                                outer: ByteView?, outerHexAt: Int, scope: EMVLookupScope, texts: Int,
+                                _ context: EMVContext, _ out: OutputBuffer) {
+        out.byte(0x5B)
+        var index = start
+        let end = Swift.min(end, tlv.nodes.count)
+        while index < end {
+            let node = tlv.nodes[index]
+            let declared = node.declaredLength
+            let handle = registry.tagHandle(node.tag, length: declared ?? node.value.count, in: scope)
+            let hexAt = out.tlvNodeOpening(separator: index != start, tag: node.tag, tagLength: node.tagLength,
+                                           declaredLength: declared ?? -1, value: node.value, outer: outer,
+                                           outerHexAt: outerHexAt, name: handle.map { registry.tagNameMember($0, in: pool) })
+            if let handle, !node.isError, !node.constructed, registry.tagHasText(handle) {
+                out.ascii(",\"text\":\"")
+                writeJSONText(handle, node.value, texts: texts, context, out)
+                out.byte(0x22)
+            }
+            if node.indefinite { out.ascii(",\"indefinite\":true") }
+            if let e = node.error {
+                out.ascii(",\"error\":\""); e.write(to: out, declaredLength: declared); out.byte(0x22)
+            }
+            if node.childError { out.ascii(",\"children_error\":true") }
+            if node.hasChildren {
+                out.ascii(",\"children\":")
+                writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, registry: registry, pool: pool,
+                               outer: node.value, outerHexAt: hexAt, scope: scope, texts: texts, context, out)
+            }
+            out.byte(0x7D)
+            index = Swift.max(node.subtreeEnd, index + 1)
+        }
+        out.byte(0x5D)
     }
 
     /// The cache's id of the context values are rendered in, and the tag scope of its
@@ -291,6 +339,13 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         let (texts, tagScope) = textContext(context)
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
+            // (Lengths are never negative from `DataObjectList`; a hand-made split's are written by the general loop.)
+            if let registry = dictionary as? Registry, !split.values.contains(where: { $0.length < 0 }) {
+                registry.withTagNamePool { pool in
+                    writeJSONValues(split, registry: registry, pool: pool, scope: scope, texts: texts, context, out)
+                }
+                return
+            }
             out.byte(0x5B)
             for (k, v) in split.values.enumerated() {
                 if k > 0 { out.byte(0x2C) }
@@ -303,18 +358,46 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 } else {
                     out.ascii(",\"name\":null")
                 }
-                if v.isComplete, let handle, dictionary.tagHasText(handle) {
-                    out.ascii(",\"text\":\"")
-                    writeJSONText(handle, v.value, texts: texts, context, out)
-                    out.byte(0x22)
-                }
-                if !v.isComplete {
-                    out.ascii(",\"error\":\"data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short\"")
-                }
-                out.byte(0x7D)
+                writeJSONValueEnd(v, text: handle.flatMap { dictionary.tagHasText($0) ? $0 : nil }, texts: texts, context, out)
             }
             out.byte(0x5D)
         }
+    }
+
+    /// A DOL-split value's members after its name (`text`, or the error of a value the
+    /// data cut short) and its closing brace; `text`: the handle when its entry has texts.
+    @inline(__always)
+    private func writeJSONValueEnd(_ v: DOLValue, text: EMVTagHandle?, texts: Int, _ context: EMVContext,
+                                   _ out: OutputBuffer) {
+        if v.isComplete, let text {
+            out.ascii(",\"text\":\"")
+            writeJSONText(text, v.value, texts: texts, context, out)
+            out.byte(0x22)
+        }
+        if !v.isComplete {
+            out.ascii(",\"error\":\"data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short\"")
+        }
+        out.byte(0x7D)
+    }
+
+    /// The DOL-split values for the registry: each value's fixed part in one reservation
+    /// (`OutputBuffer.tlvNodeOpening`), as `writeJSONArray` does for tree nodes.
+    private func writeJSONValues(_ split: DOLSplit, registry: Registry, pool: ByteView, scope: EMVLookupScope,
+                                 texts: Int, _ context: EMVContext, _ out: OutputBuffer) {
+        out.byte(0x5B)
+        var k = 0
+        let values = split.values
+        while k < values.count {
+            let v = values[k]
+            let handle = registry.tagHandle(v.tag, length: v.length, in: scope)
+            let tagLength = v.tag > 0xFF_FFFF ? 4 : v.tag > 0xFFFF ? 3 : v.tag > 0xFF ? 2 : 1
+            _ = out.tlvNodeOpening(separator: k > 0, tag: v.tag, tagLength: tagLength, declaredLength: v.length,
+                                   value: v.value, outer: nil, outerHexAt: 0,
+                                   name: handle.map { registry.tagNameMember($0, in: pool) })
+            writeJSONValueEnd(v, text: handle.flatMap { registry.tagHasText($0) ? $0 : nil }, texts: texts, context, out)
+            k += 1
+        }
+        out.byte(0x5D)
     }
 
     func writeText(_ split: DOLSplit, indent: Int, context: EMVContext, to out: OutputBuffer) {
