@@ -136,5 +136,22 @@ import Testing
         }
         // Known frames: RATS E0 80 carries CRC_A 31 73.
         #expect(ByteView.with([0xE0, 0x80]) { $0.crc16Reflected(preset: 0x6363) } == 0x7331)
+        // Published check values of "123456789": CRC-16/ISO-IEC-14443-3-A (init 6363, no
+        // final XOR) BF05; CRC-16/ISO-IEC-14443-3-B (init FFFF, final XOR FFFF) 906E.
+        let check = Array("123456789".utf8)
+        #expect(ByteView.with(check) { $0.crc16Reflected(preset: 0x6363) } == 0xBF05)
+        #expect(ByteView.with(check) { $0.crc16Reflected(preset: 0xFFFF) } ^ 0xFFFF == 0x906E)
+        // Views starting at every alignment inside a longer buffer, lengths 0-200 (the
+        // sixteen-, eight-, four-, two- and one-byte steps in every combination).
+        var g = FastPathGenerator(state: 0xC0FF_EE12_3456_789A)
+        let buffer = g.bytes(512)
+        for start in 0..<17 {
+            for length in [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 49, 63, 64, 65, 100, 127, 200] {
+                let part = Array(buffer[start..<(start + length)])
+                let preset: UInt16 = g.chance(50) ? 0x6363 : UInt16(truncatingIfNeeded: g.next())
+                let fast = ByteView.with(buffer) { $0.slice(start, length)!.crc16Reflected(preset: preset) }
+                #expect(fast == bitwise(part, preset), "start \(start), length \(length)")
+            }
+        }
     }
 }

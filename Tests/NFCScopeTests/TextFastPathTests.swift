@@ -135,6 +135,81 @@ struct TextFastPathTests {
         }
     }
 
+    /// Plain lines like the TLV lines the text view wraps: indentation, words, runs of
+    /// spaces (also at the ends), long hex runs with no space, lines just over the width.
+    static func plainLines(_ g: inout FastPathGenerator) -> [UInt8] {
+        let words = ["9F46", "ICC", "Public", "Key", "Certificate", "(144)", "=", "VISA", "DEBIT", ",", "x", "ab"]
+        var line = [UInt8](repeating: 0x20, count: g.int(4) == 0 ? g.int(60) : g.int(12))
+        let target = g.int(5) == 0 ? g.int(40) : 40 + g.int(500)
+        while line.count < target {
+            switch g.int(10) {
+            case 0: line += [UInt8](repeating: 0x20, count: 1 + g.int(70))
+            case 1, 2: line += (0..<(1 + g.int(300))).map { _ in UInt8(ascii: "0") + UInt8(g.int(10)) }
+            default: line += Array(g.pick(words).utf8)
+            }
+            if g.int(3) != 0 { line.append(0x20) }
+        }
+        return line
+    }
+
+    @Test("plain long lines wrapped on their bytes match the general path")
+    func plainWrapMatchesGeneralPath() {
+        var g = FastPathGenerator(state: 0x9E37_79B9_7F4A_7C15)
+        var kernelRuns = 0
+        for round in 0..<4_000 {
+            var text: [UInt8] = []
+            for _ in 0..<(1 + g.int(4)) {
+                text += Self.plainLines(&g)
+                text.append(0x0A)
+            }
+            if g.chance(30) { text.removeLast() }
+            let w = g.pick([40, 41, 47, 60, 64, 79, 80, 100, 101, 120, 200, 333])
+            // A buffer that starts small, so that appends grow or flush in the middle.
+            let out = round % 2 == 0 ? OutputBuffer(initialCapacity: 64) : OutputBuffer()
+            out.ascii("> ")
+            ByteView.with(text) { TextWrap.wrap($0, width: w, into: out) }
+            #expect(out.contents == Array("> ".utf8) + Reference.wrap(text, w), "width \(w), round \(round)")
+            // Each line alone: the byte kernel against the general writer.
+            var s = 0
+            while s < text.count {
+                var e = s
+                while e < text.count && text[e] != 0x0A { e += 1 }
+                if e - s > w {
+                    let fast = OutputBuffer(initialCapacity: 8), general = OutputBuffer()
+                    let (done, _) = ByteView.with(text) { v in
+                        (fast.wrapPlainLine(v, s, e, width: w), TextWrap.writeWrapped(v, s, e, width: w, plain: true, into: general))
+                    }
+                    #expect(done)
+                    #expect(fast.contents == general.contents, "width \(w), line at \(s)")
+                    kernelRuns += 1
+                }
+                s = e + 1
+            }
+        }
+        #expect(kernelRuns > 3_000)
+        // Not for the kernel: too short, a width under 2, a range outside the view.
+        ByteView.with(Array("abc def".utf8)) { v in
+            let out = OutputBuffer()
+            #expect(!out.wrapPlainLine(v, 0, 7, width: 7))
+            #expect(!out.wrapPlainLine(v, 0, 7, width: 1))
+            #expect(!out.wrapPlainLine(v, 0, 9, width: 3))
+            #expect(out.contents.isEmpty)
+        }
+    }
+
+    @Test("spaces written by words are the spaces asked for")
+    func spacesByWords() {
+        for start in [0, 1, 7, 60, 63, 64, 65] {
+            for n in [-3, 0, 1, 7, 8, 9, 31, 32, 33, 40, 100] {
+                let out = OutputBuffer(initialCapacity: 64)
+                out.bytes(Array(repeating: 0x41, count: start))
+                out.spaces(n)
+                out.ascii("|")
+                #expect(out.contents == Array(repeating: 0x41, count: start) + Array(repeating: 0x20, count: max(0, n)) + [0x7C])
+            }
+        }
+    }
+
     @Test("annotation pieces are the general path's, plain and not")
     func piecesMatchGeneralPath() {
         var ranges: [Range<Int>] = []

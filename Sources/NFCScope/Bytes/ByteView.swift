@@ -158,7 +158,7 @@ public struct ByteView: @unchecked Sendable {
 
     /// True when every byte of `[start, end)` is ASCII and none is ESC (0x1B): text
     /// that a terminal shows one column per byte (no UTF-8 sequence, no colour
-    /// sequence). Eight bytes per step. An empty or out-of-range span answers true
+    /// sequence). Sixteen bytes per step. An empty or out-of-range span answers true
     /// for what lies inside the view.
     public func isASCIIWithoutEscape(_ start: Int, _ end: Int) -> Bool {
         guard let base else { return true }
@@ -166,6 +166,14 @@ public struct ByteView: @unchecked Sendable {
         let end = Swift.min(end, count)
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let escapes = ones &* 0x1B
+        // Sixteen bytes per step, one test for both words (long lines are most of it).
+        while i &+ 16 <= end {
+            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let v = base.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)
+            let x = w ^ escapes, y = v ^ escapes
+            if (w | v | ((x &- ones) & ~x) | ((y &- ones) & ~y)) & highs != 0 { return false }
+            i &+= 16
+        }
         while i &+ 8 <= end {
             let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             let x = w ^ escapes
@@ -371,9 +379,10 @@ public final class GrowableBytes: @unchecked Sendable {
 //
 // The reflected CRC-16 with polynomial 0x8408 (CRC_A, CRC_B) runs over every
 // frame, so it is the hottest loop of `stats`. It lives here, beside the bytes,
-// because the fast form (sixteen bytes per step, "slicing-by-16") reads unaligned
-// words straight from the view's memory. Only the first two bytes of a step
-// depend on the running CRC, so the other fourteen lookups overlap.
+// because the fast form (sixteen bytes per step, "slicing-by-16") reads the bytes
+// straight from the view's memory (each table index is one byte load). Only the
+// first two bytes of a step depend on the running CRC, so the other fourteen
+// lookups overlap.
 
 extension ByteView {
     /// Reflected CRC-16 (polynomial 0x8408) of the view, starting from `preset`,
@@ -398,37 +407,39 @@ extension ByteView {
                                        _ t: UnsafePointer<UInt16>) -> UInt16 {
         var crc = preset
         var i = 0
-        @inline(__always) func lookup(_ table: Int, _ v: UInt64, _ shift: UInt64) -> UInt16 {
-            t[table &* 256 &+ Int((v &>> shift) & 0xFF)]
-        }
         /// The two lookups that depend on the running CRC: the first two bytes of a
         /// step of `width` bytes, XORed with it.
         @inline(__always) func head(_ v: UInt64, _ width: Int) -> UInt16 {
             let x = UInt16(truncatingIfNeeded: v) ^ crc
             return t[(width &- 1) &* 256 &+ Int(x & 0xFF)] ^ t[(width &- 2) &* 256 &+ Int(x &>> 8)]
         }
+        /// The lookup of byte `i + k` in table `table`, the byte read straight from
+        /// memory (one load, where taking it out of a loaded word costs a shift and a
+        /// mask as well).
+        @inline(__always) func lookupByte(_ table: Int, _ k: Int) -> UInt16 {
+            t[table &* 256 &+ Int(base.load(fromByteOffset: i &+ k, as: UInt8.self))]
+        }
         while i &+ 16 <= count {
-            let a = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            let b = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self))
-            let rest = ((lookup(13, a, 16) ^ lookup(12, a, 24)) ^ (lookup(11, a, 32) ^ lookup(10, a, 40)))
-                ^ ((lookup(9, a, 48) ^ lookup(8, a, 56)) ^ (lookup(7, b, 0) ^ lookup(6, b, 8)))
-                ^ (((lookup(5, b, 16) ^ lookup(4, b, 24)) ^ (lookup(3, b, 32) ^ lookup(2, b, 40)))
-                ^ (lookup(1, b, 48) ^ lookup(0, b, 56)))
+            let a = UInt64(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self)))
+            let rest = ((lookupByte(13, 2) ^ lookupByte(12, 3)) ^ (lookupByte(11, 4) ^ lookupByte(10, 5)))
+                ^ ((lookupByte(9, 6) ^ lookupByte(8, 7)) ^ (lookupByte(7, 8) ^ lookupByte(6, 9)))
+                ^ (((lookupByte(5, 10) ^ lookupByte(4, 11)) ^ (lookupByte(3, 12) ^ lookupByte(2, 13)))
+                ^ (lookupByte(1, 14) ^ lookupByte(0, 15)))
             crc = rest ^ head(a, 16)
             i &+= 16
         }
         if i &+ 8 <= count {
-            let v = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            let rest = ((lookup(5, v, 16) ^ lookup(4, v, 24)) ^ (lookup(3, v, 32) ^ lookup(2, v, 40)))
-                ^ (lookup(1, v, 48) ^ lookup(0, v, 56))
+            let v = UInt64(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self)))
+            let rest = ((lookupByte(5, 2) ^ lookupByte(4, 3)) ^ (lookupByte(3, 4) ^ lookupByte(2, 5)))
+                ^ (lookupByte(1, 6) ^ lookupByte(0, 7))
             crc = rest ^ head(v, 8)
             i &+= 8
         }
         // Short frames are common (R-blocks, WTX, SAK): finish in at most three
         // steps instead of up to seven dependent byte steps.
         if i &+ 4 <= count {
-            let v = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
-            crc = (lookup(1, v, 16) ^ lookup(0, v, 24)) ^ head(v, 4)
+            let v = UInt64(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self)))
+            crc = (lookupByte(1, 2) ^ lookupByte(0, 3)) ^ head(v, 4)
             i &+= 4
         }
         if i &+ 2 <= count {

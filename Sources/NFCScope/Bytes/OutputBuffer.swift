@@ -156,7 +156,8 @@ public final class OutputBuffer: @unchecked Sendable {
         count = 0
         flushedTotal = 0
         generation &+= 1
-        collected.removeAll(keepingCapacity: true)
+        // A scratch buffer emptied per frame or record has usually never flushed.
+        if !collected.isEmpty { collected.removeAll(keepingCapacity: true) }
     }
 
     /// Appends everything another (memory mode) buffer holds.
@@ -183,10 +184,23 @@ public final class OutputBuffer: @unchecked Sendable {
         count += n
     }
 
-    /// `n` spaces (none when `n` is not positive).
+    /// `n` spaces (none when `n` is not positive). Up to 32 (column padding,
+    /// indentation) as four 8-byte stores, the bytes past `n` overwritten by the next
+    /// append, instead of a call to memset.
     @inline(__always)
     public func spaces(_ n: Int) {
         guard n > 0 else { return }
+        if n <= 32 {
+            reserve(32)
+            let dst = UnsafeMutableRawPointer(storage + count)
+            let blanks: UInt64 = 0x2020_2020_2020_2020
+            dst.storeBytes(of: blanks, as: UInt64.self)
+            dst.storeBytes(of: blanks, toByteOffset: 8, as: UInt64.self)
+            dst.storeBytes(of: blanks, toByteOffset: 16, as: UInt64.self)
+            dst.storeBytes(of: blanks, toByteOffset: 24, as: UInt64.self)
+            count &+= n
+            return
+        }
         reserve(n)
         (storage + count).update(repeating: 0x20, count: n)
         count += n
@@ -232,6 +246,16 @@ public final class OutputBuffer: @unchecked Sendable {
                 i &+= 1
             }
         }
+    }
+
+    /// Runs `body` with the address of room for `n` bytes at the end of the buffer;
+    /// `body` writes there and returns how many bytes it appended (at most `n`).
+    @inline(__always)
+    func appending(upTo n: Int, _ body: (UnsafeMutableRawPointer) -> Int) {
+        reserve(n)
+        let k = body(UnsafeMutableRawPointer(storage + count))
+        precondition(k >= 0 && k <= n, "appending: wrote past the room reserved")
+        count &+= k
     }
 
     /// `n` bytes of `b` from `start` (a string pooled with others); out of range writes nothing.
@@ -412,12 +436,11 @@ public final class OutputBuffer: @unchecked Sendable {
         guard n > 0, let src = v.base else { return }
         // Each store writes the pair, a space and one byte more (overwritten next).
         reserve(n &* 3 &+ 1)
-        let pairs = UnsafeRawPointer(hexLowerPairs)
+        let quads = UnsafeRawPointer(hexLowerSpacedQuads)
         let dst = UnsafeMutableRawPointer(storage + count)
         for i in 0..<n {
             let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
-            let pair = UInt32(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self)))
-            dst.storeBytes(of: (pair | 0x0020_0000).littleEndian, toByteOffset: i &* 3, as: UInt32.self)
+            dst.storeBytes(of: quads.loadUnaligned(fromByteOffset: b &<< 2, as: UInt32.self), toByteOffset: i &* 3, as: UInt32.self)
         }
         count &+= n &* 3 &- 1
     }
@@ -607,7 +630,11 @@ public final class OutputBuffer: @unchecked Sendable {
 
     /// A non-negative number that is usually one more than the previous call's
     /// (frame numbers): the cached digits are incremented instead of recomputed.
-    public func counter(_ v: Int) {
+    /// `rightAlignedIn`: spaces first, so that the number ends `width` columns from
+    /// here (none when it is as wide or wider); returns its digit count (0 for a
+    /// negative value, which is written as by `int` with no spaces).
+    @discardableResult
+    public func counter(_ v: Int, rightAlignedIn width: Int = 0) -> Int {
         let cache = counterDigits
         if v == counterValue &+ 1 && v > 0 {
             var i = 23
@@ -630,13 +657,15 @@ public final class OutputBuffer: @unchecked Sendable {
         } else {
             counterValue = -2
             int(v)
-            return
+            return 0
         }
         counterValue = v
         let n = 24 &- counterStart
+        spaces(width &- n)
         reserve(24)
         Self.copyShort(from: UnsafeRawPointer(cache + counterStart), to: UnsafeMutableRawPointer(storage + count), count: n)
         count &+= n
+        return n
     }
 
     /// The decimal digits of `x`, written backwards two at a time (half the
@@ -737,6 +766,8 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     /// Pads with spaces until the current line (since `lineStart`) is `width` long.
+    /// Inlined: the text view pads two or three times a frame line.
+    @inline(__always)
     public func pad(toColumn width: Int, lineStart: Int) {
         spaces(width - (position - lineStart))
     }
@@ -983,6 +1014,12 @@ var hexLowerPairs: UnsafePointer<UInt8> {
 @inline(__always)
 var hexUpperPairs: UnsafePointer<UInt8> {
     ("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF" as StaticString).utf8Start
+}
+/// "00  " "01  " ... "ff  ": spaced hex (`hexSpaced`) one 4-byte read and store per
+/// byte, the pair and its space (the fourth byte is overwritten by the next store).
+@inline(__always)
+var hexLowerSpacedQuads: UnsafePointer<UInt8> {
+    ("00  01  02  03  04  05  06  07  08  09  0a  0b  0c  0d  0e  0f  10  11  12  13  14  15  16  17  18  19  1a  1b  1c  1d  1e  1f  20  21  22  23  24  25  26  27  28  29  2a  2b  2c  2d  2e  2f  30  31  32  33  34  35  36  37  38  39  3a  3b  3c  3d  3e  3f  40  41  42  43  44  45  46  47  48  49  4a  4b  4c  4d  4e  4f  50  51  52  53  54  55  56  57  58  59  5a  5b  5c  5d  5e  5f  60  61  62  63  64  65  66  67  68  69  6a  6b  6c  6d  6e  6f  70  71  72  73  74  75  76  77  78  79  7a  7b  7c  7d  7e  7f  80  81  82  83  84  85  86  87  88  89  8a  8b  8c  8d  8e  8f  90  91  92  93  94  95  96  97  98  99  9a  9b  9c  9d  9e  9f  a0  a1  a2  a3  a4  a5  a6  a7  a8  a9  aa  ab  ac  ad  ae  af  b0  b1  b2  b3  b4  b5  b6  b7  b8  b9  ba  bb  bc  bd  be  bf  c0  c1  c2  c3  c4  c5  c6  c7  c8  c9  ca  cb  cc  cd  ce  cf  d0  d1  d2  d3  d4  d5  d6  d7  d8  d9  da  db  dc  dd  de  df  e0  e1  e2  e3  e4  e5  e6  e7  e8  e9  ea  eb  ec  ed  ee  ef  f0  f1  f2  f3  f4  f5  f6  f7  f8  f9  fa  fb  fc  fd  fe  ff  " as StaticString).utf8Start
 }
 /// "00" "01" ... "99": decimal output two digits per division.
 @inline(__always)

@@ -131,7 +131,10 @@ enum TextWrap {
                 let plain = text.isASCIIWithoutEscape(lineStart, lineEnd)
                 if plain || displayWidth(text, lineStart, lineEnd) > width {
                     out.bytes(text[copied..<lineStart])
-                    writeWrapped(text, lineStart, lineEnd, width: width, plain: plain, into: out)
+                    // A plain line (most are) is wrapped on its bytes (Bytes/PlainWrap.swift).
+                    if !plain || !out.wrapPlainLine(text, lineStart, lineEnd, width: width) {
+                        writeWrapped(text, lineStart, lineEnd, width: width, plain: plain, into: out)
+                    }
                     copied = lineEnd
                 }
             }
@@ -141,7 +144,7 @@ enum TextWrap {
     }
 
     /// One line longer than `width` (`text[start..<end]`), wrapped, without its newline.
-    private static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, plain: Bool,
+    static func writeWrapped(_ text: ByteView, _ start: Int, _ end: Int, width: Int, plain: Bool,
                                      into out: OutputBuffer) {
         let indent = skipSpaces(text, start, end) - start
         let continuation = min(indent + 2, width / 2)

@@ -23,6 +23,8 @@ public final class TextWriter: MaskableFrameWriter {
     private let bytesPerLine: Int
     private let dataColumn: Int
     private let crcColumn: Int
+    private let annotationColumn: Int
+    private let annotationWidth: Int
     /// The annotation of the frame being written, and a record's text, before they are
     /// fitted to the width.
     private let note = OutputBuffer()
@@ -47,6 +49,8 @@ public final class TextWriter: MaskableFrameWriter {
         bytesPerLine = layout.bytesPerLine
         dataColumn = layout.dataColumn
         crcColumn = layout.crcColumn
+        annotationColumn = layout.annotationColumn
+        annotationWidth = layout.annotationWidth
     }
 
     public var depth: DecodeDepth { .application }
@@ -80,7 +84,7 @@ public final class TextWriter: MaskableFrameWriter {
         var lineStart = out.position
         // A number wider than its 6 columns takes them from the time's padding, so the
         // columns after stay where they are.
-        let numberWidth = writeRight(frame.n, width: 6, counting: true)
+        let numberWidth = frame.n >= 0 ? out.counter(frame.n, rightAlignedIn: 6) : writeRight(frame.n, width: 6)
         out.byte(0x20)
         writeTime(frame.time, width: 13 - max(0, numberWidth - 6))
         let late = layout.timing ? writeTiming(frame) : false
@@ -95,8 +99,10 @@ public final class TextWriter: MaskableFrameWriter {
             out.ascii(event == .fieldOn ? "field on" : "field off")
         } else {
             let bytes = frame.bytes
+            // Unmasked (no --redact) hex is written inline, with no call per hex line.
+            let masked = nextFrameMask != nil
             let firstLine = bytes.prefix(bytesPerLine)
-            writeBytes(firstLine, at: 0)
+            if masked { writeBytes(firstLine, at: 0) } else { out.hexSpaced(firstLine) }
             out.pad(toColumn: crcColumn, lineStart: lineStart)
             switch frame.crc {
             case .ok: out.ascii(" ok  ")
@@ -115,7 +121,7 @@ public final class TextWriter: MaskableFrameWriter {
             if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
             frame.info.writeInfo(note)
             note.withContents { text in
-                let annotationWidth = layout.annotationWidth
+                let annotationWidth = self.annotationWidth
                 var pieceCount = 0
                 if text.count <= annotationWidth {
                     out.bytes(text)
@@ -131,11 +137,15 @@ public final class TextWriter: MaskableFrameWriter {
                     lineStart = out.position
                     if !rest.isEmpty {
                         out.pad(toColumn: dataColumn, lineStart: lineStart)
-                        writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
+                        if masked {
+                            writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
+                        } else {
+                            out.hexSpaced(rest.prefix(bytesPerLine))
+                        }
                         rest = rest.suffix(from: bytesPerLine)
                     }
                     if piece < pieceCount {
-                        out.pad(toColumn: layout.annotationColumn, lineStart: lineStart)
+                        out.pad(toColumn: annotationColumn, lineStart: lineStart)
                         out.bytes(text[pieces[piece]])
                         piece += 1
                     }
@@ -265,15 +275,15 @@ public final class TextWriter: MaskableFrameWriter {
         if fraction == 9 { out.fixed(nanos, digits: 9) } else { out.fixed(nanos / 1000, digits: 6) }
     }
 
-    /// `value` right-aligned in `width` columns; returns its digit count. `counting`:
-    /// frame numbers, which go up by one (`OutputBuffer.counter`).
+    /// `value` right-aligned in `width` columns; returns its digit count (frame
+    /// numbers, which go up by one, take `OutputBuffer.counter`).
     @discardableResult
-    private func writeRight(_ value: Int, width: Int, counting: Bool = false) -> Int {
+    private func writeRight(_ value: Int, width: Int) -> Int {
         var digits = 1
         var v = value
         while v >= 10 { v /= 10; digits += 1 }
         out.spaces(width - digits)
-        if counting { out.counter(value) } else { out.int(value) }
+        out.int(value)
         return digits
     }
 }

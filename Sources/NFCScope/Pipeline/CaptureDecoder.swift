@@ -134,16 +134,19 @@ public enum CaptureDecoder {
             if firstTime == nil { firstTime = frame.time }
             frame.time = frame.time &- base
             link.decode(&frame)
-            if frame.error != nil { outcome.frameErrors += 1 }
+            // One copy of the decoded frame, which the calls below borrow: passing the
+            // variable itself made a copy (a memcpy of the whole frame) for each call.
+            let decoded = frame
+            if decoded.error != nil { outcome.frameErrors += 1 }
             outcome.frames += 1
             // A frame that ends the session closes the pending exchange first, so the
             // exchange is reported inside the session it belongs to.
-            let closes = frame.closesExchange
+            let closes = decoded.closesExchange
             if closes { isoDEP.flush(to: stages) }
-            sink.frame(frame)
-            if !closes { isoDEP.feedBlock(of: frame, to: stages) }
+            sink.frame(decoded)
+            if !closes { isoDEP.feedBlock(of: decoded, to: stages) }
             if isoDEP.hasOverlongReport { reportOverlong() }
-            stages.frame(frame, closesExchange: closes)
+            stages.frame(decoded, closesExchange: closes)
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
             if position >= nextCheck {

@@ -1,0 +1,108 @@
+// The text view's wrapping of one long plain line (ASCII without ESC, so that a
+// character is a byte), on the bytes themselves: the pieces are found and copied with
+// word reads and stores instead of bounds-checked reads and one buffer append per
+// piece. `TextWrap.writeWrapped` is the general form it must match byte for byte
+// (TextFastPathTests): the line's first piece, then continuation lines indented two
+// columns right of the line's own indentation (at most half the width), each piece
+// cut after the last space in its second half when there is one, else inside the
+// word, trailing spaces left out and the spaces after a cut skipped.
+
+extension OutputBuffer {
+    /// Writes `text[start..<end]`, a plain line longer than `width` (no newline in it),
+    /// wrapped, without a final newline. False, writing nothing, when the range or the
+    /// width is not one this form handles (the caller then takes the general path).
+    func wrapPlainLine(_ text: ByteView, _ start: Int, _ end: Int, width: Int) -> Bool {
+        guard let base = text.base, start >= 0, end <= text.count, width >= 2, end &- start > width else { return false }
+        let src = base + start
+        let n = end &- start
+        let indent = Self.spaceRun(src, 0, n)
+        let continuation = Swift.min(indent &+ 2, width / 2)
+        let pieceWidth = width &- continuation
+        // Each continuation piece takes at least pieceWidth / 2 + 1 bytes of the line
+        // (a cut lies past the middle of the piece, and the spaces after it are
+        // skipped), so this bounds the newlines and indentation added; 32 bytes of
+        // slack for the word stores that run past the end of what they write.
+        let pieces = n / (pieceWidth / 2 &+ 1) &+ 2
+        let (room, overflow) = pieces.multipliedReportingOverflow(by: continuation &+ 1)
+        guard !overflow, room < Int.max / 2 - n - 32 else { return false }
+        appending(upTo: n &+ room &+ 32) { dst in
+            var o = 0
+            let head = Self.plainCut(src, 0, n, width)
+            OutputBuffer.copyShort(from: src, to: dst, count: head)
+            o = head
+            var rest = Self.spaceRun(src, head, n) &+ head
+            let blanks: UInt64 = 0x2020_2020_2020_2020
+            while rest < n {
+                dst.storeBytes(of: 0x0A, toByteOffset: o, as: UInt8.self)
+                o &+= 1
+                if continuation <= 32 {
+                    dst.storeBytes(of: blanks, toByteOffset: o, as: UInt64.self)
+                    dst.storeBytes(of: blanks, toByteOffset: o &+ 8, as: UInt64.self)
+                    dst.storeBytes(of: blanks, toByteOffset: o &+ 16, as: UInt64.self)
+                    dst.storeBytes(of: blanks, toByteOffset: o &+ 24, as: UInt64.self)
+                } else {
+                    var k = 0
+                    while k < continuation {
+                        dst.storeBytes(of: blanks, toByteOffset: o &+ k, as: UInt64.self)
+                        k &+= 8
+                    }
+                }
+                o &+= continuation
+                let piece = n &- rest <= pieceWidth ? n : Self.plainCut(src, rest, n, pieceWidth)
+                OutputBuffer.copyShort(from: src + rest, to: dst + o, count: piece &- rest)
+                o &+= piece &- rest
+                rest = piece &+ Self.spaceRun(src, piece, n)
+            }
+            return o
+        }
+        return true
+    }
+
+    /// The number of spaces at `src[i...]`, before `end`.
+    @inline(__always)
+    private static func spaceRun(_ src: UnsafeRawPointer, _ i: Int, _ end: Int) -> Int {
+        var k = i
+        let pattern: UInt64 = 0x2020_2020_2020_2020
+        while k &+ 8 <= end {
+            let x = UInt64(littleEndian: src.loadUnaligned(fromByteOffset: k, as: UInt64.self)) ^ pattern
+            if x != 0 { return k &+ (x.trailingZeroBitCount &>> 3) &- i }
+            k &+= 8
+        }
+        while k < end && src.load(fromByteOffset: k, as: UInt8.self) == 0x20 { k &+= 1 }
+        return k &- i
+    }
+
+    /// Where the piece of `src[start..<end]` (longer than `width`) ends: after the
+    /// last space in `[start + width / 2, start + width)` when there is one, else at
+    /// `start + width`; trailing spaces left out.
+    @inline(__always)
+    private static func plainCut(_ src: UnsafeRawPointer, _ start: Int, _ end: Int, _ width: Int) -> Int {
+        let limit = start &+ width
+        let low = start &+ width / 2
+        var cut = limit
+        var k = limit
+        let pattern: UInt64 = 0x2020_2020_2020_2020
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var found = false
+        while k &- 8 >= low {
+            let x = UInt64(littleEndian: src.loadUnaligned(fromByteOffset: k &- 8, as: UInt64.self)) ^ pattern
+            // 0x80 in exactly the bytes of `x` that are zero (no borrow between bytes).
+            let zeros = ~(((x & low7) &+ low7) | x | low7)
+            if zeros != 0 {
+                // Just before the space: the trimming below starts past it.
+                cut = k &- 8 &+ ((63 &- zeros.leadingZeroBitCount) &>> 3)
+                found = true
+                break
+            }
+            k &-= 8
+        }
+        if !found {
+            while k > low {
+                k &-= 1
+                if src.load(fromByteOffset: k, as: UInt8.self) == 0x20 { cut = k; break }
+            }
+        }
+        while cut > start && src.load(fromByteOffset: cut &- 1, as: UInt8.self) == 0x20 { cut &-= 1 }
+        return cut
+    }
+}
