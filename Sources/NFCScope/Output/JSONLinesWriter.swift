@@ -155,9 +155,9 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     private func writeTime(_ nanos: Int64) {
         if digits >= 9 {
-            out.fixed(nanos, digits: 9)
+            out.fixedTime(nanos, digits: 9)
         } else {
-            out.fixed(nanos / 1000, digits: 6)
+            out.fixedTime(nanos / 1000, digits: 6)
         }
     }
 }

@@ -267,6 +267,8 @@ public final class TextWriter: MaskableFrameWriter {
 
     private func writeTime(_ nanos: Int64, width: Int) {
         let fraction = digits >= 9 ? 9 : 6
+        // Times of 0 to 10^8 s: the whole seconds' digits are the last frame's (most frames).
+        if out.fixedTime(fraction == 9 ? nanos : nanos / 1000, digits: fraction, rightAlignedIn: width) { return }
         var chars = fraction + 2
         var whole = nanos / 1_000_000_000
         if nanos < 0 { chars += 1; whole = -whole }

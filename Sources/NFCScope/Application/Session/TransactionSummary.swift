@@ -126,7 +126,7 @@ struct TransactionTracker {
 
         if x.handler == .emv {
             summary.payment = true
-            evidence.observe(x)
+            evidence.observe(&x)
             self.registry = registry
         }
         guard let c = x.command else { return }

@@ -1,0 +1,165 @@
+import Testing
+@testable import NFCScope
+
+// Session 15 (s15-session): the faster forms of the frame path, each compared with the
+// general form it stands in for, on generated inputs.
+
+@Suite struct SessionFramePathTests {
+    /// A small deterministic generator (xorshift64*).
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+            return state &* 2_685_821_657_736_338_717
+        }
+        mutating func below(_ n: UInt64) -> UInt64 { next() % n }
+    }
+
+    /// Times as captures have them: runs that rise slowly (whole seconds kept), jumps,
+    /// every digit count of the whole part, both resolutions, the limits of the cache,
+    /// and values the general form takes (negative, other digit counts).
+    static func times(seed: UInt64) -> [(Int64, Int)] {
+        var g = Generator(state: seed | 1)
+        var out: [(Int64, Int)] = []
+        for d in [6, 9] {
+            let scale: Int64 = d == 6 ? 1_000_000 : 1_000_000_000
+            var t: Int64 = 0
+            for _ in 0..<4_000 {
+                switch g.below(10) {
+                case 0: t = Int64(g.below(UInt64(scale) * 200_000_000))
+                case 1: t = Int64(g.below(10)) * scale - 1 + Int64(g.below(3))
+                case 2: t = max(0, t - Int64(g.below(UInt64(scale))))
+                default: t += Int64(g.below(UInt64(scale / 10)))
+                }
+                out.append((max(0, t), d))
+            }
+            var p: Int64 = 1
+            for _ in 0..<10 {
+                out.append((p * scale - 1, d)); out.append((p * scale, d)); out.append((p * scale + 1, d))
+                p *= 10
+            }
+            out.append((99_999_999 * scale + scale - 1, d))
+            out.append((100_000_000 * scale, d))
+            out.append((Int64.max, d))
+            out.append((-1, d)); out.append((-scale - 5, d))
+        }
+        for d in [0, 1, 3, 7, 12] { out.append((Int64(g.below(1 << 40)), d)) }
+        return out
+    }
+
+    @Test func fixedTimeWritesWhatFixedWrites() {
+        for seed: UInt64 in [1, 2, 3] {
+            let fast = OutputBuffer(), general = OutputBuffer()
+            for (v, d) in Self.times(seed: seed) {
+                fast.fixedTime(v, digits: d); fast.byte(0x20)
+                general.fixed(v, digits: d); general.byte(0x20)
+            }
+            #expect(fast.string == general.string)
+        }
+    }
+
+    @Test func rightAlignedFixedTimeMatchesPaddingByDigitCount() {
+        // The text view's time column: spaces to `width`, then the time (none when wider).
+        for seed: UInt64 in [4, 5] {
+            let fast = OutputBuffer(), general = OutputBuffer()
+            var g = Generator(state: seed)
+            for (v, d) in Self.times(seed: seed) {
+                let width = Int(g.below(25))
+                if !fast.fixedTime(v, digits: d, rightAlignedIn: width) { fast.fixed(v, digits: d) }
+                fast.byte(0x0A)
+                let text = OutputBuffer()
+                text.fixed(v, digits: d)
+                let s = text.string
+                let handled = v >= 0 && (d == 6 || d == 9) && v / (d == 6 ? 1_000_000 : 1_000_000_000) < 100_000_000
+                if handled { general.spaces(width - s.utf8.count) }
+                general.string(s)
+                general.byte(0x0A)
+            }
+            #expect(fast.string == general.string)
+        }
+    }
+
+    @Test func fixedTimeAcrossFlushesAndSmallBuffers() {
+        // A buffer that starts small grows in the middle of a time; its cache survives.
+        let fast = OutputBuffer(initialCapacity: 8), general = OutputBuffer()
+        for (v, d) in Self.times(seed: 9) {
+            fast.fixedTime(v, digits: d); fast.byte(0x2C)
+            general.fixed(v, digits: d); general.byte(0x2C)
+        }
+        #expect(fast.string == general.string)
+    }
+
+    @Test func fourFieldsInOneReadMatchFourReads() {
+        var g = Generator(state: 77)
+        let bytes = (0..<64).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+        for start in 0...bytes.count {
+            ByteView.with(Array(bytes[start...])) { v in
+                for i in -2...(v.count + 1) {
+                    for big in [false, true] {
+                        let four = v.u32x4(i, bigEndian: big)
+                        let read: (Int) -> UInt32? = { big ? v.u32be($0) : v.u32le($0) }
+                        if let a = read(i), let b = read(i + 4), let c = read(i + 8), let d = read(i + 12) {
+                            #expect(four.map { [$0.0, $0.1, $0.2, $0.3] } == [a, b, c, d])
+                        } else {
+                            #expect(four == nil)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(ByteView().u32x4(0, bigEndian: false) == nil)
+    }
+
+    @Test func pseudoHeaderReadInOneWordMatchesTheFieldReads() {
+        // Every event byte, versions 0 and others, lengths that agree or not, and
+        // records shorter than the header.
+        var g = Generator(state: 5)
+        for event in 0...255 {
+            for trial in 0..<6 {
+                let version: UInt8 = trial == 5 ? UInt8(truncatingIfNeeded: g.below(4)) : 0
+                let dataCount = Int(g.below(8))
+                let declared = trial == 3 ? Int(g.below(300)) : dataCount
+                var record = [version, UInt8(event), UInt8(declared >> 8), UInt8(declared & 0xFF)]
+                record += (0..<dataCount).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+                let cut = trial == 4 ? Int(g.below(4)) : record.count
+                let bytes = Array(record.prefix(cut))
+                ByteView.with(bytes) { v in
+                    let h = ISO14443PseudoHeader.parse(v)
+                    let expected = referencePseudoHeader(v)
+                    #expect(h.dir == expected.dir && h.event == expected.event
+                            && h.crcIncluded == expected.crcIncluded && h.error == expected.error)
+                    #expect(h.bytes.count == expected.bytes.count && h.bytes.elementsEqual(expected.bytes))
+                }
+            }
+        }
+    }
+
+    /// The pseudo-header reading as it was (three bounds-checked reads).
+    private func referencePseudoHeader(_ data: ByteView) -> ISO14443PseudoHeader {
+        guard let version = data.byte(0), let event = data.byte(1), let length = data.u16be(2) else {
+            return ISO14443PseudoHeader(dir: nil, event: nil, crcIncluded: true, bytes: data,
+                                        error: FrameError(.pseudoHeaderTooShort, data.count))
+        }
+        let rest = data.suffix(from: 4)
+        let declared = Int(length)
+        var result = ISO14443PseudoHeader(dir: nil, event: nil, crcIncluded: true,
+                                          bytes: rest.prefix(declared), error: nil)
+        switch event {
+        case 0xFF: result.dir = .card
+        case 0xFE: result.dir = .reader
+        case 0xFB: result.dir = .card; result.crcIncluded = false
+        case 0xFA: result.dir = .reader; result.crcIncluded = false
+        case 0xFD: result.event = .fieldOff
+        case 0xFC: result.event = .fieldOn
+        default: result.error = FrameError(.unknownEvent, Int(event))
+        }
+        if version != 0 {
+            result.error = FrameError(.pseudoHeaderVersion, Int(version))
+        } else if result.error == nil, declared != rest.count {
+            result.error = FrameError(.lengthMismatch, declared, rest.count)
+        } else if result.error == nil, result.event != nil, !rest.isEmpty {
+            result.error = FrameError(.eventWithData, rest.count)
+        }
+        return result
+    }
+}
