@@ -134,6 +134,46 @@ import Testing
         }
     }
 
+    @Test func activationInfoAndMembersInOneSwitchMatchTheGeneralWriters() {
+        var g = Generator(state: 11)
+        let partBytes = (0..<40).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+        ByteView.with(partBytes) { pv in
+            var infos: [LinkInfo] = [.unknown, .event, .reqa, .wupa, .hlta, .hltbAnswer,
+                                     .ats(ATSInfo(tl: 5, t0: 0x78, ta: 0x80, tb: 0x70, tc: 0x02)),
+                                     .block(ISODEPBlock(kind: .i, pcb: 0x02)),
+                                     .ppsAnswer(cid: 3)]
+            for _ in 0..<3_000 {
+                let b = { UInt8(truncatingIfNeeded: g.next()) }
+                switch g.below(6) {
+                case 0: infos.append(.atqa(UInt16(truncatingIfNeeded: g.next())))
+                case 1: infos.append(.anticollision(level: b(), nvb: g.below(2) == 0 ? 0x20 : b()))
+                case 2, 3:
+                    let n = Int(g.below(20))
+                    let start = Int(g.below(UInt64(partBytes.count - n + 1)))
+                    let part = pv.slice(start, n) ?? ByteView()
+                    infos.append(g.below(2) == 0
+                        ? .anticollisionAnswer(level: b(), uidPart: part, bccOK: g.below(2) == 0)
+                        : .select(level: b(), uidPart: part, bccOK: g.below(2) == 0))
+                case 4:
+                    let uid: UIDBytes? = g.below(3) == 0 ? nil : UIDBytes((0..<Int(g.below(17))).map { _ in b() })
+                    infos.append(.sak(value: b(), level: b(), uidComplete: g.below(2) == 0, isoDEP: g.below(2) == 0, uid: uid))
+                default:
+                    let fsd = g.below(4) == 0 ? Int(truncatingIfNeeded: g.next()) : Int(g.below(5000))
+                    infos.append(.rats(fsdi: b(), fsd: fsd, cid: b()))
+                }
+            }
+            for info in infos {
+                let fast = OutputBuffer(initialCapacity: 16), general = OutputBuffer()
+                fast.ascii("{"); general.ascii("{")
+                info.writeInfoQuoteAndJSONMembers(fast)
+                info.writeInfo(general); general.byte(0x22); info.writeJSONMembers(general)
+                #expect(fast.string == general.string)
+            }
+            // All but the ATS, block, PPS answer and HLTB answer are activation frames.
+            #expect(infos.filter { $0.isNFCAActivation }.count == infos.count - 4)
+        }
+    }
+
     /// The pseudo-header reading as it was (three bounds-checked reads).
     private func referencePseudoHeader(_ data: ByteView) -> ISO14443PseudoHeader {
         guard let version = data.byte(0), let event = data.byte(1), let length = data.u16be(2) else {

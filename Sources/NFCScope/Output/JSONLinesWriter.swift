@@ -68,6 +68,10 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // `LinkInfo` on every frame (+44-58 instructions a frame on the other shapes).
         if frame.info.isISODEPBlock {
             writeBlockMembers(frame, masked: mask != nil)
+        } else if frame.info.isNFCAActivation {
+            // Events and activation frames: info and members in one switch.
+            out.withReserved(128) { c in writeCRCBitsFlags(frame, &c) }
+            frame.info.writeInfoQuoteAndJSONMembers(out)
         } else {
             out.withReserved(128) { c in writeCRCBitsFlags(frame, &c) }
             frame.info.writeInfo(out)

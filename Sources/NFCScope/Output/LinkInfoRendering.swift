@@ -620,3 +620,97 @@ func hexMember(_ key: StaticString, _ v: ByteView, _ out: OutputBuffer) {
     out.hex(v)
     out.byte(0x22)
 }
+
+// MARK: NFC-A activation frames in the JSON frame record
+
+extension LinkInfo {
+    /// The field events and NFC-A activation frames of a card session (about eleven
+    /// frames a session in a payment capture). A test without bindings: the writers'
+    /// switches load the whole payload before they branch (~90 instructions each).
+    @inline(__always)
+    var isNFCAActivation: Bool {
+        switch self {
+        case .unknown, .event, .reqa, .wupa, .hlta, .atqa, .anticollision, .anticollisionAnswer, .select, .sak, .rats:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// What `writeInfo`, a closing `"` and `writeJSONMembers` write, in one switch and
+    /// one reservation for the cases `isNFCAActivation` names (others go through those
+    /// three).
+    func writeInfoQuoteAndJSONMembers(_ out: OutputBuffer) {
+        switch self {
+        case .unknown, .event:
+            out.byte(0x22)
+        case .reqa:
+            out.ascii("REQA\"")
+        case .wupa:
+            out.ascii("WUPA\"")
+        case .hlta:
+            out.ascii("HLTA\"")
+        case .atqa(let v):
+            out.withReserved(160) { c in
+                c.ascii("ATQA "); c.hexUpper(UInt32(v), byteCount: 2)
+                c.ascii(" (uid "); c.ascii(atqaUIDSizeName(v))
+                if v & 0x1F != 0 { c.ascii(", bitframe anticoll") }
+                c.ascii(")\",\"atqa\":\""); c.hexUpper(UInt32(v), byteCount: 2); c.byte(0x22)
+                let size = atqaUIDSize(v)
+                if size > 0 { c.ascii(",\"uid_size\":"); c.int(size) }
+                c.ascii(",\"bitframe_anticoll\":"); c.ascii(v & 0x1F != 0 ? "true" : "false")
+            }
+        case .anticollision(let level, let nvb):
+            out.withReserved(128) { c in
+                c.ascii("ANTICOLL CL"); c.int(Int(level))
+                if nvb != 0x20 { c.ascii(" NVB "); c.hexUpper(UInt32(nvb), byteCount: 1) }
+                c.ascii("\",\"level\":"); c.int(Int(level))
+                c.ascii(",\"nvb\":\""); c.hexUpper(UInt32(nvb), byteCount: 1); c.byte(0x22)
+            }
+        case .anticollisionAnswer(let level, let part, let bccOK):
+            out.withReserved(128 &+ 4 &* part.count) { c in
+                c.ascii("UID CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+                c.ascii(bccOK ? " BCC ok" : " BCC bad")
+                c.ascii("\",\"level\":"); c.int(Int(level))
+                c.ascii(",\"uid_part\":\""); c.hex(part); c.byte(0x22)
+                c.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
+            }
+        case .select(let level, let part, let bccOK):
+            out.withReserved(128 &+ 4 &* part.count) { c in
+                c.ascii("SELECT CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+                if !bccOK { c.ascii(" BCC bad") }
+                c.ascii("\",\"level\":"); c.int(Int(level))
+                c.ascii(",\"uid_part\":\""); c.hex(part); c.byte(0x22)
+                c.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
+            }
+        case .sak(let value, let level, let complete, let isoDEP, let uid):
+            out.withReserved(256) { c in
+                c.ascii("SAK "); c.hexUpper(UInt32(value), byteCount: 1); c.ascii(" (")
+                if isoDEP { c.ascii("ISO-DEP, ") }
+                c.ascii(complete ? "uid complete)" : "uid not complete)")
+                if let uid { c.ascii(" UID "); writeUID(uid, &c) }
+                c.ascii("\",\"sak\":\""); c.hexUpper(UInt32(value), byteCount: 1); c.byte(0x22)
+                c.ascii(",\"level\":"); c.int(Int(level))
+                c.ascii(",\"uid_complete\":"); c.ascii(complete ? "true" : "false")
+                c.ascii(",\"iso_dep\":"); c.ascii(isoDEP ? "true" : "false")
+                if let uid { c.ascii(",\"uid\":\""); writeUID(uid, &c); c.byte(0x22) }
+            }
+        case .rats(let fsdi, let fsd, let cid):
+            out.withReserved(160) { c in
+                c.ascii("RATS FSD "); c.int(fsd); c.ascii(" CID "); c.int(Int(cid))
+                c.ascii("\",\"fsdi\":"); c.int(Int(fsdi))
+                c.ascii(",\"fsd\":"); c.int(fsd)
+                c.ascii(",\"cid\":"); c.int(Int(cid))
+            }
+        default:
+            writeInfo(out)
+            out.byte(0x22)
+            writeJSONMembers(out)
+        }
+    }
+}
+
+/// `writeUID` into a reservation (at most 32 bytes: a UID holds up to 16).
+fileprivate func writeUID(_ uid: UIDBytes, _ c: inout OutputCursor) {
+    for i in 0..<uid.count { c.hexLowerByte(uid[i]) }
+}
