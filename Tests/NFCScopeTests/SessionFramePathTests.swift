@@ -174,6 +174,53 @@ import Testing
         }
     }
 
+    @Test func plainIBlockLiteralsMatchTheBlockWritersPieceByPiece() {
+        // Every PCB with each kind, with and without CID and NAD, block number and
+        // chaining as the PCB says and not, INF of several lengths.
+        let infBytes = Array(repeating: UInt8(0x5A), count: 300)
+        ByteView.with(infBytes) { infs in
+            var blocks: [ISODEPBlock] = []
+            for pcb in 0...255 {
+                for kind in [ISODEPBlockKind.i, .r, .s] {
+                    for variant in 0..<6 {
+                        let p = UInt8(pcb)
+                        var b = ISODEPBlock(kind: kind, pcb: p, blockNumber: p & 1, chaining: p & 0x10 != 0,
+                                            nak: p & 0x10 != 0, sType: [.deselect, .wtx, .parameters, .other][variant % 4],
+                                            wtxm: variant == 2 ? 59 : nil,
+                                            cid: variant == 1 ? 7 : nil, nad: variant == 3 ? 0x12 : nil,
+                                            inf: infs.prefix([0, 1, 9, 10, 99, 100, 254][(pcb + variant) % 7]))
+                        if variant == 4 { b.blockNumber ^= 1 }
+                        if variant == 5 { b.chaining.toggle() }
+                        blocks.append(b)
+                    }
+                }
+            }
+            var plain = 0
+            for b in blocks {
+                if b.isPlainIBlock { plain += 1 }
+                let fast = OutputBuffer(), general = OutputBuffer()
+                fast.withReserved(128 + ISODEPBlock.infoAndJSONMembersBound) { b.writeInfoAndJSONMembers(&$0) }
+                general.withReserved(128 + ISODEPBlock.infoAndJSONMembersBound) { b.writeInfoAndJSONMembersInGeneral(&$0) }
+                #expect(fast.string == general.string)
+                // The general path is the frame record's members as `LinkInfo` writes them.
+                let info = LinkInfo.block(b)
+                let reference = OutputBuffer()
+                info.writeInfo(reference); reference.byte(0x22); info.writeJSONMembers(reference)
+                #expect(general.string == reference.string)
+                // The text view's block annotation.
+                let text = OutputBuffer(), textReference = OutputBuffer()
+                info.writeISODEPBlockInfo(text)
+                info.writeInfo(textReference)
+                #expect(text.string == textReference.string)
+            }
+            #expect(plain == 4 * 2)
+        }
+        // Not a block: the general annotation.
+        let out = OutputBuffer(), reference = OutputBuffer()
+        LinkInfo.reqa.writeISODEPBlockInfo(out); LinkInfo.reqa.writeInfo(reference)
+        #expect(out.string == reference.string)
+    }
+
     /// The pseudo-header reading as it was (three bounds-checked reads).
     private func referencePseudoHeader(_ data: ByteView) -> ISO14443PseudoHeader {
         guard let version = data.byte(0), let event = data.byte(1), let length = data.u16be(2) else {

@@ -525,6 +525,39 @@ extension ISODEPBlock {
     /// `LinkInfo.writeInfo`, `"` and `LinkInfo.writeJSONMembers` write for `.block(self)`,
     /// in one reservation (ISO-DEP blocks are most frames of a card capture).
     func writeInfoAndJSONMembers(_ c: inout OutputCursor) {
+        // Most blocks of a payment capture: an I-block without CID or NAD, PCB 02, 03,
+        // 12 or 13. Its text up to the INF length is one of four literals.
+        if isPlainIBlock {
+            switch pcb {
+            case 0x02:
+                c.ascii("I(0)\",\"block\":\"i\",\"pcb\":\"02\"")
+                c.ascii(",\"block_number\":0,\"chaining\":false,\"inf_len\":")
+            case 0x03:
+                c.ascii("I(1)\",\"block\":\"i\",\"pcb\":\"03\"")
+                c.ascii(",\"block_number\":1,\"chaining\":false,\"inf_len\":")
+            case 0x12:
+                c.ascii("I(0) chaining\",\"block\":\"i\",\"pcb\":\"12\"")
+                c.ascii(",\"block_number\":0,\"chaining\":true,\"inf_len\":")
+            default:
+                c.ascii("I(1) chaining\",\"block\":\"i\",\"pcb\":\"13\"")
+                c.ascii(",\"block_number\":1,\"chaining\":true,\"inf_len\":")
+            }
+            c.int(inf.count)
+            return
+        }
+        writeInfoAndJSONMembersInGeneral(&c)
+    }
+
+    /// An I-block without CID or NAD whose PCB is 02, 03, 12 or 13, its block number
+    /// and chaining bit as the PCB says (the writers' literals).
+    @inline(__always)
+    var isPlainIBlock: Bool {
+        kind == .i && cid == nil && nad == nil && pcb & 0xEE == 0x02
+            && blockNumber == pcb & 0x01 && chaining == (pcb & 0x10 != 0)
+    }
+
+    /// `writeInfoAndJSONMembers` for every block, piece by piece.
+    func writeInfoAndJSONMembersInGeneral(_ c: inout OutputCursor) {
         switch kind {
         case .i:
             c.ascii("I("); c.int(Int(blockNumber)); c.byte(0x29)
@@ -558,6 +591,24 @@ extension ISODEPBlock {
         if let cid { c.ascii(",\"cid\":"); c.int(Int(cid)) }
         if let nad { c.ascii(",\"nad\":\""); c.hexUpper(UInt32(nad), byteCount: 1); c.byte(0x22) }
         c.ascii(",\"inf_len\":"); c.int(inf.count)
+    }
+}
+
+extension LinkInfo {
+    /// `writeInfo` of an ISO-DEP block (`isISODEPBlock`) without the switch over every
+    /// case, which loads the whole payload before it branches; other cases through it.
+    func writeISODEPBlockInfo(_ out: OutputBuffer) {
+        guard case .block(let b) = self else { return writeInfo(out) }
+        if b.isPlainIBlock {
+            switch b.pcb {
+            case 0x02: out.ascii("I(0)")
+            case 0x03: out.ascii("I(1)")
+            case 0x12: out.ascii("I(0) chaining")
+            default: out.ascii("I(1) chaining")
+            }
+            return
+        }
+        writeBlockInfo(b, out)
     }
 }
 

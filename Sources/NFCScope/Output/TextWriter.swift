@@ -119,7 +119,8 @@ public final class TextWriter: MaskableFrameWriter {
                 note.ascii(" bits) ")
             }
             if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
-            frame.info.writeInfo(note)
+            // ISO-DEP blocks (most frames) without the switch over every kind of frame.
+            if frame.info.isISODEPBlock { frame.info.writeISODEPBlockInfo(note) } else { frame.info.writeInfo(note) }
             note.withContents { text in
                 let annotationWidth = self.annotationWidth
                 var pieceCount = 0
