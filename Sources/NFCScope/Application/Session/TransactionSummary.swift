@@ -262,18 +262,31 @@ func directoryEntries(_ tlv: BERTLV) -> [TransactionSummary.DirectoryEntry] {
 }
 
 /// Whether a PSE/PPSE answer lists exactly `entries` (what `directoryEntries` would
-/// make of it), read in place.
+/// make of it), read in place: nodes by index (the enumerated sequence and the
+/// children's iterator copied every node and held the array), error tests without
+/// making the error.
 func directoryMatches(_ tlv: BERTLV, _ entries: [TransactionSummary.DirectoryEntry]) -> Bool {
+    let nodes = tlv.nodes
     var n = 0
-    for (i, node) in tlv.nodes.enumerated() where node.tag == 0x61 && node.error == nil {
+    var i = 0
+    while i < nodes.count {
+        let index = i
+        i += 1
+        guard nodes[index].tag == 0x61, !nodes[index].isError else { continue }
         var aid: ByteView?, label: ByteView?, priority: Int?
-        for (_, child) in tlv.children(of: i) where child.error == nil {
-            switch child.tag {
-            case 0x4F: aid = child.value
-            case 0x50: label = child.value
-            case 0x87: priority = child.value.byte(0).map { Int($0 & 0x0F) }
-            default: break
+        // The children, as `tlv.children(of: index)` walks them.
+        let end = nodes[index].subtreeEnd
+        var j = index + 1
+        while j < end, j < nodes.count {
+            if !nodes[j].isError {
+                switch nodes[j].tag {
+                case 0x4F: aid = nodes[j].value
+                case 0x50: label = nodes[j].value
+                case 0x87: priority = nodes[j].value.byte(0).map { Int($0 & 0x0F) }
+                default: break
+                }
             }
+            j = Swift.max(nodes[j].subtreeEnd, j + 1)
         }
         // An entry without an AID (or an empty one) is not listed.
         guard let aid, !aid.isEmpty else { continue }

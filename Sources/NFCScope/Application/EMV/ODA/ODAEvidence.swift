@@ -197,8 +197,14 @@ struct ODAEvidence {
     }
 
     private mutating func collect(_ tlv: BERTLV) {
-        for node in tlv.nodes where !node.constructed && node.error == nil && ODAEvidence.keeps(node.tag) {
-            keep(terminal: false, node.tag, node.value, replacing: false)
+        // By index, the error tested without making it (every node of every EMV answer).
+        let nodes = tlv.nodes
+        var i = 0
+        while i < nodes.count {
+            if !nodes[i].constructed && !nodes[i].isError && ODAEvidence.keeps(nodes[i].tag) {
+                keep(terminal: false, nodes[i].tag, nodes[i].value, replacing: false)
+            }
+            i += 1
         }
     }
 
