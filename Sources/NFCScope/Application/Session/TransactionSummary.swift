@@ -180,7 +180,8 @@ struct TransactionTracker {
         }
         // The card's decision: 9F27 in a GPO (qVSDC) or GENERATE AC answer, or the
         // first byte of a format 1 (80) GENERATE AC answer.
-        if ok, let tlv = x.responseTLV, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE {
+        // The instruction is tested before the tree is bound (binding it retains its storage).
+        if ok, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE, let tlv = x.responseTLV {
             if let cid = tlv.first(0x9F27), let b = cid.value.byte(0) {
                 summary.cryptogram = cryptogramType(b)
             } else if c.ins == 0xAE, let f1 = tlv.first(0x80), let b = f1.value.byte(0) {
