@@ -450,6 +450,37 @@ public final class OutputBuffer: @unchecked Sendable {
         count &+= n &* 3 &- 1
     }
 
+    /// `hexSpaced` eight bytes per step (a table read and a 4-byte store each, no loop
+    /// bookkeeping in between): the text view's frame lines.
+    @inline(__always)
+    public func hexSpacedUnrolled(_ v: ByteView) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        // Each store writes the pair, a space and one byte more (overwritten next).
+        reserve(n &* 3 &+ 1)
+        let quads = UnsafeRawPointer(hexLowerSpacedQuads)
+        let dst = UnsafeMutableRawPointer(storage + count)
+        @inline(__always) func quad(_ i: Int) {
+            let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
+            dst.storeBytes(of: quads.loadUnaligned(fromByteOffset: b &<< 2, as: UInt32.self), toByteOffset: i &* 3, as: UInt32.self)
+        }
+        var i = 0
+        while i &+ 8 <= n {
+            quad(i); quad(i &+ 1); quad(i &+ 2); quad(i &+ 3)
+            quad(i &+ 4); quad(i &+ 5); quad(i &+ 6); quad(i &+ 7)
+            i &+= 8
+        }
+        if i &+ 4 <= n {
+            quad(i); quad(i &+ 1); quad(i &+ 2); quad(i &+ 3)
+            i &+= 4
+        }
+        while i < n {
+            quad(i)
+            i &+= 1
+        }
+        count &+= n &* 3 &- 1
+    }
+
     /// `n` bytes at `src` as hex digit pairs from `pairs` (`hexLowerPairs` or
     /// `hexUpperPairs`) at `dst`: eight bytes per step, a table read and a two-byte
     /// store each, with no loop bookkeeping in between (values of 8 bytes and more are
