@@ -221,6 +221,20 @@ import Testing
         #expect(out.string == reference.string)
     }
 
+    @Test func unrolledSpacedHexMatchesSpacedHex() {
+        // Every byte value, every length up to 300, after prefixes that put the stores
+        // at every alignment and around a small buffer's growth.
+        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ ($0 >> 7)) } + Array(0...255)
+        for length in 0...bytes.count {
+            let slice = Array(bytes.suffix(length))
+            let fast = OutputBuffer(initialCapacity: 8), general = OutputBuffer(initialCapacity: 8)
+            for _ in 0..<(length % 5) { fast.byte(0x2E); general.byte(0x2E) }
+            ByteView.with(slice) { fast.hexSpacedUnrolled($0); general.hexSpaced($0) }
+            fast.ascii(">"); general.ascii(">")
+            #expect(fast.string == general.string)
+        }
+    }
+
     /// The pseudo-header reading as it was (three bounds-checked reads).
     private func referencePseudoHeader(_ data: ByteView) -> ISO14443PseudoHeader {
         guard let version = data.byte(0), let event = data.byte(1), let length = data.u16be(2) else {

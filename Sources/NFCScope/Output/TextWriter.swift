@@ -102,7 +102,7 @@ public final class TextWriter: MaskableFrameWriter {
             // Unmasked (no --redact) hex is written inline, with no call per hex line.
             let masked = nextFrameMask != nil
             let firstLine = bytes.prefix(bytesPerLine)
-            if masked { writeBytes(firstLine, at: 0) } else { out.hexSpaced(firstLine) }
+            if masked { writeBytes(firstLine, at: 0) } else { out.hexSpacedUnrolled(firstLine) }
             out.pad(toColumn: crcColumn, lineStart: lineStart)
             switch frame.crc {
             case .ok: out.ascii(" ok  ")
@@ -141,7 +141,7 @@ public final class TextWriter: MaskableFrameWriter {
                         if masked {
                             writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
                         } else {
-                            out.hexSpaced(rest.prefix(bytesPerLine))
+                            out.hexSpacedUnrolled(rest.prefix(bytesPerLine))
                         }
                         rest = rest.suffix(from: bytesPerLine)
                     }
