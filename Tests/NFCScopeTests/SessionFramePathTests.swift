@@ -235,6 +235,19 @@ import Testing
         }
     }
 
+    @Test func directionAndTechnologyLiteralsMatchTheirPieces() {
+        for dir in [Direction.reader, .card] {
+            for tech in Tech.allCases {
+                let fast = OutputBuffer(), general = OutputBuffer()
+                fast.ascii(dirTechHexOpening(dir, tech))
+                general.ascii(",\"dir\":"); general.byte(0x22); general.ascii(dir.jsonName); general.byte(0x22)
+                general.ascii(",\"tech\":\""); general.ascii(tech.jsonName); general.ascii("\",\"hex\":\"")
+                #expect(fast.string == general.string)
+                #expect(fast.string.utf8.count <= 64)
+            }
+        }
+    }
+
     /// The pseudo-header reading as it was (three bounds-checked reads).
     private func referencePseudoHeader(_ data: ByteView) -> ISO14443PseudoHeader {
         guard let version = data.byte(0), let event = data.byte(1), let length = data.u16be(2) else {
