@@ -80,6 +80,21 @@ public struct ByteView: @unchecked Sendable {
         return UInt32(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt32.self))
     }
 
+    /// Four 32-bit fields from `i` on (a pcap record header) after one bounds check:
+    /// what four calls of `u32be` or `u32le` give.
+    @inlinable
+    public func u32x4(_ i: Int, bigEndian: Bool) -> (UInt32, UInt32, UInt32, UInt32)? {
+        guard i >= 0, i <= count &- 16, let base else { return nil }
+        let a = base.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+        let b = base.loadUnaligned(fromByteOffset: i &+ 4, as: UInt32.self)
+        let c = base.loadUnaligned(fromByteOffset: i &+ 8, as: UInt32.self)
+        let d = base.loadUnaligned(fromByteOffset: i &+ 12, as: UInt32.self)
+        if bigEndian {
+            return (UInt32(bigEndian: a), UInt32(bigEndian: b), UInt32(bigEndian: c), UInt32(bigEndian: d))
+        }
+        return (UInt32(littleEndian: a), UInt32(littleEndian: b), UInt32(littleEndian: c), UInt32(littleEndian: d))
+    }
+
     @inlinable
     public func u64le(_ i: Int) -> UInt64? {
         guard i >= 0, i <= count &- 8, let base else { return nil }

@@ -36,6 +36,11 @@ public final class OutputBuffer: @unchecked Sendable {
     @exclusivity(unchecked) private var counterDigits: UnsafeMutablePointer<UInt8> = .allocate(capacity: 24)
     @exclusivity(unchecked) private var counterStart = 24
     @exclusivity(unchecked) private var counterValue = -2
+    /// The whole seconds of the last `fixedTime` (`.max`: none yet), their ASCII digits
+    /// as one little-endian word, and how many there are.
+    @exclusivity(unchecked) private var timeWholeValue: UInt64 = .max
+    @exclusivity(unchecked) private var timeWholeWord: UInt64 = 0
+    @exclusivity(unchecked) private var timeWholeCount = 0
 
     /// Output to a file descriptor (1 = stdout).
     public init(fd: Int32, flushThreshold: Int = 256 << 10) {
@@ -445,6 +450,37 @@ public final class OutputBuffer: @unchecked Sendable {
         count &+= n &* 3 &- 1
     }
 
+    /// `hexSpaced` eight bytes per step (a table read and a 4-byte store each, no loop
+    /// bookkeeping in between): the text view's frame lines.
+    @inline(__always)
+    public func hexSpacedUnrolled(_ v: ByteView) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        // Each store writes the pair, a space and one byte more (overwritten next).
+        reserve(n &* 3 &+ 1)
+        let quads = UnsafeRawPointer(hexLowerSpacedQuads)
+        let dst = UnsafeMutableRawPointer(storage + count)
+        @inline(__always) func quad(_ i: Int) {
+            let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
+            dst.storeBytes(of: quads.loadUnaligned(fromByteOffset: b &<< 2, as: UInt32.self), toByteOffset: i &* 3, as: UInt32.self)
+        }
+        var i = 0
+        while i &+ 8 <= n {
+            quad(i); quad(i &+ 1); quad(i &+ 2); quad(i &+ 3)
+            quad(i &+ 4); quad(i &+ 5); quad(i &+ 6); quad(i &+ 7)
+            i &+= 8
+        }
+        if i &+ 4 <= n {
+            quad(i); quad(i &+ 1); quad(i &+ 2); quad(i &+ 3)
+            i &+= 4
+        }
+        while i < n {
+            quad(i)
+            i &+= 1
+        }
+        count &+= n &* 3 &- 1
+    }
+
     /// `n` bytes at `src` as hex digit pairs from `pairs` (`hexLowerPairs` or
     /// `hexUpperPairs`) at `dst`: eight bytes per step, a table read and a two-byte
     /// store each, with no loop bookkeeping in between (values of 8 bytes and more are
@@ -763,6 +799,73 @@ public final class OutputBuffer: @unchecked Sendable {
         }
         if left == 1 { storage[p - 1] = 48 &+ UInt8(truncatingIfNeeded: frac % 10) }
         count += digits
+    }
+
+    /// `fixed(value, digits:)` for frame times (6 or 9 digits), which rise slowly: the
+    /// whole seconds' digits (at most 8) are kept as one word from the last call and
+    /// stored again while they are the same (most frames of a capture), so only the
+    /// fraction is worked out. Anything else goes to `fixed`.
+    /// `fixedTime` right-aligned in `width` columns (spaces first, none when it is
+    /// wider). False, and nothing written, for a value `fixedTime` hands to `fixed`.
+    @inline(__always)
+    public func fixedTime(_ value: Int64, digits: Int, rightAlignedIn width: Int) -> Bool {
+        guard value >= 0 && (digits == 6 || digits == 9) else { return false }
+        let whole = UInt64(value) / (digits == 6 ? 1_000_000 : 1_000_000_000)
+        guard whole < 100_000_000 else { return false }
+        if whole != timeWholeValue { cacheTimeWhole(whole) }
+        spaces(width &- (timeWholeCount &+ 1 &+ digits))
+        fixedTime(value, digits: digits)
+        return true
+    }
+
+    /// Keeps the digits of `whole` (below 10^8) for `fixedTime`.
+    @inline(never)
+    private func cacheTimeWhole(_ whole: UInt64) {
+        var word: UInt64 = 0
+        var n = 1
+        withUnsafeMutableBytes(of: &word) { w in
+            if let base = w.baseAddress { n = Self.writeDigits(whole, to: base, at: 0) }
+        }
+        timeWholeValue = whole
+        timeWholeWord = word
+        timeWholeCount = n
+    }
+
+    @inline(__always)
+    public func fixedTime(_ value: Int64, digits: Int) {
+        guard value >= 0 && (digits == 6 || digits == 9) else { return fixed(value, digits: digits) }
+        let v = UInt64(value)
+        let scale: UInt64 = digits == 6 ? 1_000_000 : 1_000_000_000
+        let whole = v / scale
+        if whole != timeWholeValue {
+            guard whole < 100_000_000 else { return fixed(value, digits: digits) }
+            cacheTimeWhole(whole)
+        }
+        // 8 for the word (bytes past the digits are overwritten below), "." and 9 digits.
+        reserve(18)
+        let dst = UnsafeMutableRawPointer(storage)
+        let pairs = UnsafeRawPointer(decimalPairs)
+        dst.storeBytes(of: timeWholeWord, toByteOffset: count, as: UInt64.self)
+        var p = count &+ timeWholeCount
+        dst.storeBytes(of: 0x2E, toByteOffset: p, as: UInt8.self)
+        p &+= 1
+        var frac = v &- whole &* scale
+        if digits == 9 {
+            let top = frac / 1_000_000
+            frac &-= top &* 1_000_000
+            dst.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: top / 100), toByteOffset: p, as: UInt8.self)
+            dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(top % 100) &* 2, as: UInt16.self),
+                           toByteOffset: p &+ 1, as: UInt16.self)
+            p &+= 3
+        }
+        let a = frac / 10_000
+        let rest = frac &- a &* 10_000
+        let b = rest / 100
+        let c = rest &- b &* 100
+        dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(a) &* 2, as: UInt16.self), toByteOffset: p, as: UInt16.self)
+        dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(b) &* 2, as: UInt16.self), toByteOffset: p &+ 2, as: UInt16.self)
+        dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(c) &* 2, as: UInt16.self), toByteOffset: p &+ 4, as: UInt16.self)
+        count = p &+ 6
     }
 
     /// Pads with spaces until the current line (since `lineStart`) is `width` long.

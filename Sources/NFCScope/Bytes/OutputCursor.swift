@@ -75,6 +75,14 @@ public struct OutputCursor {
         }
     }
 
+    /// One byte as two lowercase hex digits, like `OutputBuffer.hexByte`.
+    @inline(__always)
+    public mutating func hexLowerByte(_ b: UInt8) {
+        let o = claim(2)
+        base.storeBytes(of: UnsafeRawPointer(hexLowerPairs).loadUnaligned(fromByteOffset: Int(b) &<< 1, as: UInt16.self),
+                        toByteOffset: o, as: UInt16.self)
+    }
+
     /// Decimal integer (up to 20 bytes), like `OutputBuffer.int`.
     @inline(__always)
     public mutating func int(_ v: Int) {

@@ -16,10 +16,14 @@ public struct ISO14443PseudoHeader: Sendable {
 
     @inline(__always)
     public static func parse(_ data: ByteView) -> ISO14443PseudoHeader {
-        guard let version = data.byte(0), let event = data.byte(1), let length = data.u16be(2) else {
+        // The version, event and length in one read (one bounds check).
+        guard let word = data.u32be(0) else {
             return ISO14443PseudoHeader(dir: nil, event: nil, crcIncluded: true, bytes: data,
                                         error: FrameError(.pseudoHeaderTooShort, data.count))
         }
+        let version = UInt8(truncatingIfNeeded: word >> 24)
+        let event = UInt8(truncatingIfNeeded: word >> 16)
+        let length = UInt16(truncatingIfNeeded: word)
         let rest = data.suffix(from: size)
         // When the length field and the record disagree, the shorter of the two is
         // the best guess: it drops trailing padding and never invents bytes.

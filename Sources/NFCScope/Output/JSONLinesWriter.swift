@@ -48,6 +48,12 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // bytes: 64 bytes hold dir, tech, event and the literals; 128 the rest).
         let mask = nextFrameMask
         out.withReserved(64 + (mask == nil ? 2 * frame.bytes.count : 0)) { c in
+            if frame.event == nil, let dir = frame.dir {
+                // Most frames: one literal for the direction and technology.
+                c.ascii(dirTechHexOpening(dir, frame.tech))
+                if mask == nil { c.hex(frame.bytes) }
+                return
+            }
             c.ascii(",\"dir\":")
             if let dir = frame.dir {
                 c.byte(0x22); c.ascii(dir.jsonName); c.byte(0x22)
@@ -68,6 +74,10 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // `LinkInfo` on every frame (+44-58 instructions a frame on the other shapes).
         if frame.info.isISODEPBlock {
             writeBlockMembers(frame, masked: mask != nil)
+        } else if frame.info.isNFCAActivation {
+            // Events and activation frames: info and members in one switch.
+            out.withReserved(128) { c in writeCRCBitsFlags(frame, &c) }
+            frame.info.writeInfoQuoteAndJSONMembers(out)
         } else {
             out.withReserved(128) { c in writeCRCBitsFlags(frame, &c) }
             frame.info.writeInfo(out)
@@ -155,10 +165,28 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     private func writeTime(_ nanos: Int64) {
         if digits >= 9 {
-            out.fixed(nanos, digits: 9)
+            out.fixedTime(nanos, digits: 9)
         } else {
-            out.fixed(nanos / 1000, digits: 6)
+            out.fixedTime(nanos / 1000, digits: 6)
         }
+    }
+}
+
+/// `,"dir":"<dir>","tech":"<tech>","hex":"` for a frame without a field event: what
+/// the frame record writes piece by piece, as one literal.
+@inline(__always)
+func dirTechHexOpening(_ dir: Direction, _ tech: Tech) -> StaticString {
+    switch (dir, tech) {
+    case (.reader, .unknown): ",\"dir\":\"reader\",\"tech\":\"unknown\",\"hex\":\""
+    case (.reader, .nfcA): ",\"dir\":\"reader\",\"tech\":\"nfc-a\",\"hex\":\""
+    case (.reader, .nfcB): ",\"dir\":\"reader\",\"tech\":\"nfc-b\",\"hex\":\""
+    case (.reader, .nfcF): ",\"dir\":\"reader\",\"tech\":\"nfc-f\",\"hex\":\""
+    case (.reader, .nfcV): ",\"dir\":\"reader\",\"tech\":\"nfc-v\",\"hex\":\""
+    case (.card, .unknown): ",\"dir\":\"card\",\"tech\":\"unknown\",\"hex\":\""
+    case (.card, .nfcA): ",\"dir\":\"card\",\"tech\":\"nfc-a\",\"hex\":\""
+    case (.card, .nfcB): ",\"dir\":\"card\",\"tech\":\"nfc-b\",\"hex\":\""
+    case (.card, .nfcF): ",\"dir\":\"card\",\"tech\":\"nfc-f\",\"hex\":\""
+    case (.card, .nfcV): ",\"dir\":\"card\",\"tech\":\"nfc-v\",\"hex\":\""
     }
 }
 

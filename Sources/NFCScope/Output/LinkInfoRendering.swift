@@ -525,6 +525,39 @@ extension ISODEPBlock {
     /// `LinkInfo.writeInfo`, `"` and `LinkInfo.writeJSONMembers` write for `.block(self)`,
     /// in one reservation (ISO-DEP blocks are most frames of a card capture).
     func writeInfoAndJSONMembers(_ c: inout OutputCursor) {
+        // Most blocks of a payment capture: an I-block without CID or NAD, PCB 02, 03,
+        // 12 or 13. Its text up to the INF length is one of four literals.
+        if isPlainIBlock {
+            switch pcb {
+            case 0x02:
+                c.ascii("I(0)\",\"block\":\"i\",\"pcb\":\"02\"")
+                c.ascii(",\"block_number\":0,\"chaining\":false,\"inf_len\":")
+            case 0x03:
+                c.ascii("I(1)\",\"block\":\"i\",\"pcb\":\"03\"")
+                c.ascii(",\"block_number\":1,\"chaining\":false,\"inf_len\":")
+            case 0x12:
+                c.ascii("I(0) chaining\",\"block\":\"i\",\"pcb\":\"12\"")
+                c.ascii(",\"block_number\":0,\"chaining\":true,\"inf_len\":")
+            default:
+                c.ascii("I(1) chaining\",\"block\":\"i\",\"pcb\":\"13\"")
+                c.ascii(",\"block_number\":1,\"chaining\":true,\"inf_len\":")
+            }
+            c.int(inf.count)
+            return
+        }
+        writeInfoAndJSONMembersInGeneral(&c)
+    }
+
+    /// An I-block without CID or NAD whose PCB is 02, 03, 12 or 13, its block number
+    /// and chaining bit as the PCB says (the writers' literals).
+    @inline(__always)
+    var isPlainIBlock: Bool {
+        kind == .i && cid == nil && nad == nil && pcb & 0xEE == 0x02
+            && blockNumber == pcb & 0x01 && chaining == (pcb & 0x10 != 0)
+    }
+
+    /// `writeInfoAndJSONMembers` for every block, piece by piece.
+    func writeInfoAndJSONMembersInGeneral(_ c: inout OutputCursor) {
         switch kind {
         case .i:
             c.ascii("I("); c.int(Int(blockNumber)); c.byte(0x29)
@@ -558,6 +591,24 @@ extension ISODEPBlock {
         if let cid { c.ascii(",\"cid\":"); c.int(Int(cid)) }
         if let nad { c.ascii(",\"nad\":\""); c.hexUpper(UInt32(nad), byteCount: 1); c.byte(0x22) }
         c.ascii(",\"inf_len\":"); c.int(inf.count)
+    }
+}
+
+extension LinkInfo {
+    /// `writeInfo` of an ISO-DEP block (`isISODEPBlock`) without the switch over every
+    /// case, which loads the whole payload before it branches; other cases through it.
+    func writeISODEPBlockInfo(_ out: OutputBuffer) {
+        guard case .block(let b) = self else { return writeInfo(out) }
+        if b.isPlainIBlock {
+            switch b.pcb {
+            case 0x02: out.ascii("I(0)")
+            case 0x03: out.ascii("I(1)")
+            case 0x12: out.ascii("I(0) chaining")
+            default: out.ascii("I(1) chaining")
+            }
+            return
+        }
+        writeBlockInfo(b, out)
     }
 }
 
@@ -619,4 +670,98 @@ func hexMember(_ key: StaticString, _ v: ByteView, _ out: OutputBuffer) {
     out.ascii(key)
     out.hex(v)
     out.byte(0x22)
+}
+
+// MARK: NFC-A activation frames in the JSON frame record
+
+extension LinkInfo {
+    /// The field events and NFC-A activation frames of a card session (about eleven
+    /// frames a session in a payment capture). A test without bindings: the writers'
+    /// switches load the whole payload before they branch (~90 instructions each).
+    @inline(__always)
+    var isNFCAActivation: Bool {
+        switch self {
+        case .unknown, .event, .reqa, .wupa, .hlta, .atqa, .anticollision, .anticollisionAnswer, .select, .sak, .rats:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// What `writeInfo`, a closing `"` and `writeJSONMembers` write, in one switch and
+    /// one reservation for the cases `isNFCAActivation` names (others go through those
+    /// three).
+    func writeInfoQuoteAndJSONMembers(_ out: OutputBuffer) {
+        switch self {
+        case .unknown, .event:
+            out.byte(0x22)
+        case .reqa:
+            out.ascii("REQA\"")
+        case .wupa:
+            out.ascii("WUPA\"")
+        case .hlta:
+            out.ascii("HLTA\"")
+        case .atqa(let v):
+            out.withReserved(160) { c in
+                c.ascii("ATQA "); c.hexUpper(UInt32(v), byteCount: 2)
+                c.ascii(" (uid "); c.ascii(atqaUIDSizeName(v))
+                if v & 0x1F != 0 { c.ascii(", bitframe anticoll") }
+                c.ascii(")\",\"atqa\":\""); c.hexUpper(UInt32(v), byteCount: 2); c.byte(0x22)
+                let size = atqaUIDSize(v)
+                if size > 0 { c.ascii(",\"uid_size\":"); c.int(size) }
+                c.ascii(",\"bitframe_anticoll\":"); c.ascii(v & 0x1F != 0 ? "true" : "false")
+            }
+        case .anticollision(let level, let nvb):
+            out.withReserved(128) { c in
+                c.ascii("ANTICOLL CL"); c.int(Int(level))
+                if nvb != 0x20 { c.ascii(" NVB "); c.hexUpper(UInt32(nvb), byteCount: 1) }
+                c.ascii("\",\"level\":"); c.int(Int(level))
+                c.ascii(",\"nvb\":\""); c.hexUpper(UInt32(nvb), byteCount: 1); c.byte(0x22)
+            }
+        case .anticollisionAnswer(let level, let part, let bccOK):
+            out.withReserved(128 &+ 4 &* part.count) { c in
+                c.ascii("UID CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+                c.ascii(bccOK ? " BCC ok" : " BCC bad")
+                c.ascii("\",\"level\":"); c.int(Int(level))
+                c.ascii(",\"uid_part\":\""); c.hex(part); c.byte(0x22)
+                c.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
+            }
+        case .select(let level, let part, let bccOK):
+            out.withReserved(128 &+ 4 &* part.count) { c in
+                c.ascii("SELECT CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+                if !bccOK { c.ascii(" BCC bad") }
+                c.ascii("\",\"level\":"); c.int(Int(level))
+                c.ascii(",\"uid_part\":\""); c.hex(part); c.byte(0x22)
+                c.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
+            }
+        case .sak(let value, let level, let complete, let isoDEP, let uid):
+            out.withReserved(256) { c in
+                c.ascii("SAK "); c.hexUpper(UInt32(value), byteCount: 1); c.ascii(" (")
+                if isoDEP { c.ascii("ISO-DEP, ") }
+                c.ascii(complete ? "uid complete)" : "uid not complete)")
+                if let uid { c.ascii(" UID "); writeUID(uid, &c) }
+                c.ascii("\",\"sak\":\""); c.hexUpper(UInt32(value), byteCount: 1); c.byte(0x22)
+                c.ascii(",\"level\":"); c.int(Int(level))
+                c.ascii(",\"uid_complete\":"); c.ascii(complete ? "true" : "false")
+                c.ascii(",\"iso_dep\":"); c.ascii(isoDEP ? "true" : "false")
+                if let uid { c.ascii(",\"uid\":\""); writeUID(uid, &c); c.byte(0x22) }
+            }
+        case .rats(let fsdi, let fsd, let cid):
+            out.withReserved(160) { c in
+                c.ascii("RATS FSD "); c.int(fsd); c.ascii(" CID "); c.int(Int(cid))
+                c.ascii("\",\"fsdi\":"); c.int(Int(fsdi))
+                c.ascii(",\"fsd\":"); c.int(fsd)
+                c.ascii(",\"cid\":"); c.int(Int(cid))
+            }
+        default:
+            writeInfo(out)
+            out.byte(0x22)
+            writeJSONMembers(out)
+        }
+    }
+}
+
+/// `writeUID` into a reservation (at most 32 bytes: a UID holds up to 16).
+fileprivate func writeUID(_ uid: UIDBytes, _ c: inout OutputCursor) {
+    for i in 0..<uid.count { c.hexLowerByte(uid[i]) }
 }

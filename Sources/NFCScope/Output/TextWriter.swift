@@ -102,7 +102,7 @@ public final class TextWriter: MaskableFrameWriter {
             // Unmasked (no --redact) hex is written inline, with no call per hex line.
             let masked = nextFrameMask != nil
             let firstLine = bytes.prefix(bytesPerLine)
-            if masked { writeBytes(firstLine, at: 0) } else { out.hexSpaced(firstLine) }
+            if masked { writeBytes(firstLine, at: 0) } else { out.hexSpacedUnrolled(firstLine) }
             out.pad(toColumn: crcColumn, lineStart: lineStart)
             switch frame.crc {
             case .ok: out.ascii(" ok  ")
@@ -119,7 +119,8 @@ public final class TextWriter: MaskableFrameWriter {
                 note.ascii(" bits) ")
             }
             if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
-            frame.info.writeInfo(note)
+            // ISO-DEP blocks (most frames) without the switch over every kind of frame.
+            if frame.info.isISODEPBlock { frame.info.writeISODEPBlockInfo(note) } else { frame.info.writeInfo(note) }
             note.withContents { text in
                 let annotationWidth = self.annotationWidth
                 var pieceCount = 0
@@ -140,7 +141,7 @@ public final class TextWriter: MaskableFrameWriter {
                         if masked {
                             writeBytes(rest.prefix(bytesPerLine), at: bytes.count - rest.count)
                         } else {
-                            out.hexSpaced(rest.prefix(bytesPerLine))
+                            out.hexSpacedUnrolled(rest.prefix(bytesPerLine))
                         }
                         rest = rest.suffix(from: bytesPerLine)
                     }
@@ -267,6 +268,8 @@ public final class TextWriter: MaskableFrameWriter {
 
     private func writeTime(_ nanos: Int64, width: Int) {
         let fraction = digits >= 9 ? 9 : 6
+        // Times of 0 to 10^8 s: the whole seconds' digits are the last frame's (most frames).
+        if out.fixedTime(fraction == 9 ? nanos : nanos / 1000, digits: fraction, rightAlignedIn: width) { return }
         var chars = fraction + 2
         var whole = nanos / 1_000_000_000
         if nanos < 0 { chars += 1; whole = -whole }

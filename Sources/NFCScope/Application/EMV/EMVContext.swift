@@ -27,12 +27,18 @@ public struct EMVContext: Sendable {
     /// an amount can use a currency sent in the same message.
     public mutating func learn(from tlv: BERTLV) {
         var directoryEnd = 0
-        for (i, node) in tlv.nodes.enumerated() {
-            if node.tag == 0x61 { directoryEnd = Swift.max(directoryEnd, node.subtreeEnd) }
-            guard node.error == nil, !node.constructed else { continue }
+        // By index (the enumerated sequence copied every node of every answer).
+        let nodes = tlv.nodes
+        var i = 0
+        while i < nodes.count {
+            let index = i
+            i += 1
+            let tag = nodes[index].tag
+            if tag == 0x61 { directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd) }
+            guard !nodes[index].isError, !nodes[index].constructed else { continue }
             // 4F inside a directory entry (61) names a candidate, not the selected application.
-            if node.tag == 0x4F && i < directoryEnd { continue }
-            learn(tag: node.tag, value: node.value)
+            if tag == 0x4F && index < directoryEnd { continue }
+            learn(tag: tag, value: nodes[index].value)
         }
     }
 

@@ -126,7 +126,7 @@ struct TransactionTracker {
 
         if x.handler == .emv {
             summary.payment = true
-            evidence.observe(x)
+            evidence.observe(&x)
             self.registry = registry
         }
         guard let c = x.command else { return }
@@ -180,7 +180,8 @@ struct TransactionTracker {
         }
         // The card's decision: 9F27 in a GPO (qVSDC) or GENERATE AC answer, or the
         // first byte of a format 1 (80) GENERATE AC answer.
-        if ok, let tlv = x.responseTLV, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE {
+        // The instruction is tested before the tree is bound (binding it retains its storage).
+        if ok, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE, let tlv = x.responseTLV {
             if let cid = tlv.first(0x9F27), let b = cid.value.byte(0) {
                 summary.cryptogram = cryptogramType(b)
             } else if c.ins == 0xAE, let f1 = tlv.first(0x80), let b = f1.value.byte(0) {
@@ -262,18 +263,31 @@ func directoryEntries(_ tlv: BERTLV) -> [TransactionSummary.DirectoryEntry] {
 }
 
 /// Whether a PSE/PPSE answer lists exactly `entries` (what `directoryEntries` would
-/// make of it), read in place.
+/// make of it), read in place: nodes by index (the enumerated sequence and the
+/// children's iterator copied every node and held the array), error tests without
+/// making the error.
 func directoryMatches(_ tlv: BERTLV, _ entries: [TransactionSummary.DirectoryEntry]) -> Bool {
+    let nodes = tlv.nodes
     var n = 0
-    for (i, node) in tlv.nodes.enumerated() where node.tag == 0x61 && node.error == nil {
+    var i = 0
+    while i < nodes.count {
+        let index = i
+        i += 1
+        guard nodes[index].tag == 0x61, !nodes[index].isError else { continue }
         var aid: ByteView?, label: ByteView?, priority: Int?
-        for (_, child) in tlv.children(of: i) where child.error == nil {
-            switch child.tag {
-            case 0x4F: aid = child.value
-            case 0x50: label = child.value
-            case 0x87: priority = child.value.byte(0).map { Int($0 & 0x0F) }
-            default: break
+        // The children, as `tlv.children(of: index)` walks them.
+        let end = nodes[index].subtreeEnd
+        var j = index + 1
+        while j < end, j < nodes.count {
+            if !nodes[j].isError {
+                switch nodes[j].tag {
+                case 0x4F: aid = nodes[j].value
+                case 0x50: label = nodes[j].value
+                case 0x87: priority = nodes[j].value.byte(0).map { Int($0 & 0x0F) }
+                default: break
+                }
             }
+            j = Swift.max(nodes[j].subtreeEnd, j + 1)
         }
         // An entry without an AID (or an empty one) is not listed.
         guard let aid, !aid.isEmpty else { continue }

@@ -72,7 +72,9 @@ struct ODAEvidence {
         }
     }
 
-    mutating func observe(_ x: APDUInterpretation) {
+    /// `x` is `inout` only to be read in place: taken by value, the ~510-byte
+    /// interpretation was copied for every APDU. It is not changed.
+    mutating func observe(_ x: inout APDUInterpretation) {
         guard x.handler == .emv, let c = x.command, let r = x.response, r.sw == 0x9000 else { return }
         if c.cla & 0x80 == 0, c.ins == 0xA4, let name = c.selectedName {
             if !isDirectoryName(name) {
@@ -126,7 +128,7 @@ struct ODAEvidence {
                 internalAuthenticate = (ddol, sig)
             }
         case (0x80, 0xAE):
-            generateAC(x, c)
+            generateAC(&x, c)
         default:
             if let tlv = x.responseTLV, c.ins == 0xCA { collect(tlv) }
         }
@@ -152,7 +154,7 @@ struct ODAEvidence {
     }
 
     /// A GENERATE AC: the first four are kept; every one counts against the budget.
-    private mutating func generateAC(_ x: APDUInterpretation, _ c: APDUCommand) {
+    private mutating func generateAC(_ x: inout APDUInterpretation, _ c: APDUCommand) {
         let keeping = generateACs.count < 4
         guard let data = copy(c.data, storing: keeping) else { return }
         var g = GenerateAC(p1: c.p1, commandData: data, responseObjects: store.count..<store.count)
@@ -195,8 +197,14 @@ struct ODAEvidence {
     }
 
     private mutating func collect(_ tlv: BERTLV) {
-        for node in tlv.nodes where !node.constructed && node.error == nil && ODAEvidence.keeps(node.tag) {
-            keep(terminal: false, node.tag, node.value, replacing: false)
+        // By index, the error tested without making it (every node of every EMV answer).
+        let nodes = tlv.nodes
+        var i = 0
+        while i < nodes.count {
+            if !nodes[i].constructed && !nodes[i].isError && ODAEvidence.keeps(nodes[i].tag) {
+                keep(terminal: false, nodes[i].tag, nodes[i].value, replacing: false)
+            }
+            i += 1
         }
     }
 
