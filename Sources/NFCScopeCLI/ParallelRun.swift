@@ -7,8 +7,9 @@
 // chunks of the "head" file (the first one not yet written out completely) as they
 // come, then moves on to the next file. Files further on keep their chunks in memory,
 // up to `memoryCap` bytes over all files; beyond that their chunks go to an unlinked
-// temporary file, one per input, read back in its turn. When no temporary file can be
-// made, the worker waits for its file's turn instead. The head file itself may get
+// temporary file, one per input, read back in its turn and then reused by a later input
+// (writing over pages already in the page cache is a copy; new pages cost more). When no
+// temporary file can be made, the worker waits for its file's turn instead. The head file itself may get
 // `headCap` bytes ahead of the writer (a slow reader of the output slows the workers
 // down instead of filling memory). Memory is thus the workers' own working sets plus
 // these caps, whatever the sizes of the files.
@@ -32,6 +33,10 @@ public enum ParallelRun {
         var memoryCap = 16 << 20
         /// Chunks of the head file not yet written.
         var headCap = 4 << 20
+        /// Temporary files kept for reuse once their input is written out, and the
+        /// bytes each keeps (the rest of a larger one is given back).
+        var spillPool = 4
+        var spillKeep = 64 << 20
     }
 
     /// `-j`'s default: the cores this process may run on.
@@ -155,6 +160,8 @@ final class OrderedOutput: @unchecked Sendable {
     /// (and faults in its pages) that a chunk freed a moment before could have been.
     /// Chunks in use and spares together never hold more than the most ever in use at once.
     private var spares: [OutputChunk] = []
+    /// Temporary files of inputs already written out, for the next input to park in.
+    private var spillPool: [SpillFile] = []
     private var spareMemory = 0
     private var maxSpareMemory: Int { limits.memoryCap + limits.headCap }
 
@@ -200,7 +207,11 @@ final class OrderedOutput: @unchecked Sendable {
                 if slots[index].held == 0 || slots[index].held + n <= limits.headCap { break }
             } else {
                 if held + n <= limits.memoryCap { break }
-                if spill(index, piece) { return wantsSpare ? popSpare() : nil }
+                if !slots[index].spillFailed {
+                    if park(index, piece) { return wantsSpare ? popSpare() : nil }
+                    // The lock was let go meanwhile: look again before waiting.
+                    continue
+                }
             }
             monitor.wait(Self.roomCondition)
         }
@@ -225,29 +236,45 @@ final class OrderedOutput: @unchecked Sendable {
         spareMemory += chunk.memory
     }
 
-    /// Appends to the input's temporary file (with the lock held).
-    private func spill(_ index: Int, _ piece: Piece) -> Bool {
-        if slots[index].spillFailed { return false }
-        if slots[index].spill == nil { slots[index].spill = SpillFile() }
-        guard let file = slots[index].spill else {
-            slots[index].spillFailed = true
-            return false
+    /// Appends `piece` to the input's temporary file; false when there is none or
+    /// writing failed (the worker then waits for its turn). Called with the lock held,
+    /// and holds it again on return, but writes without it: only this input's worker
+    /// appends to its file, and the writer reads only what `pieces` lists, so the head's
+    /// worker and the writer go on meanwhile. The file comes from `spillPool` (files of
+    /// inputs written out, whose pages are in the page cache already) or is made anew.
+    private func park(_ index: Int, _ piece: Piece) -> Bool {
+        let file: SpillFile
+        if let own = slots[index].spill {
+            file = own
+        } else if let pooled = spillPool.popLast() {
+            file = pooled
+            slots[index].spill = file
+        } else {
+            monitor.unlock()
+            let made = SpillFile()
+            monitor.lock()
+            guard let made else {
+                slots[index].spillFailed = true
+                return false
+            }
+            file = made
+            slots[index].spill = file
         }
+        monitor.unlock()
         let offset: Int?, count: Int
         switch piece {
-        case .chunk(let chunk):
-            (offset, count) = (file.append(chunk), chunk.count)
-            if offset != nil { keepSpare(chunk) }
-        case .error(let line):
-            (offset, count) = (file.append(line), line.count)
-        case .spilled:
-            return false
+        case .chunk(let chunk): (offset, count) = (file.append(chunk), chunk.count)
+        case .error(let line): (offset, count) = (file.append(line), line.count)
+        case .spilled: (offset, count) = (nil, 0)
         }
+        monitor.lock()
         guard let offset else {
             slots[index].spillFailed = true
             return false
         }
+        if case .chunk(let chunk) = piece { keepSpare(chunk) }
         slots[index].pieces.append(.spilled(offset: offset, count: count, isError: piece.isError))
+        if index == head { monitor.signal(Self.writerCondition) }
         return true
     }
 
@@ -322,6 +349,10 @@ final class OrderedOutput: @unchecked Sendable {
             }
             if slots[head].done {
                 status = max(status, slots[head].status)
+                // Its worker is done and every piece is written: the file serves another input.
+                if let file = slots[head].spill, spillPool.count < limits.spillPool, file.reuse(keep: limits.spillKeep) {
+                    spillPool.append(file)
+                }
                 slots[head].spill = nil
                 head += 1
                 // The new head's worker may go on now (its own cap, `headCap`).

@@ -70,8 +70,13 @@ import Testing
         let options = try Arguments.parse(["decode", "--format", "jsonl"] + Self.files + Self.files)
         let registry = Registry.builtin
         let one = run(["decode", "--format", "jsonl", "-j", "1"] + Self.files + Self.files)
+        // The last three: temporary files reused by later inputs (cut back to 100 bytes
+        // first), reused as they are, and never reused.
         for limits in [ParallelRun.Limits(chunkBytes: 1, memoryCap: 0, headCap: 0),
-                       ParallelRun.Limits(chunkBytes: 700, memoryCap: 3000, headCap: 1500)] {
+                       ParallelRun.Limits(chunkBytes: 700, memoryCap: 3000, headCap: 1500),
+                       ParallelRun.Limits(chunkBytes: 700, memoryCap: 0, headCap: 1500, spillPool: 1, spillKeep: 100),
+                       ParallelRun.Limits(chunkBytes: 300, memoryCap: 0, headCap: 0, spillPool: 4),
+                       ParallelRun.Limits(chunkBytes: 700, memoryCap: 0, headCap: 1500, spillPool: 0)] {
             let out = OutputBuffer()
             var errors: [String] = []
             let status = ParallelRun.decode(options, registry: registry, kind: .standard(.jsonl), jobs: 4,
@@ -106,6 +111,23 @@ import Testing
         #expect(written == one.bytes)
         #expect(errors == one.errors)
         #expect(status == one.status)
+    }
+
+    /// A temporary file started over: what is appended next is at offset 0 and reads
+    /// back as written, over longer contents of the last use and after one cut back.
+    @Test(arguments: [0, 100, 1 << 20])
+    func spillFileReuse(keep: Int) throws {
+        let spill = try #require(SpillFile())
+        let first = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+        #expect(spill.append(first) == 0)
+        #expect(spill.reuse(keep: keep))
+        #expect(spill.size == 0)
+        let second = (0..<700).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 9) }
+        #expect(spill.append(second) == 0)
+        #expect(spill.append([42]) == 700)
+        var back: [UInt8] = []
+        #expect(spill.read(offset: 0, count: 701, piece: 256) { back += $0 })
+        #expect(back == second + [42])
     }
 
     /// `appendSpilled` itself: parts of a temporary file after buffered bytes, in order,

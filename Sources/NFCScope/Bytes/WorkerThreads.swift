@@ -124,6 +124,16 @@ package final class SpillFile {
 
     deinit { close(fd) }
 
+    /// Starts the file over for another use: what is appended next goes at offset 0,
+    /// over the pages the last use left in the page cache (writing there costs a copy;
+    /// a new file's pages must first be allocated). A file that grew past `keep` bytes
+    /// gives the rest back. Returns false when that failed (the file is not to be reused).
+    package func reuse(keep: Int) -> Bool {
+        if size > keep, ftruncate(fd, off_t(keep)) != 0 { return false }
+        size = 0
+        return true
+    }
+
     /// Appends `bytes`; returns their offset, nil when writing failed.
     package func append(_ bytes: [UInt8]) -> Int? {
         bytes.withUnsafeBytes { append(raw: $0) }
