@@ -28,7 +28,10 @@ public struct LibnfcFrameSource: FrameSource {
     /// Bytes from `rxStart` the reply's frame needs before it can parse (its header
     /// said so; 0: not known yet): the lines before that are not parsed again.
     private var rxNeed = 0
+    /// The first `rxLineCount` entries are the reply's; the rest is room kept from
+    /// earlier replies (a reply starts by setting the count to 0, not by emptying it).
     private var rxLines: [(offset: Int, line: Int)] = []
+    private var rxLineCount = 0
 
     /// `final` false: `view` is the start of a stream that `resume` extends.
     public init(view: ByteView, final: Bool = true) {
@@ -58,7 +61,7 @@ public struct LibnfcFrameSource: FrameSource {
         if recovery.pending != nil, let first = moved.first { recovery.movePending(to: first) }
         if let start = rxStart, let last = moved.last, let newStart = last.offset(in: out.store.view) {
             let shift = newStart - start
-            for k in rxLines.indices { rxLines[k].offset += shift }
+            for k in 0..<rxLineCount { rxLines[k].offset += shift }
             rxStart = newStart
             rxEnd = newStart + last.count
         }
@@ -188,14 +191,19 @@ public struct LibnfcFrameSource: FrameSource {
             }
             rxStart = offset
             rxNeed = 0
-            rxLines.removeAll(keepingCapacity: true)
+            rxLineCount = 0
         } else if offset != rxEnd {
             // Nothing is kept between the lines of one reply; if it were, the reply
             // would no longer be contiguous.
             abandonReply(reason: "by other bytes")
             return
         }
-        rxLines.append((offset: offset, line: lineNumber))
+        if rxLineCount < rxLines.count {
+            rxLines[rxLineCount] = (offset: offset, line: lineNumber)
+        } else {
+            rxLines.append((offset: offset, line: lineNumber))
+        }
+        rxLineCount += 1
         rxEnd = out.store.count
         drainReply()
     }
@@ -245,7 +253,7 @@ public struct LibnfcFrameSource: FrameSource {
                 guard let rest = out.store.view.slice(next, rxEnd - next), let moved = out.keepCopy(rest),
                       let movedStart = moved.offset(in: out.store.view) else { rxStart = nil; return }
                 let shift = movedStart - next
-                for k in rxLines.indices { rxLines[k].offset += shift }
+                for k in 0..<rxLineCount { rxLines[k].offset += shift }
                 rxStart = movedStart
                 rxEnd = out.store.count
             }
@@ -253,8 +261,8 @@ public struct LibnfcFrameSource: FrameSource {
     }
 
     private func lineOf(_ offset: Int) -> Int {
-        var line = rxLines.first?.line ?? lineNumber
-        for entry in rxLines where entry.offset <= offset { line = entry.line }
+        var line = rxLineCount > 0 ? rxLines[0].line : lineNumber
+        for k in 0..<rxLineCount where rxLines[k].offset <= offset { line = rxLines[k].line }
         return line
     }
 

@@ -232,7 +232,13 @@ enum FeliCaBlockLayout {
             case .date:
                 lead(f.lead, &c)
                 let v = Int(truncatingIfNeeded: be)
-                date(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c); c.byte(0x22)
+                // Up to 2 bytes (every FeliCa date): year 2000...2127, one claim.
+                if f.size <= 2 {
+                    c.isoDate(year: 2000 &+ (v >> 9), month: (v >> 5) & 0x0F, day: v & 0x1F)
+                } else {
+                    date(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c)
+                }
+                c.byte(0x22)
             case .packedTime:
                 lead(f.lead, &c)
                 let v = Int(truncatingIfNeeded: be)
@@ -377,6 +383,37 @@ enum FeliCaBlockLayout {
             first = false
             out.string(field.name)
             out.byte(0x3D)
+            writeTextValue(v, out)
+        }
+    }
+
+    /// `writeText(entry, ...)` from a compiled layout: names copied from its text pool,
+    /// a code's name found by binary search instead of the registry's dictionaries.
+    /// Same bytes (Shapes15FastPathTests).
+    static func writeText(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?, to out: OutputBuffer) {
+        var first = true
+        var i = 0
+        while i < layout.fields.count {
+            let field = layout.fields[i]
+            defer { i += 1 }
+            let shape = FieldShape(offset: field.offset, size: field.size, type: field.type, bitHigh: field.bitHigh,
+                                   bitLow: field.bitLow, hasTable: field.table >= 0)
+            guard let v = value(shape, block: block, next: next, name: { _ in nil }) else { continue }
+            if case .none = v { continue }
+            if !first { out.byte(0x20) }
+            first = false
+            let name = layout.textFieldNames[i]
+            out.bytes(layout.textPool, from: name.lowerBound, count: name.count)
+            out.byte(0x3D)
+            if case .named(let code, _) = v {
+                if field.table >= 0, let r = layout.textName(table: field.table, code: code) {
+                    // An empty name writes nothing, as `out.string("")` does.
+                    out.bytes(layout.textPool, from: r.lowerBound, count: r.count)
+                } else {
+                    out.ascii("code "); out.int(code)
+                }
+                continue
+            }
             writeTextValue(v, out)
         }
     }

@@ -329,7 +329,13 @@ extension FeliCaExchange {
                 out.ascii(FeliCaServiceAttribute.needsKey(code) ? ", key)\n" : ", no key)\n")
             }
         }
-        forEachBlock(request: request, answer: answer, write: write) { i, element, data, next in
+        // The layouts `FeliCaBlockLayout.layout(registry, ...)` finds, from the index taken
+        // once, remembered from one block to the next; the fields written from the
+        // compiled layout (its names as UTF-8, codes by binary search).
+        let index = registry.feliCaLayoutIndex
+        let system = system
+        var memo = FeliCaLayoutMemo()
+        forEachBlock(request: request, answer: answer, write: write, state: &memo) { memo, i, element, data, next in
             line()
             out.ascii("  block ")
             let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
@@ -338,17 +344,18 @@ extension FeliCaExchange {
             if let data {
                 out.ascii("  "); out.hex(data)
                 if let code,
-                   let (entry, previous) = FeliCaBlockLayout.layout(registry, system: system, code: code,
-                                                                    block: element?.block ?? i, data: data, next: next),
-                   entry.empty || !entry.fields.isEmpty {
+                   let (layout, previous) = FeliCaBlockLayout.compiledLayout(index, system: system, code: code,
+                                                                             block: element?.block ?? i, data: data,
+                                                                             next: next, memo: &memo),
+                   layout.empty || !layout.fields.isEmpty {
                     out.byte(0x0A)
                     line()
                     out.ascii("    ")
-                    if entry.empty {
+                    if layout.empty {
                         out.ascii("empty: ")
-                        out.string(entry.name)
+                        out.string(layout.entry.name)
                     } else {
-                        FeliCaBlockLayout.writeText(entry, block: data, next: previous, registry: registry, to: out)
+                        FeliCaBlockLayout.writeText(layout, block: data, next: previous, to: out)
                     }
                 }
             }
