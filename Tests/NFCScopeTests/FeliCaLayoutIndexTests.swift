@@ -94,6 +94,7 @@ import Testing
     /// with and without entries of their own, blocks -1...5 and 22, and data whose bytes 0-3
     /// take every value (and data too short for a condition).
     @Test func decidedProgramsAnswerAsTheWalk() throws {
+        var hint = FeliCaLayoutIndex.CodeHint()
         for registry in try Self.registries() {
             let index = registry.feliCaLayoutIndex
             let codes = Set(registry.services.map(\.code)).union([0x0000, 0x9998, 0xFFFF])
@@ -108,15 +109,19 @@ import Testing
                     datas.append(b)
                 }
             }
+            // One hint across codes and registries, as a memo would keep it.
             for code in codes {
                 for system in systems {
                     for block in [-1, 0, 1, 2, 3, 4, 5, 22] {
+                        #expect(index.service(system: system, code: code, block: block)
+                                === index.serviceByWalk(system: system, code: code, block: block))
                         for data in datas {
-                            let (new, old) = ByteView.with(data) {
+                            let (new, old, hinted) = ByteView.with(data) {
                                 (index.layout(system: system, code: code, block: block, data: $0),
-                                 index.layoutByWalk(system: system, code: code, block: block, data: $0))
+                                 index.layoutByWalk(system: system, code: code, block: block, data: $0),
+                                 index.layout(system: system, code: code, block: block, data: $0, hint: &hint))
                             }
-                            #expect(new === old, "system \(String(describing: system)) code \(code) block \(block) data \(data)")
+                            #expect(new === old && hinted === old, "system \(String(describing: system)) code \(code) block \(block) data \(data)")
                         }
                     }
                 }

@@ -76,6 +76,64 @@ import Testing
         #expect(plain > 5_000)
     }
 
+    /// A TLV value read without reserved areas in one piece is what the byte-by-byte
+    /// read gives: the same view, spans and position, for any position and length
+    /// (negative, zero, past the end).
+    @Test func tlvValueReadAgreesWithTheByteByByteRead() {
+        var g = Generator(state: 0x71)
+        for _ in 0..<5_000 {
+            let image = (0..<(g.next() % 300)).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+            ByteView.with(image) { view in
+                var a = TLVWalker(image: view, base: [16, 4, 8, 0][g.next() % 4])
+                a.position = g.next() % (image.count + 3)
+                var b = a
+                let length = [-1, 0, 1, 2, 5, 200, 254, 300, 70_000][g.next() % 9] + (g.next() % 3)
+                let fast = a.read(length), slow = b.readByteByByte(length)
+                #expect(fast.view.array == slow.view.array)
+                #expect(fast.view.base == slow.view.base || fast.view.count == 0)
+                #expect(fast.spans == slow.spans)
+                #expect(fast.owner == nil && slow.owner == nil)
+                #expect(a.position == b.position)
+            }
+        }
+    }
+
+    /// libnfc debug lines: a dump recognised by the remembered prefix of the last dump
+    /// is what `classify` says it is. Lines as the reader meets them: priorities (and
+    /// near misses), categories (empty, with blanks, long), messages that are dumps or
+    /// almost (`TX:` at the end, `TXT`, `Tx:`, `RX:x`), leading blanks, CRs, cut lines.
+    @Test func hostPrefixAgreesWithClassify() {
+        var g = Generator(state: 0x11BF)
+        let priorities = ["debug", "info", "error", "warning", "none", "debuq", "debug ", "Debug", ""]
+        let categories = ["libnfc.bus.uart", "libnfc.chip.pn53x", "libnfc.bus.usb", "x", "", "a b",
+                          "libnfc.driver.pn532_uart.with.a.very.long.name"]
+        let messages = ["TX: 00 00 ff 00 ff 00 ", "RX: d5 41 ", "RX:", "TX:", "RX:x", "TXT", "Tx: 00", "RX:  00",
+                        "TX: 00\r", "InDataExchange", "RX: zz", "TX:\t00", ""]
+        var prefix = LibnfcHostPrefix()
+        var fast = 0
+        // A log repeats its priority and category from line to line, mostly.
+        var (p, c) = (0, 0)
+        for _ in 0..<40_000 {
+            if g.next() % 5 == 0 { (p, c) = (g.next() % priorities.count, g.next() % categories.count) }
+            var line = priorities[p] + "\t" + categories[c] + "\t" + messages[g.next() % messages.count]
+            if g.next() % 20 == 0 { line = " " + line }
+            if g.next() % 20 == 0 { line = String(line.prefix(g.next() % (line.count + 1))) }
+            let bytes = Array(line.utf8)
+            ByteView.with(bytes) { view in
+                if let (tx, hexStart) = prefix.host(view) {
+                    fast += 1
+                    #expect(LibnfcLineSyntax.classify(view) == .host(tx: tx, hexStart: hexStart, hexEnd: view.count, time: nil),
+                            "\(line.debugDescription)")
+                    return
+                }
+                if case .host(_, let hexStart, _, nil) = LibnfcLineSyntax.classify(view) {
+                    prefix.remember(view, length: hexStart - 3)
+                }
+            }
+        }
+        #expect(fast > 3_000)
+    }
+
     /// A Type 2 Tag's TLV area as reads reveal it: NULL TLVs, control TLVs, an NDEF
     /// Message TLV (short or long length) and whatever follows, cut anywhere.
     static func tlvArea(_ g: inout Generator) -> [UInt8] {

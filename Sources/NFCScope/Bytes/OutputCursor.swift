@@ -75,6 +75,22 @@ public struct OutputCursor {
         }
     }
 
+    /// The low `byteCount` bytes (1 to 8) of `value`, most significant first, as
+    /// lowercase hex: what `hex(_:)` writes for those bytes in that order.
+    @inline(__always)
+    public mutating func hexBigEndian(_ value: UInt64, byteCount: Int) {
+        let n = Swift.max(1, Swift.min(8, byteCount))
+        let o = claim(n &<< 1)
+        let pairs = UnsafeRawPointer(hexLowerPairs)
+        var k = 0
+        while k < n {
+            let b = Int(truncatingIfNeeded: (value &>> UInt64(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
+            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
+                            toByteOffset: o &+ (k &<< 1), as: UInt16.self)
+            k &+= 1
+        }
+    }
+
     /// `YYYY-MM-DD` in one claim of 10 bytes: `year` 1000...9999, `month` and `day`
     /// 0...99 (two digits each, a leading zero under 10), as `int(year)`, `-`, the
     /// month and day written with a leading zero would write them.

@@ -17,6 +17,8 @@ public struct LibnfcFrameSource: FrameSource {
     /// Once the log has host frames, the program's own hex lines (stdout mixed in) repeat
     /// what they already showed and are not decoded again.
     private var sawHostTraffic = false
+    /// The prefix of the last host dump line of a debug log (`LibnfcHostPrefix`).
+    private var hostPrefix = LibnfcHostPrefix()
 
     // A chip reply spread over several RX lines (UART: ACK, header, TFI + code, data,
     // DCS) is collected in the store from `rxStart` to `rxEnd`; `rxLines` says where
@@ -101,7 +103,22 @@ public struct LibnfcFrameSource: FrameSource {
     private mutating func readLine(_ line: ByteView, at start: Int) {
         out.line = lineNumber
         out.lineOffset = start
-        switch LibnfcLineSyntax.classify(line) {
+        // A dump with the last dump's `priority<TAB>category<TAB>`: what `classify`
+        // answers for it, known from the prefix (Shapes15FastPathTests).
+        if let (tx, hexStart) = hostPrefix.host(line) {
+            sawHostTraffic = true
+            if tx {
+                if rxStart != nil { abandonReply(reason: "before the next TX") }
+                hostTX(line, hexStart)
+            } else {
+                hostRX(line, hexStart)
+            }
+            return
+        }
+        let kind = LibnfcLineSyntax.classify(line)
+        // A debug log's dump (no time): its message starts after the prefix.
+        if case .host(_, let hexStart, _, nil) = kind { hostPrefix.remember(line, length: hexStart - 3) }
+        switch kind {
         case .blank, .debugText:
             break
         case .text:
@@ -131,6 +148,20 @@ public struct LibnfcFrameSource: FrameSource {
             hex.count = view.count
             return (view, hex)
         }
+        return keepHexGeneral(line, hexStart, toolSyntax: toolSyntax)
+    }
+
+    /// The bytes of a host dump line, as `keepHex(...).0`: the plain line read straight
+    /// into the store, anything else by the general reader.
+    @inline(__always)
+    private func keepHostHex(_ line: ByteView, _ hexStart: Int) -> ByteView? {
+        if let view = out.keepPlainHex(line, from: hexStart) { return view }
+        return keepHexGeneral(line, hexStart, toolSyntax: false)?.0
+    }
+
+    /// `keepHex` for a line that is not plain two-digit tokens (reported when a token
+    /// is not hex).
+    private func keepHexGeneral(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool) -> (ByteView, LibnfcHexLine)? {
         out.scratch.removeAll(keepingCapacity: true)
         let hex = LibnfcLineSyntax.decodeHex(line, from: hexStart, into: &out.scratch, toolSyntax: toolSyntax)
         if let column = hex.errorColumn {
@@ -150,7 +181,7 @@ public struct LibnfcFrameSource: FrameSource {
     // MARK: Host frames
 
     private mutating func hostTX(_ line: ByteView, _ hexStart: Int) {
-        guard let (bytes, _) = keepHex(line, hexStart, toolSyntax: false) else { return }
+        guard let bytes = keepHostHex(line, hexStart) else { return }
         // pn532_uart wakes the chip with 55 55 00 00 ... before the first command.
         var skip = 0
         while bytes.byte(skip) == 0x55 { skip += 1 }
@@ -172,7 +203,7 @@ public struct LibnfcFrameSource: FrameSource {
     }
 
     private mutating func hostRX(_ line: ByteView, _ hexStart: Int) {
-        guard let (bytes, _) = keepHex(line, hexStart, toolSyntax: false) else {
+        guard let bytes = keepHostHex(line, hexStart) else {
             if rxStart != nil { abandonReply(reason: "at a line that is not hex") }
             return
         }

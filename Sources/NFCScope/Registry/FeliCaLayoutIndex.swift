@@ -473,11 +473,37 @@ final class FeliCaLayoutIndex: Sendable {
         return found >= 0 ? layouts[found] : nil
     }
 
+    /// Where a code's programs are, remembered by a caller that looks up one code many
+    /// times (a block list names one service, mostly): the index in `codes` of the
+    /// code last looked up (-1: none yet, or not there).
+    struct CodeHint {
+        var run = -1
+    }
+
+    /// `layout(...)`, the code's index taken from `hint` when it is this code's in this
+    /// index (checked: one load), else found by the binary search and noted there.
+    func layout(system: UInt16?, code: UInt16, block: Int, data: ByteView, hint: inout CodeHint) -> FeliCaCompiledLayout? {
+        var r = hint.run
+        if r < 0 || r >= codes.count || codes[r] != code {
+            guard let found = runIndex(code) else { return nil }
+            r = found
+            hint.run = found
+        }
+        let found = programSlot(r, system: system, block: block, data: data)
+        return found >= 0 ? layouts[found] : nil
+    }
+
     /// `layoutByWalk`'s answer by the code's decided program (see `Program`): the
     /// index of the layout, -1 for none. Same answers (FeliCaLayoutIndexTests).
     @inline(__always)
-    private func layoutSlot(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> Int {
+    private func layoutSlot(system: UInt16?, code: UInt16, block: Int, data: ByteView?) -> Int {
         guard let r = runIndex(code) else { return -1 }
+        return programSlot(r, system: system, block: block, data: data)
+    }
+
+    /// `layoutSlot` for the code at `codes[r]`.
+    @inline(__always)
+    private func programSlot(_ r: Int, system: UInt16?, block: Int, data: ByteView?) -> Int {
         // The code's last program is for any other system; a system of its own is found first.
         var p = programStarts[r + 1] - 1
         if let system {
@@ -494,6 +520,8 @@ final class FeliCaLayoutIndex: Sendable {
             if rule.block == block { return rule.layout }
             k += 1
         }
+        // No data: a service lookup, which takes no variant.
+        guard let data else { return Int(program.fallback) }
         k = Int(program.variantsStart)
         while k < Int(program.variantsEnd) {
             let rule = variantRules[k]
@@ -545,8 +573,16 @@ final class FeliCaLayoutIndex: Sendable {
         return found >= 0 ? layouts[found] : nil
     }
 
-    /// See `Registry.feliCaService(system:code:block:)`.
+    /// See `Registry.feliCaService(system:code:block:)`: the code's program without its
+    /// variants (block entry of this system, of any; the plain entry of this system, of
+    /// any), as `serviceByWalk` answers (FeliCaLayoutIndexTests).
     func service(system: UInt16?, code: UInt16, block: Int) -> FeliCaCompiledLayout? {
+        let found = layoutSlot(system: system, code: code, block: block, data: nil)
+        return found >= 0 ? layouts[found] : nil
+    }
+
+    /// The walks `service` decides in advance, kept as the reference of its tests.
+    func serviceByWalk(system: UInt16?, code: UInt16, block: Int) -> FeliCaCompiledLayout? {
         guard let run = run(code) else { return nil }
         let found: Int?
         if let system, let e = plain(run, system, block) {

@@ -279,7 +279,8 @@ extension FeliCaExchange {
 
     /// Lines under the frame that completed the exchange, each starting with `indent` spaces.
     public func writeText(_ out: OutputBuffer, indent: Int) {
-        func line() { for _ in 0..<indent { out.byte(0x20) } }
+        // The indent in one piece (a capacity check and word stores), not a byte at a time.
+        func line() { out.spaces(indent) }
         line()
         out.ascii("FeliCa ")
         if let kind { out.ascii(kind.name) } else { out.ascii("code "); out.hexByte(command?.code ?? response?.code ?? 0, uppercase: true) }
