@@ -90,6 +90,45 @@ import Testing
         }
     }
 
+    /// The decided programs answer as the walk over the candidates: every code, systems
+    /// with and without entries of their own, blocks -1...5 and 22, and data whose bytes 0-3
+    /// take every value (and data too short for a condition).
+    @Test func decidedProgramsAnswerAsTheWalk() throws {
+        var hint = FeliCaLayoutIndex.CodeHint()
+        for registry in try Self.registries() {
+            let index = registry.feliCaLayoutIndex
+            let codes = Set(registry.services.map(\.code)).union([0x0000, 0x9998, 0xFFFF])
+            let systems: [UInt16?] = [nil, 0x1234, 0x0003, 0xFE00, 0x12FC, 0x4321]
+            var datas: [[UInt8]] = [[], [0xAA], [0x00, 0x02], [0x05, 0x02, 0x00]]
+            var rng = SplitMix(seed: 11)
+            for position in 0..<4 {
+                for v in 0..<256 {
+                    var b = (0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                    b[position] = UInt8(v)
+                    if v & 1 == 0 { b[(position + 1) & 3] = [0x00, 0x01, 0x02, 0xAA, 0xC7][v % 5] }
+                    datas.append(b)
+                }
+            }
+            // One hint across codes and registries, as a memo would keep it.
+            for code in codes {
+                for system in systems {
+                    for block in [-1, 0, 1, 2, 3, 4, 5, 22] {
+                        #expect(index.service(system: system, code: code, block: block)
+                                === index.serviceByWalk(system: system, code: code, block: block))
+                        for data in datas {
+                            let (new, old, hinted) = ByteView.with(data) {
+                                (index.layout(system: system, code: code, block: block, data: $0),
+                                 index.layoutByWalk(system: system, code: code, block: block, data: $0),
+                                 index.layout(system: system, code: code, block: block, data: $0, hint: &hint))
+                            }
+                            #expect(new === old && hinted === old, "system \(String(describing: system)) code \(code) block \(block) data \(data)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func compiledLayoutsWriteTheSameJSON() throws {
         var all = ""
         defer {

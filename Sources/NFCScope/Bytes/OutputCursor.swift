@@ -83,6 +83,41 @@ public struct OutputCursor {
                         toByteOffset: o, as: UInt16.self)
     }
 
+    /// The low `byteCount` bytes (1 to 8) of `value`, most significant first, as
+    /// lowercase hex: what `hex(_:)` writes for those bytes in that order.
+    @inline(__always)
+    public mutating func hexBigEndian(_ value: UInt64, byteCount: Int) {
+        let n = Swift.max(1, Swift.min(8, byteCount))
+        let o = claim(n &<< 1)
+        let pairs = UnsafeRawPointer(hexLowerPairs)
+        var k = 0
+        while k < n {
+            let b = Int(truncatingIfNeeded: (value &>> UInt64(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
+            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
+                            toByteOffset: o &+ (k &<< 1), as: UInt16.self)
+            k &+= 1
+        }
+    }
+
+    /// `YYYY-MM-DD` in one claim of 10 bytes: `year` 1000...9999, `month` and `day`
+    /// 0...99 (two digits each, a leading zero under 10), as `int(year)`, `-`, the
+    /// month and day written with a leading zero would write them.
+    @inline(__always)
+    public mutating func isoDate(year: Int, month: Int, day: Int) {
+        precondition(year >= 1000 && year <= 9999 && UInt(bitPattern: month) < 100 && UInt(bitPattern: day) < 100,
+                     "OutputCursor.isoDate: out of range")
+        let o = claim(10)
+        let pairs = UnsafeRawPointer(decimalPairs)
+        let high = year / 100
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: high &<< 1, as: UInt16.self), toByteOffset: o, as: UInt16.self)
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: (year &- high &* 100) &<< 1, as: UInt16.self),
+                        toByteOffset: o &+ 2, as: UInt16.self)
+        base.storeBytes(of: 0x2D, toByteOffset: o &+ 4, as: UInt8.self)
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: month &<< 1, as: UInt16.self), toByteOffset: o &+ 5, as: UInt16.self)
+        base.storeBytes(of: 0x2D, toByteOffset: o &+ 7, as: UInt8.self)
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: day &<< 1, as: UInt16.self), toByteOffset: o &+ 8, as: UInt16.self)
+    }
+
     /// Decimal integer (up to 20 bytes), like `OutputBuffer.int`.
     @inline(__always)
     public mutating func int(_ v: Int) {

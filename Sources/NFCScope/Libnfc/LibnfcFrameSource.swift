@@ -17,6 +17,8 @@ public struct LibnfcFrameSource: FrameSource {
     /// Once the log has host frames, the program's own hex lines (stdout mixed in) repeat
     /// what they already showed and are not decoded again.
     private var sawHostTraffic = false
+    /// The prefix of the last host dump line of a debug log (`LibnfcHostPrefix`).
+    private var hostPrefix = LibnfcHostPrefix()
 
     // A chip reply spread over several RX lines (UART: ACK, header, TFI + code, data,
     // DCS) is collected in the store from `rxStart` to `rxEnd`; `rxLines` says where
@@ -28,7 +30,10 @@ public struct LibnfcFrameSource: FrameSource {
     /// Bytes from `rxStart` the reply's frame needs before it can parse (its header
     /// said so; 0: not known yet): the lines before that are not parsed again.
     private var rxNeed = 0
+    /// The first `rxLineCount` entries are the reply's; the rest is room kept from
+    /// earlier replies (a reply starts by setting the count to 0, not by emptying it).
     private var rxLines: [(offset: Int, line: Int)] = []
+    private var rxLineCount = 0
 
     /// `final` false: `view` is the start of a stream that `resume` extends.
     public init(view: ByteView, final: Bool = true) {
@@ -58,7 +63,7 @@ public struct LibnfcFrameSource: FrameSource {
         if recovery.pending != nil, let first = moved.first { recovery.movePending(to: first) }
         if let start = rxStart, let last = moved.last, let newStart = last.offset(in: out.store.view) {
             let shift = newStart - start
-            for k in rxLines.indices { rxLines[k].offset += shift }
+            for k in 0..<rxLineCount { rxLines[k].offset += shift }
             rxStart = newStart
             rxEnd = newStart + last.count
         }
@@ -98,7 +103,22 @@ public struct LibnfcFrameSource: FrameSource {
     private mutating func readLine(_ line: ByteView, at start: Int) {
         out.line = lineNumber
         out.lineOffset = start
-        switch LibnfcLineSyntax.classify(line) {
+        // A dump with the last dump's `priority<TAB>category<TAB>`: what `classify`
+        // answers for it, known from the prefix (Shapes15FastPathTests).
+        if let (tx, hexStart) = hostPrefix.host(line) {
+            sawHostTraffic = true
+            if tx {
+                if rxStart != nil { abandonReply(reason: "before the next TX") }
+                hostTX(line, hexStart)
+            } else {
+                hostRX(line, hexStart)
+            }
+            return
+        }
+        let kind = LibnfcLineSyntax.classify(line)
+        // A debug log's dump (no time): its message starts after the prefix.
+        if case .host(_, let hexStart, _, nil) = kind { hostPrefix.remember(line, length: hexStart - 3) }
+        switch kind {
         case .blank, .debugText:
             break
         case .text:
@@ -128,6 +148,20 @@ public struct LibnfcFrameSource: FrameSource {
             hex.count = view.count
             return (view, hex)
         }
+        return keepHexGeneral(line, hexStart, toolSyntax: toolSyntax)
+    }
+
+    /// The bytes of a host dump line, as `keepHex(...).0`: the plain line read straight
+    /// into the store, anything else by the general reader.
+    @inline(__always)
+    private func keepHostHex(_ line: ByteView, _ hexStart: Int) -> ByteView? {
+        if let view = out.keepPlainHex(line, from: hexStart) { return view }
+        return keepHexGeneral(line, hexStart, toolSyntax: false)?.0
+    }
+
+    /// `keepHex` for a line that is not plain two-digit tokens (reported when a token
+    /// is not hex).
+    private func keepHexGeneral(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool) -> (ByteView, LibnfcHexLine)? {
         out.scratch.removeAll(keepingCapacity: true)
         let hex = LibnfcLineSyntax.decodeHex(line, from: hexStart, into: &out.scratch, toolSyntax: toolSyntax)
         if let column = hex.errorColumn {
@@ -147,7 +181,7 @@ public struct LibnfcFrameSource: FrameSource {
     // MARK: Host frames
 
     private mutating func hostTX(_ line: ByteView, _ hexStart: Int) {
-        guard let (bytes, _) = keepHex(line, hexStart, toolSyntax: false) else { return }
+        guard let bytes = keepHostHex(line, hexStart) else { return }
         // pn532_uart wakes the chip with 55 55 00 00 ... before the first command.
         var skip = 0
         while bytes.byte(skip) == 0x55 { skip += 1 }
@@ -169,7 +203,7 @@ public struct LibnfcFrameSource: FrameSource {
     }
 
     private mutating func hostRX(_ line: ByteView, _ hexStart: Int) {
-        guard let (bytes, _) = keepHex(line, hexStart, toolSyntax: false) else {
+        guard let bytes = keepHostHex(line, hexStart) else {
             if rxStart != nil { abandonReply(reason: "at a line that is not hex") }
             return
         }
@@ -188,14 +222,19 @@ public struct LibnfcFrameSource: FrameSource {
             }
             rxStart = offset
             rxNeed = 0
-            rxLines.removeAll(keepingCapacity: true)
+            rxLineCount = 0
         } else if offset != rxEnd {
             // Nothing is kept between the lines of one reply; if it were, the reply
             // would no longer be contiguous.
             abandonReply(reason: "by other bytes")
             return
         }
-        rxLines.append((offset: offset, line: lineNumber))
+        if rxLineCount < rxLines.count {
+            rxLines[rxLineCount] = (offset: offset, line: lineNumber)
+        } else {
+            rxLines.append((offset: offset, line: lineNumber))
+        }
+        rxLineCount += 1
         rxEnd = out.store.count
         drainReply()
     }
@@ -245,7 +284,7 @@ public struct LibnfcFrameSource: FrameSource {
                 guard let rest = out.store.view.slice(next, rxEnd - next), let moved = out.keepCopy(rest),
                       let movedStart = moved.offset(in: out.store.view) else { rxStart = nil; return }
                 let shift = movedStart - next
-                for k in rxLines.indices { rxLines[k].offset += shift }
+                for k in 0..<rxLineCount { rxLines[k].offset += shift }
                 rxStart = movedStart
                 rxEnd = out.store.count
             }
@@ -253,8 +292,8 @@ public struct LibnfcFrameSource: FrameSource {
     }
 
     private func lineOf(_ offset: Int) -> Int {
-        var line = rxLines.first?.line ?? lineNumber
-        for entry in rxLines where entry.offset <= offset { line = entry.line }
+        var line = rxLineCount > 0 ? rxLines[0].line : lineNumber
+        for k in 0..<rxLineCount where rxLines[k].offset <= offset { line = rxLines[k].line }
         return line
     }
 

@@ -19,6 +19,49 @@ enum LibnfcLineKind: Equatable {
     case text
 }
 
+/// The `priority<TAB>category<TAB>` of the last debug line that was a host frame dump
+/// (`TX:`/`RX:`), kept as words: a line that starts with the same bytes has its message
+/// at the same place (its two TABs are those of the prefix), so a dump with that prefix
+/// is known without `classify`'s walk. Nearly every line of a debug log with traffic
+/// is such a dump (`debug<TAB>libnfc.bus.uart<TAB>RX: ...`).
+struct LibnfcHostPrefix {
+    /// Bytes of the prefix (8 to 32; 0: none yet).
+    private(set) var length = 0
+    /// The prefix's 8-byte words (little-endian) at offsets 0, 8, 16 and 24, each
+    /// moved back to end at `length` at most (they overlap for a short prefix).
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    @inline(__always)
+    private static func offset(_ k: Int, _ length: Int) -> Int { Swift.min(8 &* k, length &- 8) }
+
+    /// Remembers the first `length` bytes of `line` (a host dump whose message starts
+    /// there); a prefix shorter than 8 or longer than 32 bytes is not kept.
+    mutating func remember(_ line: ByteView, length: Int) {
+        guard length >= 8, length <= 32, length <= line.count,
+              let a = line.u64le(Self.offset(0, length)), let b = line.u64le(Self.offset(1, length)),
+              let c = line.u64le(Self.offset(2, length)), let d = line.u64le(Self.offset(3, length)) else {
+            self.length = 0
+            return
+        }
+        self.length = length
+        words = (a, b, c, d)
+    }
+
+    /// `classify(line)`'s answer when it is a host dump with the remembered prefix:
+    /// whether it is TX and where its hex starts (its hex ends at the end of the line,
+    /// it has no time); nil for anything else (left to `classify`).
+    @inline(__always)
+    func host(_ line: ByteView) -> (tx: Bool, hexStart: Int)? {
+        let n = length
+        guard n > 0, line.count >= n &+ 3,
+              line.u64le(Self.offset(0, n)) == words.0, line.u64le(Self.offset(1, n)) == words.1,
+              line.u64le(Self.offset(2, n)) == words.2, line.u64le(Self.offset(3, n)) == words.3,
+              let t = line.byte(n), t == 0x54 || t == 0x52, line.byte(n &+ 1) == 0x58, line.byte(n &+ 2) == 0x3A,
+              line.count == n &+ 3 || line.byte(n &+ 3) == 0x20 else { return nil }
+        return (t == 0x54, n &+ 3)
+    }
+}
+
 /// Prefixes of the example programs' hex lines and what their bytes are.
 enum LibnfcToolLine: Equatable {
     /// nfc-anticol, nfc-mfclassic, nfc-mfsetuid: raw frames as sent/received (CRC included

@@ -81,6 +81,11 @@ final class FeliCaCompiledLayout: Sendable {
     let entries: [Range<Int>]
     /// At least the length of the `{...}` of `fields` for any block and next block.
     let fieldsBound: Int
+    /// For text: each field's name (`textFieldNames[i]`) and each code's name
+    /// (`textEntryNames[k]`, parallel to `entries`) as they are, UTF-8, in `textPool`.
+    let textPool: [UInt8]
+    let textFieldNames: [Range<Int>]
+    let textEntryNames: [Range<Int>]
 
     /// The 16-byte fast path's fields (`FeliCaBlockLayout.writeFields`), nil when a
     /// field lies outside a 16-byte block (such layouts are written field by field).
@@ -140,9 +145,16 @@ final class FeliCaCompiledLayout: Sendable {
         }
         var pool: [UInt8] = [], fields: [Field] = [], tables: [Range<Int>] = []
         var codes: [Int] = [], entries: [Range<Int>] = [], longest: [Int] = []
+        var textPool: [UInt8] = [], textFieldNames: [Range<Int>] = [], textEntryNames: [Range<Int>] = []
+        func text(_ s: String) -> Range<Int> {
+            let start = textPool.count
+            textPool.append(contentsOf: Array(s.utf8))
+            return start..<textPool.count
+        }
         var tableIndex: [String: Int] = [:]
         var bound = 2
         for f in entry.fields {
+            textFieldNames.append(text(f.name))
             let start = pool.count
             pool.append(contentsOf: Self.quotedJSON(f.name))
             pool.append(0x3A)
@@ -163,6 +175,7 @@ final class FeliCaCompiledLayout: Sendable {
                         pool.append(0x7D)
                         codes.append(code)
                         entries.append(at..<pool.count)
+                        textEntryNames.append(text(codeName))
                         most = max(most, pool.count - at)
                     }
                     tables.append(first..<codes.count)
@@ -177,6 +190,7 @@ final class FeliCaCompiledLayout: Sendable {
         }
         (self.pool, self.fields, self.tables) = (pool, fields, tables)
         (self.codes, self.entries, self.fieldsBound) = (codes, entries, bound)
+        (self.textPool, self.textFieldNames, self.textEntryNames) = (textPool, textFieldNames, textEntryNames)
 
         // The fast path's pieces: laid out in `bytes`, then copied into `store` once
         // (views are taken only after the last append, so they never move).
@@ -268,6 +282,18 @@ final class FeliCaCompiledLayout: Sendable {
         return low < span.upperBound && codes[low] == code ? entries[low] : nil
     }
 
+    /// Where `code`'s name lies in `textPool` in table `table`, nil when it has none
+    /// (what `Registry.code(table, code)` answers, as UTF-8).
+    func textName(table: Int, code: Int) -> Range<Int>? {
+        let span = tables[table]
+        var (low, high) = (span.lowerBound, span.upperBound)
+        while low < high {
+            let mid = (low + high) >> 1
+            if codes[mid] < code { low = mid + 1 } else { high = mid }
+        }
+        return low < span.upperBound && codes[low] == code ? textEntryNames[low] : nil
+    }
+
     static func quotedJSON(_ s: String) -> [UInt8] {
         let out = OutputBuffer(initialCapacity: s.utf8.count * 6 + 2)
         out.byte(0x22); out.jsonEscaped(s); out.byte(0x22)
@@ -302,6 +328,39 @@ final class FeliCaLayoutIndex: Sendable {
     private let conditionValues: [UInt8]
     private let layouts: [FeliCaCompiledLayout]
 
+    /// The walk of `layoutByWalk` decided in advance, per code and system: for each
+    /// code (`codes[i]`) its programs are `programStarts[i] ..< programStarts[i + 1]`,
+    /// one per system its candidates name (`programSystems`) and a last one for any
+    /// other system or none. A program is the block entries that win for a block
+    /// number (this system's, the last declared first, then any system's), then the
+    /// variants in the order they are tried (this system's, then any system's: the
+    /// first whose condition byte is in its set wins), then the plain entry.
+    private struct Program: Sendable {
+        var blocksStart: Int32
+        var blocksEnd: Int32
+        var variantsStart: Int32
+        var variantsEnd: Int32
+        /// The plain entry's layout, -1 for none.
+        var fallback: Int32
+    }
+    private struct BlockRule: Sendable {
+        var block: Int
+        var layout: Int
+    }
+    /// A variant: the byte at `offset` is one of its values when bit `b & 63` of
+    /// `bits[b >> 6]` is set.
+    private struct VariantRule: Sendable {
+        var offset: Int
+        var bits: (UInt64, UInt64, UInt64, UInt64)
+        var layout: Int
+    }
+    private let programStarts: [Int]
+    /// nil for the last program of a code (any other system).
+    private let programSystems: [UInt16?]
+    private let programs: [Program]
+    private let blockRules: [BlockRule]
+    private let variantRules: [VariantRule]
+
     init(_ services: [FeliCaServiceEntry], codeTable: (String) -> CodeTable?) {
         let order = services.indices.sorted { (services[$0].code, $0) < (services[$1].code, $1) }
         var codes: [UInt16] = [], starts: [Int] = [], candidates: [Candidate] = []
@@ -323,6 +382,64 @@ final class FeliCaLayoutIndex: Sendable {
         starts.append(candidates.count)
         (self.codes, self.starts, self.candidates) = (codes, starts, candidates)
         (self.conditionValues, self.layouts) = (conditionValues, layouts)
+
+        var programStarts: [Int] = [], programSystems: [UInt16?] = [], programs: [Program] = []
+        var blockRules: [BlockRule] = [], variantRules: [VariantRule] = []
+        for i in codes.indices {
+            programStarts.append(programs.count)
+            let run = starts[i]..<starts[i + 1]
+            var systems: [UInt16?] = []
+            for k in run { if let s = candidates[k].system, !systems.contains(s) { systems.append(s) } }
+            systems.append(nil)
+            for system in systems {
+                // This system's candidates (none for the last program), then any system's.
+                let own = system == nil ? [] : run.filter { candidates[$0].system == system }
+                let any = run.filter { candidates[$0].system == nil }
+                var program = Program(blocksStart: Int32(blockRules.count), blocksEnd: 0,
+                                      variantsStart: 0, variantsEnd: 0, fallback: -1)
+                for group in [own, any] {
+                    for k in group.reversed() where !candidates[k].hasCondition {
+                        if let b = candidates[k].block { blockRules.append(BlockRule(block: b, layout: candidates[k].layout)) }
+                    }
+                }
+                program.blocksEnd = Int32(blockRules.count)
+                program.variantsStart = Int32(variantRules.count)
+                for group in [own, any] {
+                    for k in group where candidates[k].hasCondition {
+                        let c = candidates[k]
+                        var words: [UInt64] = [0, 0, 0, 0]
+                        for v in Int(c.conditionStart)..<Int(c.conditionEnd) {
+                            let b = Int(conditionValues[v])
+                            words[b >> 6] |= 1 << UInt64(b & 63)
+                        }
+                        variantRules.append(VariantRule(offset: c.conditionOffset,
+                                                        bits: (words[0], words[1], words[2], words[3]),
+                                                        layout: c.layout))
+                    }
+                }
+                program.variantsEnd = Int32(variantRules.count)
+                for group in [own, any] where program.fallback < 0 {
+                    if let k = group.last(where: { !candidates[$0].hasCondition && candidates[$0].block == nil }) {
+                        program.fallback = Int32(candidates[k].layout)
+                    }
+                }
+                programs.append(program)
+                programSystems.append(system)
+            }
+        }
+        programStarts.append(programs.count)
+        (self.programStarts, self.programSystems, self.programs) = (programStarts, programSystems, programs)
+        (self.blockRules, self.variantRules) = (blockRules, variantRules)
+    }
+
+    private func runIndex(_ code: UInt16) -> Int? {
+        var (low, high) = (0, codes.count)
+        while low < high {
+            let mid = (low + high) >> 1
+            if codes[mid] < code { low = mid + 1 } else { high = mid }
+        }
+        guard low < codes.count, codes[low] == code else { return nil }
+        return low
     }
 
     private func run(_ code: UInt16) -> Range<Int>? {
@@ -352,6 +469,80 @@ final class FeliCaLayoutIndex: Sendable {
     /// entry (this system, any), variant (this system, any), service entry (this
     /// system, any). FeliCaLayoutIndexTests compares it with the dictionary lookups.
     func layout(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaCompiledLayout? {
+        let found = layoutSlot(system: system, code: code, block: block, data: data)
+        return found >= 0 ? layouts[found] : nil
+    }
+
+    /// Where a code's programs are, remembered by a caller that looks up one code many
+    /// times (a block list names one service, mostly): the index in `codes` of the
+    /// code last looked up (-1: none yet, or not there).
+    struct CodeHint {
+        var run = -1
+    }
+
+    /// `layout(...)`, the code's index taken from `hint` when it is this code's in this
+    /// index (checked: one load), else found by the binary search and noted there.
+    func layout(system: UInt16?, code: UInt16, block: Int, data: ByteView, hint: inout CodeHint) -> FeliCaCompiledLayout? {
+        var r = hint.run
+        if r < 0 || r >= codes.count || codes[r] != code {
+            guard let found = runIndex(code) else { return nil }
+            r = found
+            hint.run = found
+        }
+        let found = programSlot(r, system: system, block: block, data: data)
+        return found >= 0 ? layouts[found] : nil
+    }
+
+    /// `layoutByWalk`'s answer by the code's decided program (see `Program`): the
+    /// index of the layout, -1 for none. Same answers (FeliCaLayoutIndexTests).
+    @inline(__always)
+    private func layoutSlot(system: UInt16?, code: UInt16, block: Int, data: ByteView?) -> Int {
+        guard let r = runIndex(code) else { return -1 }
+        return programSlot(r, system: system, block: block, data: data)
+    }
+
+    /// `layoutSlot` for the code at `codes[r]`.
+    @inline(__always)
+    private func programSlot(_ r: Int, system: UInt16?, block: Int, data: ByteView?) -> Int {
+        // The code's last program is for any other system; a system of its own is found first.
+        var p = programStarts[r + 1] - 1
+        if let system {
+            var k = programStarts[r]
+            while k < p {
+                if programSystems[k] == system { p = k; break }
+                k += 1
+            }
+        }
+        let program = programs[p]
+        var k = Int(program.blocksStart)
+        while k < Int(program.blocksEnd) {
+            let rule = blockRules[k]
+            if rule.block == block { return rule.layout }
+            k += 1
+        }
+        // No data: a service lookup, which takes no variant.
+        guard let data else { return Int(program.fallback) }
+        k = Int(program.variantsStart)
+        while k < Int(program.variantsEnd) {
+            let rule = variantRules[k]
+            if let b = data.byte(rule.offset) {
+                let word: UInt64
+                switch b >> 6 {
+                case 0: word = rule.bits.0
+                case 1: word = rule.bits.1
+                case 2: word = rule.bits.2
+                default: word = rule.bits.3
+                }
+                if word >> UInt64(b & 63) & 1 != 0 { return rule.layout }
+            }
+            k += 1
+        }
+        return Int(program.fallback)
+    }
+
+    /// The walk over the code's candidates that `layout` decides in advance: kept as
+    /// the reference its tests compare against.
+    func layoutByWalk(system: UInt16?, code: UInt16, block: Int, data: ByteView) -> FeliCaCompiledLayout? {
         guard let run = run(code) else { return nil }
         var plainSystemBlock = -1, plainAnyBlock = -1, variantSystem = -1, variantAny = -1
         var plainSystem = -1, plainAny = -1
@@ -382,8 +573,16 @@ final class FeliCaLayoutIndex: Sendable {
         return found >= 0 ? layouts[found] : nil
     }
 
-    /// See `Registry.feliCaService(system:code:block:)`.
+    /// See `Registry.feliCaService(system:code:block:)`: the code's program without its
+    /// variants (block entry of this system, of any; the plain entry of this system, of
+    /// any), as `serviceByWalk` answers (FeliCaLayoutIndexTests).
     func service(system: UInt16?, code: UInt16, block: Int) -> FeliCaCompiledLayout? {
+        let found = layoutSlot(system: system, code: code, block: block, data: nil)
+        return found >= 0 ? layouts[found] : nil
+    }
+
+    /// The walks `service` decides in advance, kept as the reference of its tests.
+    func serviceByWalk(system: UInt16?, code: UInt16, block: Int) -> FeliCaCompiledLayout? {
         guard let run = run(code) else { return nil }
         let found: Int?
         if let system, let e = plain(run, system, block) {

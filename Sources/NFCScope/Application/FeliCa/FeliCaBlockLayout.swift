@@ -145,7 +145,13 @@ enum FeliCaBlockLayout {
     static func writeFields(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?,
                             _ c: inout OutputCursor) {
         if block.count == 16, let sixteen = layout.sixteen, let h = block.u64le(0), let l = block.u64le(8) {
-            writeSixteen(layout, sixteen, block: block, high: h.byteSwapped, low: l.byteSwapped, next: next, &c)
+            // A next block of 16 bytes is read as 128 bits too (its delta fields' values).
+            var nextWhole: UInt128?
+            if let next, next.count == 16, let nh = next.u64le(0), let nl = next.u64le(8) {
+                nextWhole = UInt128(nh.byteSwapped) &<< 64 | UInt128(nl.byteSwapped)
+            }
+            writeSixteen(layout, sixteen, block: block, high: h.byteSwapped, low: l.byteSwapped, next: next,
+                         nextWhole: nextWhole, &c)
             return
         }
         writeFieldsGeneral(layout, block: block, next: next, &c)
@@ -175,7 +181,7 @@ enum FeliCaBlockLayout {
     /// `writeFieldsGeneral` writes (FeliCaBlockWriterTests).
     private static func writeSixteen(_ layout: FeliCaCompiledLayout, _ fields: [FeliCaCompiledLayout.SixteenField],
                                      block: ByteView, high: UInt64, low: UInt64, next: ByteView?,
-                                     _ c: inout OutputCursor) {
+                                     nextWhole: UInt128?, _ c: inout OutputCursor) {
         let whole = UInt128(high) &<< 64 | UInt128(low)
         // The first field's lead is written without its comma, after the `{`.
         var skip = 1
@@ -232,7 +238,13 @@ enum FeliCaBlockLayout {
             case .date:
                 lead(f.lead, &c)
                 let v = Int(truncatingIfNeeded: be)
-                date(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c); c.byte(0x22)
+                // Up to 2 bytes (every FeliCa date): year 2000...2127, one claim.
+                if f.size <= 2 {
+                    c.isoDate(year: 2000 &+ (v >> 9), month: (v >> 5) & 0x0F, day: v & 0x1F)
+                } else {
+                    date(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c)
+                }
+                c.byte(0x22)
             case .packedTime:
                 lead(f.lead, &c)
                 let v = Int(truncatingIfNeeded: be)
@@ -263,11 +275,19 @@ enum FeliCaBlockLayout {
                 two((h >> 4) * 10 + h & 15, &c); c.byte(0x3A); two((m >> 4) * 10 + m & 15, &c); c.byte(0x22)
             case .delta:
                 lead(f.lead, &c)
+                if let nextWhole {
+                    // The same field of the next block (16 bytes: every field fits), as above.
+                    let obe = UInt64(truncatingIfNeeded: nextWhole &>> UInt128(truncatingIfNeeded: f.shift)) & f.mask
+                    let ole = f.littleEndian ? obe.byteSwapped &>> UInt64(truncatingIfNeeded: 64 &- 8 &* f.size) : obe
+                    c.int(Int(truncatingIfNeeded: ole) - value)
+                    break
+                }
                 guard let other = next?.slice(f.offset, f.size) else { c.ascii("null"); break }
                 c.int(unsigned(other, littleEndian: f.littleEndian) - value)
             case .hex:
                 lead(f.lead, &c)
-                c.hex(block.slice(f.offset, f.size) ?? ByteView()); c.byte(0x22)
+                // The field's bytes in order are its big-endian value's (1 to 8 bytes).
+                c.hexBigEndian(be, byteCount: f.size); c.byte(0x22)
             }
         }
         c.byte(0x7D)
@@ -381,6 +401,37 @@ enum FeliCaBlockLayout {
         }
     }
 
+    /// `writeText(entry, ...)` from a compiled layout: names copied from its text pool,
+    /// a code's name found by binary search instead of the registry's dictionaries.
+    /// Same bytes (Shapes15FastPathTests).
+    static func writeText(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?, to out: OutputBuffer) {
+        var first = true
+        var i = 0
+        while i < layout.fields.count {
+            let field = layout.fields[i]
+            defer { i += 1 }
+            let shape = FieldShape(offset: field.offset, size: field.size, type: field.type, bitHigh: field.bitHigh,
+                                   bitLow: field.bitLow, hasTable: field.table >= 0)
+            guard let v = value(shape, block: block, next: next, name: { _ in nil }) else { continue }
+            if case .none = v { continue }
+            if !first { out.byte(0x20) }
+            first = false
+            let name = layout.textFieldNames[i]
+            out.bytes(layout.textPool, from: name.lowerBound, count: name.count)
+            out.byte(0x3D)
+            if case .named(let code, _) = v {
+                if field.table >= 0, let r = layout.textName(table: field.table, code: code) {
+                    // An empty name writes nothing, as `out.string("")` does.
+                    out.bytes(layout.textPool, from: r.lowerBound, count: r.count)
+                } else {
+                    out.ascii("code "); out.int(code)
+                }
+                continue
+            }
+            writeTextValue(v, out)
+        }
+    }
+
     static func writeJSONValue(_ v: FeliCaFieldValue, _ out: OutputBuffer) {
         switch v {
         case .int(let i): out.int(i)
@@ -482,6 +533,8 @@ struct FeliCaLayoutMemo {
     private var data = ByteView()
     private var answer: FeliCaCompiledLayout?
     private var valid = false
+    /// The code looked up last (`FeliCaLayoutIndex.CodeHint`).
+    private var hint = FeliCaLayoutIndex.CodeHint()
 
     mutating func layout(_ registry: Registry, system: UInt16?, code: UInt16, block: Int,
                          data: ByteView) -> FeliCaCompiledLayout? {
@@ -494,7 +547,7 @@ struct FeliCaLayoutMemo {
         if valid, self.code == code, self.block == block, self.system == system, self.data.elementsEqual(data) {
             return answer
         }
-        answer = index.layout(system: system, code: code, block: block, data: data)
+        answer = index.layout(system: system, code: code, block: block, data: data, hint: &hint)
         (self.system, self.code, self.block, self.data, valid) = (system, code, block, data, true)
         return answer
     }

@@ -279,7 +279,8 @@ extension FeliCaExchange {
 
     /// Lines under the frame that completed the exchange, each starting with `indent` spaces.
     public func writeText(_ out: OutputBuffer, indent: Int) {
-        func line() { for _ in 0..<indent { out.byte(0x20) } }
+        // The indent in one piece (a capacity check and word stores), not a byte at a time.
+        func line() { out.spaces(indent) }
         line()
         out.ascii("FeliCa ")
         if let kind { out.ascii(kind.name) } else { out.ascii("code "); out.hexByte(command?.code ?? response?.code ?? 0, uppercase: true) }
@@ -329,7 +330,13 @@ extension FeliCaExchange {
                 out.ascii(FeliCaServiceAttribute.needsKey(code) ? ", key)\n" : ", no key)\n")
             }
         }
-        forEachBlock(request: request, answer: answer, write: write) { i, element, data, next in
+        // The layouts `FeliCaBlockLayout.layout(registry, ...)` finds, from the index taken
+        // once, remembered from one block to the next; the fields written from the
+        // compiled layout (its names as UTF-8, codes by binary search).
+        let index = registry.feliCaLayoutIndex
+        let system = system
+        var memo = FeliCaLayoutMemo()
+        forEachBlock(request: request, answer: answer, write: write, state: &memo) { memo, i, element, data, next in
             line()
             out.ascii("  block ")
             let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
@@ -338,17 +345,18 @@ extension FeliCaExchange {
             if let data {
                 out.ascii("  "); out.hex(data)
                 if let code,
-                   let (entry, previous) = FeliCaBlockLayout.layout(registry, system: system, code: code,
-                                                                    block: element?.block ?? i, data: data, next: next),
-                   entry.empty || !entry.fields.isEmpty {
+                   let (layout, previous) = FeliCaBlockLayout.compiledLayout(index, system: system, code: code,
+                                                                             block: element?.block ?? i, data: data,
+                                                                             next: next, memo: &memo),
+                   layout.empty || !layout.fields.isEmpty {
                     out.byte(0x0A)
                     line()
                     out.ascii("    ")
-                    if entry.empty {
+                    if layout.empty {
                         out.ascii("empty: ")
-                        out.string(entry.name)
+                        out.string(layout.entry.name)
                     } else {
-                        FeliCaBlockLayout.writeText(entry, block: data, next: previous, registry: registry, to: out)
+                        FeliCaBlockLayout.writeText(layout, block: data, next: previous, to: out)
                     }
                 }
             }

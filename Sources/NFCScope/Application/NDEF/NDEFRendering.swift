@@ -728,8 +728,23 @@ private func problems(_ list: [String], _ out: OutputBuffer) {
 }
 
 /// A decoded string on a text line: control characters (C0, DEL, C1) as `\xNN` or
-/// `\u{N}`, so input cannot break the line structure.
-private func textSafe(_ s: String, _ out: OutputBuffer) {
+/// `\u{N}`, so input cannot break the line structure. A string of printable ASCII
+/// only (nearly every one) has nothing to replace and is written as it is; anything
+/// else goes scalar by scalar (`textSafeByScalars`, Shapes15FastPathTests).
+func textSafe(_ s: String, _ out: OutputBuffer) {
+    var s = s
+    let plain = s.withUTF8 { u -> Bool in
+        for b in u where b < 0x20 || b >= 0x7F { return false }
+        return true
+    }
+    if plain {
+        out.string(s)
+        return
+    }
+    textSafeByScalars(s, out)
+}
+
+func textSafeByScalars(_ s: String, _ out: OutputBuffer) {
     var clean = ""
     for scalar in s.unicodeScalars {
         let v = scalar.value

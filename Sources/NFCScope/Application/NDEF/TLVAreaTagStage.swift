@@ -145,6 +145,11 @@ final class TLVAreaTagStage {
     private var source: NDEFSource { platform == .type2 ? .t2t : .t5t }
 
     private func emitIfComplete<Sink: DecodeSink>(to sink: Sink) {
+        // Type 2: the TLV area starts at 16 whatever the container says, and a message
+        // certainly cut short in all the known bytes from there is cut short in the
+        // container's part of them too (a prefix): nothing to do, and the container
+        // need not be read. Most reads of a tag end here.
+        if platform == .type2, Self.noMessageYet(memory.knownRun(from: 16, count: memory.size)) { return }
         guard let (cc, start, size) = container() else { return }
         let known = memory.knownRun(from: start, count: size)
         // Called after every read: most reads leave the message unfinished.
@@ -179,6 +184,15 @@ final class TLVAreaTagStage {
             i += 2
         }
         return run.endIndex - i < length
+    }
+
+    /// `messageCertainlyIncomplete`, or no byte but NULL TLVs known yet (the reads so
+    /// far ended before the TLV area, or in its padding): either way neither these bytes
+    /// nor any prefix of them hold a whole NDEF Message TLV (Shapes15FastPathTests).
+    static func noMessageYet(_ run: ArraySlice<UInt8>) -> Bool {
+        var i = run.startIndex
+        while i < run.endIndex, run[i] == 0x00 { i += 1 }
+        return i == run.endIndex || messageCertainlyIncomplete(run)
     }
 
     /// The tag is gone for good (another one appeared, or the input ended): what
