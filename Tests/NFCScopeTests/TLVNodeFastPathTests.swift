@@ -59,6 +59,7 @@ import Testing
         // The registry's answers through another dictionary type: the general node writer.
         let general = TLVTreeWriter(dictionary: RegistryThroughProtocol(registry: registry))
         let longFast = OutputBuffer(), longCached = OutputBuffer(), longGeneral = OutputBuffer()
+        let textFast = OutputBuffer(), textCached = OutputBuffer(), textGeneral = OutputBuffer()
         var errors = 0, nodes = 0
         for round in 0..<3000 {
             var bytes: [UInt8] = []
@@ -89,6 +90,10 @@ import Testing
                     general.writeText(tree, indent: indent, context: context, to: tc)
                     #expect(ta.string == tc.string, "round \(round) text: \(hexUpper(bytes))")
                     #expect(tb.string == tc.string, "round \(round) text: \(hexUpper(bytes))")
+                    // The lines in buffers that flush (the line's reservation meets the end).
+                    fast.writeText(tree, indent: indent, context: context, to: textFast)
+                    cached.writeText(tree, indent: indent, context: context, to: textCached)
+                    general.writeText(tree, indent: indent, context: context, to: textGeneral)
                     // After the hex the tree was parsed from, in buffers that flush.
                     for (writer, out) in [(fast, longFast), (cached, longCached)] {
                         out.ascii("{\"response\":\"")
@@ -112,6 +117,10 @@ import Testing
         longFast.flush(); longCached.flush(); longGeneral.flush()
         #expect(longFast.contents == longGeneral.contents)
         #expect(longCached.contents == longGeneral.contents)
+        #expect(textGeneral.position > 500_000)
+        textFast.flush(); textCached.flush(); textGeneral.flush()
+        #expect(textFast.contents == textGeneral.contents)
+        #expect(textCached.contents == textGeneral.contents)
     }
 
     /// DOL-split command data: the registry's writer with a value cache against the
@@ -135,15 +144,19 @@ import Testing
             var context = EMVContext()
             context.selectedAID = g.pick(Self.aids)
             context.transactionCurrency = g.pick([nil, 978, 392])
-            let a = OutputBuffer(), b = OutputBuffer()
-            ByteView.with(dol) { d in
+            let a = OutputBuffer(), b = OutputBuffer(), c = OutputBuffer(), d = OutputBuffer()
+            ByteView.with(dol) { dolView in
                 ByteView.with(data) { v in
-                    let split = DataObjectList(parsing: d).split(v)
+                    let split = DataObjectList(parsing: dolView).split(v)
                     fast.writeJSON(split, context: context, to: a)
                     general.writeJSON(split, context: context, to: b)
+                    let indent = g.int(40) - 2
+                    fast.writeText(split, indent: indent, context: context, to: c)
+                    general.writeText(split, indent: indent, context: context, to: d)
                 }
             }
             #expect(a.string == b.string, "round \(round): DOL \(hexUpper(dol)) data \(hexUpper(data))")
+            #expect(c.string == d.string, "round \(round) text: DOL \(hexUpper(dol)) data \(hexUpper(data))")
         }
     }
 
@@ -156,7 +169,7 @@ import Testing
         let registry = Registry.builtin
         let cache = RenderedValueCache(registry: registry)
         let cached = TLVTreeWriter(registry: registry, cache: cache)
-        let general = TLVTreeWriter(dictionary: registry)
+        let general = TLVTreeWriter(dictionary: RegistryThroughProtocol(registry: registry))
         let longCached = OutputBuffer(), longGeneral = OutputBuffer()
         let cdol: [UInt8] = [0x9F, 0x02, 0x06, 0x9F, 0x03, 0x06, 0x9F, 0x1A, 0x02, 0x95, 0x05, 0x5F, 0x2A, 0x02,
                              0x9A, 0x03, 0x9C, 0x01, 0x9F, 0x37, 0x04]
@@ -208,6 +221,44 @@ import Testing
         #expect(cache.hitCount > 3_000)
         longCached.flush(); longGeneral.flush()
         #expect(longCached.contents == longGeneral.contents)
+    }
+}
+
+extension TLVNodeFastPathTests {
+    /// `writeTLVTextLineOpening` against the appends it stands for, over indents
+    /// on both sides of 32, tags of 0 to 5 bytes, names nil, empty and long, lengths
+    /// with 1 to 19 digits and none (indefinite or not), values empty and long, in
+    /// buffers that start at 64 bytes (the line's reservation grows or flushes them).
+    @Test func textLineOpeningWritesWhatTheAppendsWrite() {
+        var g = FastPathGenerator(state: 0x11_0E)
+        let names: [[UInt8]?] = [nil, [], Array("Application Label".utf8), Array(repeating: 0x41, count: 90)]
+        for round in 0..<20_000 {
+            let indent = g.int(80) - 10
+            let tag = UInt32(truncatingIfNeeded: g.int(Int(UInt32.max)))
+            let tagLength = g.int(6)
+            let name = g.pick(names)
+            let digits = [g.int(10), g.int(100), g.int(100_000), Int.max - g.int(9)]
+            let declared = g.chance(20) ? -1 - g.int(3) : g.pick(digits)
+            let indefinite = g.chance(50)
+            let value = g.bytes(g.chance(10) ? g.int(400) : g.int(12))
+            let prefix = g.int(300)
+            let a = OutputBuffer(initialCapacity: 64), b = OutputBuffer(initialCapacity: 64)
+            for out in [a, b] { out.spaces(prefix % 40); out.bytes(Array(repeating: 0x2E, count: prefix)) }
+            ByteView.with(name ?? []) { nv in
+                ByteView.with(value) { v in
+                    writeTLVTextLineOpening(to: a, indent: indent, tag: tag, tagLength: tagLength, name: name == nil ? nil : nv,
+                                         declaredLength: declared, indefinite: indefinite, hex: v)
+                    b.spaces(indent)
+                    b.hexUpper(tag, byteCount: tagLength)
+                    if name != nil { b.byte(0x20); b.bytes(nv) }
+                    b.ascii(" (")
+                    if declared >= 0 { b.int(declared) } else { b.ascii(indefinite ? "indefinite" : "?") }
+                    b.byte(0x29)
+                    if !v.isEmpty { b.byte(0x20); b.hex(v, uppercase: true) }
+                }
+            }
+            #expect(a.contents == b.contents, "round \(round)")
+        }
     }
 }
 

@@ -878,87 +878,27 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Total bytes written so far, for column padding within one line.
     public var position: Int { flushedTotal + count }
 
-    /// A TLV node's JSON from its opening brace to its name member, in one reservation
-    /// (the JSON tree writer's per-node fixed part): `,` when `separator`, then
-    /// `{"tag":"` TAG `","len":` LEN `,"hex":"` HEX `"` NAME. TAG is the low `tagLength`
-    /// bytes (1 to 4) of `tag` in uppercase hex; LEN is `declaredLength`, `null` when
-    /// negative; HEX is `value` in lowercase, copied from where the hex of `outer` was
-    /// written (`outerHexAt`, a `position`) when `value` lies inside `outer` and that hex
-    /// is still in the buffer, else converted; NAME is `name`'s bytes (nothing when
-    /// empty), `,"name":null` when nil. Returns the position of the value's hex.
-    /// What `byte`, `ascii`, `hexUpper`, `int`, `hex(_:inside:writtenAt:)` and `bytes`
-    /// write one after the other (`TLVNodeFastPathTests` compares them).
+    /// A cursor over `n` bytes reserved at the end of the buffer, for the writers that
+    /// fill such a reservation without a call per piece (Bytes/TLVNodeWriting.swift);
+    /// `commit` keeps what was written through it. Nothing may be appended in between.
     @inline(__always)
-    func tlvNodeOpening(separator: Bool, tag: UInt32, tagLength: Int, declaredLength: Int, value: ByteView,
-                        outer: ByteView?, outerHexAt: Int, name: ByteView?) -> Int {
-        let n = value.count
-        let nameCount = name?.count ?? 12
-        // 1 + 8 + 8 + 8 + 20 + 8 + 1 literal and number bytes, then the hex and the name.
-        reserve(54 &+ (n &<< 1) &+ nameCount)
-        let dst = UnsafeMutableRawPointer(storage)
-        var o = count
-        if separator { dst.storeBytes(of: 0x2C, toByteOffset: o, as: UInt8.self); o &+= 1 }
-        let opening: StaticString = "{\"tag\":\""
-        Self.copyShort(from: UnsafeRawPointer(opening.utf8Start), to: dst + o, count: 8)
-        o &+= 8
-        let tagBytes = Swift.max(1, Swift.min(4, tagLength))
-        let upper = UnsafeRawPointer(hexUpperPairs)
-        var k = 0
-        while k < tagBytes {
-            let b = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1 &- k) &* 8)) & 0xFF)
-            dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
-                           as: UInt16.self)
-            k &+= 1
-        }
-        o &+= tagBytes &<< 1
-        let len: StaticString = "\",\"len\":"
-        Self.copyShort(from: UnsafeRawPointer(len.utf8Start), to: dst + o, count: 8)
-        o &+= 8
-        if declaredLength < 0 {
-            let null: StaticString = "null"
-            Self.copyShort(from: UnsafeRawPointer(null.utf8Start), to: dst + o, count: 4)
-            o &+= 4
-        } else if declaredLength < 10 {
-            dst.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: declaredLength), toByteOffset: o, as: UInt8.self)
-            o &+= 1
-        } else if declaredLength < 100 {
-            dst.storeBytes(of: UnsafeRawPointer(decimalPairs).loadUnaligned(fromByteOffset: declaredLength &<< 1, as: UInt16.self),
-                           toByteOffset: o, as: UInt16.self)
-            o &+= 2
-        } else {
-            o &+= Self.writeDigits(UInt64(declaredLength), to: dst, at: o)
-        }
-        let hexMember: StaticString = ",\"hex\":\""
-        Self.copyShort(from: UnsafeRawPointer(hexMember.utf8Start), to: dst + o, count: 8)
-        o &+= 8
-        let hexAt = o
-        if n > 0, let src = value.base {
-            var copied = false
-            if let outer, let d = value.offset(in: outer) {
-                let from = outerHexAt &- flushedTotal &+ (d &<< 1)
-                if from >= 0 && from &+ (n &<< 1) <= count {
-                    Self.copyShort(from: UnsafeRawPointer(storage + from), to: dst + o, count: n &<< 1)
-                    copied = true
-                }
-            }
-            if !copied { Self.writeHexPairs(src, n, dst + o, UnsafeRawPointer(hexLowerPairs)) }
-            o &+= n &<< 1
-        }
-        dst.storeBytes(of: 0x22, toByteOffset: o, as: UInt8.self)
-        o &+= 1
-        if let name {
-            if let src = name.base, name.count > 0 {
-                Self.copyShort(from: src, to: dst + o, count: name.count)
-                o &+= name.count
-            }
-        } else {
-            let null: StaticString = ",\"name\":null"
-            Self.copyShort(from: UnsafeRawPointer(null.utf8Start), to: dst + o, count: 12)
-            o &+= 12
-        }
-        count = o
-        return flushedTotal &+ hexAt
+    func reservedCursor(_ n: Int) -> OutputCursor {
+        reserve(n)
+        return OutputCursor(base: UnsafeMutableRawPointer(storage), offset: count, end: count &+ n)
     }
+
+    /// Keeps what was written through `cursor` (from `reservedCursor`), which must not
+    /// have gone past its reservation.
+    @inline(__always)
+    func commit(_ cursor: OutputCursor) {
+        precondition(cursor.offset >= count && cursor.offset <= cursor.end && cursor.end <= capacity,
+                     "OutputBuffer.commit: a cursor outside its reservation")
+        count = cursor.offset
+    }
+
+    /// Bytes already flushed (`position - count`): a `position` minus this is an offset
+    /// in the buffer.
+    var flushedCount: Int { @inline(__always) get { flushedTotal } }
 
     /// Changes whenever bytes already written may no longer be where their `position`
     /// says, or no longer what was written (rewritten, handed on as a chunk, forgotten):

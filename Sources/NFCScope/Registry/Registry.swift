@@ -374,21 +374,35 @@ public final class Registry: Sendable {
 
     private static var nameMemberPrefix: StaticString { ",\"name\":\"" }
 
-    /// Runs `body` with a view of the pooled tag names: a TLV tree's JSON writer holds
-    /// it for the whole tree and takes each node's name member from it (`tagNameMember`).
+    /// Runs `body` with a view of the pooled tag names: a TLV tree's writers hold it for
+    /// the whole tree and take each node's names from it (the ranges `tagNodeEntry` gives).
     @inline(__always)
     func withTagNamePool<R>(_ body: (ByteView) -> R) -> R {
         ByteView.with(tagNamePool, body)
     }
 
-    /// The bytes `writeTagNameMember` writes for `handle`, inside `pool` (the view
-    /// `withTagNamePool` gives); empty when it writes nothing.
+    /// What the registry's TLV node writers read of a node's entry, taken from its slot
+    /// once: the slot (`EMVTagHandle.index`), the JSON name member and the text name as
+    /// ranges of the name pool (what `writeTagNameMember` and `writeTagName(.text)`
+    /// write), and whether its values have a text (`tagHasText`).
+    struct TagNodeEntry {
+        var index: Int
+        var nameMemberStart: Int
+        var nameMemberCount: Int
+        var textNameStart: Int
+        var textNameCount: Int
+        var hasText: Bool
+    }
+
+    /// `tagHandle(_:length:in:)` with the slot's fields the node writers need read once.
     @inline(__always)
-    func tagNameMember(_ handle: EMVTagHandle, in pool: ByteView) -> ByteView {
-        guard handle.index >= 0, handle.index < tagSlots.count else { return ByteView() }
-        let slot = tagSlots[handle.index]
+    func tagNodeEntry(_ tag: UInt32, length: Int, in scope: EMVLookupScope) -> TagNodeEntry? {
+        guard let index = slotIndex(tag, length: length, aid: scope.aid, knownScope: scope.tagScope) else { return nil }
+        let slot = tagSlots[index]
         let prefix = Registry.nameMemberPrefix.utf8CodeUnitCount
-        return pool.slice(slot.jsonNameStart - prefix, prefix + slot.jsonNameCount + 1) ?? ByteView()
+        return TagNodeEntry(index: index, nameMemberStart: slot.jsonNameStart &- prefix,
+                            nameMemberCount: prefix &+ slot.jsonNameCount &+ 1, textNameStart: slot.textNameStart,
+                            textNameCount: slot.textNameCount, hasText: slot.renderer != .none)
     }
 
     @inline(__always)

@@ -130,53 +130,14 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             if let registry = dictionary as? Registry {
                 // The registry's nodes: each one's fixed part in one reservation.
                 registry.withTagNamePool { pool in
-                    writeJSONArray(tlv, start: 0, end: tlv.nodes.count, registry: registry, pool: pool,
-                                   outer: parsedFrom?.bytes, outerHexAt: parsedFrom?.position ?? 0, scope: scope,
-                                   texts: texts, context, out)
+                    let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
+                    writer.writeJSONArray(registry, cache, tlv.nodes, start: 0, end: tlv.nodes.count, outer: parsedFrom?.bytes,
+                                          outerHexAt: parsedFrom?.position ?? 0, context, out)
                 }
             } else {
                 writeJSONArray(tlv, start: 0, end: tlv.nodes.count, parent: parent, scope: scope, texts: texts, context, out)
             }
         }
-    }
-
-    /// `writeJSONArray` for the registry: a node's separator, opening members, hex and
-    /// name member are written by `OutputBuffer.tlvNodeOpening` in one reservation, the
-    /// name member sliced from the registry's name pool (`pool`). `outer` is the value
-    /// whose hex was written at `outerHexAt` (the parent's, or the response's for the
-    /// top level; nil: the hex is converted).
-    private func writeJSONArray(_ tlv: BERTLV, start: Int, end: Int, registry: Registry, pool: ByteView,
-                                outer: ByteView?, outerHexAt: Int, scope: EMVLookupScope, texts: Int,
-                                _ context: EMVContext, _ out: OutputBuffer) {
-        out.byte(0x5B)
-        var index = start
-        let end = Swift.min(end, tlv.nodes.count)
-        while index < end {
-            let node = tlv.nodes[index]
-            let declared = node.declaredLength
-            let handle = registry.tagHandle(node.tag, length: declared ?? node.value.count, in: scope)
-            let hexAt = out.tlvNodeOpening(separator: index != start, tag: node.tag, tagLength: node.tagLength,
-                                           declaredLength: declared ?? -1, value: node.value, outer: outer,
-                                           outerHexAt: outerHexAt, name: handle.map { registry.tagNameMember($0, in: pool) })
-            if let handle, !node.isError, !node.constructed, registry.tagHasText(handle) {
-                out.ascii(",\"text\":\"")
-                writeJSONText(handle, node.value, texts: texts, context, out)
-                out.byte(0x22)
-            }
-            if node.indefinite { out.ascii(",\"indefinite\":true") }
-            if let e = node.error {
-                out.ascii(",\"error\":\""); e.write(to: out, declaredLength: declared); out.byte(0x22)
-            }
-            if node.childError { out.ascii(",\"children_error\":true") }
-            if node.hasChildren {
-                out.ascii(",\"children\":")
-                writeJSONArray(tlv, start: index + 1, end: node.subtreeEnd, registry: registry, pool: pool,
-                               outer: node.value, outerHexAt: hexAt, scope: scope, texts: texts, context, out)
-            }
-            out.byte(0x7D)
-            index = Swift.max(node.subtreeEnd, index + 1)
-        }
-        out.byte(0x5D)
     }
 
     /// The cache's id of the context values are rendered in, and the tag scope of its
@@ -277,6 +238,14 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         let (texts, tagScope) = textContext(context)
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
+            if let registry = dictionary as? Registry {
+                // The registry's lines: each one's fixed part in one reservation.
+                registry.withTagNamePool { pool in
+                    let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
+                    writer.writeTextLevel(registry, cache, tlv.nodes, start: 0, end: tlv.nodes.count, indent: indent, context, out)
+                }
+                return
+            }
             writeTextLevel(tlv, start: 0, end: tlv.nodes.count, indent: indent, scope: scope, texts: texts, context, out)
         }
     }
@@ -342,7 +311,8 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
             // (Lengths are never negative from `DataObjectList`; a hand-made split's are written by the general loop.)
             if let registry = dictionary as? Registry, !split.values.contains(where: { $0.length < 0 }) {
                 registry.withTagNamePool { pool in
-                    writeJSONValues(split, registry: registry, pool: pool, scope: scope, texts: texts, context, out)
+                    let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
+                    writer.writeJSONValues(registry, cache, split.values, context, out)
                 }
                 return
             }
@@ -380,45 +350,17 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
         out.byte(0x7D)
     }
 
-    /// The DOL-split values for the registry: each value's fixed part in one reservation
-    /// (`OutputBuffer.tlvNodeOpening`), as `writeJSONArray` does for tree nodes.
-    private func writeJSONValues(_ split: DOLSplit, registry: Registry, pool: ByteView, scope: EMVLookupScope,
-                                 texts: Int, _ context: EMVContext, _ out: OutputBuffer) {
-        out.byte(0x5B)
-        var k = 0
-        let values = split.values
-        while k < values.count {
-            let v = values[k]
-            let handle = registry.tagHandle(v.tag, length: v.length, in: scope)
-            let tagLength = v.tag > 0xFF_FFFF ? 4 : v.tag > 0xFFFF ? 3 : v.tag > 0xFF ? 2 : 1
-            _ = out.tlvNodeOpening(separator: k > 0, tag: v.tag, tagLength: tagLength, declaredLength: v.length,
-                                   value: v.value, outer: nil, outerHexAt: 0,
-                                   name: handle.map { registry.tagNameMember($0, in: pool) })
-            writeJSONValueEnd(v, text: handle.flatMap { registry.tagHasText($0) ? $0 : nil }, texts: texts, context, out)
-            k += 1
-        }
-        out.byte(0x5D)
-    }
-
     func writeText(_ split: DOLSplit, indent: Int, context: EMVContext, to out: OutputBuffer) {
         let (texts, tagScope) = textContext(context)
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? dictionary.lookupScope(aid: aid)
-            for v in split.values {
-                tlvIndent(indent, out)
-                emvTagHex(v.tag, out)
-                let handle = dictionary.tagHandle(v.tag, length: v.length, in: scope)
-                if let handle { out.byte(0x20); dictionary.writeTagName(handle, to: out, target: .text) }
-                out.ascii(" ("); out.int(v.length); out.byte(0x29)
-                if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }
-                if v.isComplete, let handle, dictionary.tagHasText(handle) {
-                    out.ascii(" = ")
-                    writeTextValue(handle, v.value, texts: texts, context, out)
+            if let registry = dictionary as? Registry, !split.values.contains(where: { $0.length < 0 }) {
+                registry.withTagNamePool { pool in
+                    let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
+                    writer.writeTextValues(registry, cache, split.values, indent: indent, context, out)
                 }
-                if !v.isComplete {
-                    out.ascii(" !! data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short")
-                }
-                out.byte(0x0A)
+            } else {
+                writeTextValues(split.values, indent: indent, scope: scope, texts: texts, context, out)
             }
             if !split.extra.isEmpty {
                 tlvIndent(indent, out)
@@ -426,6 +368,26 @@ struct TLVTreeWriter<Dictionary: EMVDictionary> {
                 out.hex(split.extra, uppercase: true)
                 out.byte(0x0A)
             }
+        }
+    }
+
+    private func writeTextValues(_ values: [DOLValue], indent: Int, scope: EMVLookupScope, texts: Int,
+                                 _ context: EMVContext, _ out: OutputBuffer) {
+        for v in values {
+            tlvIndent(indent, out)
+            emvTagHex(v.tag, out)
+            let handle = dictionary.tagHandle(v.tag, length: v.length, in: scope)
+            if let handle { out.byte(0x20); dictionary.writeTagName(handle, to: out, target: .text) }
+            out.ascii(" ("); out.int(v.length); out.byte(0x29)
+            if !v.value.isEmpty { out.byte(0x20); out.hex(v.value, uppercase: true) }
+            if v.isComplete, let handle, dictionary.tagHasText(handle) {
+                out.ascii(" = ")
+                writeTextValue(handle, v.value, texts: texts, context, out)
+            }
+            if !v.isComplete {
+                out.ascii(" !! data ends "); out.int(v.length - v.value.count); out.ascii(" bytes short")
+            }
+            out.byte(0x0A)
         }
     }
 }
@@ -447,4 +409,193 @@ func tlvNodeTag(_ node: TLVNode, _ out: OutputBuffer) {
 @inline(__always)
 func tlvIndent(_ n: Int, _ out: OutputBuffer) {
     out.spaces(n)
+}
+
+/// `TLVTreeWriter`'s nodes and DOL values for the registry: each node's entry read once
+/// (`Registry.tagNodeEntry`: slot, name ranges, whether it has a text), its fixed part
+/// written in one reservation (`writeTLVNodeFixedPart`, `writeTLVTextLineOpening`)
+/// inlined into the loop, and the node's fields read from the array where they are
+/// used instead of the node being copied out. Not generic. What it writes is what the
+/// general writer writes (`TLVNodeFastPathTests`).
+struct RegistryNodeWriter {
+    // The registry and the cache are passed to each call rather than stored: a writer
+    // holding them would retain and release both for every tree and DOL split.
+
+    /// `Registry.withTagNamePool`'s view, for the writer's lifetime.
+    let pool: ByteView
+    let scope: EMVLookupScope
+    /// The cache's context id (-1: no cache).
+    let texts: Int
+
+    /// A node's or value's JSON text: copied from the cache when the same value was
+    /// rendered in the same context before, else rendered. One function per target, each
+    /// with its target fixed: the renderers inlined into it are specialised for it.
+    @inline(__always)
+    private func writeJSONText(_ registry: Registry, _ cache: RenderedValueCache?, _ entry: Registry.TagNodeEntry,
+                               tag: UInt32, length: Int, _ value: ByteView, _ context: EMVContext, _ out: OutputBuffer) {
+        let handle = EMVTagHandle(tag: tag, length: length, aid: scope.aid, index: entry.index)
+        if let cache, texts >= 0 {
+            cache.write(slot: entry.index, value: value, context: texts, to: out) {
+                registry.renderTagValue(handle, value, context: context, to: out, target: .json)
+            }
+        } else {
+            registry.renderTagValue(handle, value, context: context, to: out, target: .json)
+        }
+    }
+
+    /// The same for the text lines (their cache entries keyed by the complement of the
+    /// context id, as `TLVTreeWriter` does).
+    @inline(__always)
+    private func writeTextText(_ registry: Registry, _ cache: RenderedValueCache?, _ entry: Registry.TagNodeEntry,
+                               tag: UInt32, length: Int, _ value: ByteView, _ context: EMVContext, _ out: OutputBuffer) {
+        let handle = EMVTagHandle(tag: tag, length: length, aid: scope.aid, index: entry.index)
+        if let cache, texts >= 0 {
+            cache.write(slot: entry.index, value: value, context: ~texts, to: out) {
+                registry.renderTagValue(handle, value, context: context, to: out, target: .text)
+            }
+        } else {
+            registry.renderTagValue(handle, value, context: context, to: out, target: .text)
+        }
+    }
+
+    @inline(__always)
+    private func nameMember(_ entry: Registry.TagNodeEntry?) -> ByteView? {
+        guard let entry else { return nil }
+        return pool.slice(entry.nameMemberStart, entry.nameMemberCount) ?? ByteView()
+    }
+
+    @inline(__always)
+    private func textName(_ entry: Registry.TagNodeEntry?) -> ByteView? {
+        guard let entry else { return nil }
+        return pool.slice(entry.textNameStart, entry.textNameCount) ?? ByteView()
+    }
+
+    // MARK: JSON
+
+    /// The nodes in `start..<end` (siblings) as a JSON array. `outer` is the value whose
+    /// hex was written at `outerHexAt` (the parent's, or the response's for the top
+    /// level; nil: the hex is converted).
+    func writeJSONArray(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
+                        outer: ByteView?, outerHexAt: Int, _ context: EMVContext, _ out: OutputBuffer) {
+        out.byte(0x5B)
+        var index = start
+        let end = Swift.min(end, nodes.count)
+        while index < end {
+            let tag = nodes[index].tag
+            let value = nodes[index].value
+            let declared = nodes[index].declaredLength
+            let isError = nodes[index].isError
+            let length = declared ?? value.count
+            let entry = registry.tagNodeEntry(tag, length: length, in: scope)
+            let text = entry?.hasText == true && !isError && !nodes[index].constructed
+            let hexAt = writeTLVNodeFixedPart(to: out, separator: index != start, tag: tag, tagLength: nodes[index].tagLength,
+                                             declaredLength: declared ?? -1, value: value, outer: outer,
+                                             outerHexAt: outerHexAt, name: nameMember(entry), textMember: text)
+            if text, let entry {
+                writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
+                out.byte(0x22)
+            }
+            if nodes[index].indefinite { out.ascii(",\"indefinite\":true") }
+            if isError, let e = nodes[index].error {
+                out.ascii(",\"error\":\""); e.write(to: out, declaredLength: declared); out.byte(0x22)
+            }
+            if nodes[index].childError { out.ascii(",\"children_error\":true") }
+            let subtreeEnd = nodes[index].subtreeEnd
+            if nodes[index].hasChildren {
+                out.ascii(",\"children\":")
+                writeJSONArray(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value, outerHexAt: hexAt, context, out)
+            }
+            out.byte(0x7D)
+            index = Swift.max(subtreeEnd, index + 1)
+        }
+        out.byte(0x5D)
+    }
+
+    /// DOL-split values as a JSON array (lengths not negative: `DataObjectList` makes none).
+    func writeJSONValues(_ registry: Registry, _ cache: RenderedValueCache?, _ values: [DOLValue], _ context: EMVContext,
+                         _ out: OutputBuffer) {
+        out.byte(0x5B)
+        var k = 0
+        while k < values.count {
+            let tag = values[k].tag
+            let length = values[k].length
+            let value = values[k].value
+            let complete = value.count == length
+            let entry = registry.tagNodeEntry(tag, length: length, in: scope)
+            let text = complete && entry?.hasText == true
+            let tagLength = tag > 0xFF_FFFF ? 4 : tag > 0xFFFF ? 3 : tag > 0xFF ? 2 : 1
+            _ = writeTLVNodeFixedPart(to: out, separator: k > 0, tag: tag, tagLength: tagLength, declaredLength: length,
+                                     value: value, outer: nil, outerHexAt: 0, name: nameMember(entry), textMember: text)
+            if text, let entry {
+                writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
+                out.byte(0x22)
+            }
+            if !complete {
+                out.ascii(",\"error\":\"data ends "); out.int(length - value.count); out.ascii(" bytes short\"")
+            }
+            out.byte(0x7D)
+            k += 1
+        }
+        out.byte(0x5D)
+    }
+
+    // MARK: Text
+
+    /// One line per node of `start..<end` and, below each, its children's lines.
+    func writeTextLevel(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
+                        indent: Int, _ context: EMVContext, _ out: OutputBuffer) {
+        var index = start
+        let end = Swift.min(end, nodes.count)
+        while index < end {
+            let tag = nodes[index].tag
+            let value = nodes[index].value
+            let declared = nodes[index].declaredLength
+            let isError = nodes[index].isError
+            let constructed = nodes[index].constructed
+            let length = declared ?? value.count
+            let entry = registry.tagNodeEntry(tag, length: length, in: scope)
+            let clean = !isError && !nodes[index].childError
+            writeTLVTextLineOpening(to: out, indent: indent, tag: tag, tagLength: nodes[index].tagLength, name: textName(entry),
+                                   declaredLength: declared ?? -1, indefinite: nodes[index].indefinite,
+                                   hex: !constructed || !clean ? value : ByteView())
+            if !isError, !constructed, let entry, entry.hasText {
+                out.ascii(" = ")
+                writeTextText(registry, cache, entry, tag: tag, length: length, value, context, out)
+            }
+            if isError, let e = nodes[index].error {
+                out.ascii(" !! "); e.write(to: out, declaredLength: declared)
+            }
+            out.byte(0x0A)
+            let subtreeEnd = nodes[index].subtreeEnd
+            if nodes[index].hasChildren {
+                writeTextLevel(registry, cache, nodes, start: index + 1, end: subtreeEnd, indent: indent + 2, context, out)
+            }
+            index = Swift.max(subtreeEnd, index + 1)
+        }
+    }
+
+    /// One line per DOL-split value (lengths not negative).
+    func writeTextValues(_ registry: Registry, _ cache: RenderedValueCache?, _ values: [DOLValue], indent: Int,
+                         _ context: EMVContext, _ out: OutputBuffer) {
+        var k = 0
+        while k < values.count {
+            let tag = values[k].tag
+            let length = values[k].length
+            let value = values[k].value
+            let entry = registry.tagNodeEntry(tag, length: length, in: scope)
+            let tagLength = tag > 0xFF_FFFF ? 4 : tag > 0xFFFF ? 3 : tag > 0xFF ? 2 : 1
+            writeTLVTextLineOpening(to: out, indent: indent, tag: tag, tagLength: tagLength, name: textName(entry),
+                                   declaredLength: length, indefinite: false, hex: value)
+            if value.count == length {
+                if let entry, entry.hasText {
+                    out.ascii(" = ")
+                    writeTextText(registry, cache, entry, tag: tag, length: length, value, context, out)
+                }
+            } else {
+                out.ascii(" !! data ends "); out.int(length - value.count); out.ascii(" bytes short")
+            }
+            out.byte(0x0A)
+            k += 1
+        }
+    }
 }

@@ -1,0 +1,183 @@
+// The fixed part of a TLV node's JSON and of its text line, each written into one
+// reservation of the output buffer (the registry's node writers in
+// Application/TLV/TLVRendering.swift, one call per node and per DOL value).
+//
+// These are `@_transparent` free functions: inlined into the node loops whatever the
+// size of those loops. A method of `OutputBuffer` (a class) cannot be transparent, and
+// a large `@inline(__always)` function is only inlined into small callers, so the
+// earlier method stayed a call with ten arguments (~60 instructions of its own a node).
+// They write through an `OutputCursor` (`OutputBuffer.reservedCursor`), with no check
+// per piece: the reservation is sized for the largest case, and `commit` traps if the
+// writing went past it.
+
+/// A TLV node's JSON from its opening brace to its name member: `,` when `separator`,
+/// then `{"tag":"` TAG `","len":` LEN `,"hex":"` HEX `"` NAME, then `,"text":"` when
+/// `textMember`. TAG is the low `tagLength` bytes (1 to 4) of `tag` in uppercase hex;
+/// LEN is `declaredLength`, `null` when negative; HEX is `value` in lowercase, copied
+/// from where the hex of `outer` was written (`outerHexAt`, a `position`) when `value`
+/// lies inside `outer` and that hex is still in the buffer, else converted; NAME is
+/// `name`'s bytes (nothing when empty), `,"name":null` when nil. Returns the position
+/// of the value's hex. What `byte`, `ascii`, `hexUpper`, `int`,
+/// `hex(_:inside:writtenAt:)` and `bytes` write one after the other
+/// (`TLVNodeFastPathTests` compares them).
+@_transparent
+func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, tagLength: Int, declaredLength: Int,
+                           value: ByteView, outer: ByteView?, outerHexAt: Int, name: ByteView?,
+                           textMember: Bool) -> Int {
+    let n = value.count
+    let nameCount = name?.count ?? 12
+    // 1 + 8 + 8 + 8 + 20 + 8 + 1 literal and number bytes, the hex, the name, then 9 of `,"text":"`.
+    var c = out.reservedCursor(63 + 2 * n + nameCount)
+    let dst = c.base
+    let start = c.offset
+    var o = start
+    if separator { dst.storeBytes(of: 0x2C, toByteOffset: o, as: UInt8.self); o &+= 1 }
+    let opening: StaticString = "{\"tag\":\""
+    OutputBuffer.copyShort(from: UnsafeRawPointer(opening.utf8Start), to: dst + o, count: 8)
+    o &+= 8
+    let tagBytes = Swift.max(1, Swift.min(4, tagLength))
+    let upper = UnsafeRawPointer(hexUpperPairs)
+    var k = 0
+    while k < tagBytes {
+        let b = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1 &- k) &* 8)) & 0xFF)
+        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
+                       as: UInt16.self)
+        k &+= 1
+    }
+    o &+= tagBytes &<< 1
+    let len: StaticString = "\",\"len\":"
+    OutputBuffer.copyShort(from: UnsafeRawPointer(len.utf8Start), to: dst + o, count: 8)
+    o &+= 8
+    if declaredLength < 0 {
+        let null: StaticString = "null"
+        OutputBuffer.copyShort(from: UnsafeRawPointer(null.utf8Start), to: dst + o, count: 4)
+        o &+= 4
+    } else if declaredLength < 10 {
+        dst.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: declaredLength), toByteOffset: o, as: UInt8.self)
+        o &+= 1
+    } else if declaredLength < 100 {
+        dst.storeBytes(of: UnsafeRawPointer(decimalPairs).loadUnaligned(fromByteOffset: declaredLength &<< 1, as: UInt16.self),
+                       toByteOffset: o, as: UInt16.self)
+        o &+= 2
+    } else {
+        o &+= OutputBuffer.writeDigits(UInt64(declaredLength), to: dst, at: o)
+    }
+    let hexMember: StaticString = ",\"hex\":\""
+    OutputBuffer.copyShort(from: UnsafeRawPointer(hexMember.utf8Start), to: dst + o, count: 8)
+    o &+= 8
+    let hexAt = o
+    if n > 0, let src = value.base {
+        var copied = false
+        if let outer, let d = value.offset(in: outer) {
+            // Where the parent's hex of these bytes lies in the buffer, if it still does.
+            let from = outerHexAt &- out.flushedCount &+ (d &<< 1)
+            if from >= 0 && from &+ (n &<< 1) <= start {
+                OutputBuffer.copyShort(from: UnsafeRawPointer(dst + from), to: dst + o, count: n &<< 1)
+                copied = true
+            }
+        }
+        if !copied { OutputBuffer.writeHexPairs(src, n, dst + o, UnsafeRawPointer(hexLowerPairs)) }
+        o &+= n &<< 1
+    }
+    dst.storeBytes(of: 0x22, toByteOffset: o, as: UInt8.self)
+    o &+= 1
+    if let name {
+        if let src = name.base, name.count > 0 {
+            OutputBuffer.copyShort(from: src, to: dst + o, count: name.count)
+            o &+= name.count
+        }
+    } else {
+        let null: StaticString = ",\"name\":null"
+        OutputBuffer.copyShort(from: UnsafeRawPointer(null.utf8Start), to: dst + o, count: 12)
+        o &+= 12
+    }
+    if textMember {
+        let text: StaticString = ",\"text\":\""
+        OutputBuffer.copyShort(from: UnsafeRawPointer(text.utf8Start), to: dst + o, count: 9)
+        o &+= 9
+    }
+    c.offset = o
+    out.commit(c)
+    return out.flushedCount &+ hexAt
+}
+
+/// A TLV node's (or a DOL value's) text line up to its value's text: `indent` spaces
+/// (none when not positive), TAG (the low `tagLength` bytes, 1 to 4, of `tag` in
+/// uppercase hex), ` NAME` when `name` is not nil, ` (LEN)` with LEN `declaredLength`,
+/// or when it is negative `indefinite` (when `indefinite`) or `?`, then ` HEX` (`hex`
+/// in uppercase) when `hex` is not empty. What `spaces`, `hexUpper`, `byte`, `bytes`,
+/// `ascii`, `int` and `hex(_:uppercase:)` write one after the other
+/// (`TLVNodeFastPathTests` compares them).
+@_transparent
+func writeTLVTextLineOpening(to out: OutputBuffer, indent: Int, tag: UInt32, tagLength: Int, name: ByteView?,
+                             declaredLength: Int, indefinite: Bool, hex: ByteView) {
+    let n = hex.count
+    let pad = Swift.max(indent, 0)
+    // Spaces (at least 32 stored), 8 of tag, ` ` and the name, ` (`, 20 of number or
+    // `indefinite`, `) `, the hex.
+    var c = out.reservedCursor(Swift.max(pad, 32) + 8 + 1 + (name?.count ?? 0) + 2 + 20 + 2 + 2 * n)
+    let dst = c.base
+    var o = c.offset
+    if pad <= 32 {
+        let blanks: UInt64 = 0x2020_2020_2020_2020
+        dst.storeBytes(of: blanks, toByteOffset: o, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: o &+ 8, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: o &+ 16, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: o &+ 24, as: UInt64.self)
+    } else {
+        (dst + o).initializeMemory(as: UInt8.self, repeating: 0x20, count: pad)
+    }
+    o &+= pad
+    let tagBytes = Swift.max(1, Swift.min(4, tagLength))
+    let upper = UnsafeRawPointer(hexUpperPairs)
+    var k = 0
+    while k < tagBytes {
+        let b = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1 &- k) &* 8)) & 0xFF)
+        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
+                       as: UInt16.self)
+        k &+= 1
+    }
+    o &+= tagBytes &<< 1
+    if let name {
+        dst.storeBytes(of: 0x20, toByteOffset: o, as: UInt8.self)
+        o &+= 1
+        if let src = name.base, name.count > 0 {
+            OutputBuffer.copyShort(from: src, to: dst + o, count: name.count)
+            o &+= name.count
+        }
+    }
+    // " (" as two bytes, in memory order.
+    dst.storeBytes(of: UInt16(0x2820).littleEndian, toByteOffset: o, as: UInt16.self)
+    o &+= 2
+    if declaredLength >= 0 {
+        if declaredLength < 10 {
+            dst.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: declaredLength), toByteOffset: o, as: UInt8.self)
+            o &+= 1
+        } else if declaredLength < 100 {
+            dst.storeBytes(of: UnsafeRawPointer(decimalPairs).loadUnaligned(fromByteOffset: declaredLength &<< 1, as: UInt16.self),
+                           toByteOffset: o, as: UInt16.self)
+            o &+= 2
+        } else {
+            o &+= OutputBuffer.writeDigits(UInt64(declaredLength), to: dst, at: o)
+        }
+    } else if indefinite {
+        let word: StaticString = "indefinite"
+        OutputBuffer.copyShort(from: UnsafeRawPointer(word.utf8Start), to: dst + o, count: 10)
+        o &+= 10
+    } else {
+        dst.storeBytes(of: 0x3F, toByteOffset: o, as: UInt8.self)
+        o &+= 1
+    }
+    dst.storeBytes(of: 0x29, toByteOffset: o, as: UInt8.self)
+    o &+= 1
+    if n > 0 {
+        dst.storeBytes(of: 0x20, toByteOffset: o, as: UInt8.self)
+        o &+= 1
+        if let src = hex.base {
+            OutputBuffer.writeHexPairs(src, n, dst + o, upper)
+            o &+= n &<< 1
+        }
+    }
+    c.offset = o
+    out.commit(c)
+}
