@@ -340,3 +340,106 @@ struct CardSessionFastPathTests {
         #expect(sessions > 50)
     }
 }
+
+/// The parser's common-object path (a one- or two-byte tag and a one-byte length, read
+/// with one bounds check; s15-session2) against the reference parser (the general path
+/// as it was), on inputs made mostly of such objects and on every short byte string
+/// that starts one.
+@Suite("Decode fast paths (s15): common BER-TLV objects")
+struct CommonTLVObjectTests {
+    private static func compare(_ bytes: [UInt8], maxDepth: Int, spare: inout BERTLV) -> Int {
+        ByteView.with(bytes) { v in
+            let expected = ReferenceTLVParser.parse(v, maxDepth: maxDepth)
+            let fresh = BERTLV(parsing: v, maxDepth: maxDepth)
+            let isTLV = spare.reparseIfTLV(v, maxDepth: maxDepth)
+            for tree in [fresh, spare] {
+                #expect(tree.nodes.count == expected.count, "\(bytes) cap \(maxDepth)")
+                for (n, e) in zip(tree.nodes, expected) {
+                    let got = ReferenceTLVParser.Node(
+                        tag: n.tag, tagLength: n.tagLength, depth: n.depth, offset: n.offset,
+                        headerLength: n.headerLength, declaredLength: n.declaredLength,
+                        valueStart: n.value.isEmpty ? e.valueStart : (n.value.offset(in: v) ?? -1),
+                        valueCount: n.value.count, constructed: n.constructed, indefinite: n.indefinite,
+                        error: n.error, childError: n.childError, subtreeEnd: n.subtreeEnd)
+                    #expect(got == e, "\(bytes) cap \(maxDepth)")
+                }
+            }
+            let twoPass = !expected.isEmpty && !expected.contains { $0.error != nil || $0.indefinite }
+            #expect(isTLV == twoPass, "\(bytes) cap \(maxDepth)")
+            return expected.count
+        }
+    }
+
+    /// Objects with one- and two-byte tags (some of them padding bytes 00 and FF, or
+    /// FF/1F first bytes), short lengths that fit, overrun or leave bytes over, empty
+    /// and nested constructed values, indefinite levels around them, cut-off ends.
+    @Test func commonObjectsMatchTheReference() {
+        var state: UInt64 = 0x5EED_5152
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 29
+        }
+        func object(_ depth: Int, _ out: inout [UInt8]) {
+            switch next() % 16 {
+            case 0: out.append([0x00, 0xFF, 0x1F, 0x9F, 0x80, 0x20][Int(next() % 6)])
+            case 1:  // an indefinite constructed object around common ones
+                out.append(contentsOf: [0x7F & 0xE0 | 0x20 | UInt8(next() % 0x1F), 0x80])
+                for _ in 0..<(next() % 3) where depth < 6 { object(depth + 1, &out) }
+                if next() % 4 != 0 { out.append(contentsOf: [0x00, 0x00]) }
+            default:
+                let constructed = depth < 6 && next() % 3 == 0
+                var tag: [UInt8] = next() % 3 == 0
+                    ? [0x1F | UInt8(truncatingIfNeeded: next()) & 0xC0, UInt8(truncatingIfNeeded: next())]
+                    : [UInt8(truncatingIfNeeded: next())]
+                if constructed { tag[0] |= 0x20 }
+                var content: [UInt8] = []
+                if constructed {
+                    for _ in 0..<(next() % 4) { object(depth + 1, &content) }
+                } else {
+                    for _ in 0..<(next() % 10) { content.append(UInt8(truncatingIfNeeded: next())) }
+                }
+                var length = content.count
+                switch next() % 10 {
+                case 0: length += Int(next() % 4)
+                case 1: length = Swift.max(0, length - Int(next() % 3))
+                case 2: length = Int(next() % 0x80)
+                default: break
+                }
+                out.append(contentsOf: tag)
+                out.append(next() % 30 == 0 ? 0x81 : UInt8(truncatingIfNeeded: length) & 0x7F)
+                out.append(contentsOf: content)
+            }
+        }
+        var spare = BERTLV()
+        var nodes = 0
+        for round in 0..<8000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<(1 + next() % 5) { object(0, &bytes) }
+            if next() % 8 == 0, !bytes.isEmpty { bytes.removeLast(Int(next() % UInt64(bytes.count))) }
+            let maxDepth = [BERTLV.defaultMaxDepth, 0, 1, 2, 3, -1][round % 6]
+            nodes += Self.compare(bytes, maxDepth: maxDepth, spare: &spare)
+        }
+        #expect(nodes > 20_000)
+    }
+
+    /// Every two-byte string, and three-byte strings with first bytes around the
+    /// padding, multi-byte tag and constructed cases (every second byte, every eighth third).
+    @Test func shortStringsMatchTheReference() {
+        var spare = BERTLV()
+        for a in 0..<256 {
+            for b in 0..<256 {
+                for maxDepth in [BERTLV.defaultMaxDepth, 0] {
+                    _ = Self.compare([UInt8(a), UInt8(b)], maxDepth: maxDepth, spare: &spare)
+                }
+            }
+        }
+        for a: UInt8 in [0x00, 0x01, 0x1E, 0x1F, 0x20, 0x3F, 0x5F, 0x6F, 0x70, 0x9F, 0xBF, 0xDF, 0xE1, 0xFF] {
+            for b in 0..<256 {
+                for c in stride(from: 0, to: 256, by: 8) {
+                    _ = Self.compare([a, UInt8(b), UInt8(c)], maxDepth: BERTLV.defaultMaxDepth, spare: &spare)
+                    _ = Self.compare([a, UInt8(b), UInt8(c), 0x00], maxDepth: 1, spare: &spare)
+                }
+            }
+        }
+    }
+}

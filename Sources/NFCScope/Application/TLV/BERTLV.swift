@@ -396,6 +396,29 @@ public struct BERTLV: Sendable {
             var pos = start
             var sawError = false
             while pos < end {
+                // Nearly every EMV object: a one-byte tag (not padding) or a two-byte tag, a
+                // one-byte length, definite. Read with one bounds check, no optional length,
+                // and a value that cannot start past the end (`parseCommonObject`).
+                if pos &+ 2 <= end, let pair = root.u16be(pos) {
+                    let first = UInt8(truncatingIfNeeded: pair &>> 8), second = UInt8(truncatingIfNeeded: pair)
+                    if second < 0x80 {
+                        if first & 0x1F != 0x1F {
+                            if first != 0x00 {
+                                switch parseCommonObject(tag: UInt32(first), headerLength: 2, length: Int(second),
+                                                         constructed: first & 0x20 != 0, at: pos, end: end, depth: depth) {
+                                case .next(let next, let error): pos = next; sawError = sawError || error; continue
+                                case .overrun: return LevelResult(stop: end, terminated: false, error: true)
+                                }
+                            }
+                        } else if first != 0xFF, pos &+ 3 <= end, let lb = root.byte(pos &+ 2), lb < 0x80 {
+                            switch parseCommonObject(tag: UInt32(pair), headerLength: 3, length: Int(lb),
+                                                     constructed: first & 0x20 != 0, at: pos, end: end, depth: depth) {
+                            case .next(let next, let error): pos = next; sawError = sawError || error; continue
+                            case .overrun: return LevelResult(stop: end, terminated: false, error: true)
+                            }
+                        }
+                    }
+                }
                 guard let first = root.byte(pos) else { break }
                 if first == 0x00 || first == 0xFF {
                     if indefinite, first == 0x00, pos + 1 < end, root.byte(pos + 1) == 0x00 {
@@ -461,6 +484,51 @@ public struct BERTLV: Sendable {
                 }
             }
             return LevelResult(stop: pos, terminated: false, error: sawError)
+        }
+
+        /// What `parseCommonObject` did: the position after the object and whether an
+        /// error node was made below it, or the object overran its level.
+        enum CommonOutcome {
+            case next(Int, error: Bool)
+            case overrun
+        }
+
+        /// One object with a short definite length whose header (`headerLength` bytes:
+        /// a one-byte tag and the length, or a two-byte tag and the length) lies within
+        /// `pos..<end`: what `parseLevel`'s general path does for it, with the length
+        /// known and the value's start known to be at or before `end`.
+        @inline(__always)
+        private mutating func parseCommonObject(tag: UInt32, headerLength: Int, length: Int, constructed: Bool,
+                                                at pos: Int, end: Int, depth: Int) -> CommonOutcome {
+            let valueStart = pos &+ headerLength
+            let remaining = end &- valueStart
+            let overrun = length > remaining
+            let present = overrun ? remaining : length
+            let index = nodes.count
+            nodes.append(TLVNode(parsed: tag, tagLength: headerLength &- 1, headerLength: headerLength,
+                                 depth: depth, offset: pos, declaredLength: length,
+                                 value: root.slice(valueStart, present) ?? ByteView(),
+                                 constructed: constructed, subtreeEnd: index &+ 1))
+            var error = false
+            if overrun {
+                clean = false
+                nodes[index].error = TLVError(kind: .lengthExceedsRemaining, offset: pos, remaining: remaining)
+            }
+            if constructed {
+                if depth < maxDepth {
+                    if present > 0 {
+                        let inner = parseLevel(start: valueStart, end: valueStart &+ present, depth: depth &+ 1, indefinite: false)
+                        nodes[index].close(subtreeEnd: nodes.count, childError: inner.error)
+                        error = inner.error
+                    }
+                } else if !overrun {
+                    clean = false
+                    nodes[index].error = TLVError(kind: .depthExceeded, offset: pos, remaining: remaining)
+                    error = true
+                }
+            }
+            if overrun { return .overrun }
+            return .next(valueStart &+ length, error: error)
         }
 
         private mutating func appendError(_ error: TLVError, tag: UInt32, tagLength: Int, at pos: Int, end: Int,
