@@ -160,6 +160,26 @@ public struct OutputCursor {
                             toByteOffset: o &+ 1, as: UInt16.self)
             return 3
         }
+        if UInt(bitPattern: v) < 100_000 {
+            // Four or five digits (balances, transaction numbers): pairs, no digit loop.
+            let pairs = UnsafeRawPointer(decimalPairs)
+            let high = v / 100
+            let low = v &- high &* 100
+            var p = o
+            if high >= 100 {
+                let top = high / 100
+                base.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: top), toByteOffset: p, as: UInt8.self)
+                p &+= 1
+                base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: (high &- top &* 100) &<< 1, as: UInt16.self),
+                                toByteOffset: p, as: UInt16.self)
+            } else {
+                base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: high &<< 1, as: UInt16.self),
+                                toByteOffset: p, as: UInt16.self)
+            }
+            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: low &<< 1, as: UInt16.self),
+                            toByteOffset: p &+ 2, as: UInt16.self)
+            return p &+ 4 &- o
+        }
         var p = o
         if v < 0 {
             base.storeBytes(of: 0x2D, toByteOffset: p, as: UInt8.self)
