@@ -135,4 +135,123 @@ public struct OutputCursor {
         if v < 0 { byte(0x2D) }
         offset &+= OutputBuffer.writeDigits(UInt64(v.magnitude), to: base, at: offset)
     }
+
+    // A field's lead and its value in one claim (the FeliCa 16-byte fields writer):
+    // each checks room for the lead and the value's longest form once, then stores.
+
+    /// Decimal `v` at `o` without a claim (the caller checked 20 bytes of room there);
+    /// returns its length. The bytes `int(_:)` writes.
+    @inline(__always)
+    private func storeDecimal(_ v: Int, at o: Int) -> Int {
+        if UInt(bitPattern: v) < 10 {
+            base.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: v), toByteOffset: o, as: UInt8.self)
+            return 1
+        }
+        if UInt(bitPattern: v) < 100 {
+            base.storeBytes(of: UnsafeRawPointer(decimalPairs).loadUnaligned(fromByteOffset: v &<< 1, as: UInt16.self),
+                            toByteOffset: o, as: UInt16.self)
+            return 2
+        }
+        if UInt(bitPattern: v) < 1000 {
+            // Three digits (fares, stations): the hundreds, then the pair (no digit loop).
+            let h = v / 100
+            base.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: h), toByteOffset: o, as: UInt8.self)
+            base.storeBytes(of: UnsafeRawPointer(decimalPairs).loadUnaligned(fromByteOffset: (v &- h &* 100) &<< 1, as: UInt16.self),
+                            toByteOffset: o &+ 1, as: UInt16.self)
+            return 3
+        }
+        if UInt(bitPattern: v) < 100_000 {
+            // Four or five digits (balances, transaction numbers): pairs, no digit loop.
+            let pairs = UnsafeRawPointer(decimalPairs)
+            let high = v / 100
+            let low = v &- high &* 100
+            var p = o
+            if high >= 100 {
+                let top = high / 100
+                base.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: top), toByteOffset: p, as: UInt8.self)
+                p &+= 1
+                base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: (high &- top &* 100) &<< 1, as: UInt16.self),
+                                toByteOffset: p, as: UInt16.self)
+            } else {
+                base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: high &<< 1, as: UInt16.self),
+                                toByteOffset: p, as: UInt16.self)
+            }
+            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: low &<< 1, as: UInt16.self),
+                            toByteOffset: p &+ 2, as: UInt16.self)
+            return p &+ 4 &- o
+        }
+        var p = o
+        if v < 0 {
+            base.storeBytes(of: 0x2D, toByteOffset: p, as: UInt8.self)
+            p &+= 1
+        }
+        return (p &- o) &+ OutputBuffer.writeDigits(UInt64(v.magnitude), to: base, at: p)
+    }
+
+    /// Claims room for `lead` and `extra` more bytes; copies `lead`, returns where the
+    /// bytes after it go. The cursor's offset is left after `lead`.
+    @inline(__always)
+    private mutating func claimLead(_ lead: ByteView, extra: Int) -> Int {
+        let n = lead.count
+        let o = offset
+        precondition(n <= end &- o &- extra, "OutputCursor: write past the reserved space")
+        if n > 0, let src = lead.base { OutputBuffer.copyShort(from: src, to: base + o, count: n) }
+        return o &+ n
+    }
+
+    /// `bytes(lead)` then `int(v)`, one claim.
+    @inline(__always)
+    public mutating func leadInt(_ lead: ByteView, _ v: Int) {
+        let o = claimLead(lead, extra: 20)
+        offset = o &+ storeDecimal(v, at: o)
+    }
+
+    /// `bytes(lead)`, `int(line)`, `,"station":`, `int(station)`, `}`, one claim.
+    @inline(__always)
+    public mutating func leadStation(_ lead: ByteView, line: Int, station: Int) {
+        var o = claimLead(lead, extra: 52)
+        o &+= storeDecimal(line, at: o)
+        let s: StaticString = ",\"station\":"
+        OutputBuffer.copyShort(from: UnsafeRawPointer(s.utf8Start), to: base + o, count: 11)
+        o &+= 11
+        o &+= storeDecimal(station, at: o)
+        base.storeBytes(of: 0x7D, toByteOffset: o, as: UInt8.self)
+        offset = o &+ 1
+    }
+
+    /// `bytes(lead)`, `isoDate(...)`, `"`, one claim (the same ranges as `isoDate`).
+    @inline(__always)
+    public mutating func leadIsoDateQuote(_ lead: ByteView, year: Int, month: Int, day: Int) {
+        precondition(year >= 1000 && year <= 9999 && UInt(bitPattern: month) < 100 && UInt(bitPattern: day) < 100,
+                     "OutputCursor.isoDate: out of range")
+        let o = claimLead(lead, extra: 11)
+        let pairs = UnsafeRawPointer(decimalPairs)
+        let high = year / 100
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: high &<< 1, as: UInt16.self), toByteOffset: o, as: UInt16.self)
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: (year &- high &* 100) &<< 1, as: UInt16.self),
+                        toByteOffset: o &+ 2, as: UInt16.self)
+        base.storeBytes(of: 0x2D, toByteOffset: o &+ 4, as: UInt8.self)
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: month &<< 1, as: UInt16.self), toByteOffset: o &+ 5, as: UInt16.self)
+        base.storeBytes(of: 0x2D, toByteOffset: o &+ 7, as: UInt8.self)
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: day &<< 1, as: UInt16.self), toByteOffset: o &+ 8, as: UInt16.self)
+        base.storeBytes(of: 0x22, toByteOffset: o &+ 10, as: UInt8.self)
+        offset = o &+ 11
+    }
+
+    /// `bytes(lead)`, `hexBigEndian(value, byteCount:)`, `"`, one claim.
+    @inline(__always)
+    public mutating func leadHexBigEndianQuote(_ lead: ByteView, _ value: UInt64, byteCount: Int) {
+        let n = Swift.max(1, Swift.min(8, byteCount))
+        let o = claimLead(lead, extra: 17)
+        let pairs = UnsafeRawPointer(hexLowerPairs)
+        var k = 0
+        while k < n {
+            let b = Int(truncatingIfNeeded: (value &>> UInt64(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
+            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
+                            toByteOffset: o &+ (k &<< 1), as: UInt16.self)
+            k &+= 1
+        }
+        base.storeBytes(of: 0x22, toByteOffset: o &+ (n &<< 1), as: UInt8.self)
+        offset = o &+ (n &<< 1) &+ 1
+    }
 }

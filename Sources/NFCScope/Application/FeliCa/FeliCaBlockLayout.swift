@@ -187,10 +187,14 @@ enum FeliCaBlockLayout {
         var skip = 1
         c.byte(0x7B)
         for f in fields {
+            // Every field writes one lead: the first without its comma.
+            let cut = skip
+            skip = 0
             @inline(__always) func lead(_ v: ByteView, _ c: inout OutputCursor) {
-                c.bytes(skip == 0 ? v : v.suffix(from: 1))
-                skip = 0
+                c.bytes(cut == 0 ? v : v.suffix(from: 1))
             }
+            // The lead as written, for the writes that claim the lead and the value at once.
+            @inline(__always) func leadView() -> ByteView { cut == 0 ? f.lead : f.lead.suffix(from: 1) }
             let be = UInt64(truncatingIfNeeded: whole &>> UInt128(truncatingIfNeeded: f.shift)) & f.mask
             let le = f.littleEndian ? be.byteSwapped &>> UInt64(truncatingIfNeeded: 64 &- 8 &* f.size) : be
             let value = Int(truncatingIfNeeded: f.littleEndian ? le : be)
@@ -201,12 +205,10 @@ enum FeliCaBlockLayout {
                 writeJSONValue(layout.fields[f.field], bytes, block: block, next: next, layout: layout,
                                pool: layout.poolView, &c)
             case .unsigned:
-                lead(f.lead, &c)
-                c.int(value)
+                c.leadInt(leadView(), value)
             case .signed:
-                lead(f.lead, &c)
                 let bits = 8 * f.size
-                c.int(value >= 1 << (bits - 1) ? value - (1 << bits) : value)
+                c.leadInt(leadView(), value >= 1 << (bits - 1) ? value - (1 << bits) : value)
             case .code, .bitsCode, .bits:
                 let code: Int
                 if f.kind == .code {
@@ -215,8 +217,7 @@ enum FeliCaBlockLayout {
                     let width = f.bitHigh - f.bitLow + 1
                     code = (Int(truncatingIfNeeded: be) >> f.bitLow) & ((1 << width) - 1)
                     if f.kind == .bits {
-                        lead(f.lead, &c)
-                        c.int(code)
+                        c.leadInt(leadView(), code)
                         break
                     }
                 }
@@ -236,15 +237,16 @@ enum FeliCaBlockLayout {
                     c.ascii(",\"name\":null}")
                 }
             case .date:
-                lead(f.lead, &c)
                 let v = Int(truncatingIfNeeded: be)
-                // Up to 2 bytes (every FeliCa date): year 2000...2127, one claim.
+                // Up to 2 bytes (every FeliCa date): year 2000...2127, one claim with
+                // the lead and the closing quote.
                 if f.size <= 2 {
-                    c.isoDate(year: 2000 &+ (v >> 9), month: (v >> 5) & 0x0F, day: v & 0x1F)
+                    c.leadIsoDateQuote(leadView(), year: 2000 &+ (v >> 9), month: (v >> 5) & 0x0F, day: v & 0x1F)
                 } else {
+                    lead(f.lead, &c)
                     date(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c)
+                    c.byte(0x22)
                 }
-                c.byte(0x22)
             case .packedTime:
                 lead(f.lead, &c)
                 let v = Int(truncatingIfNeeded: be)
@@ -259,11 +261,10 @@ enum FeliCaBlockLayout {
                 two(s / 3600, &c); c.byte(0x3A); two(s / 60 % 60, &c); c.byte(0x3A); two(s % 60, &c)
                 c.byte(0x22)
             case .station:
-                lead(f.lead, &c)
-                c.int(Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 1))) & 0xFF))
-                c.ascii(",\"station\":")
-                c.int(f.size >= 2 ? Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 2))) & 0xFF) : 0)
-                c.byte(0x7D)
+                c.leadStation(leadView(),
+                              line: Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 1))) & 0xFF),
+                              station: f.size >= 2
+                                ? Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 2))) & 0xFF) : 0)
             case .bcdTime:
                 lead(f.lead, &c)
                 let h = Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 1))) & 0xFF)
@@ -274,20 +275,19 @@ enum FeliCaBlockLayout {
                 }
                 two((h >> 4) * 10 + h & 15, &c); c.byte(0x3A); two((m >> 4) * 10 + m & 15, &c); c.byte(0x22)
             case .delta:
-                lead(f.lead, &c)
                 if let nextWhole {
                     // The same field of the next block (16 bytes: every field fits), as above.
                     let obe = UInt64(truncatingIfNeeded: nextWhole &>> UInt128(truncatingIfNeeded: f.shift)) & f.mask
                     let ole = f.littleEndian ? obe.byteSwapped &>> UInt64(truncatingIfNeeded: 64 &- 8 &* f.size) : obe
-                    c.int(Int(truncatingIfNeeded: ole) - value)
+                    c.leadInt(leadView(), Int(truncatingIfNeeded: ole) - value)
                     break
                 }
+                lead(f.lead, &c)
                 guard let other = next?.slice(f.offset, f.size) else { c.ascii("null"); break }
                 c.int(unsigned(other, littleEndian: f.littleEndian) - value)
             case .hex:
-                lead(f.lead, &c)
                 // The field's bytes in order are its big-endian value's (1 to 8 bytes).
-                c.hexBigEndian(be, byteCount: f.size); c.byte(0x22)
+                c.leadHexBigEndianQuote(leadView(), be, byteCount: f.size)
             }
         }
         c.byte(0x7D)

@@ -118,16 +118,20 @@ extension FeliCaExchange {
             let isFirst = state.first
             state.first = false
             out.withReserved(141 + 2 * (data?.count ?? 0) + members.count + (fields?.0.fieldsBound ?? 0)) { c in
-                if !isFirst { c.byte(0x2C) }
-                c.ascii("{\"service\":")
-                if let code { c.byte(0x22); c.hexUpper(UInt32(code), byteCount: 2); c.byte(0x22) } else { c.ascii("null") }
-                c.ascii(",\"block\":")
+                // Literals joined where they meet (fewer claims, the same bytes).
+                if let code {
+                    if isFirst { c.ascii("{\"service\":\"") } else { c.ascii(",{\"service\":\"") }
+                    c.hexUpper(UInt32(code), byteCount: 2)
+                    c.ascii("\",\"block\":")
+                } else {
+                    if !isFirst { c.byte(0x2C) }
+                    c.ascii("{\"service\":null,\"block\":")
+                }
                 c.int(element?.block ?? i)
                 if let element {
                     c.ascii(",\"access_mode\":"); c.int(Int(element.accessMode))
                 }
-                c.ascii(",\"hex\":")
-                if let data { c.byte(0x22); c.hex(data); c.byte(0x22) } else { c.ascii("null") }
+                if let data { c.ascii(",\"hex\":\""); c.hex(data); c.byte(0x22) } else { c.ascii(",\"hex\":null") }
                 // `,"layout":NAME` and `,"empty":true` or `,"fields":`; none without fields.
                 c.bytes(members)
                 if let (layout, data, previous) = fields {
