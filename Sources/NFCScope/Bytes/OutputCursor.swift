@@ -106,7 +106,12 @@ public struct OutputCursor {
     public mutating func isoDate(year: Int, month: Int, day: Int) {
         precondition(year >= 1000 && year <= 9999 && UInt(bitPattern: month) < 100 && UInt(bitPattern: day) < 100,
                      "OutputCursor.isoDate: out of range")
-        let o = claim(10)
+        storeIsoDate(at: claim(10), year: year, month: month, day: day)
+    }
+
+    /// The 10 bytes of `isoDate` at `o`, room claimed and ranges checked by the caller.
+    @inline(__always)
+    private func storeIsoDate(at o: Int, year: Int, month: Int, day: Int) {
         let pairs = UnsafeRawPointer(decimalPairs)
         let high = year / 100
         base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: high &<< 1, as: UInt16.self), toByteOffset: o, as: UInt16.self)
@@ -225,15 +230,7 @@ public struct OutputCursor {
         precondition(year >= 1000 && year <= 9999 && UInt(bitPattern: month) < 100 && UInt(bitPattern: day) < 100,
                      "OutputCursor.isoDate: out of range")
         let o = claimLead(lead, extra: 11)
-        let pairs = UnsafeRawPointer(decimalPairs)
-        let high = year / 100
-        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: high &<< 1, as: UInt16.self), toByteOffset: o, as: UInt16.self)
-        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: (year &- high &* 100) &<< 1, as: UInt16.self),
-                        toByteOffset: o &+ 2, as: UInt16.self)
-        base.storeBytes(of: 0x2D, toByteOffset: o &+ 4, as: UInt8.self)
-        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: month &<< 1, as: UInt16.self), toByteOffset: o &+ 5, as: UInt16.self)
-        base.storeBytes(of: 0x2D, toByteOffset: o &+ 7, as: UInt8.self)
-        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: day &<< 1, as: UInt16.self), toByteOffset: o &+ 8, as: UInt16.self)
+        storeIsoDate(at: o, year: year, month: month, day: day)
         base.storeBytes(of: 0x22, toByteOffset: o &+ 10, as: UInt8.self)
         offset = o &+ 11
     }
