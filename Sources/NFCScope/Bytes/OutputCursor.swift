@@ -64,11 +64,16 @@ public struct OutputCursor {
     @inline(__always)
     public mutating func hexUpper(_ value: UInt32, byteCount: Int) {
         let n = Swift.max(1, Swift.min(4, byteCount))
-        let o = claim(n &<< 1)
-        let pairs = UnsafeRawPointer(hexUpperPairs)
+        storeHexPairs(UInt64(value), byteCount: n, at: claim(n &<< 1), pairs: UnsafeRawPointer(hexUpperPairs))
+    }
+
+    /// The low `n` bytes (1 to 8) of `value`, most significant first, as hex pairs from
+    /// `pairs` at `o` (room claimed by the caller).
+    @inline(__always)
+    private func storeHexPairs(_ value: UInt64, byteCount n: Int, at o: Int, pairs: UnsafeRawPointer) {
         var k = 0
         while k < n {
-            let b = Int(truncatingIfNeeded: (value >> UInt32(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
+            let b = Int(truncatingIfNeeded: (value &>> UInt64(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
             base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
                             toByteOffset: o &+ (k &<< 1), as: UInt16.self)
             k &+= 1
@@ -88,15 +93,7 @@ public struct OutputCursor {
     @inline(__always)
     public mutating func hexBigEndian(_ value: UInt64, byteCount: Int) {
         let n = Swift.max(1, Swift.min(8, byteCount))
-        let o = claim(n &<< 1)
-        let pairs = UnsafeRawPointer(hexLowerPairs)
-        var k = 0
-        while k < n {
-            let b = Int(truncatingIfNeeded: (value &>> UInt64(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
-            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
-                            toByteOffset: o &+ (k &<< 1), as: UInt16.self)
-            k &+= 1
-        }
+        storeHexPairs(value, byteCount: n, at: claim(n &<< 1), pairs: UnsafeRawPointer(hexLowerPairs))
     }
 
     /// `YYYY-MM-DD` in one claim of 10 bytes: `year` 1000...9999, `month` and `day`
