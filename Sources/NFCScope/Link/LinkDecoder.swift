@@ -183,6 +183,8 @@ public struct LinkDecoder: Sendable {
 
     /// The session's CRC first, then the other one; a CRC that verifies only as the
     /// other technology's switches the session to it. Returns the tech that verified.
+    // Inlined into `decodeBlock` (every ISO-DEP block) and `splitUnrecognised`.
+    @inline(__always)
     mutating func splitEither(_ frame: inout Frame) -> (ByteView, Tech?) {
         let bytes = frame.bytes
         guard frame.crcIncluded, bytes.count >= 3 else { frame.crc = .none; return (bytes, nil) }
