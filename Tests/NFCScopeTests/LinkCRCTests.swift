@@ -76,4 +76,47 @@ import Testing
         (h, _) = parse([0x00, 0xFD, 0x00, 0x01, 0x00])
         #expect(h.error == FrameError(.eventWithData, 1) && h.event == .fieldOff)
     }
+
+    /// `verify` runs the register over the CRC bytes too; this is the comparison it
+    /// replaced (the CRC of the bytes before the last two against them), on random
+    /// frames, half of them ending in their own CRC_A or CRC_B.
+    @Test func verifyAgreesWithComparingTheLastTwoBytes() {
+        func a(_ b: [UInt8]) -> UInt16 { ByteView.with(b) { CRC14443.crcA($0) } }
+        func b(_ b: [UInt8]) -> UInt16 { ByteView.with(b) { CRC14443.crcB($0) } }
+        func reference(_ frame: [UInt8], _ tech: Tech) -> Bool {
+            guard frame.count >= 3 else { return false }
+            let expected = UInt16(frame[frame.count - 2]) | UInt16(frame[frame.count - 1]) << 8
+            let body = Array(frame.dropLast(2))
+            switch tech {
+            case .nfcA: return a(body) == expected
+            case .nfcB: return b(body) == expected
+            default: return false
+            }
+        }
+        var state: UInt64 = 0x5EED_1604
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        var verified = 0
+        for round in 0..<20_000 {
+            var frame = (0..<(next() % 70)).map { _ in UInt8(truncatingIfNeeded: next()) }
+            switch next() % 4 {
+            case 0:
+                let crc = a(frame)
+                frame += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+            case 1:
+                let crc = b(frame)
+                frame += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+            default:
+                break
+            }
+            for tech in Tech.allCases {
+                let fast = ByteView.with(frame) { CRC14443.verify($0, tech) }
+                #expect(fast == reference(frame, tech), "round \(round), \(tech)")
+                if fast { verified += 1 }
+            }
+        }
+        #expect(verified > 5_000)
+    }
 }
