@@ -27,6 +27,18 @@ public struct CaptureReader: Sendable {
     /// Resolution known from the blocks before the first packet, so output can be
     /// formatted consistently from the first record on.
     private var leadingDigits = 6
+    /// A classic pcap whose records have the usual layout (16-byte header, captured
+    /// length before original length): what `nextWholePcapRecord` needs of the file
+    /// header, read once. Nil for every other file (`next` reads those).
+    private var plainPcap: PlainPcapLayout?
+
+    struct PlainPcapLayout {
+        var bigEndian: Bool
+        /// Nanoseconds per unit of the timestamp's fraction field (1 or 1000).
+        var fractionScale: Int64
+        /// Captured lengths above this are lying lengths.
+        var recordLimit: Int
+    }
 
     /// The format, judged by the magic number alone.
     public static func detect(_ view: ByteView) -> CaptureFormat? {
@@ -74,6 +86,12 @@ public struct CaptureReader: Sendable {
         default:
             let what = format == .pcap ? "pcap file header" : "pcapng section header"
             throw CaptureFileError(offset: 0, reason: "truncated \(what) (\(view.count) bytes)")
+        }
+        if format == .pcap, let header = pcap.header, header.recordHeaderLength == 16,
+           header.lengthOrder == .normal {
+            plainPcap = PlainPcapLayout(bigEndian: header.bigEndian,
+                                        fractionScale: header.nanosecondTimestamps ? 1 : 1000,
+                                        recordLimit: header.recordLimit)
         }
         if format == .pcapng {
             var lookahead = self
@@ -154,6 +172,28 @@ public struct CaptureReader: Sendable {
         placeProblems()
         record.offset += base
         return record
+    }
+
+    /// A classic pcap's next record when it is whole and its length plausible: what
+    /// `next` returns for it, as the four fields a frame takes (the link type is the
+    /// file's, the error nil). Nil when anything else is due: the caller then calls
+    /// `next`, which reads it the general way.
+    /// Only for the usual record layout (`plainPcap`), read the way
+    /// `PcapReader.wholeRecord` reads it (`CaptureReaderTests` compares the two).
+    @inline(__always)
+    public mutating func nextWholePcapRecord() -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
+        guard let layout = plainPcap, !ended,
+              let (seconds, fraction, captured, _) = view.u32x4(offset, bigEndian: layout.bigEndian),
+              Int(captured) <= layout.recordLimit,
+              let data = view.slice(offset &+ 16, Int(captured))
+        else { return nil }
+        let n = pcap.recordsRead &+ 1
+        pcap.recordsRead = n
+        let at = offset
+        offset = offset &+ 16 &+ Int(captured)
+        // Neither product overflows: both factors are at most 32 bits wide.
+        let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* layout.fractionScale
+        return (n, at &+ base, timestamp, data)
     }
 
     @inline(never)

@@ -27,30 +27,35 @@ public final class StatsCollector: DecodeSink {
 
     @exclusivity(unchecked) public private(set) var files: [(path: String, counts: Counts)] = []
     @exclusivity(unchecked) private var current = Counts()
+    /// The per-technology, per-direction frame counts of the input being read, moved
+    /// into `current.frames` at its end: counting straight into that array checked
+    /// its uniqueness (a runtime call) on every frame.
+    @exclusivity(unchecked) private var tally = TechDirectionTally()
 
     public init() {}
 
     public func begin(_ input: InputDescription) {
         current = Counts()
+        tally = TechDirectionTally()
     }
 
     // Inlined into the per-frame loop: a call would copy the whole frame to count it.
     @inline(__always)
     public func frame(_ frame: Frame) {
-        current.total += 1
+        current.total &+= 1
         if let event = frame.event {
-            if event == .fieldOn { current.fieldOn += 1 } else { current.fieldOff += 1 }
+            if event == .fieldOn { current.fieldOn &+= 1 } else { current.fieldOff &+= 1 }
         } else {
             let d = frame.dir.map { Int($0.rawValue) } ?? 2
-            current.frames[Int(frame.tech.rawValue) &* 3 &+ d] &+= 1
+            tally.add(Int(frame.tech.rawValue) &* 3 &+ d)
             current.bytes += frame.bytes.count
         }
         switch frame.crc {
-        case .ok: current.crcOK += 1
-        case .bad: current.crcBad += 1
+        case .ok: current.crcOK &+= 1
+        case .bad: current.crcBad &+= 1
         case .none: break
         }
-        if frame.error != nil { current.errors += 1 }
+        if frame.error != nil { current.errors &+= 1 }
         if current.firstTime == nil { current.firstTime = frame.time }
         current.lastTime = frame.time
     }
@@ -74,6 +79,7 @@ public final class StatsCollector: DecodeSink {
     }
 
     public func end(_ input: InputDescription) {
+        for i in current.frames.indices { current.frames[i] = tally.count(i) }
         files.append((input.path, current))
     }
 
@@ -133,6 +139,60 @@ public final class StatsCollector: DecodeSink {
                 out.ascii("  errors          "); out.int(c.errors + c.problems); out.ascii("\n")
                 out.ascii("  duration        "); out.fixed(duration / 1000, digits: 6); out.ascii(" s\n")
             }
+        }
+    }
+}
+
+/// Frame counts by `Tech.rawValue * 3 + direction` (0 reader, 1 card, 2 none) in
+/// stored properties rather than an array, so counting a frame is one switch and one
+/// increment with no uniqueness check. An index outside the table counts nowhere.
+struct TechDirectionTally {
+    var c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0, c7 = 0
+    var c8 = 0, c9 = 0, c10 = 0, c11 = 0, c12 = 0, c13 = 0, c14 = 0
+
+    /// Cells of the table (five technologies times three directions).
+    static let cells = 15
+
+    @inline(__always)
+    mutating func add(_ i: Int) {
+        switch i {
+        case 0: c0 &+= 1
+        case 1: c1 &+= 1
+        case 2: c2 &+= 1
+        case 3: c3 &+= 1
+        case 4: c4 &+= 1
+        case 5: c5 &+= 1
+        case 6: c6 &+= 1
+        case 7: c7 &+= 1
+        case 8: c8 &+= 1
+        case 9: c9 &+= 1
+        case 10: c10 &+= 1
+        case 11: c11 &+= 1
+        case 12: c12 &+= 1
+        case 13: c13 &+= 1
+        case 14: c14 &+= 1
+        default: break
+        }
+    }
+
+    func count(_ i: Int) -> Int {
+        switch i {
+        case 0: c0
+        case 1: c1
+        case 2: c2
+        case 3: c3
+        case 4: c4
+        case 5: c5
+        case 6: c6
+        case 7: c7
+        case 8: c8
+        case 9: c9
+        case 10: c10
+        case 11: c11
+        case 12: c12
+        case 13: c13
+        case 14: c14
+        default: 0
         }
     }
 }

@@ -135,7 +135,8 @@ public enum CaptureDecoder {
             frame.time = frame.time &- base
             link.decode(&frame)
             // One copy of the decoded frame, which the calls below borrow: passing the
-            // variable itself made a copy (a memcpy of the whole frame) for each call.
+            // variable itself made a copy (a memcpy of the whole frame) for each call
+            // that takes the frame, even inlined ones (measured again in session 16).
             let decoded = frame
             if decoded.error != nil { outcome.frameErrors += 1 }
             outcome.frames += 1
