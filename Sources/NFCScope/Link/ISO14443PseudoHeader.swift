@@ -14,14 +14,6 @@ public struct ISO14443PseudoHeader: Sendable {
 
     public static let size = 4
 
-    /// What events FA to FF say, one byte each (FA in the lowest): bits 0-1 the
-    /// direction's raw value (2: none), bit 2 whether the CRC bytes are included, bits
-    /// 4-5 the field event's raw value (2: none). FA reader without CRC, FB card without
-    /// CRC, FC field on, FD field off, FE reader, FF card; an unknown event reads as
-    /// 0x26 (no direction, no event, CRC included). `FramePathFastPathTests` compare
-    /// this with the rules written out. (A computed constant: no lazy global to reach.)
-    static var eventTable: UInt64 { 0x25_24_16_06_21_20 }
-
     @inline(__always)
     public static func parse(_ data: ByteView) -> ISO14443PseudoHeader {
         // The version, event and length in one read (one bounds check).
@@ -36,23 +28,23 @@ public struct ISO14443PseudoHeader: Sendable {
         // When the length field and the record disagree, the shorter of the two is
         // the best guess: it drops trailing padding and never invents bytes.
         let declared = Int(length)
-        // Events FA-FF by `event - 0xFA`, one byte each in `eventTable` (see there);
-        // any other event is unknown.
-        let index = event &- 0xFA
-        let known = index < 6
-        let entry = known ? UInt8(truncatingIfNeeded: Self.eventTable &>> (UInt64(index) &* 8)) : 0x26
-        var result = ISO14443PseudoHeader(dir: Direction(rawValue: entry & 0x03),
-                                          event: FieldEvent(rawValue: (entry &>> 4) & 0x03),
-                                          crcIncluded: entry & 0x04 != 0,
+        var result = ISO14443PseudoHeader(dir: nil, event: nil, crcIncluded: true,
                                           bytes: rest.prefix(declared), error: nil)
-        // The first broken rule is the one reported.
+        switch event {
+        case 0xFF: result.dir = .card
+        case 0xFE: result.dir = .reader
+        case 0xFB: result.dir = .card; result.crcIncluded = false
+        case 0xFA: result.dir = .reader; result.crcIncluded = false
+        case 0xFD: result.event = .fieldOff
+        case 0xFC: result.event = .fieldOn
+        default: result.error = FrameError(.unknownEvent, Int(event))
+        }
+        // The first broken rule is the one reported; later checks only fill in.
         if version != 0 {
             result.error = FrameError(.pseudoHeaderVersion, Int(version))
-        } else if !known {
-            result.error = FrameError(.unknownEvent, Int(event))
-        } else if declared != rest.count {
+        } else if result.error == nil, declared != rest.count {
             result.error = FrameError(.lengthMismatch, declared, rest.count)
-        } else if result.event != nil, !rest.isEmpty {
+        } else if result.error == nil, result.event != nil, !rest.isEmpty {
             result.error = FrameError(.eventWithData, rest.count)
         }
         return result
