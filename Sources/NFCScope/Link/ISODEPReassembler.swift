@@ -258,6 +258,7 @@ public final class ISODEPReassembler {
         }
     }
 
+    @inline(__always)
     private func readerIBlock<R: ExchangeReceiver>(_ block: ISODEPBlock, n: Int, good: Bool, to receiver: R) {
         if !good, case .response = phase {
             // A damaged reader block cannot be told from noise; it does not prove the
@@ -300,6 +301,7 @@ public final class ISODEPReassembler {
         if command.heldBytes > Self.maxMessageBytes { becomeOverlong() }
     }
 
+    @inline(__always)
     private func cardIBlock<R: ExchangeReceiver>(_ block: ISODEPBlock, n: Int, good: Bool, to receiver: R) {
         switch phase {
         case .idle:
@@ -366,6 +368,7 @@ public final class ISODEPReassembler {
         return r
     }
 
+    @inline(__always)
     private func startExchange() {
         overlong = false
         command.reset()

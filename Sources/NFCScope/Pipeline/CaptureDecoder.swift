@@ -145,7 +145,9 @@ public enum CaptureDecoder {
             let closes = decoded.closesExchange
             if closes { isoDEP.flush(to: stages) }
             sink.frame(decoded)
-            if !closes { isoDEP.feedBlock(of: decoded, to: stages) }
+            // Only blocks reach the reassembler (it inlines its per-block steps, too much
+            // code to inline into the loops of sources without ISO-DEP).
+            if !closes, case .block = decoded.info { isoDEP.feedBlock(of: decoded, to: stages) }
             if isoDEP.hasOverlongReport { reportOverlong() }
             stages.frame(decoded, closesExchange: closes)
             if problemsReported < source.problemCount { reportProblems() }
