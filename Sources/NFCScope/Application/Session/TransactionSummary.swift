@@ -203,7 +203,14 @@ struct TransactionTracker {
             self.scratch = scratch
             EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch, to: &s)
         }
-        guard s.cryptogram == nil else { return s }
+        // One return (of `s`): a second one, before the stop was decided, made the
+        // compiler copy the summary and destroy the original at every session end.
+        if s.cryptogram == nil { decideStop(&s, fieldDropped: fieldDropped) }
+        return s
+    }
+
+    /// Where and why a session without a cryptogram stopped.
+    private func decideStop(_ s: inout TransactionSummary, fieldDropped: Bool) {
         let last = lastCommandName.map { String(describing: $0) } ?? "the first command"
         if !s.directory.isEmpty, let aid = s.aid, !s.selectAccepted,
            !s.directory.contains(where: { $0.aid == aid }) {
@@ -220,7 +227,6 @@ struct TransactionTracker {
             s.stoppedAt = last
             s.stopReason = fieldDropped ? "the field dropped before a cryptogram" : "the session ended before a cryptogram"
         }
-        return s
     }
 }
 

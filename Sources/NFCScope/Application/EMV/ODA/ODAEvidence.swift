@@ -405,14 +405,92 @@ struct TagValues {
     }
     private var entries: [Entry] = []
     private var pool: [UInt8] = []
+    /// The entry of each tag that has a slot (`slot(_:)`: the card tags the evidence
+    /// keeps and the terminal's usual DOL tags), valid where its bit of `present` is
+    /// set: the session-end checks and every kept node looked them up by a scan of
+    /// `entries` (a few hundred instructions each). Other tags are still scanned for.
+    private var slotEntry: [Int] = []
+    private var present: UInt64 = 0
+
+    /// A small number for the tags looked up most, nil for the others.
+    @inline(__always)
+    static func slot(_ tag: UInt32) -> Int? {
+        switch tag {
+        case 0x82: 0
+        case 0x94: 1
+        case 0x8F: 2
+        case 0x90: 3
+        case 0x92: 4
+        case 0x93: 5
+        case 0x9F32: 6
+        case 0x9F46: 7
+        case 0x9F47: 8
+        case 0x9F48: 9
+        case 0x9F4A: 10
+        case 0x5A: 11
+        case 0x57: 12
+        case 0x9F6B: 13
+        case 0x5F24: 14
+        case 0x5F34: 15
+        case 0x9F69: 16
+        case 0x9F10: 17
+        case 0x9F6E: 18
+        case 0x9F19: 19
+        case 0x9F24: 20
+        case 0x9F4D: 21
+        case 0x9F4F: 22
+        case 0x9F2A: 23
+        case 0x9F6C: 24
+        case 0x9F36: 25
+        case 0x9F02: 26
+        case 0x9F03: 27
+        case 0x9F1A: 28
+        case 0x95: 29
+        case 0x5F2A: 30
+        case 0x9A: 31
+        case 0x9C: 32
+        case 0x9F37: 33
+        case 0x9F35: 34
+        case 0x9F34: 35
+        case 0x9F66: 36
+        case 0x9F45: 37
+        case 0x9F4C: 38
+        case 0x9F21: 39
+        case 0x9F7C: 40
+        case 0x9F4E: 41
+        case 0x9F33: 42
+        case 0x9F40: 43
+        case 0x9F1E: 44
+        case 0x9F15: 45
+        case 0x9F16: 46
+        case 0x9F1C: 47
+        case 0x9F4B: 48
+        case 0x9F27: 49
+        case 0x9F26: 50
+        default: nil
+        }
+    }
 
     private func index(_ tag: UInt32) -> Int? {
+        if let s = TagValues.slot(tag) {
+            return present & (1 << UInt64(s)) != 0 ? slotEntry[s] : nil
+        }
         var i = 0
         while i < entries.count {
             if entries[i].tag == tag { return i }
             i += 1
         }
         return nil
+    }
+
+    /// Appends an entry for a tag not held.
+    private mutating func append(_ entry: Entry) {
+        if let s = TagValues.slot(entry.tag) {
+            if slotEntry.isEmpty { slotEntry = [Int](repeating: 0, count: 64) }
+            slotEntry[s] = entries.count
+            present |= 1 << UInt64(s)
+        }
+        entries.append(entry)
     }
 
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
@@ -429,18 +507,19 @@ struct TagValues {
     mutating func set(_ tag: UInt32, _ value: ByteView) {
         let entry = Entry(tag: tag, start: pool.count, count: value.count)
         value.append(to: &pool)
-        if let i = index(tag) { entries[i] = entry } else { entries.append(entry) }
+        if let i = index(tag) { entries[i] = entry } else { append(entry) }
     }
 
     /// `set` for a tag not held (`contains(tag)` is false): no search for it.
     mutating func add(_ tag: UInt32, _ value: ByteView) {
-        entries.append(Entry(tag: tag, start: pool.count, count: value.count))
+        append(Entry(tag: tag, start: pool.count, count: value.count))
         value.append(to: &pool)
     }
 
     func contains(_ tag: UInt32) -> Bool { index(tag) != nil }
 
     mutating func removeAll() {
+        present = 0
         if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
         if !pool.isEmpty { pool.removeAll(keepingCapacity: true) }
     }
