@@ -12,6 +12,10 @@ struct Session16CardSessionTests {
     private static let ppse = ("00A404000E325041592E5359532E444446303100", hexString(applePaySelectPPSE) + "9000")
     private static let visa = ("00A4040007A000000003101000", hexString(applePaySelectVisa) + "9000")
     private static let mastercardRefused = ("00A4040007A000000004101000", "6A82")
+    /// A second directory (Mastercard, labelled): sessions alternate between the two.
+    private static let ppse2 = ("00A404000E325041592E5359532E444446303100",
+                                "6F2F840E325041592E5359532E4444463031A51DBF0C1A61184F07A0000000041010500A4D415354455243415244870101"
+                                + "9000")
     private static let gpo = ("80A8000037" + hexString(applePayGPOData) + "00", hexString(applePayGPOResponse) + "9000")
 
     private static func feed(_ session: CardSession, _ pairs: [(String, String)], firstFrame: Int,
@@ -48,6 +52,9 @@ struct Session16CardSessionTests {
         ([visa, gpo], false, true),
         ([visa], true, false),
         ([ppse, visa], false, false),
+        ([ppse2, mastercardRefused], true, false),
+        ([ppse2, visa, gpo], true, false),
+        ([ppse, ppse2, visa], false, false),
     ]
 
     @Test func scriptedSessionsShowTheirKnownValues() throws {
@@ -107,6 +114,45 @@ struct Session16CardSessionTests {
         let f = summaries[5]
         #expect(f.apdus == 2 && f.stoppedAt == "SELECT" && f.stopReason == "the session ended before a cryptogram")
         #expect(f.outcome == "stopped")
+
+        let g = summaries[6]
+        #expect(g.directory == [.init(aid: mastercardAID, label: "MASTERCARD", priority: 1)])
+        #expect(g.label == "MASTERCARD" && g.stoppedAt == "SELECT")
+        let h = summaries[7]
+        #expect(h.directory == g.directory && h.aid == visaAID && h.cryptogram == .arqc)
+        // The last directory read is the one shown.
+        #expect(summaries[8].directory == g.directory)
+    }
+
+    /// The evidence's kept card tags are its first slots.
+    @Test func keptTagsAreTheCardSlots() {
+        var tags = Array(UInt32(0)...UInt32(0xFFFF))
+        tags += [0xDF8101, 0x9F8101, 0xBF0C01]
+        for tag in tags {
+            #expect(ODAEvidence.keeps(tag) == (TagValues.slot(tag).map { $0 < TagValues.cardSlots } ?? false))
+        }
+        var seen = Set<Int>()
+        for tag in tags { if let s = TagValues.slot(tag) { #expect(s < 64 && seen.insert(s).inserted) } }
+    }
+
+    /// The outcome and cryptogram literals are the texts they stand for.
+    @Test func outcomeLiterals() {
+        for c in [TransactionSummary.Cryptogram.aac, .tc, .arqc, .rfu] {
+            #expect(c.quotedLiteral.description == "\"" + c.rawValue + "\"")
+            var s = TransactionSummary()
+            s.cryptogram = c
+            #expect(s.outcome == c.meaning)
+        }
+        var s = TransactionSummary()
+        #expect(s.outcome == "no payment application")
+        s.vasRequested = true
+        #expect(s.outcome == "no pass returned")
+        s.vasPassReturned = true
+        #expect(s.outcome == "pass returned")
+        s.payment = true
+        #expect(s.outcome == "no cryptogram seen")
+        s.stoppedAt = "SELECT"
+        #expect(s.outcome == "stopped")
     }
 
     /// Each scripted session on a session object that has seen all the others shows

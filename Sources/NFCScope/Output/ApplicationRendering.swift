@@ -79,9 +79,10 @@ enum ApplicationRendering {
         writeOptionalString(currency?.alpha, out)
         out.ascii(",\"currency_code\":")
         if let c = s.currency { out.int(c) } else { out.ascii("null") }
+        // The cryptogram and the outcome as literals (they need no escaping).
         out.ascii(",\"cryptogram\":")
-        writeOptionalString(s.cryptogram?.rawValue, out)
-        out.ascii(",\"outcome\":\""); out.jsonEscaped(s.outcome)
+        out.ascii(s.cryptogram?.quotedLiteral ?? "null")
+        out.ascii(",\"outcome\":\""); out.ascii(s.outcomeLiteral)
         out.ascii("\",\"stopped_at\":"); writeOptionalString(s.stoppedAt, out)
         out.ascii(",\"reason\":"); writeOptionalString(s.stopReason, out)
         out.ascii(",\"vas\":{\"requested\":")

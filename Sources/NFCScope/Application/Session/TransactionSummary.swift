@@ -13,12 +13,25 @@ public struct TransactionSummary: Sendable {
     public enum Cryptogram: String, Sendable {
         case aac = "AAC", tc = "TC", arqc = "ARQC", rfu = "RFU"
 
-        public var meaning: String {
+        public var meaning: String { meaningLiteral.description }
+
+        /// `meaning` as a literal (the record writers copy it without making a String).
+        var meaningLiteral: StaticString {
             switch self {
             case .aac: "declined by the card (AAC)"
             case .tc: "approved offline (TC)"
             case .arqc: "online authorisation requested (ARQC)"
             case .rfu: "cryptogram type reserved (RFU)"
+            }
+        }
+
+        /// The raw value JSON-quoted, as a literal.
+        var quotedLiteral: StaticString {
+            switch self {
+            case .aac: "\"AAC\""
+            case .tc: "\"TC\""
+            case .arqc: "\"ARQC\""
+            case .rfu: "\"RFU\""
             }
         }
     }
@@ -60,8 +73,11 @@ public struct TransactionSummary: Sendable {
     public var cvmResults: (hex: String, text: String)?
 
     /// The outcome in a few words.
-    public var outcome: String {
-        if let cryptogram { return cryptogram.meaning }
+    public var outcome: String { outcomeLiteral.description }
+
+    /// `outcome` as a literal (no JSON escape needed: the record writer copies it as it is).
+    var outcomeLiteral: StaticString {
+        if let cryptogram { return cryptogram.meaningLiteral }
         if stoppedAt != nil { return "stopped" }
         if vasRequested && !payment { return vasPassReturned ? "pass returned" : "no pass returned" }
         if !payment { return "no payment application" }
@@ -86,6 +102,8 @@ struct TransactionTracker {
     /// same arrays when they hold the same bytes (most cards of a capture), not new ones.
     private var recentAIDs = RecentArrays()
     private var recentDirectories: [[TransactionSummary.DirectoryEntry]] = []
+    /// The answer bytes each of `recentDirectories` was read from (same order).
+    private var recentDirectoryAnswers: [[UInt8]] = []
     private var recentLabels: [String] = []
 
     var isEmpty: Bool { summary.apdus == 0 }
@@ -135,14 +153,24 @@ struct TransactionTracker {
             if x.handler == .vas {
                 summary.vasRequested = true
             } else if isDirectoryName(name) {
-                if ok, let tlv = x.responseTLV {
+                if ok, x.responseTLV != nil, let data = x.response?.data,
+                   let k = recentDirectoryAnswers.firstIndex(where: { ByteView.with($0) { data.elementsEqual($0) } }) {
+                    // The same answer bytes as one a recent directory was made from: the
+                    // same tree, so the same entries (the tree is not walked).
+                    summary.directory = recentDirectories[k]
+                } else if ok, let tlv = x.responseTLV {
                     // One of the last few directories when the answer lists the same entries.
                     if let same = recentDirectories.first(where: { directoryMatches(tlv, $0) }) {
                         summary.directory = same
                     } else {
                         summary.directory = directoryEntries(tlv)
-                        if recentDirectories.count == RecentArrays.capacity { recentDirectories.removeFirst() }
+                        if recentDirectories.count == RecentArrays.capacity {
+                            recentDirectories.removeFirst()
+                            recentDirectoryAnswers.removeFirst()
+                        }
                         recentDirectories.append(summary.directory)
+                        // The answer the entries were read from (the tree was parsed from it).
+                        recentDirectoryAnswers.append(x.response?.data.array ?? [])
                     }
                 }
             } else {

@@ -201,8 +201,19 @@ struct ODAEvidence {
         let nodes = tlv.nodes
         var i = 0
         while i < nodes.count {
-            if !nodes[i].constructed && !nodes[i].isError && ODAEvidence.keeps(nodes[i].tag) {
-                keep(terminal: false, nodes[i].tag, nodes[i].value, replacing: false)
+            // The kept tags are the first slots (`TagValues.cardSlots`): one lookup of
+            // the tag tells whether it is kept and where (it was three: `keeps`, then
+            // the search and the append of `TagValues`).
+            if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag),
+               slot < TagValues.cardSlots, !card.contains(slot: slot) {
+                let value = nodes[i].value
+                // The budget as `keep` counts it.
+                if keptBytes + value.count <= ODAEvidence.byteBudget {
+                    keptBytes += value.count
+                    card.add(nodes[i].tag, slot: slot, value)
+                } else {
+                    overBudget = true
+                }
             }
             i += 1
         }
@@ -483,14 +494,34 @@ struct TagValues {
         return nil
     }
 
+    /// Slots 0 to `cardSlots - 1` are the card tags the evidence keeps (`ODAEvidence.keeps`).
+    static let cardSlots = 26
+
     /// Appends an entry for a tag not held.
     private mutating func append(_ entry: Entry) {
         if let s = TagValues.slot(entry.tag) {
-            if slotEntry.isEmpty { slotEntry = [Int](repeating: 0, count: 64) }
-            slotEntry[s] = entries.count
-            present |= 1 << UInt64(s)
+            append(entry, slot: s)
+        } else {
+            entries.append(entry)
         }
+    }
+
+    @inline(__always)
+    private mutating func append(_ entry: Entry, slot s: Int) {
+        if slotEntry.isEmpty { slotEntry = [Int](repeating: 0, count: 64) }
+        slotEntry[s] = entries.count
+        present |= 1 << UInt64(s)
         entries.append(entry)
+    }
+
+    /// Whether the tag of slot `s` (`slot(tag)`) is held.
+    @inline(__always)
+    func contains(slot s: Int) -> Bool { present & (1 << UInt64(s)) != 0 }
+
+    /// `add` for a tag whose slot is known (`slot(tag)`), not held.
+    mutating func add(_ tag: UInt32, slot s: Int, _ value: ByteView) {
+        append(Entry(tag: tag, start: pool.count, count: value.count), slot: s)
+        value.append(to: &pool)
     }
 
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
