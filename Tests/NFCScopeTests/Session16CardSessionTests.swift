@@ -16,7 +16,7 @@ struct Session16CardSessionTests {
     private static let ppse2 = ("00A404000E325041592E5359532E444446303100",
                                 "6F2F840E325041592E5359532E4444463031A51DBF0C1A61184F07A0000000041010500A4D415354455243415244870101"
                                 + "9000")
-    private static let gpo = ("80A8000037" + hexString(applePayGPOData) + "00", hexString(applePayGPOResponse) + "9000")
+    private static let gpo = ("80A8000038" + hexString(applePayGPOData) + "00", hexString(applePayGPOResponse) + "9000")
 
     private static func feed(_ session: CardSession, _ pairs: [(String, String)], firstFrame: Int,
                              lastIncomplete: Bool = false) {
@@ -81,7 +81,7 @@ struct Session16CardSessionTests {
         #expect(a.cryptogram == .arqc && a.stoppedAt == nil && a.stopReason == nil)
         #expect(a.outcome == "online authorisation requested (ARQC)")
         #expect(a.kernel?.id == 3 && a.kernel?.from == "AID")
-        #expect(a.issuerApplicationData?.hex == "1F4A6360A00000000010030273000000004000000000000000000000000000")
+        #expect(a.issuerApplicationData?.hex == "1F4A6360A0000000001003027300000000400000000000000000000000000000")
         #expect(a.oda != nil)
 
         let b = summaries[1]
@@ -94,13 +94,13 @@ struct Session16CardSessionTests {
         let c = summaries[2]
         #expect(c.apdus == 4 && c.aid == visaAID && c.selectAccepted && c.cryptogram == .arqc)
         #expect(c.directory.count == 1 && c.stoppedAt == nil)
-        #expect(describe(c).replacingOccurrences(of: "[28,35]", with: "[10,15]")
+        #expect(Self.describe(c).replacingOccurrences(of: "[28,35]", with: "[10,15]")
                     .replacingOccurrences(of: "frames 28-35 (4 APDUs)", with: "frames 10-15 (3 APDUs)")
                     .replacingOccurrences(of: "\"apdus\":4", with: "\"apdus\":3")
-                == describe(a))
+                == Self.describe(a))
 
-        // The GPO answer cut short: no cryptogram is taken from it... but the card's
-        // data up to there is kept; the stop names the command.
+        // The GPO answer cut short (its data is still read): when it gave no cryptogram,
+        // the stop says so.
         let d = summaries[3]
         #expect(d.apdus == 2 && d.aid == visaAID)
         if d.cryptogram == nil {
@@ -122,6 +122,26 @@ struct Session16CardSessionTests {
         #expect(h.directory == g.directory && h.aid == visaAID && h.cryptogram == .arqc)
         // The last directory read is the one shown.
         #expect(summaries[8].directory == g.directory)
+    }
+
+    /// `BytePool` (values copied into storage that only grows, emptied by its count)
+    /// against a plain array, on generated sequences of appends and resets.
+    @Test func bytePoolMatchesAnArray() {
+        var gen = FastPathGenerator(state: 0x5E16_B001)
+        var pool = BytePool()
+        var plain: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for _ in 0..<5000 {
+            if gen.int(40) == 0 { pool.removeAll(); plain.removeAll(); ranges.removeAll() }
+            let value = gen.bytes(gen.int(3) == 0 ? gen.int(600) : gen.int(20))
+            let range = ByteView.with(value) { pool.append($0) }
+            #expect(range == plain.count..<(plain.count + value.count))
+            plain += value
+            ranges.append(range)
+            #expect(pool.count == plain.count)
+            let r = ranges[gen.int(ranges.count)]
+            #expect(Array(pool[r]) == Array(plain[r]))
+        }
     }
 
     /// The evidence's kept card tags are its first slots.
