@@ -155,6 +155,30 @@ struct Session16CardSessionTests {
         for tag in tags { if let s = TagValues.slot(tag) { #expect(s < 64 && seen.insert(s).inserted) } }
     }
 
+    /// The last command named at the session end is the name looked up per APDU before.
+    @Test func lastCommandNames() {
+        for cla in [0x00, 0x80, 0x84, 0x90, 0xA0, 0xFF] as [UInt8] {
+            for ins in 0...255 {
+                for (p1, p2) in [(0x04, 0x00), (0x00, 0x00), (0x01, 0x0C), (0x80, 0x00)] as [(UInt8, UInt8)] {
+                    let name = LastCommand.apdu(cla: cla, ins: UInt8(ins), p1: p1, p2: p2).name
+                    let expected = knownInstructionName(cla: cla, ins: UInt8(ins), p1: p1, p2: p2) ?? "UNKNOWN"
+                    #expect(name.description == expected.description)
+                }
+            }
+        }
+        for code in 0...255 {
+            let c = UInt8(code)
+            let expected: StaticString = MIFAREPlusNative.name(c) ?? desfireName(c) ?? "UNKNOWN"
+            #expect(LastCommand.native(mifarePlus: c, desfire: c).name.description == expected.description)
+            #expect(LastCommand.native(mifarePlus: nil, desfire: c).name.description
+                    == (desfireName(c) ?? "UNKNOWN").description)
+            #expect(LastCommand.native(mifarePlus: c, desfire: nil).name.description
+                    == (MIFAREPlusNative.name(c) ?? "UNKNOWN").description)
+        }
+        #expect(LastCommand.native(mifarePlus: nil, desfire: nil).name.description == "UNKNOWN")
+        #expect(LastCommand.missing.name.description == "a command the capture does not have")
+    }
+
     /// The outcome and cryptogram literals are the texts they stand for.
     @Test func outcomeLiterals() {
         for c in [TransactionSummary.Cryptogram.aac, .tc, .arqc, .rfu] {

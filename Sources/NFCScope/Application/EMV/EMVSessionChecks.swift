@@ -27,8 +27,7 @@ enum EMVSessionChecks {
         out.removeAll()
         return ByteView.with(value) { v in
             out.hex(v, uppercase: true)
-            // Made from the buffer in place (`out.string` copied it into an array first).
-            let hex = out.withContents { $0.validatedUTF8 } ?? out.string
+            let hex = out.string
             out.removeAll()
             let shown: Bool = context.withSelectedAID { aid in
                 guard let handle = registry.tagHandle(tag, length: v.count, aid: aid),

@@ -89,7 +89,9 @@ public struct TransactionSummary: Sendable {
 struct TransactionTracker {
     private(set) var summary = TransactionSummary()
     /// The last command's instruction name (a static string: no allocation per APDU).
-    private var lastCommandName: StaticString?
+    /// The last command, named only when a session stops without a cryptogram (its
+    /// name was looked up for every APDU).
+    private var lastCommand: LastCommand?
     private var lastSW: UInt16?
     private var lastIncomplete = false
     private var lastHadResponse = true
@@ -115,7 +117,7 @@ struct TransactionTracker {
         guard summary.apdus != 0 else { return }
         // Field by field, as a new tracker has them (the storage kept).
         summary = TransactionSummary()
-        lastCommandName = nil
+        lastCommand = nil
         lastSW = nil
         lastIncomplete = false
         lastHadResponse = true
@@ -131,12 +133,11 @@ struct TransactionTracker {
         summary.apdus += 1
 
         if let c = x.command {
-            lastCommandName = knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2) ?? "UNKNOWN"
+            lastCommand = .apdu(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2)
         } else if x.isNative {
-            lastCommandName = x.mifarePlus.flatMap { MIFAREPlusNative.name($0.code) }
-                ?? x.desfire.flatMap { desfireName($0.code) } ?? "UNKNOWN"
+            lastCommand = .native(mifarePlus: x.mifarePlus?.code, desfire: x.desfire?.code)
         } else {
-            lastCommandName = "a command the capture does not have"
+            lastCommand = .missing
         }
         lastSW = x.response?.sw
         lastHadResponse = x.response != nil
@@ -239,7 +240,7 @@ struct TransactionTracker {
 
     /// Where and why a session without a cryptogram stopped.
     private func decideStop(_ s: inout TransactionSummary, fieldDropped: Bool) {
-        let last = lastCommandName.map { String(describing: $0) } ?? "the first command"
+        let last = lastCommand.map { String(describing: $0.name) } ?? "the first command"
         if !s.directory.isEmpty, let aid = s.aid, !s.selectAccepted,
            !s.directory.contains(where: { $0.aid == aid }) {
             s.stoppedAt = "SELECT"
@@ -254,6 +255,25 @@ struct TransactionTracker {
         } else if s.payment {
             s.stoppedAt = last
             s.stopReason = fieldDropped ? "the field dropped before a cryptogram" : "the session ended before a cryptogram"
+        }
+    }
+}
+
+/// What `TransactionTracker` keeps of the last command to name it at the session end.
+enum LastCommand: Equatable {
+    case apdu(cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8)
+    /// Native MIFARE Plus or DESFire framing: the command codes read.
+    case native(mifarePlus: UInt8?, desfire: UInt8?)
+    /// The exchange had no command.
+    case missing
+
+    /// The name the stop shows (what was looked up per APDU before).
+    var name: StaticString {
+        switch self {
+        case let .apdu(cla, ins, p1, p2): knownInstructionName(cla: cla, ins: ins, p1: p1, p2: p2) ?? "UNKNOWN"
+        case let .native(mifarePlus, desfire):
+            mifarePlus.flatMap { MIFAREPlusNative.name($0) } ?? desfire.flatMap { desfireName($0) } ?? "UNKNOWN"
+        case .missing: "a command the capture does not have"
         }
     }
 }
