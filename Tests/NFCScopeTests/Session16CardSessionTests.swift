@@ -217,6 +217,35 @@ struct Session16CardSessionTests {
         }
     }
 
+    /// A tracker reset after `finish` (only the APDU count set back), or after an APDU
+    /// observed since `finish` (the whole summary made again), holds a new summary.
+    @Test func trackerResetAfterFinish() {
+        let registry = Registry.builtin
+        let session = CardSession(registry: registry)
+        var tracker = TransactionTracker()
+        let fresh = Self.describe(TransactionSummary())
+        for (n, pair) in ([Self.ppse, Self.visa, Self.gpo, Self.mastercardRefused] as [(String, String)]).enumerated() {
+            let command = emvHex(pair.0), response = emvHex(pair.1)
+            ByteView.with(command) { c in
+                ByteView.with(response) { r in
+                    let exchange = ISODEPExchange(frames: [n], command: c, response: r, waitingTimeExtensions: 0,
+                                                  retransmissions: 0, sawBadCRC: false, incomplete: false)
+                    session.interpretInPlace(exchange) { x in tracker.observe(&x, registry: registry) }
+                    if n % 2 == 1 {
+                        _ = tracker.finish(fieldDropped: false)
+                        if n == 3 { tracker.reset() } else {
+                            // Observed after the hand-over: the reset makes the summary again.
+                            session.interpretInPlace(exchange) { x in tracker.observe(&x, registry: registry) }
+                            #expect(tracker.summary.apdus > 0)
+                            tracker.reset()
+                        }
+                        #expect(tracker.isEmpty && Self.describe(tracker.summary) == fresh)
+                    }
+                }
+            }
+        }
+    }
+
     /// `TagValues` (tags with a slot found through it, others by a scan) against a plain
     /// list of (tag, value) on generated sequences of sets, adds and resets.
     @Test func tagValuesMatchAPlainList() {

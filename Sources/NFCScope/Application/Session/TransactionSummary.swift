@@ -108,6 +108,11 @@ struct TransactionTracker {
     private var recentDirectoryAnswers: [[UInt8]] = []
     private var recentLabels: [String] = []
 
+    /// `finish` handed the summary over and nothing was observed since: the tracker's
+    /// summary is a new one but for its APDU count (the reset then sets just that; making
+    /// a new summary again cost a copy of ~400 bytes and a destruction per session).
+    private var handedOver = false
+
     var isEmpty: Bool { summary.apdus == 0 }
 
     /// Starts over for the next card session, keeping the evidence's storage.
@@ -116,7 +121,13 @@ struct TransactionTracker {
         // that counted none is as new (sessions end two or three times per card).
         guard summary.apdus != 0 else { return }
         // Field by field, as a new tracker has them (the storage kept).
-        summary = TransactionSummary()
+        if handedOver {
+            // `finish` left a new summary holding only the APDU count.
+            summary.apdus = 0
+            handedOver = false
+        } else {
+            summary = TransactionSummary()
+        }
         lastCommand = nil
         lastSW = nil
         lastIncomplete = false
@@ -131,6 +142,7 @@ struct TransactionTracker {
         if summary.apdus == 0 { summary.firstFrame = x.exchange.frames.first ?? 0 }
         summary.lastFrame = x.exchange.frames.last ?? summary.lastFrame
         summary.apdus += 1
+        handedOver = false
 
         if let c = x.command {
             lastCommand = .apdu(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2)
@@ -227,6 +239,7 @@ struct TransactionTracker {
         var s = TransactionSummary()
         swap(&s, &summary)
         summary.apdus = s.apdus
+        handedOver = true
         if let registry {
             let scratch = self.scratch ?? SessionEndScratch()
             self.scratch = scratch
