@@ -64,21 +64,25 @@ enum ApplicationRendering {
             if let p = e.priority { out.int(p) } else { out.ascii("null") }
             out.byte(0x7D)
         }
+        // The currency looked up once for the amount and the letters (a table entry
+        // copied out each time).
+        let currency = s.currency.flatMap { registry.currency($0) }
         out.ascii("],\"amount\":")
         if let minor = s.amountMinor {
-            out.byte(0x22); writeAmount(minor, currency: s.currency, registry: registry, to: out); out.byte(0x22)
+            out.byte(0x22); writeAmount(minor, currency: currency, to: out); out.byte(0x22)
         } else {
             out.ascii("null")
         }
         out.ascii(",\"amount_minor\":")
         if let a = s.amountMinor { out.int(Int(a)) } else { out.ascii("null") }
         out.ascii(",\"currency\":")
-        writeOptionalString(s.currency.flatMap { registry.currency($0)?.alpha }, out)
+        writeOptionalString(currency?.alpha, out)
         out.ascii(",\"currency_code\":")
         if let c = s.currency { out.int(c) } else { out.ascii("null") }
+        // The cryptogram and the outcome as literals (they need no escaping).
         out.ascii(",\"cryptogram\":")
-        writeOptionalString(s.cryptogram?.rawValue, out)
-        out.ascii(",\"outcome\":\""); out.jsonEscaped(s.outcome)
+        out.ascii(s.cryptogram?.quotedLiteral ?? "null")
+        out.ascii(",\"outcome\":\""); out.ascii(s.outcomeLiteral)
         out.ascii("\",\"stopped_at\":"); writeOptionalString(s.stoppedAt, out)
         out.ascii(",\"reason\":"); writeOptionalString(s.stopReason, out)
         out.ascii(",\"vas\":{\"requested\":")
@@ -183,7 +187,12 @@ enum ApplicationRendering {
     /// `amountText` written in place (the transaction record's `amount`, as it was:
     /// the currency's letters unescaped).
     static func writeAmount(_ minor: Int64, currency: Int?, registry: Registry, to out: OutputBuffer) {
-        guard let code = currency, let cur = registry.currency(code) else {
+        writeAmount(minor, currency: currency.flatMap { registry.currency($0) }, to: out)
+    }
+
+    /// `writeAmount` with the currency looked up (nil: unknown or none).
+    static func writeAmount(_ minor: Int64, currency: Currency?, to out: OutputBuffer) {
+        guard let cur = currency else {
             out.int(Int(minor)); out.ascii(" (minor units)")
             return
         }

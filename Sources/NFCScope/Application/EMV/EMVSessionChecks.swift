@@ -120,18 +120,23 @@ enum EMVSessionChecks {
 /// looked up.
 final class SessionEndScratch {
     let buffer = OutputBuffer(initialCapacity: 256)
-    private var lastText = ""
-    private var lastTextBytes: [UInt8] = []
+    // Used by one session end at a time (the decode's own card session).
+    @exclusivity(unchecked) private var lastText = ""
+    @exclusivity(unchecked) private var lastTextBytes: [UInt8] = []
     /// Kernel names by identifier (0-63), each looked up once in `registry`.
-    private var kernelNames = [String??](repeating: nil, count: 64)
-    private var kernelRegistry: ObjectIdentifier?
+    @exclusivity(unchecked) private var kernelNames = [String??](repeating: nil, count: 64)
+    @exclusivity(unchecked) private var kernelRegistry: ObjectIdentifier?
 
     /// The buffer's contents as a String (the last one when the same).
     func text(of out: OutputBuffer) -> String {
         let same = out.withContents { v in ByteView.with(lastTextBytes) { v.elementsEqual($0) } }
         if !same {
-            lastText = out.string
-            lastTextBytes = Array(lastText.utf8)
+            // The bytes copied into the kept array's storage and the String made from
+            // them (`out.string` copied the buffer into an array first, and the bytes
+            // were read back out of the String into a new array).
+            lastTextBytes.removeAll(keepingCapacity: true)
+            out.withContents { $0.append(to: &lastTextBytes) }
+            lastText = String(decoding: lastTextBytes, as: UTF8.self)
         }
         return lastText
     }

@@ -218,6 +218,9 @@ public final class CardSession {
 
     /// Forgets the session in progress.
     public func reset() {
+        // Every change to the session comes with an APDU the tracker counts: with none
+        // since the last reset (sessions end two or three times per card) all is as new.
+        guard !tracker.isEmpty else { return }
         tracker.reset()
         current.context = EMVContext()
         selectedAID = nil

@@ -13,12 +13,25 @@ public struct TransactionSummary: Sendable {
     public enum Cryptogram: String, Sendable {
         case aac = "AAC", tc = "TC", arqc = "ARQC", rfu = "RFU"
 
-        public var meaning: String {
+        public var meaning: String { meaningLiteral.description }
+
+        /// `meaning` as a literal (the record writers copy it without making a String).
+        var meaningLiteral: StaticString {
             switch self {
             case .aac: "declined by the card (AAC)"
             case .tc: "approved offline (TC)"
             case .arqc: "online authorisation requested (ARQC)"
             case .rfu: "cryptogram type reserved (RFU)"
+            }
+        }
+
+        /// The raw value JSON-quoted, as a literal.
+        var quotedLiteral: StaticString {
+            switch self {
+            case .aac: "\"AAC\""
+            case .tc: "\"TC\""
+            case .arqc: "\"ARQC\""
+            case .rfu: "\"RFU\""
             }
         }
     }
@@ -60,8 +73,11 @@ public struct TransactionSummary: Sendable {
     public var cvmResults: (hex: String, text: String)?
 
     /// The outcome in a few words.
-    public var outcome: String {
-        if let cryptogram { return cryptogram.meaning }
+    public var outcome: String { outcomeLiteral.description }
+
+    /// `outcome` as a literal (no JSON escape needed: the record writer copies it as it is).
+    var outcomeLiteral: StaticString {
+        if let cryptogram { return cryptogram.meaningLiteral }
         if stoppedAt != nil { return "stopped" }
         if vasRequested && !payment { return vasPassReturned ? "pass returned" : "no pass returned" }
         if !payment { return "no payment application" }
@@ -73,7 +89,9 @@ public struct TransactionSummary: Sendable {
 struct TransactionTracker {
     private(set) var summary = TransactionSummary()
     /// The last command's instruction name (a static string: no allocation per APDU).
-    private var lastCommandName: StaticString?
+    /// The last command, named only when a session stops without a cryptogram (its
+    /// name was looked up for every APDU).
+    private var lastCommand: LastCommand?
     private var lastSW: UInt16?
     private var lastIncomplete = false
     private var lastHadResponse = true
@@ -86,7 +104,14 @@ struct TransactionTracker {
     /// same arrays when they hold the same bytes (most cards of a capture), not new ones.
     private var recentAIDs = RecentArrays()
     private var recentDirectories: [[TransactionSummary.DirectoryEntry]] = []
+    /// The answer bytes each of `recentDirectories` was read from (same order).
+    private var recentDirectoryAnswers: [[UInt8]] = []
     private var recentLabels: [String] = []
+
+    /// `finish` handed the summary over and nothing was observed since: the tracker's
+    /// summary is a new one but for its APDU count (the reset then sets just that; making
+    /// a new summary again cost a copy of ~400 bytes and a destruction per session).
+    private var handedOver = false
 
     var isEmpty: Bool { summary.apdus == 0 }
 
@@ -96,8 +121,14 @@ struct TransactionTracker {
         // that counted none is as new (sessions end two or three times per card).
         guard summary.apdus != 0 else { return }
         // Field by field, as a new tracker has them (the storage kept).
-        summary = TransactionSummary()
-        lastCommandName = nil
+        if handedOver {
+            // `finish` left a new summary holding only the APDU count.
+            summary.apdus = 0
+            handedOver = false
+        } else {
+            summary = TransactionSummary()
+        }
+        lastCommand = nil
         lastSW = nil
         lastIncomplete = false
         lastHadResponse = true
@@ -111,14 +142,14 @@ struct TransactionTracker {
         if summary.apdus == 0 { summary.firstFrame = x.exchange.frames.first ?? 0 }
         summary.lastFrame = x.exchange.frames.last ?? summary.lastFrame
         summary.apdus += 1
+        handedOver = false
 
         if let c = x.command {
-            lastCommandName = knownInstructionName(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2) ?? "UNKNOWN"
+            lastCommand = .apdu(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2)
         } else if x.isNative {
-            lastCommandName = x.mifarePlus.flatMap { MIFAREPlusNative.name($0.code) }
-                ?? x.desfire.flatMap { desfireName($0.code) } ?? "UNKNOWN"
+            lastCommand = .native(mifarePlus: x.mifarePlus?.code, desfire: x.desfire?.code)
         } else {
-            lastCommandName = "a command the capture does not have"
+            lastCommand = .missing
         }
         lastSW = x.response?.sw
         lastHadResponse = x.response != nil
@@ -135,14 +166,24 @@ struct TransactionTracker {
             if x.handler == .vas {
                 summary.vasRequested = true
             } else if isDirectoryName(name) {
-                if ok, let tlv = x.responseTLV {
+                if ok, x.responseTLV != nil, let data = x.response?.data,
+                   let k = recentDirectoryAnswers.firstIndex(where: { ByteView.with($0) { data.elementsEqual($0) } }) {
+                    // The same answer bytes as one a recent directory was made from: the
+                    // same tree, so the same entries (the tree is not walked).
+                    summary.directory = recentDirectories[k]
+                } else if ok, let tlv = x.responseTLV {
                     // One of the last few directories when the answer lists the same entries.
                     if let same = recentDirectories.first(where: { directoryMatches(tlv, $0) }) {
                         summary.directory = same
                     } else {
                         summary.directory = directoryEntries(tlv)
-                        if recentDirectories.count == RecentArrays.capacity { recentDirectories.removeFirst() }
+                        if recentDirectories.count == RecentArrays.capacity {
+                            recentDirectories.removeFirst()
+                            recentDirectoryAnswers.removeFirst()
+                        }
                         recentDirectories.append(summary.directory)
+                        // The answer the entries were read from (the tree was parsed from it).
+                        recentDirectoryAnswers.append(x.response?.data.array ?? [])
                     }
                 }
             } else {
@@ -198,13 +239,21 @@ struct TransactionTracker {
         var s = TransactionSummary()
         swap(&s, &summary)
         summary.apdus = s.apdus
+        handedOver = true
         if let registry {
             let scratch = self.scratch ?? SessionEndScratch()
             self.scratch = scratch
             EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch, to: &s)
         }
-        guard s.cryptogram == nil else { return s }
-        let last = lastCommandName.map { String(describing: $0) } ?? "the first command"
+        // One return (of `s`): a second one, before the stop was decided, made the
+        // compiler copy the summary and destroy the original at every session end.
+        if s.cryptogram == nil { decideStop(&s, fieldDropped: fieldDropped) }
+        return s
+    }
+
+    /// Where and why a session without a cryptogram stopped.
+    private func decideStop(_ s: inout TransactionSummary, fieldDropped: Bool) {
+        let last = lastCommand.map { String(describing: $0.name) } ?? "the first command"
         if !s.directory.isEmpty, let aid = s.aid, !s.selectAccepted,
            !s.directory.contains(where: { $0.aid == aid }) {
             s.stoppedAt = "SELECT"
@@ -220,7 +269,25 @@ struct TransactionTracker {
             s.stoppedAt = last
             s.stopReason = fieldDropped ? "the field dropped before a cryptogram" : "the session ended before a cryptogram"
         }
-        return s
+    }
+}
+
+/// What `TransactionTracker` keeps of the last command to name it at the session end.
+enum LastCommand: Equatable {
+    case apdu(cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8)
+    /// Native MIFARE Plus or DESFire framing: the command codes read.
+    case native(mifarePlus: UInt8?, desfire: UInt8?)
+    /// The exchange had no command.
+    case missing
+
+    /// The name the stop shows (what was looked up per APDU before).
+    var name: StaticString {
+        switch self {
+        case let .apdu(cla, ins, p1, p2): knownInstructionName(cla: cla, ins: ins, p1: p1, p2: p2) ?? "UNKNOWN"
+        case let .native(mifarePlus, desfire):
+            mifarePlus.flatMap { MIFAREPlusNative.name($0) } ?? desfire.flatMap { desfireName($0) } ?? "UNKNOWN"
+        case .missing: "a command the capture does not have"
+        }
     }
 }
 

@@ -39,7 +39,7 @@ struct ODAEvidence {
     var records = RecordStore()
     /// The GPO data, signatures, GENERATE AC parts and DOL amounts, back to back in one
     /// array a new session reuses: keeping them allocates nothing per APDU.
-    private var store: [UInt8] = []
+    private var store = BytePool()
     var pdolData: Kept?
     /// Signed dynamic data (9F4B) in the GPO answer or a record: fDDA.
     var fddaSignature: Kept?
@@ -171,7 +171,7 @@ struct ODAEvidence {
                     let length = child.headerLength + child.value.count
                     guard let raw = tlv.bytes.slice(child.offset, length) else { continue }
                     responseCount += length
-                    if keeping { raw.append(to: &store) }
+                    if keeping { _ = store.append(raw) }
                 }
                 g.responseObjects = start..<store.count
                 for (_, child) in tlv.children(of: template) where child.error == nil {
@@ -201,8 +201,19 @@ struct ODAEvidence {
         let nodes = tlv.nodes
         var i = 0
         while i < nodes.count {
-            if !nodes[i].constructed && !nodes[i].isError && ODAEvidence.keeps(nodes[i].tag) {
-                keep(terminal: false, nodes[i].tag, nodes[i].value, replacing: false)
+            // The kept tags are the first slots (`TagValues.cardSlots`): one lookup of
+            // the tag tells whether it is kept and where (it was three: `keeps`, then
+            // the search and the append of `TagValues`).
+            if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag),
+               slot < TagValues.cardSlots, !card.contains(slot: slot) {
+                let value = nodes[i].value
+                // The budget as `keep` counts it.
+                if keptBytes + value.count <= ODAEvidence.byteBudget {
+                    keptBytes += value.count
+                    card.add(nodes[i].tag, slot: slot, value)
+                } else {
+                    overBudget = true
+                }
             }
             i += 1
         }
@@ -233,7 +244,7 @@ struct ODAEvidence {
         card.removeAll()
         terminal.removeAll()
         records.removeAll()
-        if !store.isEmpty { store.removeAll(keepingCapacity: true) }
+        store.removeAll()
         pdolData = nil
         fddaSignature = nil
         internalAuthenticate = nil
@@ -257,9 +268,7 @@ struct ODAEvidence {
     /// Keeps a value the budget does not count (DOL amounts, GENERATE AC parts: a few
     /// bytes each, at most four of each per session).
     private mutating func append(_ v: ByteView) -> Kept {
-        let start = store.count
-        v.append(to: &store)
-        return start..<store.count
+        store.append(v)
     }
 
     var aip: [UInt8]? { card[0x82] }
@@ -403,16 +412,123 @@ struct TagValues {
         var start: Int
         var count: Int
     }
+    /// The entries are `entries[0 ..< entryCount]`: a new session overwrites the
+    /// storage (emptying the array per session cost more than the session's lookups).
     private var entries: [Entry] = []
-    private var pool: [UInt8] = []
+    private var entryCount = 0
+    private var pool = BytePool()
+    /// The entry of each tag that has a slot (`slot(_:)`: the card tags the evidence
+    /// keeps and the terminal's usual DOL tags), valid where its bit of `present` is
+    /// set: the session-end checks and every kept node looked them up by a scan of
+    /// `entries` (a few hundred instructions each). Other tags are still scanned for.
+    private var slotEntry: [Int] = []
+    private var present: UInt64 = 0
+
+    /// A small number for the tags looked up most, nil for the others.
+    @inline(__always)
+    static func slot(_ tag: UInt32) -> Int? {
+        switch tag {
+        case 0x82: 0
+        case 0x94: 1
+        case 0x8F: 2
+        case 0x90: 3
+        case 0x92: 4
+        case 0x93: 5
+        case 0x9F32: 6
+        case 0x9F46: 7
+        case 0x9F47: 8
+        case 0x9F48: 9
+        case 0x9F4A: 10
+        case 0x5A: 11
+        case 0x57: 12
+        case 0x9F6B: 13
+        case 0x5F24: 14
+        case 0x5F34: 15
+        case 0x9F69: 16
+        case 0x9F10: 17
+        case 0x9F6E: 18
+        case 0x9F19: 19
+        case 0x9F24: 20
+        case 0x9F4D: 21
+        case 0x9F4F: 22
+        case 0x9F2A: 23
+        case 0x9F6C: 24
+        case 0x9F36: 25
+        case 0x9F02: 26
+        case 0x9F03: 27
+        case 0x9F1A: 28
+        case 0x95: 29
+        case 0x5F2A: 30
+        case 0x9A: 31
+        case 0x9C: 32
+        case 0x9F37: 33
+        case 0x9F35: 34
+        case 0x9F34: 35
+        case 0x9F66: 36
+        case 0x9F45: 37
+        case 0x9F4C: 38
+        case 0x9F21: 39
+        case 0x9F7C: 40
+        case 0x9F4E: 41
+        case 0x9F33: 42
+        case 0x9F40: 43
+        case 0x9F1E: 44
+        case 0x9F15: 45
+        case 0x9F16: 46
+        case 0x9F1C: 47
+        case 0x9F4B: 48
+        case 0x9F27: 49
+        case 0x9F26: 50
+        default: nil
+        }
+    }
 
     private func index(_ tag: UInt32) -> Int? {
+        if let s = TagValues.slot(tag) {
+            return present & (1 << UInt64(s)) != 0 ? slotEntry[s] : nil
+        }
         var i = 0
-        while i < entries.count {
+        while i < entryCount {
             if entries[i].tag == tag { return i }
             i += 1
         }
         return nil
+    }
+
+    /// Slots 0 to `cardSlots - 1` are the card tags the evidence keeps (`ODAEvidence.keeps`).
+    static let cardSlots = 26
+
+    /// Appends an entry for a tag not held.
+    private mutating func append(_ entry: Entry) {
+        if let s = TagValues.slot(entry.tag) {
+            append(entry, slot: s)
+        } else {
+            appendEntry(entry)
+        }
+    }
+
+    @inline(__always)
+    private mutating func appendEntry(_ entry: Entry) {
+        if entryCount < entries.count { entries[entryCount] = entry } else { entries.append(entry) }
+        entryCount += 1
+    }
+
+    @inline(__always)
+    private mutating func append(_ entry: Entry, slot s: Int) {
+        if slotEntry.isEmpty { slotEntry = [Int](repeating: 0, count: 64) }
+        slotEntry[s] = entryCount
+        present |= 1 << UInt64(s)
+        appendEntry(entry)
+    }
+
+    /// Whether the tag of slot `s` (`slot(tag)`) is held.
+    @inline(__always)
+    func contains(slot s: Int) -> Bool { present & (1 << UInt64(s)) != 0 }
+
+    /// `add` for a tag whose slot is known (`slot(tag)`), not held.
+    mutating func add(_ tag: UInt32, slot s: Int, _ value: ByteView) {
+        let kept = pool.append(value)
+        append(Entry(tag: tag, start: kept.lowerBound, count: value.count), slot: s)
     }
 
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
@@ -427,22 +543,23 @@ struct TagValues {
     /// Sets the value of `tag` (a replaced value's old bytes stay in the storage until
     /// `removeAll`; the session's byte budget bounds them).
     mutating func set(_ tag: UInt32, _ value: ByteView) {
-        let entry = Entry(tag: tag, start: pool.count, count: value.count)
-        value.append(to: &pool)
-        if let i = index(tag) { entries[i] = entry } else { entries.append(entry) }
+        let kept = pool.append(value)
+        let entry = Entry(tag: tag, start: kept.lowerBound, count: value.count)
+        if let i = index(tag) { entries[i] = entry } else { append(entry) }
     }
 
     /// `set` for a tag not held (`contains(tag)` is false): no search for it.
     mutating func add(_ tag: UInt32, _ value: ByteView) {
-        entries.append(Entry(tag: tag, start: pool.count, count: value.count))
-        value.append(to: &pool)
+        let kept = pool.append(value)
+        append(Entry(tag: tag, start: kept.lowerBound, count: value.count))
     }
 
     func contains(_ tag: UInt32) -> Bool { index(tag) != nil }
 
     mutating func removeAll() {
-        if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
-        if !pool.isEmpty { pool.removeAll(keepingCapacity: true) }
+        present = 0
+        entryCount = 0
+        pool.removeAll()
     }
 }
 
@@ -451,13 +568,13 @@ struct TagValues {
 /// once the storage has grown to a session's size. Reading a record copies it out.
 struct RecordStore {
     private var keys: [(sfi: Int, record: Int, start: Int, count: Int)] = []
-    private var pool: [UInt8] = []
+    private var pool = BytePool()
 
     var count: Int { keys.count }
 
     mutating func append(sfi: Int, record: Int, _ data: ByteView) {
-        keys.append((sfi, record, pool.count, data.count))
-        data.append(to: &pool)
+        let kept = pool.append(data)
+        keys.append((sfi, record, kept.lowerBound, data.count))
     }
 
     /// The last record read with this SFI and number.
@@ -474,6 +591,33 @@ struct RecordStore {
     mutating func removeAll() {
         guard !keys.isEmpty else { return }
         keys.removeAll(keepingCapacity: true)
-        pool.removeAll(keepingCapacity: true)
+        pool.removeAll()
     }
+}
+
+/// Bytes kept back to back, `bytes[0 ..< count]`, in storage that only grows: a value
+/// is copied in place (appending to an array cost ~95 instructions per value, most of
+/// it the generic append) and emptying it for the next session is setting the count.
+struct BytePool {
+    private var bytes: [UInt8] = []
+    private(set) var count = 0
+
+    /// Keeps the bytes of `v`; where they lie.
+    @discardableResult
+    mutating func append(_ v: ByteView) -> Range<Int> {
+        let start = count
+        let end = start + v.count
+        if end > bytes.count {
+            // Grown at least twofold (zeros the next values overwrite).
+            bytes.append(contentsOf: repeatElement(0, count: Swift.max(end, 2 * bytes.count, 256) - bytes.count))
+        }
+        v.copy(into: &bytes, at: start)
+        count = end
+        return start..<end
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    /// Kept bytes (a range `append` gave), read in place.
+    subscript(range: Range<Int>) -> ArraySlice<UInt8> { bytes[range] }
 }
