@@ -284,7 +284,7 @@ package final class RenderedValueCache {
         guard e.pointee.hash == key.hash, e.pointee.valueCount == n, e.pointee.tag == key.tag,
               e.pointee.tagLength == key.tagLength, e.pointee.declared == key.declared,
               e.pointee.context == key.context, let stored = e.pointee.bytes,
-              n == 0 || value.base.map({ memcmpBytes(stored, $0, n) }) == true else { return false }
+              n == 0 || value.base.map({ Self.sameBytes(stored, $0, n) }) == true else { return false }
         let b = (Self.nodeStatBucket(key.tag) &<< 1) &+ 1
         if nodeStats[b] < UInt32.max / 16 { nodeStats[b] &+= 1 }
         out.bytes(ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount))
@@ -323,6 +323,25 @@ package final class RenderedValueCache {
         e.pointee.outputCount = output.count
     }
 
+    /// Whether the `n` bytes at `a` and `b` are the same: eight at a time, then one at a
+    /// time, in line (a call to `memcmp`, or to `memcmpBytes` once the node loops grew too
+    /// big for it to be inlined, cost ~35 instructions a copied node).
+    @inline(__always)
+    static func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
+        var i = 0
+        while n &- i >= 8 {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
+            i &+= 8
+        }
+        while i < n {
+            if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
+            i &+= 1
+        }
+        return true
+    }
+
     /// A 64-bit hash of the key: the value eight bytes at a time, the slot and context mixed in.
     @inline(__always)
     static func hash(_ value: ByteView, slot: Int, context: Int) -> UInt64 {
@@ -338,12 +357,19 @@ package final class RenderedValueCache {
                 i &+= 8
             }
             if i < n {
-                var last: UInt64 = 0
-                var shift: UInt64 = 0
-                while i < n {
-                    last |= UInt64(src.load(fromByteOffset: i, as: UInt8.self)) &<< shift
-                    shift &+= 8
-                    i &+= 1
+                // The last bytes without a loop: the final eight (overlapping the ones
+                // already mixed in) when there were eight, else the first and last four
+                // (overlapping), else the first, middle and last byte. The count is mixed
+                // in above, so values of different lengths still hash apart.
+                let last: UInt64
+                if n >= 8 {
+                    last = src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+                } else if n >= 4 {
+                    last = UInt64(src.loadUnaligned(as: UInt32.self))
+                        | UInt64(src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)) &<< 32
+                } else {
+                    last = UInt64(src.load(as: UInt8.self)) | UInt64(src.load(fromByteOffset: n >> 1, as: UInt8.self)) &<< 8
+                        | UInt64(src.load(fromByteOffset: n &- 1, as: UInt8.self)) &<< 16
                 }
                 h = (h ^ last) &* k
                 h ^= h >> 32
