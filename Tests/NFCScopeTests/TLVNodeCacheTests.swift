@@ -174,3 +174,71 @@ import Testing
         #expect(cache.nodeHitCount > 500, "\(cache.nodeHitCount) nodes copied")
     }
 }
+
+extension TLVNodeCacheTests {
+    /// The registry's text line writer walks the node array in one pass (lines indented
+    /// by depth) where the general writer recurses: the same output, JSON too, for
+    /// trees nested to and past the depth cap (several caps), with indefinite lengths,
+    /// empty and cut-off constructed objects, errors at every level and trailing noise.
+    @Test func oneTextPassMatchesTheRecursiveWriterOnDeepTrees() {
+        var g = FastPathGenerator(state: 0xDEE9_16)
+        let registry = Registry.builtin
+        let cachedWriter = TLVTreeWriter(registry: registry, cache: RenderedValueCache(registry: registry))
+        let plainWriter = TLVTreeWriter(registry: registry, cache: nil)
+        let general = TLVTreeWriter(dictionary: RegistryThroughProtocol(registry: registry))
+        let constructedTags: [[UInt8]] = [[0x70], [0x77], [0x6F], [0xA5], [0xBF, 0x0C], [0x61], [0xE1], [0x30]]
+        let primitiveTags: [[UInt8]] = [[0x50], [0x82], [0x9F, 0x27], [0x5A], [0xDF, 0x81, 0x01], [0x04]]
+        func object(_ g: inout FastPathGenerator, _ depth: Int) -> [UInt8] {
+            if depth < 24, g.chance(depth < 20 ? 85 : 50) {
+                let tag = g.pick(constructedTags)
+                var body: [UInt8] = []
+                // Mostly one child (deep chains), now and then none or two.
+                for _ in 0..<(g.chance(10) ? 0 : g.chance(15) ? 2 : 1) { body += object(&g, depth + 1) }
+                if g.chance(5) { body += g.bytes(1 + g.int(3)) }             // noise inside
+                if g.chance(6) { return tag + [0x80] + body + [0, 0] }        // indefinite
+                if g.chance(3) { return tag + [0x80] + body }                 // unterminated
+                var length = body.count
+                if g.chance(4) { length += 1 + g.int(3) }                     // overruns
+                if length < 0x80 { return tag + [UInt8(length)] + body }
+                if length < 0x100 { return tag + [0x81, UInt8(length)] + body }
+                return tag + [0x82, UInt8(length >> 8), UInt8(length & 0xFF)] + body
+            }
+            let value = g.bytes(g.int(6))
+            return g.pick(primitiveTags) + [UInt8(value.count)] + value
+        }
+        var deepest = 0, errors = 0
+        for round in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<(1 + g.int(3)) { bytes += object(&g, 0) }
+            if g.chance(10) { bytes += [0x9F] }
+            let maxDepth = g.pick([0, 1, 3, 16, 40])
+            var context = EMVContext()
+            context.selectedAID = g.pick(Self.aids)
+            let indent = g.int(20) - 2
+            ByteView.with(bytes) { view in
+                let tree = BERTLV(parsing: view, maxDepth: maxDepth)
+                deepest = Swift.max(deepest, tree.nodes.map(\.depth).max() ?? 0)
+                errors += tree.nodes.filter(\.isError).count
+                for writer in [cachedWriter, plainWriter] {
+                    let a = OutputBuffer(), b = OutputBuffer(), c = OutputBuffer(), d = OutputBuffer()
+                    writer.writeJSON(tree, context: context, to: a)
+                    general.writeJSON(tree, context: context, to: b)
+                    writer.writeText(tree, indent: indent, context: context, to: c)
+                    general.writeText(tree, indent: indent, context: context, to: d)
+                    #expect(a.string == b.string, "round \(round) cap \(maxDepth): \(hexUpper(bytes))")
+                    #expect(c.string == d.string, "round \(round) cap \(maxDepth) text: \(hexUpper(bytes))")
+                    // After the hex the tree was parsed from (its top level copies from there).
+                    let e = OutputBuffer()
+                    let at = e.position
+                    e.hex(view)
+                    writer.writeJSON(tree, context: context, to: e, parsedFrom: (bytes: view, position: at))
+                    let f = OutputBuffer()
+                    f.hex(view)
+                    general.writeJSON(tree, context: context, to: f)
+                    #expect(e.string == f.string, "round \(round) cap \(maxDepth) after hex: \(hexUpper(bytes))")
+                }
+            }
+        }
+        #expect(deepest >= 20 && errors > 1_000, "deepest \(deepest), errors \(errors)")
+    }
+}
