@@ -52,8 +52,12 @@ package final class RenderedValueCache {
     static let trialLookups: UInt32 = 64
 
     private let entries: UnsafeMutablePointer<Entry>
-    /// Per registry slot: lookups and hits (two counters a slot), grown on demand.
-    @exclusivity(unchecked) private var slotStats: [UInt32] = []
+    /// Per registry slot: lookups and hits (two counters a slot), grown on demand. Raw
+    /// storage, not an array: every lookup counts in it, and the array's write checked
+    /// its uniqueness and retained it (two runtime calls and ~40 instructions a node).
+    @exclusivity(unchecked) private var slotStats: UnsafeMutablePointer<UInt32>
+    /// Counters `slotStats` holds (two a slot).
+    @exclusivity(unchecked) private var slotStatsCount = 0
 
     /// The last contexts seen, each with its id and the tag scope its AID selects.
     private struct Context {
@@ -71,6 +75,11 @@ package final class RenderedValueCache {
         self.registry = registry
         entries = .allocate(capacity: Self.tableSize)
         entries.initialize(repeating: Entry(), count: Self.tableSize)
+        slotStats = .allocate(capacity: 0)
+        nodeEntries = .allocate(capacity: Self.nodeTableSize)
+        nodeEntries.initialize(repeating: NodeEntry(), count: Self.nodeTableSize)
+        nodeStats = .allocate(capacity: 2 * Self.nodeStatBuckets)
+        nodeStats.initialize(repeating: 0, count: 2 * Self.nodeStatBuckets)
         contexts.reserveCapacity(Self.contextsKept)
     }
 
@@ -78,6 +87,11 @@ package final class RenderedValueCache {
         for i in 0..<Self.tableSize { entries[i].bytes?.deallocate() }
         entries.deinitialize(count: Self.tableSize)
         entries.deallocate()
+        slotStats.deallocate()
+        for i in 0..<Self.nodeTableSize { nodeEntries[i].bytes?.deallocate() }
+        nodeEntries.deinitialize(count: Self.nodeTableSize)
+        nodeEntries.deallocate()
+        nodeStats.deallocate()
     }
 
     /// The id of the context (selected AID, currency) values are rendered in now, and the
@@ -137,11 +151,19 @@ package final class RenderedValueCache {
         e.pointee.textCount = text.count
     }
 
-    /// How many texts were copied from the cache so far (tests).
+    /// How many texts and whole nodes were copied from the cache so far (tests).
     var hitCount: Int {
         var n = 0
         var i = 1
-        while i < slotStats.count { n += Int(slotStats[i]); i += 2 }
+        while i < slotStatsCount { n += Int(slotStats[i]); i += 2 }
+        return n + nodeHitCount
+    }
+
+    /// How many whole nodes were copied from the cache so far (tests).
+    var nodeHitCount: Int {
+        var n = 0
+        var i = 1
+        while i < 2 * Self.nodeStatBuckets { n += Int(nodeStats[i]); i += 2 }
         return n
     }
 
@@ -149,7 +171,7 @@ package final class RenderedValueCache {
     @inline(__always)
     private func tryingSlot(_ slot: Int) -> Bool {
         let i = slot &<< 1
-        if i + 1 >= slotStats.count { growStats(i + 2) }
+        if i &+ 1 >= slotStatsCount { growStats(i &+ 2) }
         let lookups = slotStats[i]
         if lookups >= Self.trialLookups, slotStats[i + 1] &* 8 < lookups { return false }
         if lookups < UInt32.max / 16 { slotStats[i] = lookups &+ 1 }
@@ -162,9 +184,162 @@ package final class RenderedValueCache {
         if slotStats[i] < UInt32.max / 16 { slotStats[i] &+= 1 }
     }
 
+    /// Room for at least `count` counters, the new ones zero (`slot` is a registry slot
+    /// index, far from overflowing when doubled).
     @inline(never)
     private func growStats(_ count: Int) {
-        slotStats.append(contentsOf: repeatElement(0, count: Swift.max(count, 2 * slotStats.count) - slotStats.count))
+        let grown = Swift.max(count, 2 * slotStatsCount)
+        let fresh = UnsafeMutablePointer<UInt32>.allocate(capacity: grown)
+        fresh.update(from: slotStats, count: slotStatsCount)
+        (fresh + slotStatsCount).initialize(repeating: 0, count: grown - slotStatsCount)
+        slotStats.deallocate()
+        slotStats = fresh
+        slotStatsCount = grown
+    }
+
+    // MARK: Whole nodes
+
+    // A clean primitive TLV node (no error, not constructed) and a complete DOL value of a
+    // primitive tag are written the same way, from their tag bytes, declared length and
+    // value and from the context alone: `{"tag":…,"len":…,"hex":…,"name":…,"text":…}` as
+    // JSON, `TAG NAME (LEN) HEX = TEXT` and the newline as a text line (after its
+    // indentation). Most of a capture's nodes repeat (the same AIP, AFL, CDOL1, labels and
+    // names card after card): those are kept whole and copied, skipping the dictionary
+    // lookup, the fixed part and the text (~800 instructions a node for ~100).
+    //
+    // The key is the tag, its byte count, the declared length, the value's bytes and the
+    // context id (the JSON one, or its complement for text lines, as for the texts): the
+    // name depends on the tag, the length and the selected AID, the text on the entry,
+    // the value, the selected AID and the currency, and the id stands for the AID and the
+    // currency. Tags whose nodes do not repeat (cryptograms, unpredictable numbers) stop
+    // being looked up after their first misses, as for the texts.
+
+    private struct NodeEntry {
+        var hash: UInt64 = 0
+        var tag: UInt32 = 0
+        var tagLength: Int = 0
+        var declared: Int = 0
+        var context: Int = 0
+        /// -1 while empty.
+        var valueCount: Int = -1
+        var outputCount: Int = 0
+        /// The value's bytes, then the node's output.
+        var bytes: UnsafeMutablePointer<UInt8>? = nil
+        var capacity: Int = 0
+    }
+
+    private static let nodeTableBits = 12
+    private static var nodeTableSize: Int { 1 << nodeTableBits }
+    /// Nodes with longer values or outputs are written every time.
+    static let maxNodeValueCount = 128
+    static let maxNodeOutputCount = 1024
+    /// Lookups and hits are counted per bucket of tags (a hash of the tag).
+    private static let nodeStatBuckets = 256
+    private let nodeEntries: UnsafeMutablePointer<NodeEntry>
+    private let nodeStats: UnsafeMutablePointer<UInt32>
+
+    /// A node's key for `copyNode` and `keepNode`; `tried` false: the node is not looked up
+    /// (its value is too long, or its tag's nodes do not repeat).
+    struct NodeKey {
+        var tag: UInt32
+        var tagLength: Int
+        var declared: Int
+        var context: Int
+        var hash: UInt64
+        var tried: Bool
+    }
+
+    /// The key of a node with these tag bytes (`tagLength` of them), declared length and
+    /// value, written in context `context` (counts the lookup).
+    @inline(__always)
+    func nodeKey(tag: UInt32, tagLength: Int, declared: Int, value: ByteView, context: Int) -> NodeKey {
+        var key = NodeKey(tag: tag, tagLength: tagLength, declared: declared, context: context, hash: 0, tried: false)
+        guard value.count <= Self.maxNodeValueCount else { return key }
+        let b = Self.nodeStatBucket(tag) &<< 1
+        let lookups = nodeStats[b]
+        if lookups >= Self.trialLookups, nodeStats[b &+ 1] &* 8 < lookups { return key }
+        if lookups < UInt32.max / 16 { nodeStats[b] = lookups &+ 1 }
+        key.tried = true
+        key.hash = Self.hash(value, slot: Int(truncatingIfNeeded: UInt64(tag) | UInt64(truncatingIfNeeded: tagLength) &<< 32),
+                             context: context ^ (declared &<< 24))
+        return key
+    }
+
+    @inline(__always)
+    private static func nodeStatBucket(_ tag: UInt32) -> Int {
+        Int(truncatingIfNeeded: (UInt64(tag) &* 0x9E37_79B9_7F4A_7C15) >> 56)
+    }
+
+    @inline(__always)
+    private func nodeEntry(_ key: NodeKey) -> UnsafeMutablePointer<NodeEntry> {
+        nodeEntries + Int(truncatingIfNeeded: key.hash >> UInt64(64 - Self.nodeTableBits))
+    }
+
+    /// Appends the output kept for the node `key` (tried) with this value, and answers
+    /// true; false (writing nothing) when none is kept.
+    @inline(__always)
+    func copyNode(_ key: NodeKey, _ value: ByteView, to out: OutputBuffer) -> Bool {
+        let e = nodeEntry(key)
+        let n = value.count
+        guard e.pointee.hash == key.hash, e.pointee.valueCount == n, e.pointee.tag == key.tag,
+              e.pointee.tagLength == key.tagLength, e.pointee.declared == key.declared,
+              e.pointee.context == key.context, let stored = e.pointee.bytes,
+              n == 0 || value.base.map({ Self.sameBytes(stored, $0, n) }) == true else { return false }
+        let b = (Self.nodeStatBucket(key.tag) &<< 1) &+ 1
+        if nodeStats[b] < UInt32.max / 16 { nodeStats[b] &+= 1 }
+        out.bytes(ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount))
+        return true
+    }
+
+    /// Keeps what `out` was given since `start` (a `position`) as the output of the node
+    /// `key` (tried) with this value; nothing when those bytes were flushed meanwhile or
+    /// are too many.
+    func keepNode(_ key: NodeKey, _ value: ByteView, since start: Int, in out: OutputBuffer) {
+        guard let output = out.written(since: start), output.count <= Self.maxNodeOutputCount else { return }
+        let n = value.count
+        guard n == 0 || value.base != nil, output.count == 0 || output.base != nil else { return }
+        let e = nodeEntry(key)
+        let need = n + output.count
+        let stored: UnsafeMutablePointer<UInt8>
+        if let kept = e.pointee.bytes, e.pointee.capacity >= need {
+            stored = kept
+        } else {
+            e.pointee.bytes?.deallocate()
+            let capacity = Swift.max(need, 256)
+            stored = .allocate(capacity: capacity)
+            e.pointee.bytes = stored
+            e.pointee.capacity = capacity
+        }
+        if n > 0, let src = value.base { stored.update(from: src.assumingMemoryBound(to: UInt8.self), count: n) }
+        if output.count > 0, let src = output.base {
+            (stored + n).update(from: src.assumingMemoryBound(to: UInt8.self), count: output.count)
+        }
+        e.pointee.hash = key.hash
+        e.pointee.tag = key.tag
+        e.pointee.tagLength = key.tagLength
+        e.pointee.declared = key.declared
+        e.pointee.context = key.context
+        e.pointee.valueCount = n
+        e.pointee.outputCount = output.count
+    }
+
+    /// Whether the `n` bytes at `a` and `b` are the same: eight at a time, then one at a
+    /// time, in line (a call to `memcmp`, or to `memcmpBytes` once the node loops grew too
+    /// big for it to be inlined, cost ~35 instructions a copied node).
+    @inline(__always)
+    static func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
+        var i = 0
+        while n &- i >= 8 {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
+            i &+= 8
+        }
+        while i < n {
+            if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
+            i &+= 1
+        }
+        return true
     }
 
     /// A 64-bit hash of the key: the value eight bytes at a time, the slot and context mixed in.
@@ -182,12 +357,19 @@ package final class RenderedValueCache {
                 i &+= 8
             }
             if i < n {
-                var last: UInt64 = 0
-                var shift: UInt64 = 0
-                while i < n {
-                    last |= UInt64(src.load(fromByteOffset: i, as: UInt8.self)) &<< shift
-                    shift &+= 8
-                    i &+= 1
+                // The last bytes without a loop: the final eight (overlapping the ones
+                // already mixed in) when there were eight, else the first and last four
+                // (overlapping), else the first, middle and last byte. The count is mixed
+                // in above, so values of different lengths still hash apart.
+                let last: UInt64
+                if n >= 8 {
+                    last = src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+                } else if n >= 4 {
+                    last = UInt64(src.loadUnaligned(as: UInt32.self))
+                        | UInt64(src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)) &<< 32
+                } else {
+                    last = UInt64(src.load(as: UInt8.self)) | UInt64(src.load(fromByteOffset: n >> 1, as: UInt8.self)) &<< 8
+                        | UInt64(src.load(fromByteOffset: n &- 1, as: UInt8.self)) &<< 16
                 }
                 h = (h ^ last) &* k
                 h ^= h >> 32

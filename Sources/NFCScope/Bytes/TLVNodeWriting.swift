@@ -68,7 +68,9 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
     let hexAt = o
     if n > 0, let src = value.base {
         var copied = false
-        if let outer, let d = value.offset(in: outer) {
+        // `value.offset(in: outer)`, worked out here: the call was no longer inlined once
+        // the node loop had grown (~12 instructions a node).
+        if let outer, let outerBase = outer.base, case let d = outerBase.distance(to: src), d >= 0, d &+ n <= outer.count {
             // Where the parent's hex of these bytes lies in the buffer, if it still does.
             let from = outerHexAt &- out.flushedCount &+ (d &<< 1)
             if from >= 0 && from &+ (n &<< 1) <= start {

@@ -152,7 +152,9 @@ public struct TLVNode: Sendable {
 
     /// Whether the node's value was parsed into children (possibly none): a
     /// constructed object with a complete header that was not cut off by the depth cap.
-    public var hasChildren: Bool { constructed && headerLengthByte > 0 && errorKind != .depthExceeded }
+    public var hasChildren: Bool {
+        @inline(__always) get { constructed && headerLengthByte > 0 && errorKind != .depthExceeded }
+    }
 
     /// A node as the parser makes it: no error yet, lengths known to fit (a tag of at
     /// most 4 bytes, a header of at most 9, a depth at most the parser's cap).

@@ -485,10 +485,27 @@ struct RegistryNodeWriter {
             let value = nodes[index].value
             let declared = nodes[index].declaredLength
             let isError = nodes[index].isError
+            let constructed = nodes[index].constructed
+            let tagLength = nodes[index].tagLength
+            let subtreeEnd = nodes[index].subtreeEnd
+            var separator = index != start
+            // A clean primitive node: copied whole when the same one was written before.
+            var kept: (key: RenderedValueCache.NodeKey, at: Int)?
+            if let cache, texts >= 0, !isError, !constructed {
+                let key = cache.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: texts)
+                if key.tried {
+                    if separator { out.byte(0x2C); separator = false }
+                    if cache.copyNode(key, value, to: out) {
+                        index = Swift.max(subtreeEnd, index + 1)
+                        continue
+                    }
+                    kept = (key, out.position)
+                }
+            }
             let length = declared ?? value.count
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
-            let text = entry?.hasText == true && !isError && !nodes[index].constructed
-            let hexAt = writeTLVNodeFixedPart(to: out, separator: index != start, tag: tag, tagLength: nodes[index].tagLength,
+            let text = entry?.hasText == true && !isError && !constructed
+            let hexAt = writeTLVNodeFixedPart(to: out, separator: separator, tag: tag, tagLength: tagLength,
                                              declaredLength: declared ?? -1, value: value, outer: outer,
                                              outerHexAt: outerHexAt, name: nameMember(entry), textMember: text)
             if text, let entry {
@@ -500,12 +517,12 @@ struct RegistryNodeWriter {
                 out.ascii(",\"error\":\""); e.write(to: out, declaredLength: declared); out.byte(0x22)
             }
             if nodes[index].childError { out.ascii(",\"children_error\":true") }
-            let subtreeEnd = nodes[index].subtreeEnd
             if nodes[index].hasChildren {
                 out.ascii(",\"children\":")
                 writeJSONArray(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value, outerHexAt: hexAt, context, out)
             }
             out.byte(0x7D)
+            if let kept, let cache { cache.keepNode(kept.key, value, since: kept.at, in: out) }
             index = Swift.max(subtreeEnd, index + 1)
         }
         out.byte(0x5D)
@@ -521,10 +538,25 @@ struct RegistryNodeWriter {
             let length = values[k].length
             let value = values[k].value
             let complete = value.count == length
+            let tagLength = tag > 0xFF_FFFF ? 4 : tag > 0xFFFF ? 3 : tag > 0xFF ? 2 : 1
+            var separator = k > 0
+            // A complete value of a primitive tag is written as a clean primitive TLV node
+            // is: copied whole when the same one was written before.
+            var kept: (key: RenderedValueCache.NodeKey, at: Int)?
+            if let cache, texts >= 0, complete, Self.primitiveTag(tag, tagLength: tagLength) {
+                let key = cache.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: texts)
+                if key.tried {
+                    if separator { out.byte(0x2C); separator = false }
+                    if cache.copyNode(key, value, to: out) {
+                        k += 1
+                        continue
+                    }
+                    kept = (key, out.position)
+                }
+            }
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
             let text = complete && entry?.hasText == true
-            let tagLength = tag > 0xFF_FFFF ? 4 : tag > 0xFFFF ? 3 : tag > 0xFF ? 2 : 1
-            _ = writeTLVNodeFixedPart(to: out, separator: k > 0, tag: tag, tagLength: tagLength, declaredLength: length,
+            _ = writeTLVNodeFixedPart(to: out, separator: separator, tag: tag, tagLength: tagLength, declaredLength: length,
                                      value: value, outer: nil, outerHexAt: 0, name: nameMember(entry), textMember: text)
             if text, let entry {
                 writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
@@ -534,6 +566,7 @@ struct RegistryNodeWriter {
                 out.ascii(",\"error\":\"data ends "); out.int(length - value.count); out.ascii(" bytes short\"")
             }
             out.byte(0x7D)
+            if let kept, let cache { cache.keepNode(kept.key, value, since: kept.at, in: out) }
             k += 1
         }
         out.byte(0x5D)
@@ -541,21 +574,49 @@ struct RegistryNodeWriter {
 
     // MARK: Text
 
-    /// One line per node of `start..<end` and, below each, its children's lines.
+    /// One line per node of `start..<end` and, below each, its children's lines, two
+    /// spaces further in. One pass over the node array in order rather than a call per
+    /// level (~100 instructions per constructed node): the parser stores the tree in
+    /// pre-order with each node's depth, every node of a node's subtree lies in
+    /// `index + 1 ..< subtreeEnd` and is reached through `hasChildren` (a node without
+    /// children has `subtreeEnd == index + 1`), so the nodes come in the order of their
+    /// lines, each indented by its depth below the first node's. (The JSON writer keeps
+    /// its call per array: done the same way it saved ~1 M of bench-10's ~1,000 M, and
+    /// its bigger loop stopped inlining the value compare.)
     func writeTextLevel(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
                         indent: Int, _ context: EMVContext, _ out: OutputBuffer) {
-        var index = start
         let end = Swift.min(end, nodes.count)
+        guard start >= 0, start < end else { return }
+        let baseDepth = nodes[start].depth
+        var index = start
         while index < end {
+            let indent = indent + 2 * (nodes[index].depth - baseDepth)
             let tag = nodes[index].tag
             let value = nodes[index].value
             let declared = nodes[index].declaredLength
             let isError = nodes[index].isError
             let constructed = nodes[index].constructed
+            let tagLength = nodes[index].tagLength
+            var lineIndent = indent
+            // A clean primitive node's line after its indentation: copied whole when the
+            // same one was written before (keyed by the text context, `~texts`).
+            var kept: (key: RenderedValueCache.NodeKey, at: Int)?
+            if let cache, texts >= 0, !isError, !constructed {
+                let key = cache.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: ~texts)
+                if key.tried {
+                    out.spaces(indent)
+                    lineIndent = 0
+                    if cache.copyNode(key, value, to: out) {
+                        index += 1
+                        continue
+                    }
+                    kept = (key, out.position)
+                }
+            }
             let length = declared ?? value.count
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
             let clean = !isError && !nodes[index].childError
-            writeTLVTextLineOpening(to: out, indent: indent, tag: tag, tagLength: nodes[index].tagLength, name: textName(entry),
+            writeTLVTextLineOpening(to: out, indent: lineIndent, tag: tag, tagLength: tagLength, name: textName(entry),
                                    declaredLength: declared ?? -1, indefinite: nodes[index].indefinite,
                                    hex: !constructed || !clean ? value : ByteView())
             if !isError, !constructed, let entry, entry.hasText {
@@ -566,11 +627,8 @@ struct RegistryNodeWriter {
                 out.ascii(" !! "); e.write(to: out, declaredLength: declared)
             }
             out.byte(0x0A)
-            let subtreeEnd = nodes[index].subtreeEnd
-            if nodes[index].hasChildren {
-                writeTextLevel(registry, cache, nodes, start: index + 1, end: subtreeEnd, indent: indent + 2, context, out)
-            }
-            index = Swift.max(subtreeEnd, index + 1)
+            if let kept, let cache { cache.keepNode(kept.key, value, since: kept.at, in: out) }
+            index += 1
         }
     }
 
@@ -582,9 +640,25 @@ struct RegistryNodeWriter {
             let tag = values[k].tag
             let length = values[k].length
             let value = values[k].value
-            let entry = registry.tagNodeEntry(tag, length: length, in: scope)
             let tagLength = tag > 0xFF_FFFF ? 4 : tag > 0xFFFF ? 3 : tag > 0xFF ? 2 : 1
-            writeTLVTextLineOpening(to: out, indent: indent, tag: tag, tagLength: tagLength, name: textName(entry),
+            var lineIndent = indent
+            // A complete value of a primitive tag: its line as a clean primitive node's,
+            // copied whole when the same one was written before.
+            var kept: (key: RenderedValueCache.NodeKey, at: Int)?
+            if let cache, texts >= 0, value.count == length, Self.primitiveTag(tag, tagLength: tagLength) {
+                let key = cache.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: ~texts)
+                if key.tried {
+                    out.spaces(indent)
+                    lineIndent = 0
+                    if cache.copyNode(key, value, to: out) {
+                        k += 1
+                        continue
+                    }
+                    kept = (key, out.position)
+                }
+            }
+            let entry = registry.tagNodeEntry(tag, length: length, in: scope)
+            writeTLVTextLineOpening(to: out, indent: lineIndent, tag: tag, tagLength: tagLength, name: textName(entry),
                                    declaredLength: length, indefinite: false, hex: value)
             if value.count == length {
                 if let entry, entry.hasText {
@@ -595,7 +669,16 @@ struct RegistryNodeWriter {
                 out.ascii(" !! data ends "); out.int(length - value.count); out.ascii(" bytes short")
             }
             out.byte(0x0A)
+            if let kept, let cache { cache.keepNode(kept.key, value, since: kept.at, in: out) }
             k += 1
         }
+    }
+
+    /// Whether a DOL value's tag (`tagLength` bytes) is primitive: its first byte's bit 6
+    /// is clear, as the parser reads a node's `constructed`.
+    @inline(__always)
+    static func primitiveTag(_ tag: UInt32, tagLength: Int) -> Bool {
+        let shift = UInt32(truncatingIfNeeded: (Swift.max(1, Swift.min(4, tagLength)) &- 1) &* 8)
+        return (tag >> shift) & 0x20 == 0
     }
 }
