@@ -64,15 +64,20 @@ public enum CommandLineTool {
         // A plugin mistake never stops decoding: the valid entries are used and the
         // exit status says something was wrong.
         let (registry, pluginProblems): (Registry, [PluginDiagnostic])
+        /// What builds a registry equal to `registry` for each `-j` worker thread.
+        let workerRegistry: @Sendable () -> Registry
         if options.subcommand == .stats,
            PluginLoader.directories(commandLine: options.pluginDirectories, environment: environment).isEmpty {
             // Nothing `stats` prints comes from the registry, and without plugin folders
             // there are no mistakes to report: building the built-in registry (parsing
             // its files, several ms) would only delay the counts.
             (registry, pluginProblems) = (Registry.empty, [])
+            workerRegistry = { Registry.empty }
         } else {
-            (registry, pluginProblems) = Registry.load(pluginDirectories: options.pluginDirectories,
-                                                       environment: environment)
+            let (recipe, readProblems) = Registry.recipe(pluginDirectories: options.pluginDirectories,
+                                                         environment: environment)
+            (registry, pluginProblems) = Registry.load(recipe: recipe, readProblems: readProblems)
+            workerRegistry = { recipe.make() }
         }
         for diagnostic in pluginProblems { errorLine(diagnostic.description) }
         var status = pluginProblems.isEmpty ? exitOK : exitInputErrors
@@ -126,7 +131,8 @@ public enum CommandLineTool {
         // -j: several files at once, the same bytes in the same order (ParallelRun.swift).
         if let jobs = ParallelRun.jobs(options) {
             let kind: ParallelRun.Kind = options.subcommand == .summary ? .summary(layout) : .standard(output)
-            status = max(status, ParallelRun.decode(options, registry: registry, kind: kind, jobs: jobs,
+            status = max(status, ParallelRun.decode(options, registry: registry, workerRegistry: workerRegistry,
+                                                    kind: kind, jobs: jobs,
                                                     shownOnOutput: shownOnOutput, out: out, errorLine: errorLine))
             out.flush()
             return Interruption.requested ? exitInterrupted : status

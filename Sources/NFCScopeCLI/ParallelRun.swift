@@ -47,13 +47,25 @@ public enum ParallelRun {
     /// the largest status a job returned.
     static func run(count: Int, jobs: Int, out: OutputBuffer, errorLine: (String) -> Void, limits: Limits = Limits(),
                     job: @escaping (Int, ChunkTarget) -> Int32) -> Int32 {
+        run(count: count, jobs: jobs, out: out, errorLine: errorLine, limits: limits, perThread: {}) { index, target, _ in
+            job(index, target)
+        }
+    }
+
+    /// `run`, where each worker thread makes its own `State` (once, before its first
+    /// input) and passes it to every job it runs.
+    static func run<State>(count: Int, jobs: Int, out: OutputBuffer, errorLine: (String) -> Void, limits: Limits = Limits(),
+                           perThread: @escaping () -> State,
+                           job: @escaping (Int, ChunkTarget, State) -> Int32) -> Int32 {
         let order = OrderedOutput(count: count, limits: limits)
         let chunkBytes = out.flushEachRecord ? 1 : limits.chunkBytes
         var status: Int32 = 0
         WorkerThreads.run(count: max(1, min(jobs, count)), {
+            var state: State?
             while let index = order.claim() {
                 let target = ChunkTarget(order: order, index: index, chunkBytes: chunkBytes)
-                let status = job(index, target)
+                if state == nil { state = perThread() }
+                let status = job(index, target, state!)
                 target.deliver()
                 order.finish(index, status: status)
             }
@@ -385,11 +397,16 @@ extension ParallelRun {
 
     /// `decode`, `stats` and `summary` of several files on `jobs` threads: each file
     /// through `StandardDecode` into its own writer (or counter), with the hooks of the
-    /// one-job loop. Returns the largest status of the files.
-    static func decode(_ options: Options, registry: Registry, kind: Kind, jobs: Int, shownOnOutput: Bool,
+    /// one-job loop. Returns the largest status of the files. `workerRegistry`: each
+    /// worker thread decodes with a registry of its own made by it (else all share
+    /// `registry`): threads that retain and release the same entries and tables make
+    /// their cores take turns at the reference counts' cache lines.
+    static func decode(_ options: Options, registry: Registry, workerRegistry: (@Sendable () -> Registry)? = nil,
+                       kind: Kind, jobs: Int, shownOnOutput: Bool,
                        out: OutputBuffer, errorLine: (String) -> Void, limits: Limits = Limits()) -> Int32 {
         let files = options.files
-        return run(count: files.count, jobs: jobs, out: out, errorLine: errorLine, limits: limits) { index, target in
+        return run(count: files.count, jobs: jobs, out: out, errorLine: errorLine, limits: limits,
+                   perThread: { workerRegistry?() ?? registry }) { index, target, registry in
             var status = CommandLineTool.exitOK
             var hooks = CommandLineTool.fileHooks(options, report: shownOnOutput ? { _ in } : target.report,
                                                   errorLine: target.report,

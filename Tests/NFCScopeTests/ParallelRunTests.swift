@@ -46,6 +46,36 @@ import Testing
         #expect(many.errors.contains { $0.hasPrefix("/nonexistent/capture.pcap: ") })
     }
 
+    /// Each worker thread decodes with a registry of its own, built from the plugin files
+    /// the command read: with `--plugins` the files' entries are there in every worker
+    /// (a tag renamed, one added), and the bytes are one job's.
+    @Test func workerRegistriesHoldThePlugins() throws {
+        let plugins = pluginFolder(["names.plugin": "[tag]\n50 | ans | Worker Label | renderer=text\n9F7E | b | Worker Only Tag\n"])
+        let files = Self.files.prefix(5) + Self.files.prefix(5)
+        for command in [["decode", "--format", "jsonl"], ["decode", "--format", "text"], ["summary"]] {
+            let one = run(command + ["--plugins", plugins, "-j", "1"] + files)
+            let many = run(command + ["--plugins", plugins, "-j", "2"] + files)
+            #expect(many.bytes == one.bytes, "\(command)")
+            #expect(many.status == one.status)
+            #expect(many.errors == one.errors)
+        }
+        let jsonl = run(["decode", "--format", "jsonl", "--plugins", plugins, "-j", "2"] + files)
+        #expect(String(decoding: jsonl.bytes, as: UTF8.self).contains("Worker Label"))
+        // The recipe's registry lists exactly what `load` gave, with or without folders.
+        for directories in [[plugins], []] {
+            let (recipe, readProblems) = Registry.recipe(pluginDirectories: directories, environment: [:])
+            let (loaded, problems) = Registry.load(pluginDirectories: directories, environment: [:])
+            #expect(readProblems.isEmpty && problems.isEmpty)
+            let made = recipe.make()
+            #expect(made !== loaded)
+            let a = OutputBuffer(), b = OutputBuffer()
+            loaded.writeList(kind: nil, to: a)
+            made.writeList(kind: nil, to: b)
+            #expect(a.contents == b.contents)
+            #expect(a.contents.count > 1000)
+        }
+    }
+
     /// On a terminal (records flushed one by one, problems shown in the output, text
     /// by default) the bytes are the same too.
     @Test func sameBytesOnATerminal() {

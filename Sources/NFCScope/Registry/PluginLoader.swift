@@ -53,8 +53,24 @@ extension Registry {
     public static func load(pluginDirectories: [String], environment: [String: String])
         -> (Registry, [PluginDiagnostic])
     {
+        let (recipe, problems) = recipe(pluginDirectories: pluginDirectories, environment: environment)
+        return load(recipe: recipe, readProblems: problems)
+    }
+
+    /// What `load` returns for what `recipe` read (and the mistakes in reading it).
+    public static func load(recipe: Recipe, readProblems: [PluginDiagnostic]) -> (Registry, [PluginDiagnostic]) {
+        guard let files = recipe.files else { return (builtin, readProblems) }
+        let (registry, parseProblems) = build(adding: files)
+        return (registry, readProblems + parseProblems)
+    }
+
+    /// What `load` reads from the plugin folders (and the mistakes in reading them),
+    /// kept to build the same registry again.
+    public static func recipe(pluginDirectories: [String], environment: [String: String])
+        -> (Recipe, [PluginDiagnostic])
+    {
         let directories = PluginLoader.directories(commandLine: pluginDirectories, environment: environment)
-        if directories.isEmpty { return (builtin, []) }
+        if directories.isEmpty { return (Recipe(files: nil), []) }
         var files: [(path: String, text: String)] = []
         var diagnostics: [PluginDiagnostic] = []
         for directory in directories {
@@ -62,8 +78,24 @@ extension Registry {
             files += found
             diagnostics += problems
         }
-        let (registry, parseProblems) = build(adding: files)
-        return (registry, diagnostics + parseProblems)
+        return (Recipe(files: files), diagnostics)
+    }
+
+    /// The plugin files `load` read, to build its registry again: `-j` gives each worker
+    /// thread a registry of its own, so that two threads never update the reference
+    /// count of the same entry or table (each such update makes the two cores take
+    /// turns at one cache line; BENCHMARKS.md, session 16).
+    public struct Recipe: Sendable {
+        /// Paths and text of the plugin files; nil for the built-in files alone.
+        let files: [(path: String, text: String)]?
+
+        /// A registry equal to the one `load` returned, sharing no object with it (the
+        /// built-in parts parsed on first use, currencies, FeliCa and SIM tables, are
+        /// still shared).
+        public func make() -> Registry {
+            guard let files else { return Registry.makeBuiltin() }
+            return Registry.build(adding: files).0
+        }
     }
 }
 

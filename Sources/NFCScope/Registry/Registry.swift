@@ -805,14 +805,18 @@ extension Registry {
     /// The registry of the plugin files built into the binary, parsed on first use:
     /// the files of tag names and value renderers when it is first asked for, those
     /// of `BuiltinPart` when one of their tables is (start-up of a short capture).
-    public static let builtin: Registry = {
+    public static let builtin: Registry = makeBuiltin()
+
+    /// What `builtin` is, built anew: `-j` gives each worker thread a registry of its
+    /// own (see `PluginLoader.Recipe`).
+    static func makeBuiltin() -> Registry {
         var builder = RegistryBuilder()
         builder.builtinCAPublicKeysDeferred = true
         for file in BuiltinPlugins.files where file.name != builtinCAPublicKeyFile && BuiltinPart(file: file.name) == nil {
             builder.add(PluginParser.parse(file.text, file: file.name, builtin: true).0)
         }
         return Registry(builder, lazyBuiltinParts: true)
-    }()
+    }
 
     /// Built-in files that `Registry.builtin` parses only when one of their tables is
     /// first asked for: currencies and countries (the first amount or country code
