@@ -254,9 +254,16 @@ public struct ByteView: @unchecked Sendable {
 
 @usableFromInline
 func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
-    // The same bytes (a view compared with itself: FeliCa's layout memo), then eight
-    // bytes a step, then the rest one by one.
+    // The same bytes (a view compared with itself: FeliCa's layout memo), then `sameBytes`.
     if a == b { return true }
+    return sameBytes(a, b, n)
+}
+
+/// Whether the `n` bytes at `a` and `b` are the same: eight at a time, then one at a
+/// time, in line (where a call, to `memcmp` or `memcmpBytes`, costs more than the
+/// compare: the TLV node cache's ~35 instructions a copied node).
+@inline(__always)
+func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
     var i = 0
     while n &- i >= 8 {
         if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
@@ -266,7 +273,7 @@ func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool
     }
     while i < n {
         if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
-        i += 1
+        i &+= 1
     }
     return true
 }

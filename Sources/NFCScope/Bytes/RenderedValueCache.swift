@@ -284,7 +284,7 @@ package final class RenderedValueCache {
         guard e.pointee.hash == key.hash, e.pointee.valueCount == n, e.pointee.tag == key.tag,
               e.pointee.tagLength == key.tagLength, e.pointee.declared == key.declared,
               e.pointee.context == key.context, let stored = e.pointee.bytes,
-              n == 0 || value.base.map({ Self.sameBytes(stored, $0, n) }) == true else { return false }
+              n == 0 || value.base.map({ sameBytes(stored, $0, n) }) == true else { return false }
         let b = (Self.nodeStatBucket(key.tag) &<< 1) &+ 1
         if nodeStats[b] < UInt32.max / 16 { nodeStats[b] &+= 1 }
         out.bytes(ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount))
@@ -323,24 +323,6 @@ package final class RenderedValueCache {
         e.pointee.outputCount = output.count
     }
 
-    /// Whether the `n` bytes at `a` and `b` are the same: eight at a time, then one at a
-    /// time, in line (a call to `memcmp`, or to `memcmpBytes` once the node loops grew too
-    /// big for it to be inlined, cost ~35 instructions a copied node).
-    @inline(__always)
-    static func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
-        var i = 0
-        while n &- i >= 8 {
-            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-                return false
-            }
-            i &+= 8
-        }
-        while i < n {
-            if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
-            i &+= 1
-        }
-        return true
-    }
 
     /// A 64-bit hash of the key: the value eight bytes at a time, the slot and context mixed in.
     @inline(__always)
