@@ -64,8 +64,9 @@ public enum ParallelRun {
             var state: State?
             while let index = order.claim() {
                 let target = ChunkTarget(order: order, index: index, chunkBytes: chunkBytes)
-                if state == nil { state = perThread() }
-                let status = job(index, target, state!)
+                let made: State
+                if let state { made = state } else { made = perThread(); state = made }
+                let status = job(index, target, made)
                 target.deliver()
                 order.finish(index, status: status)
             }
