@@ -101,9 +101,16 @@ public struct OutputCursor {
     /// month and day written with a leading zero would write them.
     @inline(__always)
     public mutating func isoDate(year: Int, month: Int, day: Int) {
+        checkIsoDate(year: year, month: month, day: day)
+        storeIsoDate(at: claim(10), year: year, month: month, day: day)
+    }
+
+    /// `isoDate`'s ranges: `year` 1000...9999, `month` and `day` 0...99 (their callers
+    /// pass dates of at most two input bytes, well inside them).
+    @inline(__always)
+    private func checkIsoDate(year: Int, month: Int, day: Int) {
         precondition(year >= 1000 && year <= 9999 && UInt(bitPattern: month) < 100 && UInt(bitPattern: day) < 100,
                      "OutputCursor.isoDate: out of range")
-        storeIsoDate(at: claim(10), year: year, month: month, day: day)
     }
 
     /// The 10 bytes of `isoDate` at `o`, room claimed and ranges checked by the caller.
@@ -224,8 +231,7 @@ public struct OutputCursor {
     /// `bytes(lead)`, `isoDate(...)`, `"`, one claim (the same ranges as `isoDate`).
     @inline(__always)
     public mutating func leadIsoDateQuote(_ lead: ByteView, year: Int, month: Int, day: Int) {
-        precondition(year >= 1000 && year <= 9999 && UInt(bitPattern: month) < 100 && UInt(bitPattern: day) < 100,
-                     "OutputCursor.isoDate: out of range")
+        checkIsoDate(year: year, month: month, day: day)
         let o = claimLead(lead, extra: 11)
         storeIsoDate(at: o, year: year, month: month, day: day)
         base.storeBytes(of: 0x22, toByteOffset: o &+ 10, as: UInt8.self)
@@ -237,14 +243,7 @@ public struct OutputCursor {
     public mutating func leadHexBigEndianQuote(_ lead: ByteView, _ value: UInt64, byteCount: Int) {
         let n = Swift.max(1, Swift.min(8, byteCount))
         let o = claimLead(lead, extra: 17)
-        let pairs = UnsafeRawPointer(hexLowerPairs)
-        var k = 0
-        while k < n {
-            let b = Int(truncatingIfNeeded: (value &>> UInt64(truncatingIfNeeded: (n &- 1 &- k) &* 8)) & 0xFF)
-            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self),
-                            toByteOffset: o &+ (k &<< 1), as: UInt16.self)
-            k &+= 1
-        }
+        storeHexPairs(value, byteCount: n, at: o, pairs: UnsafeRawPointer(hexLowerPairs))
         base.storeBytes(of: 0x22, toByteOffset: o &+ (n &<< 1), as: UInt8.self)
         offset = o &+ (n &<< 1) &+ 1
     }
