@@ -483,6 +483,7 @@ struct TagValues {
         }
     }
 
+    @inline(__always)
     private func index(_ tag: UInt32) -> Int? {
         if let s = TagValues.slot(tag) {
             return present & (1 << UInt64(s)) != 0 ? slotEntry[s] : nil
@@ -534,6 +535,7 @@ struct TagValues {
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
 
     /// The value of `tag` where it is kept (valid until the next change).
+    @inline(__always)
     func slice(_ tag: UInt32) -> ArraySlice<UInt8>? {
         guard let i = index(tag) else { return nil }
         let e = entries[i]
@@ -554,6 +556,7 @@ struct TagValues {
         append(Entry(tag: tag, start: kept.lowerBound, count: value.count))
     }
 
+    @inline(__always)
     func contains(_ tag: UInt32) -> Bool { index(tag) != nil }
 
     mutating func removeAll() {

@@ -45,6 +45,15 @@ enum ODAVerifier {
         return result
     }
 
+    /// The notes of checks not made, as the arrays `run` shows (shared, not made per session).
+    private enum Notes {
+        static let date = "certificate expiry not checked: no transaction date (9A) in the capture"
+        static let pan = "certificate PAN not compared: no PAN in the capture"
+        static let noDateNoPAN = [date, pan]
+        static let noDate = [date]
+        static let noPAN = [pan]
+    }
+
     /// The reason when the AIP names methods but no signed data was seen (literals:
     /// no String is built per session).
     static func noSignedData(aip: UInt8) -> String {
@@ -65,26 +74,35 @@ enum ODAVerifier {
         if e.overBudget { throw .missing("the session kept more data than the decoder holds for the check") }
         // What the common outcomes need is read in place; the values are copied out
         // only once the issuer certificate can be recovered.
-        if !e.terminal.contains(0x9A) { r.notes.append("certificate expiry not checked: no transaction date (9A) in the capture") }
-        if e.panDigits == nil { r.notes.append("certificate PAN not compared: no PAN in the capture") }
+        // The notes as shared arrays of literals (no array made per session).
+        switch (!e.terminal.contains(0x9A), e.panDigits == nil) {
+        case (true, true): r.notes = Notes.noDateNoPAN
+        case (true, false): r.notes = Notes.noDate
+        case (false, true): r.notes = Notes.noPAN
+        case (false, false): break
+        }
 
         // Issuer public key (Book 2 5.3 / 6.3).
         guard let rid = e.rid else { throw .missing("the application's RID is unknown (no SELECT in the capture)") }
         guard let index = e.card.slice(0x8F)?.first else { throw .missing("CA public key index (8F) not in the capture") }
-        let keys = registry.caPublicKeys(rid: rid, index: index)
-        guard !keys.isEmpty else {
+        // The keys' count and lengths asked first (most synthetic and altered captures
+        // stop at the length), the keys copied out only to be used.
+        let certificate90Length = e.card.slice(0x90)?.count
+        let found = registry.caPublicKeyLengths(rid: rid, index: index, matching: certificate90Length ?? -1)
+        guard found.count > 0 else {
             throw .missing("no CA public key for RID \(hexUpper(rid)) index \(hexUpper([index])) (add it with --plugins)")
         }
-        guard let certificateLength = e.card.slice(0x90)?.count else {
+        guard let certificateLength = certificate90Length else {
             throw .missing("issuer public key certificate (90) not in the capture")
         }
         guard e.card.contains(0x9F32) else { throw .missing("issuer public key exponent (9F32) not in the capture") }
-        guard keys.contains(where: { $0.modulus.count == certificateLength }) else {
+        guard found.matches else {
             var text = SummaryText()
             text.add("the certificate is "); text.add(certificateLength)
-            text.add(" bytes, the CA key "); text.add(keys[0].modulus.count)
+            text.add(" bytes, the CA key "); text.add(found.firstLength)
             throw .failed("issuer certificate length", text.string)
         }
+        let keys = registry.caPublicKeys(rid: rid, index: index)
         guard let cert90 = e.card[0x90], let issuerExponent = e.card[0x9F32] else { return }
         let transactionDate = e.terminal[0x9A]
         let pan = e.pan
