@@ -51,17 +51,17 @@ enum EMVSessionChecks {
         let panT2Mobile = track2Mobile.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
         // At most three PANs: each checked once, in this order (no set or array of
         // tuples built per session).
-        func luhn(_ pan: CardDigits?, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
-            guard let pan, pan.count > 0, pan != a, pan != b, !pan.luhnValid else { return }
+        func luhn(_ pan: CardDigits, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
+            guard pan.count > 0, pan != a, pan != b, !pan.luhnValid else { return }
             // "PAN \(maskedPAN(pan)) in \(source) fails the Luhn check"
             var text = SummaryText()
             text.add("PAN "); pan.writeMasked(to: &text); text.add(" in "); text.add(source)
             text.add(" fails the Luhn check")
             out.append(text.string)
         }
-        luhn(pan5A, "5A")
-        luhn(panT2, "track 2 (57)", seen: pan5A)
-        luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2)
+        if let pan5A { luhn(pan5A, "5A") }
+        if let panT2 { luhn(panT2, "track 2 (57)", seen: pan5A) }
+        if let panT2Mobile { luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2) }
         if let a = pan5A, let b = panT2, a != b {
             // "PAN in 5A (\(maskedPAN(a))) differs from track 2 (57) (\(maskedPAN(b)))"
             var text = SummaryText()

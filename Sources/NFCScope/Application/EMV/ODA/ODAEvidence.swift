@@ -331,8 +331,13 @@ struct CardDigits: Equatable {
     /// Expiry YYMM of track 2 equivalent data: the 4 digits after the separator D.
     init?(track2Expiry bytes: ArraySlice<UInt8>) {
         let n = bytes.count * 2
+        // The first D nibble, looked for a byte at a time (n when there is none).
         var sep = 0
-        while sep < n, trackNibble(bytes, sep) != 0x0D { sep += 1 }
+        for b in bytes {
+            if b >> 4 == 0x0D { break }
+            if b & 0x0F == 0x0D { sep += 1; break }
+            sep += 2
+        }
         guard sep < n, sep + 4 < n else { return nil }
         for i in (sep + 1)...(sep + 4) where trackNibble(bytes, i) >= 10 { return nil }
         self.bytes = bytes
