@@ -29,10 +29,11 @@ enum EMVSessionChecks {
         let out = scratch.buffer
         out.removeAll()
         return ByteView.with(value) { v in
-            // The hex made in place (through the buffer it was copied twice).
-            let hex = v.upperHexString()
+            out.hex(v, uppercase: true)
+            let hex = out.string
+            out.removeAll()
             let shown: Bool = context.withSelectedAID { aid in
-                guard let handle = scratch.tagHandle(tag, length: v.count, aid: aid, registry),
+                guard let handle = registry.tagHandle(tag, length: v.count, aid: aid),
                       registry.tagHasText(handle) else { return false }
                 registry.renderTagValue(handle, v, context: context, to: out, target: .text)
                 return true
@@ -141,30 +142,6 @@ final class SessionEndScratch {
             lastText = String(decoding: lastTextBytes, as: UTF8.self)
         }
         return lastText
-    }
-
-    /// The last tag handle looked up: its registry, tag, length and AID, and its slot.
-    @exclusivity(unchecked) private var handleRegistry: Registry?
-    @exclusivity(unchecked) private var handleTag: UInt32 = 0
-    @exclusivity(unchecked) private var handleLength = -1
-    @exclusivity(unchecked) private var handleAID: [UInt8]?
-    @exclusivity(unchecked) private var handleIndex: Int?
-
-    /// `registry.tagHandle(tag, length:, aid:)`, looked up again only when the registry,
-    /// tag, length or AID's bytes differ from the last call's (the cards of a capture
-    /// select the same few applications: the lookup cost ~430 instructions a session).
-    func tagHandle(_ tag: UInt32, length: Int, aid: ByteView?, _ registry: Registry) -> EMVTagHandle? {
-        let same = handleRegistry === registry && handleTag == tag && handleLength == length
-            && (aid == nil ? handleAID == nil : handleAID.map { a in ByteView.with(a) { $0.elementsEqual(aid!) } } == true)
-        if !same {
-            handleRegistry = registry
-            handleTag = tag
-            handleLength = length
-            handleAID = aid?.array
-            handleIndex = registry.tagHandle(tag, length: length, aid: aid)?.index
-        }
-        guard let index = handleIndex else { return nil }
-        return EMVTagHandle(tag: tag, length: length, aid: aid, index: index)
     }
 
     func kernelName(_ id: Int, _ registry: Registry) -> String? {

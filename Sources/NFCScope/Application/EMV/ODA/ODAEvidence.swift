@@ -488,8 +488,11 @@ struct TagValues {
         }
     }
 
+    @inline(never)
+    private func index(_ tag: UInt32) -> Int? { lookup(tag) }
+
     @inline(__always)
-    private func index(_ tag: UInt32) -> Int? {
+    private func lookup(_ tag: UInt32) -> Int? {
         if let s = TagValues.slot(tag) {
             return present & (1 << UInt64(s)) != 0 ? slotEntry[s] : nil
         }
@@ -542,7 +545,7 @@ struct TagValues {
     /// The value of `tag` where it is kept (valid until the next change).
     @inline(__always)
     func slice(_ tag: UInt32) -> ArraySlice<UInt8>? {
-        guard let i = index(tag) else { return nil }
+        guard let i = lookup(tag) else { return nil }
         let e = entries[i]
         return pool[e.start..<(e.start + e.count)]
     }
@@ -562,7 +565,7 @@ struct TagValues {
     }
 
     @inline(__always)
-    func contains(_ tag: UInt32) -> Bool { index(tag) != nil }
+    func contains(_ tag: UInt32) -> Bool { lookup(tag) != nil }
 
     mutating func removeAll() {
         present = 0
