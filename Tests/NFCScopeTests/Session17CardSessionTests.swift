@@ -92,4 +92,33 @@ struct Session17CardSessionTests {
             #expect((fast.map { d in (0..<4).map { d[$0] } }) == reference)
         }
     }
+
+    /// Card digits as they were read: nibble by nibble up to the first `stop`.
+    private static func referenceDigits(_ bytes: [UInt8], stop: UInt8, orEnd: Bool) -> [UInt8]? {
+        var digits: [UInt8] = []
+        for d in bytes.flatMap({ [$0 >> 4, $0 & 0x0F] }) {
+            if d == stop { return digits }
+            guard d < 10 else { return nil }
+            digits.append(d)
+        }
+        return orEnd ? digits : nil
+    }
+
+    @Test func cardDigitsReadAByteAtATimeAsNibbleByNibble() {
+        var g = Generator(state: 0xD1_1017)
+        for _ in 0..<20_000 {
+            var bytes = (0..<g.int(12)).map { _ in UInt8(g.int(10)) << 4 | UInt8(g.int(10)) }
+            if g.chance(60), !bytes.isEmpty {
+                let i = g.int(bytes.count)
+                let stop: UInt8 = g.pick([0x0D, 0x0F])
+                bytes[i] = g.chance(50) ? (bytes[i] & 0x0F) | stop << 4 : (bytes[i] & 0xF0) | stop
+            }
+            if g.chance(20), !bytes.isEmpty { bytes[g.int(bytes.count)] = UInt8(g.int(256)) }
+            for (stop, orEnd) in [(UInt8(0x0F), true), (UInt8(0x0D), false), (UInt8(0x0D), true)] {
+                let fast = CardDigits(bytes[...], stop: stop, orEnd: orEnd)
+                let reference = Self.referenceDigits(bytes, stop: stop, orEnd: orEnd)
+                #expect((fast.map { d in (0..<d.count).map { d[$0] } }) == reference)
+            }
+        }
+    }
 }

@@ -5,11 +5,10 @@
 enum EMVSessionChecks {
     /// `scratch`: what the session end reuses from one session to the next.
     static func apply(_ e: ODAEvidence, registry: Registry, scratch: SessionEndScratch, to s: inout TransactionSummary) {
-        // The verdict kept in a local until the warnings are made (read from the
-        // summary, it was copied for the call and destroyed).
-        let oda = ODAVerifier.verify(e, registry: registry)
-        s.warnings = consistencyWarnings(e, oda: oda)
-        s.oda = consume oda
+        // The verdict made in the summary; the warnings read the two fields they need
+        // (the verdict was copied for the call and destroyed).
+        ODAVerifier.verify(e, registry: registry, into: &s.oda)
+        s.warnings = consistencyWarnings(e, iccIdentifier: s.oda?.iccCertificate?.identifier, step: s.oda?.step)
         s.kernel = kernel(e, registry: registry, names: scratch)
         s.token = token(e, registry: registry)
         s.transactionLog = transactionLog(e)
@@ -43,6 +42,12 @@ enum EMVSessionChecks {
     }
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {
+        consistencyWarnings(e, iccIdentifier: oda?.iccCertificate?.identifier, step: oda?.step)
+    }
+
+    /// The warnings, given the ICC certificate's identifier and the failed step of the
+    /// verdict (what they read of it).
+    static func consistencyWarnings(_ e: ODAEvidence, iccIdentifier: String?, step: String?) -> [String] {
         var out: [String] = []
         // The PANs are compared and checked as digits read in place: a String per PAN
         // (and per expiry) cost most of a session end; Strings are made for warnings only.
@@ -77,9 +82,9 @@ enum EMVSessionChecks {
             b.writeMasked(to: &text); text.byte(0x29)
             out.append(text.string)
         }
-        if let icc = oda?.iccCertificate, let pan = pan5A ?? panT2, !pan.equals(icc.identifier),
-           oda?.step?.contains("PAN") != true {
-            out.append("PAN \(maskedPAN(pan.string)) differs from the ICC certificate's \(maskedPAN(icc.identifier))")
+        if let identifier = iccIdentifier, let pan = pan5A ?? panT2, !pan.equals(identifier),
+           step?.contains("PAN") != true {
+            out.append("PAN \(maskedPAN(pan.string)) differs from the ICC certificate's \(maskedPAN(identifier))")
         }
         // The terminal's amount and currency should be the same in every DOL's data.
         if let first = e.dolAmounts.first {

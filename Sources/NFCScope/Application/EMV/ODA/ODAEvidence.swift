@@ -315,11 +315,16 @@ struct CardDigits: Equatable {
     /// and not `orEnd`).
     init?(_ bytes: ArraySlice<UInt8>, stop: UInt8, orEnd: Bool) {
         let n = bytes.count * 2
+        // A byte (its high nibble, then its low one) at a time.
         var i = 0
-        while i < n {
-            let d = trackNibble(bytes, i)
-            if d == stop { break }
-            guard d < 10 else { return nil }
+        for b in bytes {
+            let hi = b >> 4
+            if hi == stop { break }
+            guard hi < 10 else { return nil }
+            i += 1
+            let lo = b & 0x0F
+            if lo == stop { break }
+            guard lo < 10 else { return nil }
             i += 1
         }
         guard i < n || orEnd else { return nil }

@@ -8,7 +8,7 @@
 
 enum ODAVerifier {
     /// A step that ended the check.
-    private struct Stop: Error {
+    fileprivate struct Stop: Error {
         var outcome: ODAResult.Outcome
         var step: String?
         var reason: String
@@ -18,6 +18,14 @@ enum ODAVerifier {
 
     /// The verdict for a session, nil when it showed nothing of an EMV application.
     static func verify(_ e: ODAEvidence, registry: Registry) -> ODAResult? {
+        var result: ODAResult?
+        verify(e, registry: registry, into: &result)
+        return result
+    }
+
+    /// `verify`, written into `result` where it lies (the session end's summary): the
+    /// verdict (~600 bytes) was copied four times on its way there.
+    static func verify(_ e: ODAEvidence, registry: Registry, into result: inout ODAResult?) {
         let cdaAC = e.generateACs.last { $0.signedDynamicData != nil }
         let method: ODAResult.Method
         if cdaAC != nil {
@@ -29,20 +37,22 @@ enum ODAVerifier {
         } else if e.card.contains(0x93) {
             method = .sda
         } else {
-            guard let aip = e.card.slice(0x82)?.first else { return nil }
-            var r = ODAResult(method: nil, result: .notPossible)
-            r.reason = noSignedData(aip: aip)
-            return r
+            guard let aip = e.card.slice(0x82)?.first else {
+                result = nil
+                return
+            }
+            result = ODAResult(method: nil, result: .notPossible)
+            result?.reason = noSignedData(aip: aip)
+            return
         }
-        var result = ODAResult(method: method, result: .verified)
+        result = ODAResult(method: method, result: .verified)
         do throws(Stop) {
-            try run(method, e, cdaAC, registry, &result)
+            try result?.check(method, e, cdaAC, registry)
         } catch {
-            result.result = error.outcome
-            result.step = error.step
-            result.reason = error.reason
+            result?.result = error.outcome
+            result?.step = error.step
+            result?.reason = error.reason
         }
-        return result
     }
 
     /// The notes of checks not made, as the arrays `run` shows (shared, not made per session).
@@ -69,7 +79,7 @@ enum ODAVerifier {
         }
     }
 
-    private static func run(_ method: ODAResult.Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
+    fileprivate static func run(_ method: ODAResult.Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
                             _ registry: Registry, _ r: inout ODAResult) throws(Stop) {
         if e.overBudget { throw .missing("the session kept more data than the decoder holds for the check") }
         // What the common outcomes need is read in place; the values are copied out
@@ -349,4 +359,12 @@ enum ODAVerifier {
 func maskedPAN(_ pan: String) -> String {
     guard pan.count > 8 else { return pan }
     return String(pan.prefix(4)) + "..." + String(pan.suffix(4))
+}
+
+extension ODAResult {
+    /// `ODAVerifier.run` on this verdict where it lies.
+    fileprivate mutating func check(_ method: Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
+                                    _ registry: Registry) throws(ODAVerifier.Stop) {
+        try ODAVerifier.run(method, e, cdaAC, registry, &self)
+    }
 }
