@@ -560,7 +560,25 @@ struct TagValues {
     mutating func set(_ tag: UInt32, _ value: ByteView) {
         let kept = pool.append(value)
         let entry = Entry(tag: tag, start: kept.lowerBound, count: value.count)
-        if let i = index(tag) { entries[i] = entry } else { append(entry) }
+        // The slot looked up once (the search and the append each looked it up: the
+        // terminal's DOL values are set per GPO and GENERATE AC).
+        if let s = TagValues.slot(tag) {
+            if contains(slot: s) { entries[slotEntry[s]] = entry } else { append(entry, slot: s) }
+        } else if let i = scan(tag) {
+            entries[i] = entry
+        } else {
+            appendEntry(entry)
+        }
+    }
+
+    /// The entry of a tag without a slot, by a scan.
+    private func scan(_ tag: UInt32) -> Int? {
+        var i = 0
+        while i < entryCount {
+            if entries[i].tag == tag { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// `set` for a tag not held (`contains(tag)` is false): no search for it.
