@@ -24,7 +24,7 @@ enum ODAVerifier {
     }
 
     /// `verify`, written into `result` where it lies (the session end's summary): the
-    /// verdict (~600 bytes) was copied four times on its way there.
+    /// verdict (a struct of several hundred bytes) was copied four times on its way there.
     static func verify(_ e: ODAEvidence, registry: Registry, into result: inout ODAResult?) {
         let cdaAC = e.generateACs.last { $0.signedDynamicData != nil }
         let method: ODAResult.Method
