@@ -85,11 +85,13 @@ enum ApplicationRendering {
         out.ascii(",\"outcome\":\""); out.ascii(s.outcomeLiteral)
         out.ascii("\",\"stopped_at\":"); writeOptionalString(s.stoppedAt, out)
         out.ascii(",\"reason\":"); writeOptionalString(s.stopReason, out)
-        out.ascii(",\"vas\":{\"requested\":")
-        out.ascii(s.vasRequested ? "true" : "false")
-        out.ascii(",\"pass_returned\":")
-        out.ascii(s.vasPassReturned ? "true" : "false")
-        out.byte(0x7D)
+        // The VAS member as one of its four literals.
+        switch (s.vasRequested, s.vasPassReturned) {
+        case (false, false): out.ascii(",\"vas\":{\"requested\":false,\"pass_returned\":false}")
+        case (true, false): out.ascii(",\"vas\":{\"requested\":true,\"pass_returned\":false}")
+        case (false, true): out.ascii(",\"vas\":{\"requested\":false,\"pass_returned\":true}")
+        case (true, true): out.ascii(",\"vas\":{\"requested\":true,\"pass_returned\":true}")
+        }
         ODARendering.writeJSONMembers(s, to: out)
     }
 

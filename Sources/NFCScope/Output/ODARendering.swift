@@ -7,13 +7,19 @@ enum ODARendering {
 
     /// `,"oda":{...}` (null when the session showed no EMV application) and `,"warnings":[...]`.
     static func writeJSONMembers(_ s: TransactionSummary, to out: OutputBuffer) {
-        out.ascii(",\"oda\":")
         if let r = s.oda {
             // The method and result as JSON literals (their raw values need no escaping).
-            out.ascii("{\"method\":"); out.ascii(jsonLiteral(r.method))
+            out.ascii(",\"oda\":{\"method\":"); out.ascii(jsonLiteral(r.method))
             out.ascii(",\"result\":"); out.ascii(jsonLiteral(r.result))
             out.ascii(",\"step\":"); string(r.step, out)
             out.ascii(",\"reason\":"); string(r.reason, out)
+            // The usual verdict recovered nothing: its four nulls as one literal.
+            if r.caKey == nil && r.issuerCertificate == nil && r.iccCertificate == nil && r.signedData == nil {
+                out.ascii(",\"ca_key\":null,\"issuer_certificate\":null,\"icc_certificate\":null,\"signed_data\":null,\"notes\":")
+                strings(r.notes, out)
+                out.byte(0x7D)
+                return writeJSONTail(s, to: out)
+            }
             out.ascii(",\"ca_key\":")
             if let k = r.caKey {
                 out.ascii("{\"rid\":"); hex(k.rid, out)
@@ -29,12 +35,27 @@ enum ODARendering {
             out.ascii(",\"notes\":"); strings(r.notes, out)
             out.byte(0x7D)
         } else {
-            out.ascii("null")
+            out.ascii(",\"oda\":null")
         }
-        out.ascii(",\"warnings\":"); strings(s.warnings, out)
-        out.ascii(",\"issuer_application_data\":"); hexAndText(s.issuerApplicationData, out)
-        out.ascii(",\"cvm_results\":"); hexAndText(s.cvmResults, out)
-        out.ascii(",\"kernel\":")
+        writeJSONTail(s, to: out)
+    }
+
+    /// The members after `oda`: `warnings` to `transaction_log`, the usual empty and
+    /// null ones written with their neighbours' keys as one literal.
+    private static func writeJSONTail(_ s: TransactionSummary, to out: OutputBuffer) {
+        if s.warnings.isEmpty {
+            out.ascii(",\"warnings\":[],\"issuer_application_data\":")
+        } else {
+            out.ascii(",\"warnings\":"); strings(s.warnings, out)
+            out.ascii(",\"issuer_application_data\":")
+        }
+        hexAndText(s.issuerApplicationData, out)
+        if s.cvmResults == nil {
+            out.ascii(",\"cvm_results\":null,\"kernel\":")
+        } else {
+            out.ascii(",\"cvm_results\":"); hexAndText(s.cvmResults, out)
+            out.ascii(",\"kernel\":")
+        }
         if let k = s.kernel {
             out.ascii("{\"id\":"); out.int(k.id)
             out.ascii(",\"name\":"); string(k.name, out)
@@ -42,6 +63,10 @@ enum ODARendering {
             out.byte(0x7D)
         } else {
             out.ascii("null")
+        }
+        if s.token == nil && s.transactionLog.isEmpty {
+            out.ascii(",\"token\":null,\"transaction_log\":[]")
+            return
         }
         out.ascii(",\"token\":")
         if let t = s.token {

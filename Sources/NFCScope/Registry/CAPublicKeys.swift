@@ -93,6 +93,17 @@ extension Registry {
         let builtin = Registry.builtinCAPublicKeys
         return builtin.index.keys(rid: rid, index: index, in: builtin.keys)
     }
+
+    /// `caPublicKeys(rid:index:)`'s count, its first key's modulus length (0 when there
+    /// is none) and whether one of them has a modulus of `length` bytes, the keys not
+    /// copied out.
+    func caPublicKeyLengths(rid: [UInt8], index: UInt8, matching length: Int) -> (count: Int, firstLength: Int, matches: Bool) {
+        if let keys = mergedCAPublicKeys, let found = mergedCAPublicKeyIndex {
+            return found.lengths(rid: rid, index: index, in: keys, matching: length)
+        }
+        let builtin = Registry.builtinCAPublicKeys
+        return builtin.index.lengths(rid: rid, index: index, in: builtin.keys, matching: length)
+    }
 }
 
 /// Where the keys of each RID and index lie in a key list.
@@ -119,6 +130,25 @@ struct CAPublicKeyIndex: Sendable {
             return others.map { keys[$0] }.filter { $0.index == index && $0.rid == rid }
         }
         return positions[id]?.map { keys[$0] } ?? []
+    }
+
+    /// What `keys(rid:index:in:)` would give, without copying the keys out: how many
+    /// there are, the first one's modulus length (0 when none) and whether one has a
+    /// modulus of `length` bytes (the session end's usual question, asked for every
+    /// card whose certificate cannot be recovered).
+    func lengths(rid: [UInt8], index: UInt8, in keys: [CAPublicKey],
+                 matching length: Int) -> (count: Int, firstLength: Int, matches: Bool) {
+        guard let id = Self.id(rid, index) else {
+            let found = self.keys(rid: rid, index: index, in: keys)
+            return (found.count, found.first?.modulus.count ?? 0, found.contains { $0.modulus.count == length })
+        }
+        guard let list = positions[id], let first = list.first else { return (0, 0, false) }
+        var matches = false
+        for p in list where keys[p].modulus.count == length {
+            matches = true
+            break
+        }
+        return (list.count, keys[first].modulus.count, matches)
     }
 
     /// RID (5 bytes, as every key has) and index in one number; nil for another length.

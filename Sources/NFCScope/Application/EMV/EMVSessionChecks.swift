@@ -5,8 +5,10 @@
 enum EMVSessionChecks {
     /// `scratch`: what the session end reuses from one session to the next.
     static func apply(_ e: ODAEvidence, registry: Registry, scratch: SessionEndScratch, to s: inout TransactionSummary) {
-        s.oda = ODAVerifier.verify(e, registry: registry)
-        s.warnings = consistencyWarnings(e, oda: s.oda)
+        // The verdict made in the summary; the warnings read the two fields they need
+        // (the verdict was copied for the call and destroyed).
+        ODAVerifier.verify(e, registry: registry, into: &s.oda)
+        s.warnings = consistencyWarnings(e, iccIdentifier: s.oda?.iccCertificate?.identifier, step: s.oda?.step)
         s.kernel = kernel(e, registry: registry, names: scratch)
         s.token = token(e, registry: registry)
         s.transactionLog = transactionLog(e)
@@ -40,6 +42,12 @@ enum EMVSessionChecks {
     }
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {
+        consistencyWarnings(e, iccIdentifier: oda?.iccCertificate?.identifier, step: oda?.step)
+    }
+
+    /// The warnings, given the ICC certificate's identifier and the failed step of the
+    /// verdict (what they read of it).
+    static func consistencyWarnings(_ e: ODAEvidence, iccIdentifier: String?, step: String?) -> [String] {
         var out: [String] = []
         // The PANs are compared and checked as digits read in place: a String per PAN
         // (and per expiry) cost most of a session end; Strings are made for warnings only.
@@ -49,17 +57,17 @@ enum EMVSessionChecks {
         let panT2Mobile = track2Mobile.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
         // At most three PANs: each checked once, in this order (no set or array of
         // tuples built per session).
-        func luhn(_ pan: CardDigits?, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
-            guard let pan, pan.count > 0, pan != a, pan != b, !pan.luhnValid else { return }
+        func luhn(_ pan: CardDigits, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
+            guard pan.count > 0, pan != a, pan != b, !pan.luhnValid else { return }
             // "PAN \(maskedPAN(pan)) in \(source) fails the Luhn check"
             var text = SummaryText()
             text.add("PAN "); pan.writeMasked(to: &text); text.add(" in "); text.add(source)
             text.add(" fails the Luhn check")
             out.append(text.string)
         }
-        luhn(pan5A, "5A")
-        luhn(panT2, "track 2 (57)", seen: pan5A)
-        luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2)
+        if let pan5A { luhn(pan5A, "5A") }
+        if let panT2 { luhn(panT2, "track 2 (57)", seen: pan5A) }
+        if let panT2Mobile { luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2) }
         if let a = pan5A, let b = panT2, a != b {
             // "PAN in 5A (\(maskedPAN(a))) differs from track 2 (57) (\(maskedPAN(b)))"
             var text = SummaryText()
@@ -74,9 +82,9 @@ enum EMVSessionChecks {
             b.writeMasked(to: &text); text.byte(0x29)
             out.append(text.string)
         }
-        if let icc = oda?.iccCertificate, let pan = pan5A ?? panT2, !pan.equals(icc.identifier),
-           oda?.step?.contains("PAN") != true {
-            out.append("PAN \(maskedPAN(pan.string)) differs from the ICC certificate's \(maskedPAN(icc.identifier))")
+        if let identifier = iccIdentifier, let pan = pan5A ?? panT2, !pan.equals(identifier),
+           step?.contains("PAN") != true {
+            out.append("PAN \(maskedPAN(pan.string)) differs from the ICC certificate's \(maskedPAN(identifier))")
         }
         // The terminal's amount and currency should be the same in every DOL's data.
         if let first = e.dolAmounts.first {

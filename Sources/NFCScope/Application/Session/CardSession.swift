@@ -22,6 +22,8 @@ public final class CardSession {
     /// is as big as the biggest tree seen, bounded by the APDU size).
     @exclusivity(unchecked) private var spareResponseTLV = BERTLV()
     @exclusivity(unchecked) private var spareCommandTLV = BERTLV()
+    /// The values' storage of the previous DOL split (GPO, GENERATE AC), reused by the next.
+    @exclusivity(unchecked) private var spareDOLValues: [DOLValue] = []
     /// The last few AIDs selected, each as one array with its registry index: a
     /// capture's cards select a few applications over and over (Visa and Mastercard
     /// in turn), and each SELECT made an array and a registry lookup of its own.
@@ -70,7 +72,7 @@ public final class CardSession {
         x.mifarePlus = nil
         readNative(&x, exchange)
         x.handler = .none
-        x.commandDOL = nil
+        if x.commandDOL != nil, let split = x.commandDOL.take() { spareDOLValues = split.values }
         x.commandDOLName = ""
         // The trees go back to the spares (moved, not copied).
         if x.responseTLV != nil, let tree = x.responseTLV.take() { spareResponseTLV = tree }
@@ -185,7 +187,7 @@ public final class CardSession {
             swap(&wrapper, &spareCommandTLV)
             wrapper.reparse(c.data)
             if let pdol = x.context.pdol, let node = wrapper.first(0x83) {
-                x.commandDOL = ByteView.with(pdol) { DataObjectList(parsing: $0) }.split(node.value)
+                x.commandDOL = ByteView.with(pdol) { DOLSplit(dol: $0, data: node.value, storage: takeSpareDOLValues()) }
                 x.commandDOLName = "PDOL"
                 spareCommandTLV = consume wrapper
             } else {
@@ -196,7 +198,7 @@ public final class CardSession {
         if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xAE {
             generateACCount += 1
             if let cdol = generateACCount == 1 ? x.context.cdol1 : (x.context.cdol2 ?? x.context.cdol1) {
-                x.commandDOL = ByteView.with(cdol) { DataObjectList(parsing: $0) }.split(c.data)
+                x.commandDOL = ByteView.with(cdol) { DOLSplit(dol: $0, data: c.data, storage: takeSpareDOLValues()) }
                 x.commandDOLName = generateACCount == 1 ? "CDOL1" : "CDOL2"
             }
             return
@@ -206,6 +208,13 @@ public final class CardSession {
             swap(&tree, &spareCommandTLV)
             if tree.reparseIfTLV(c.data) { x.commandTLV = consume tree } else { spareCommandTLV = consume tree }
         }
+    }
+
+    /// The spare DOL values' storage, the spare left empty.
+    private func takeSpareDOLValues() -> [DOLValue] {
+        var values: [DOLValue] = []
+        swap(&values, &spareDOLValues)
+        return values
     }
 
     /// Ends the card session (the field dropped, a link frame ended it, or the input

@@ -158,7 +158,8 @@ struct TransactionTracker {
         if x.handler == .emv {
             summary.payment = true
             evidence.observe(&x)
-            self.registry = registry
+            // Stored when it changes only (a retain and a release per APDU otherwise).
+            if self.registry !== registry { self.registry = registry }
         }
         guard let c = x.command else { return }
         let ok = x.response?.sw == 0x9000

@@ -85,3 +85,25 @@ public struct DOLSplit: Sendable {
 
     public var matches: Bool { missingBytes == 0 && extra.isEmpty }
 }
+
+extension DOLSplit {
+    /// `DataObjectList(parsing: dol).split(data)` in one walk of the DOL, without its item
+    /// list, the values written into `storage` (emptied first, its capacity reused): the
+    /// card session splits GPO and GENERATE AC data this way (two arrays made and freed
+    /// per command otherwise).
+    init(dol: ByteView, data: ByteView, storage: consuming [DOLValue]) {
+        var values = storage
+        values.removeAll(keepingCapacity: true)
+        var pos = 0
+        var missing = 0
+        // The same steps as `split`, item by item as `DataObjectList(parsing:)` reads them.
+        _ = DataObjectList.forEachItem(in: dol) { item in
+            let available = Swift.max(0, data.count - pos)
+            let take = Swift.min(item.length, available)
+            values.append(DOLValue(tag: item.tag, length: item.length, value: data.slice(pos, take) ?? ByteView()))
+            missing += item.length - take
+            pos += take
+        }
+        self.init(values: values, missingBytes: missing, extra: pos < data.count ? data.suffix(from: pos) : ByteView())
+    }
+}

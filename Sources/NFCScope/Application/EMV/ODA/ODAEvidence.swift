@@ -315,11 +315,16 @@ struct CardDigits: Equatable {
     /// and not `orEnd`).
     init?(_ bytes: ArraySlice<UInt8>, stop: UInt8, orEnd: Bool) {
         let n = bytes.count * 2
+        // A byte (its high nibble, then its low one) at a time.
         var i = 0
-        while i < n {
-            let d = trackNibble(bytes, i)
-            if d == stop { break }
-            guard d < 10 else { return nil }
+        for b in bytes {
+            let hi = b >> 4
+            if hi == stop { break }
+            guard hi < 10 else { return nil }
+            i += 1
+            let lo = b & 0x0F
+            if lo == stop { break }
+            guard lo < 10 else { return nil }
             i += 1
         }
         guard i < n || orEnd else { return nil }
@@ -331,8 +336,13 @@ struct CardDigits: Equatable {
     /// Expiry YYMM of track 2 equivalent data: the 4 digits after the separator D.
     init?(track2Expiry bytes: ArraySlice<UInt8>) {
         let n = bytes.count * 2
+        // The first D nibble, looked for a byte at a time (n when there is none).
         var sep = 0
-        while sep < n, trackNibble(bytes, sep) != 0x0D { sep += 1 }
+        for b in bytes {
+            if b >> 4 == 0x0D { break }
+            if b & 0x0F == 0x0D { sep += 1; break }
+            sep += 2
+        }
         guard sep < n, sep + 4 < n else { return nil }
         for i in (sep + 1)...(sep + 4) where trackNibble(bytes, i) >= 10 { return nil }
         self.bytes = bytes
@@ -483,7 +493,11 @@ struct TagValues {
         }
     }
 
-    private func index(_ tag: UInt32) -> Int? {
+    @inline(never)
+    private func index(_ tag: UInt32) -> Int? { lookup(tag) }
+
+    @inline(__always)
+    private func lookup(_ tag: UInt32) -> Int? {
         if let s = TagValues.slot(tag) {
             return present & (1 << UInt64(s)) != 0 ? slotEntry[s] : nil
         }
@@ -534,8 +548,9 @@ struct TagValues {
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
 
     /// The value of `tag` where it is kept (valid until the next change).
+    @inline(__always)
     func slice(_ tag: UInt32) -> ArraySlice<UInt8>? {
-        guard let i = index(tag) else { return nil }
+        guard let i = lookup(tag) else { return nil }
         let e = entries[i]
         return pool[e.start..<(e.start + e.count)]
     }
@@ -545,7 +560,25 @@ struct TagValues {
     mutating func set(_ tag: UInt32, _ value: ByteView) {
         let kept = pool.append(value)
         let entry = Entry(tag: tag, start: kept.lowerBound, count: value.count)
-        if let i = index(tag) { entries[i] = entry } else { append(entry) }
+        // The slot looked up once (the search and the append each looked it up: the
+        // terminal's DOL values are set per GPO and GENERATE AC).
+        if let s = TagValues.slot(tag) {
+            if contains(slot: s) { entries[slotEntry[s]] = entry } else { append(entry, slot: s) }
+        } else if let i = scan(tag) {
+            entries[i] = entry
+        } else {
+            appendEntry(entry)
+        }
+    }
+
+    /// The entry of a tag without a slot, by a scan.
+    private func scan(_ tag: UInt32) -> Int? {
+        var i = 0
+        while i < entryCount {
+            if entries[i].tag == tag { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// `set` for a tag not held (`contains(tag)` is false): no search for it.
@@ -554,7 +587,8 @@ struct TagValues {
         append(Entry(tag: tag, start: kept.lowerBound, count: value.count))
     }
 
-    func contains(_ tag: UInt32) -> Bool { index(tag) != nil }
+    @inline(__always)
+    func contains(_ tag: UInt32) -> Bool { lookup(tag) != nil }
 
     mutating func removeAll() {
         present = 0

@@ -8,7 +8,7 @@
 
 enum ODAVerifier {
     /// A step that ended the check.
-    private struct Stop: Error {
+    fileprivate struct Stop: Error {
         var outcome: ODAResult.Outcome
         var step: String?
         var reason: String
@@ -18,6 +18,14 @@ enum ODAVerifier {
 
     /// The verdict for a session, nil when it showed nothing of an EMV application.
     static func verify(_ e: ODAEvidence, registry: Registry) -> ODAResult? {
+        var result: ODAResult?
+        verify(e, registry: registry, into: &result)
+        return result
+    }
+
+    /// `verify`, written into `result` where it lies (the session end's summary): the
+    /// verdict (a struct of several hundred bytes) was copied four times on its way there.
+    static func verify(_ e: ODAEvidence, registry: Registry, into result: inout ODAResult?) {
         let cdaAC = e.generateACs.last { $0.signedDynamicData != nil }
         let method: ODAResult.Method
         if cdaAC != nil {
@@ -29,20 +37,31 @@ enum ODAVerifier {
         } else if e.card.contains(0x93) {
             method = .sda
         } else {
-            guard let aip = e.card.slice(0x82)?.first else { return nil }
-            var r = ODAResult(method: nil, result: .notPossible)
-            r.reason = noSignedData(aip: aip)
-            return r
+            guard let aip = e.card.slice(0x82)?.first else {
+                result = nil
+                return
+            }
+            result = ODAResult(method: nil, result: .notPossible)
+            result?.reason = noSignedData(aip: aip)
+            return
         }
-        var result = ODAResult(method: method, result: .verified)
+        result = ODAResult(method: method, result: .verified)
         do throws(Stop) {
-            try run(method, e, cdaAC, registry, &result)
+            try result?.check(method, e, cdaAC, registry)
         } catch {
-            result.result = error.outcome
-            result.step = error.step
-            result.reason = error.reason
+            result?.result = error.outcome
+            result?.step = error.step
+            result?.reason = error.reason
         }
-        return result
+    }
+
+    /// The notes of checks not made, as the arrays `run` shows (shared, not made per session).
+    private enum Notes {
+        static let date = "certificate expiry not checked: no transaction date (9A) in the capture"
+        static let pan = "certificate PAN not compared: no PAN in the capture"
+        static let noDateNoPAN = [date, pan]
+        static let noDate = [date]
+        static let noPAN = [pan]
     }
 
     /// The reason when the AIP names methods but no signed data was seen (literals:
@@ -60,31 +79,40 @@ enum ODAVerifier {
         }
     }
 
-    private static func run(_ method: ODAResult.Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
+    fileprivate static func run(_ method: ODAResult.Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
                             _ registry: Registry, _ r: inout ODAResult) throws(Stop) {
         if e.overBudget { throw .missing("the session kept more data than the decoder holds for the check") }
         // What the common outcomes need is read in place; the values are copied out
         // only once the issuer certificate can be recovered.
-        if !e.terminal.contains(0x9A) { r.notes.append("certificate expiry not checked: no transaction date (9A) in the capture") }
-        if e.panDigits == nil { r.notes.append("certificate PAN not compared: no PAN in the capture") }
+        // The notes as shared arrays of literals (no array made per session).
+        switch (!e.terminal.contains(0x9A), e.panDigits == nil) {
+        case (true, true): r.notes = Notes.noDateNoPAN
+        case (true, false): r.notes = Notes.noDate
+        case (false, true): r.notes = Notes.noPAN
+        case (false, false): break
+        }
 
         // Issuer public key (Book 2 5.3 / 6.3).
         guard let rid = e.rid else { throw .missing("the application's RID is unknown (no SELECT in the capture)") }
         guard let index = e.card.slice(0x8F)?.first else { throw .missing("CA public key index (8F) not in the capture") }
-        let keys = registry.caPublicKeys(rid: rid, index: index)
-        guard !keys.isEmpty else {
+        // The keys' count and lengths asked first (most synthetic and altered captures
+        // stop at the length), the keys copied out only to be used.
+        let certificate90Length = e.card.slice(0x90)?.count
+        let found = registry.caPublicKeyLengths(rid: rid, index: index, matching: certificate90Length ?? -1)
+        guard found.count > 0 else {
             throw .missing("no CA public key for RID \(hexUpper(rid)) index \(hexUpper([index])) (add it with --plugins)")
         }
-        guard let certificateLength = e.card.slice(0x90)?.count else {
+        guard let certificateLength = certificate90Length else {
             throw .missing("issuer public key certificate (90) not in the capture")
         }
         guard e.card.contains(0x9F32) else { throw .missing("issuer public key exponent (9F32) not in the capture") }
-        guard keys.contains(where: { $0.modulus.count == certificateLength }) else {
+        guard found.matches else {
             var text = SummaryText()
             text.add("the certificate is "); text.add(certificateLength)
-            text.add(" bytes, the CA key "); text.add(keys[0].modulus.count)
+            text.add(" bytes, the CA key "); text.add(found.firstLength)
             throw .failed("issuer certificate length", text.string)
         }
+        let keys = registry.caPublicKeys(rid: rid, index: index)
         guard let cert90 = e.card[0x90], let issuerExponent = e.card[0x9F32] else { return }
         let transactionDate = e.terminal[0x9A]
         let pan = e.pan
@@ -331,4 +359,12 @@ enum ODAVerifier {
 func maskedPAN(_ pan: String) -> String {
     guard pan.count > 8 else { return pan }
     return String(pan.prefix(4)) + "..." + String(pan.suffix(4))
+}
+
+extension ODAResult {
+    /// `ODAVerifier.run` on this verdict where it lies.
+    fileprivate mutating func check(_ method: Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
+                                    _ registry: Registry) throws(ODAVerifier.Stop) {
+        try ODAVerifier.run(method, e, cdaAC, registry, &self)
+    }
 }
