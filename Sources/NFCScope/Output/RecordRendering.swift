@@ -155,6 +155,11 @@ extension FeliCaExchange: DecodedRecord {
 }
 
 extension OutputBuffer {
+    /// Frame numbers as kept (`ISODEPExchange.frames`): in one reservation (`intArray`).
+    func jsonNumbers(_ numbers: ArraySlice<Int>) {
+        intArray(numbers)
+    }
+
     /// A JSON array of numbers.
     func jsonNumbers(_ numbers: some Sequence<Int>) {
         byte(0x5B)
