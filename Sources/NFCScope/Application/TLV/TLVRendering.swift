@@ -411,8 +411,9 @@ extension RegistryNodeWriter {
     @inline(__always)
     private static func textContext(_ registry: Registry, _ cache: RenderedValueCache?,
                                     _ context: EMVContext) -> (Int, TagScope?) {
-        guard let cache, cache.registry === registry else { return (-1, nil) }
-        let c = cache.context(aid: context.selectedAID, currency: context.currency)
+        // Through the optional: a bound copy of the cache was retained around the call.
+        guard cache?.registry === registry,
+              let c = cache?.context(aid: context.selectedAID, currency: context.currency) else { return (-1, nil) }
         return (c.id, c.tagScope)
     }
 
