@@ -82,3 +82,31 @@ import Testing
         }
     }
 }
+
+/// An exchange's link members: the literal for a quiet exchange against the members
+/// written one by one, for every combination around it.
+@Suite struct LinkMembersLiteralTests {
+    @Test func quietExchangeLiteralIsWhatThePiecesWrite() {
+        var cases = 0
+        for wtx in [0, 1, 2, 12, 100] {
+            for retransmissions in [0, 1, 3] {
+                for bad in [false, true] {
+                    for incomplete in [false, true] {
+                        for overlong in [false, true] {
+                            let e = ISODEPExchange(frames: [1, 2], command: nil, response: nil, waitingTimeExtensions: wtx,
+                                                   retransmissions: retransmissions, sawBadCRC: bad, incomplete: incomplete,
+                                                   overlong: overlong)
+                            let out = OutputBuffer()
+                            e.writeLinkJSONMembers(out)
+                            let expected = ",\"wtx\":\(wtx),\"retransmissions\":\(retransmissions),\"crc\":\"\(bad ? "bad" : "ok")\""
+                                + ",\"complete\":\(incomplete ? "false" : "true")" + (overlong ? ",\"overlong\":true" : "")
+                            #expect(out.string == expected)
+                            cases += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(cases == 120)
+    }
+}

@@ -84,6 +84,11 @@ extension ISODEPExchange: DecodedRecord {
     /// `wtx`, `retransmissions`, `crc`, `complete`.
     @inline(__always)
     func writeLinkJSONMembers(_ out: OutputBuffer) {
+        // Most exchanges: nothing happened on the link, one literal.
+        if waitingTimeExtensions == 0 && retransmissions == 0 && !sawBadCRC && !incomplete && !overlong {
+            out.ascii(",\"wtx\":0,\"retransmissions\":0,\"crc\":\"ok\",\"complete\":true")
+            return
+        }
         out.ascii(",\"wtx\":")
         out.int(waitingTimeExtensions)
         out.ascii(",\"retransmissions\":")
