@@ -147,5 +147,42 @@ import Testing
         }
         #expect(fast.contents == general.contents)
     }
+
+    /// The text view's frame line pieces, as `TextWriter.frame` writes them without the
+    /// one-reservation form (its fallback for times `fixedTime` does not take simplified:
+    /// both sides use the same).
+    static func textFramePieces(_ n: Int, _ t: Int64, _ d: Int, into b: OutputBuffer) {
+        let numberWidth: Int
+        if n >= 0 {
+            numberWidth = b.counter(n, rightAlignedIn: 6)
+        } else {
+            let text = String(n)
+            b.spaces(6 - text.count); b.int(n)
+            numberWidth = text.count
+        }
+        b.byte(0x20)
+        if !b.fixedTime(t, digits: d, rightAlignedIn: 13 - max(0, numberWidth - 6)) { b.fixed(t, digits: d) }
+    }
+
+    @Test func textFrameOpeningWritesWhatItsPiecesWrite() {
+        for seed: UInt64 in [4, 5, 6] {
+            let times = SessionFramePathTests.times(seed: seed)
+            let numbers = Self.frameNumbers(seed: seed, count: times.count)
+            let fast = OutputBuffer(), general = OutputBuffer()
+            var taken = 0
+            for (k, (t, d)) in times.enumerated() {
+                if fast.textFrameOpening(numbers[k], time: t, digits: d) {
+                    taken += 1
+                } else {
+                    Self.textFramePieces(numbers[k], t, d, into: fast)
+                }
+                fast.byte(0x7C)
+                Self.textFramePieces(numbers[k], t, d, into: general)
+                general.byte(0x7C)
+            }
+            #expect(fast.string == general.string)
+            #expect(taken > times.count / 2)
+        }
+    }
 }
 

@@ -826,6 +826,47 @@ public final class OutputBuffer: @unchecked Sendable {
         fixedTime(time, digits: digits)
     }
 
+    /// The text view's frame line opening: the frame number right-aligned in 6 columns,
+    /// a space, and the time right-aligned in 13 columns less what a wider number took;
+    /// what `counter(n, rightAlignedIn: 6)`, `byte(0x20)` and `fixedTime(time, digits:,
+    /// rightAlignedIn:)` write, in one reservation. False, having written and changed
+    /// nothing, when `n` is not the last counter value plus one or the time is not one
+    /// `fixedTime` takes (the caller then writes the pieces).
+    public func textFrameOpening(_ n: Int, time: Int64, digits: Int) -> Bool {
+        guard n == counterValue &+ 1, n > 0, time >= 0, digits == 6 || digits == 9 else { return false }
+        let v = UInt64(time)
+        let scale: UInt64 = digits == 6 ? 1_000_000 : 1_000_000_000
+        let whole = v / scale
+        guard whole < 100_000_000 else { return false }
+        if whole != timeWholeValue { cacheTimeWhole(whole) }
+        incrementCounterDigits()
+        counterValue = n
+        let nd = 24 &- counterStart
+        // Up to 5 spaces, 24 digits, a space, up to 13 spaces; fixedTime reserves its own.
+        reserve(48)
+        let dst = UnsafeMutableRawPointer(storage + count)
+        let blanks: UInt64 = 0x2020_2020_2020_2020
+        dst.storeBytes(of: blanks, as: UInt64.self)
+        var o = nd < 6 ? 6 &- nd : 0
+        if nd <= 8 {
+            let kept = UInt64(littleEndian: UnsafeRawPointer(counterDigits + 16).loadUnaligned(as: UInt64.self))
+            dst.storeBytes(of: (kept &>> UInt64(truncatingIfNeeded: (8 &- nd) &<< 3)).littleEndian, toByteOffset: o, as: UInt64.self)
+        } else {
+            Self.copyShort(from: UnsafeRawPointer(counterDigits + counterStart), to: dst + o, count: nd)
+        }
+        o &+= nd
+        // The space after the number and the time's padding (13 columns less what a
+        // number wider than 6 took, less the time's own width; at most 14 bytes).
+        dst.storeBytes(of: blanks, toByteOffset: o, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: o &+ 8, as: UInt64.self)
+        let width = 13 &- (nd > 6 ? nd &- 6 : 0)
+        let pad = width &- (timeWholeCount &+ 1 &+ digits)
+        o &+= 1 &+ (pad > 0 ? pad : 0)
+        count &+= o
+        fixedTime(time, digits: digits)
+        return true
+    }
+
     /// The decimal digits of `x`, written backwards two at a time (half the
     /// divisions of one digit per step; frame numbers and lengths are everywhere).
     @inline(__always)
