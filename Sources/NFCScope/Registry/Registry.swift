@@ -263,11 +263,10 @@ public final class Registry: Sendable {
 
     /// Writes the JSON members naming `aids[index]` (name, vendor, kind).
     func writeApplicationJSONMembers(aidIndex index: Int, to out: OutputBuffer) {
-        // The tables read where they are used (a local copy of the reference was
-        // retained and released on every APDU).
-        guard index >= 0, index < aidTables.jsonRanges.count else { return }
-        let range = aidTables.jsonRanges[index]
-        out.bytes(aidTables.jsonPool, from: range.lowerBound, count: range.count)
+        let tables = aidTables
+        guard index >= 0, index < tables.jsonRanges.count else { return }
+        let range = tables.jsonRanges[index]
+        out.bytes(tables.jsonPool, from: range.lowerBound, count: range.count)
     }
 
     /// The entry describing `tag`. Entries restricted to value lengths or AID prefixes
