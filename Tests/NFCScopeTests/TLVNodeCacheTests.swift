@@ -6,14 +6,14 @@ import Testing
 /// as JSON and as text lines, checked against the general writer on generated trees
 /// and DOL splits whose values repeat (and sometimes do not), in varied contexts.
 @Suite struct TLVNodeCacheTests {
-    private typealias Generator = FastPathGenerator
+    typealias Generator = FastPathGenerator
 
-    private static let aids: [[UInt8]?] = [nil, [0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
+    static let aids: [[UInt8]?] = [nil, [0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
                                            [0xD2, 0x76, 0, 0, 0x85, 0x01, 0x01]]
 
     /// A few values per tag (known and unknown tags, one to three bytes, some only known
     /// for some lengths or applications), so that most nodes repeat.
-    private static let pool: [([UInt8], [[UInt8]])] = [
+    static let pool: [([UInt8], [[UInt8]])] = [
         ([0x82], [[0x20, 0x00], [0x39, 0x80], [0x19]]),
         ([0x94], [[0x08, 0x01, 0x01, 0x00], [0x10, 0x01, 0x02, 0x01, 0x18, 0x01, 0x01, 0x00]]),
         ([0x8C], [[0x9F, 0x02, 0x06, 0x9F, 0x03, 0x06, 0x9F, 0x1A, 0x02, 0x95, 0x05, 0x5F, 0x2A, 0x02, 0x9A, 0x03, 0x9C, 0x01]]),
@@ -33,7 +33,7 @@ import Testing
         ([0x84], [[0xA0, 0, 0, 0, 0x03, 0x10, 0x10], Array("2PAY.SYS.DDF01".utf8)]),
     ]
 
-    private static func header(_ tag: [UInt8], _ n: Int, _ g: inout Generator) -> [UInt8] {
+    static func header(_ tag: [UInt8], _ n: Int, _ g: inout Generator) -> [UInt8] {
         if n < 0x80 && !g.chance(10) { return tag + [UInt8(n)] }
         if n < 0x100 { return tag + [0x81, UInt8(n)] }
         return tag + [0x82, UInt8(n >> 8), UInt8(n & 0xFF)]
@@ -41,7 +41,7 @@ import Testing
 
     /// A tree of repeated values in templates, now and then a fresh value, a value cut
     /// short, or a constructed object with an error inside.
-    private static func tree(_ g: inout Generator) -> [UInt8] {
+    static func tree(_ g: inout Generator) -> [UInt8] {
         var body: [UInt8] = []
         for _ in 0..<(1 + g.int(8)) {
             let (tag, values) = g.pick(pool)

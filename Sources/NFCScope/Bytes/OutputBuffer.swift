@@ -33,7 +33,12 @@ public final class OutputBuffer: @unchecked Sendable {
     private var growsInsteadOfFlushing = false
     /// The digits of the last `counter` value, right-aligned in 24 bytes: frame
     /// numbers go up by one, so the next one is an in-place increment.
-    @exclusivity(unchecked) private var counterDigits: UnsafeMutablePointer<UInt8> = .allocate(capacity: 24)
+    /// (Filled with "0" at first: `frameOpening` reads the last eight bytes as one word.)
+    @exclusivity(unchecked) private var counterDigits: UnsafeMutablePointer<UInt8> = {
+        let digits = UnsafeMutablePointer<UInt8>.allocate(capacity: 24)
+        digits.initialize(repeating: 0x30, count: 24)
+        return digits
+    }()
     @exclusivity(unchecked) private var counterStart = 24
     @exclusivity(unchecked) private var counterValue = -2
     /// The whole seconds of the last `fixedTime` (`.max`: none yet), their ASCII digits
@@ -660,8 +665,84 @@ public final class OutputBuffer: @unchecked Sendable {
             }
             return
         }
+        // Frame numbers, offsets and amounts: up to eight digits in one store.
+        if UInt(bitPattern: v) < 100_000_000 {
+            count &+= Self.storeDigitsBelow1e8(UInt64(UInt(bitPattern: v)), to: UnsafeMutableRawPointer(storage), at: count)
+            return
+        }
         if v < 0 { storage[count] = 0x2D; count += 1 }
         writeDigits(UInt64(v.magnitude))
+    }
+
+    /// A JSON array of integers (an APDU's frame numbers): `[`, the numbers separated by
+    /// commas, `]`, in one reservation, each below 10^8 as one word (`storeDigitsBelow1e8`).
+    /// What `byte`, `int` and `byte` write for each (OutputNumberFastPathTests).
+    public func intArray(_ numbers: ArraySlice<Int>) {
+        // "[", "]" and at most 21 bytes a number (a comma, a sign and 19 digits).
+        guard numbers.count <= 4_096 else {
+            byte(0x5B)
+            var first = true
+            for v in numbers {
+                if !first { byte(0x2C) }
+                int(v)
+                first = false
+            }
+            byte(0x5D)
+            return
+        }
+        reserve(2 &+ numbers.count &* 21)
+        let dst = UnsafeMutableRawPointer(storage)
+        var o = count
+        dst.storeBytes(of: 0x5B, toByteOffset: o, as: UInt8.self)
+        o &+= 1
+        var first = true
+        for v in numbers {
+            if !first {
+                dst.storeBytes(of: 0x2C, toByteOffset: o, as: UInt8.self)
+                o &+= 1
+            }
+            first = false
+            if UInt(bitPattern: v) < 100_000_000 {
+                o &+= Self.storeDigitsBelow1e8(UInt64(UInt(bitPattern: v)), to: dst, at: o)
+            } else {
+                if v < 0 {
+                    dst.storeBytes(of: 0x2D, toByteOffset: o, as: UInt8.self)
+                    o &+= 1
+                }
+                o &+= Self.writeDigits(UInt64(v.magnitude), to: dst, at: o)
+            }
+        }
+        dst.storeBytes(of: 0x5D, toByteOffset: o, as: UInt8.self)
+        count = o &+ 1
+    }
+
+    /// The decimal digits of `value` (below 10^8) as one 8-byte store at `dst + at`: the
+    /// four digit pairs are put together in a word, the leading zeros shifted out. The
+    /// bytes past the digits (up to 8 in all) are zeros for the next append to overwrite.
+    /// Returns the digit count. What `writeDigits` writes (OutputNumberFastPathTests).
+    @inline(__always)
+    static func storeDigitsBelow1e8(_ value: UInt64, to dst: UnsafeMutableRawPointer, at start: Int) -> Int {
+        let pairs = UnsafeRawPointer(decimalPairs)
+        @inline(__always) func pair(_ x: UInt64) -> UInt64 {
+            UInt64(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: x) &<< 1, as: UInt16.self)))
+        }
+        if value < 10_000 {
+            // Up to four digits (lengths, Le): two pairs.
+            let a = value / 100
+            let word = pair(a) | pair(value &- a &* 100) &<< 16
+            let digits = value >= 100 ? (value >= 1_000 ? 4 : 3) : (value >= 10 ? 2 : 1)
+            dst.storeBytes(of: (word &>> UInt64(truncatingIfNeeded: (4 &- digits) &<< 3)).littleEndian, toByteOffset: start, as: UInt64.self)
+            return digits
+        }
+        let high = value / 10_000
+        let low = value &- high &* 10_000
+        let a = high / 100, b = high &- a &* 100
+        let c = low / 100, d = low &- c &* 100
+        // The first digit in the lowest byte (memory order).
+        let word = pair(a) | pair(b) &<< 16 | pair(c) &<< 32 | pair(d) &<< 48
+        let digits = value >= 1_000_000 ? (value >= 10_000_000 ? 8 : 7) : (value >= 100_000 ? 6 : 5)
+        dst.storeBytes(of: (word &>> UInt64(truncatingIfNeeded: (8 &- digits) &<< 3)).littleEndian, toByteOffset: start, as: UInt64.self)
+        return digits
     }
 
     /// A non-negative number that is usually one more than the previous call's
@@ -673,14 +754,7 @@ public final class OutputBuffer: @unchecked Sendable {
     public func counter(_ v: Int, rightAlignedIn width: Int = 0) -> Int {
         let cache = counterDigits
         if v == counterValue &+ 1 && v > 0 {
-            var i = 23
-            while i >= counterStart && cache[i] == 0x39 { cache[i] = 0x30; i &-= 1 }
-            if i >= counterStart {
-                cache[i] &+= 1
-            } else {
-                counterStart &-= 1
-                cache[counterStart] = 0x31
-            }
+            incrementCounterDigits()
         } else if v >= 0 {
             var x = v
             var p = 24
@@ -702,6 +776,95 @@ public final class OutputBuffer: @unchecked Sendable {
         Self.copyShort(from: UnsafeRawPointer(cache + counterStart), to: UnsafeMutableRawPointer(storage + count), count: n)
         count &+= n
         return n
+    }
+
+    /// Adds one to the kept digits of `counterValue` (not negative).
+    @inline(__always)
+    private func incrementCounterDigits() {
+        let cache = counterDigits
+        var i = 23
+        while i >= counterStart && cache[i] == 0x39 { cache[i] = 0x30; i &-= 1 }
+        if i >= counterStart {
+            cache[i] &+= 1
+        } else {
+            counterStart &-= 1
+            cache[counterStart] = 0x31
+        }
+    }
+
+    /// A frame record's opening: `{"type":"frame","n":`, `n`, `,"time":` and the time,
+    /// what `ascii`, `counter(n)`, `ascii` and `fixedTime(time, digits:)` write. When `n`
+    /// is the last counter value plus one (frame numbers), the literals and the number
+    /// go in one reservation, a number of up to 8 digits as one word (its kept digits
+    /// are right-aligned: the word's leading bytes are shifted out).
+    @inline(__always)
+    public func frameOpening(_ n: Int, time: Int64, digits: Int) {
+        let opening: StaticString = "{\"type\":\"frame\",\"n\":"
+        let timeMember: StaticString = ",\"time\":"
+        if n == counterValue &+ 1 && n > 0 {
+            incrementCounterDigits()
+            counterValue = n
+            let nd = 24 &- counterStart
+            // 20 + 8 bytes of literals, up to 24 of number (the word store writes 8).
+            reserve(52)
+            let dst = UnsafeMutableRawPointer(storage + count)
+            Self.copyShort(from: UnsafeRawPointer(opening.utf8Start), to: dst, count: opening.utf8CodeUnitCount)
+            let at = opening.utf8CodeUnitCount
+            if nd <= 8 {
+                let kept = UInt64(littleEndian: UnsafeRawPointer(counterDigits + 16).loadUnaligned(as: UInt64.self))
+                dst.storeBytes(of: (kept &>> UInt64(truncatingIfNeeded: (8 &- nd) &<< 3)).littleEndian, toByteOffset: at, as: UInt64.self)
+            } else {
+                Self.copyShort(from: UnsafeRawPointer(counterDigits + counterStart), to: dst + at, count: nd)
+            }
+            Self.copyShort(from: UnsafeRawPointer(timeMember.utf8Start), to: dst + (at &+ nd), count: timeMember.utf8CodeUnitCount)
+            count &+= at &+ nd &+ timeMember.utf8CodeUnitCount
+        } else {
+            ascii(opening)
+            counter(n)
+            ascii(timeMember)
+        }
+        fixedTime(time, digits: digits)
+    }
+
+    /// The text view's frame line opening: the frame number right-aligned in 6 columns,
+    /// a space, and the time right-aligned in 13 columns less what a wider number took;
+    /// what `counter(n, rightAlignedIn: 6)`, `byte(0x20)` and `fixedTime(time, digits:,
+    /// rightAlignedIn:)` write, in one reservation. False, having written and changed
+    /// nothing, when `n` is not the last counter value plus one or the time is not one
+    /// `fixedTime` takes (the caller then writes the pieces).
+    public func textFrameOpening(_ n: Int, time: Int64, digits: Int) -> Bool {
+        guard n == counterValue &+ 1, n > 0, time >= 0, digits == 6 || digits == 9 else { return false }
+        let v = UInt64(time)
+        let scale: UInt64 = digits == 6 ? 1_000_000 : 1_000_000_000
+        let whole = v / scale
+        guard whole < 100_000_000 else { return false }
+        if whole != timeWholeValue { cacheTimeWhole(whole) }
+        incrementCounterDigits()
+        counterValue = n
+        let nd = 24 &- counterStart
+        // Up to 5 spaces, 24 digits, a space, up to 13 spaces; fixedTime reserves its own.
+        reserve(48)
+        let dst = UnsafeMutableRawPointer(storage + count)
+        let blanks: UInt64 = 0x2020_2020_2020_2020
+        dst.storeBytes(of: blanks, as: UInt64.self)
+        var o = nd < 6 ? 6 &- nd : 0
+        if nd <= 8 {
+            let kept = UInt64(littleEndian: UnsafeRawPointer(counterDigits + 16).loadUnaligned(as: UInt64.self))
+            dst.storeBytes(of: (kept &>> UInt64(truncatingIfNeeded: (8 &- nd) &<< 3)).littleEndian, toByteOffset: o, as: UInt64.self)
+        } else {
+            Self.copyShort(from: UnsafeRawPointer(counterDigits + counterStart), to: dst + o, count: nd)
+        }
+        o &+= nd
+        // The space after the number and the time's padding (13 columns less what a
+        // number wider than 6 took, less the time's own width; at most 14 bytes).
+        dst.storeBytes(of: blanks, toByteOffset: o, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: o &+ 8, as: UInt64.self)
+        let width = 13 &- (nd > 6 ? nd &- 6 : 0)
+        let pad = width &- (timeWholeCount &+ 1 &+ digits)
+        o &+= 1 &+ (pad > 0 ? pad : 0)
+        count &+= o
+        fixedTime(time, digits: digits)
+        return true
     }
 
     /// The decimal digits of `x`, written backwards two at a time (half the

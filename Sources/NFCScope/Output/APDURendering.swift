@@ -171,9 +171,10 @@ public struct APDUExchangeView: Sendable {
         if let resp {
             let member: StaticString = ",\"response\":\""
             responseHexAt = out.position + member.utf8CodeUnitCount
-            if let recentHex, resp.data.count >= RecentHex.worthwhile {
+            if recentHex != nil, resp.data.count >= RecentHex.worthwhile {
                 // Most response data is inside the frame written just before: its hex is copied.
-                out.ascii(member); recentHex.hex(resp.data, to: out); out.byte(0x22)
+                // (Called through the optional: a bound copy was retained and released.)
+                out.ascii(member); recentHex?.hex(resp.data, to: out); out.byte(0x22)
             } else {
                 out.withReserved(member.utf8CodeUnitCount + 1 + 2 * resp.data.count) { w in
                     w.ascii(member); w.hex(resp.data); w.byte(0x22)

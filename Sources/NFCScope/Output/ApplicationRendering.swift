@@ -20,11 +20,11 @@ enum ApplicationRendering {
             }
             out.byte(0x7D)
         }
-        let writer = TLVTreeWriter(registry: registry, cache: cache)
+        // The registry and the cache passed along, not held in a writer value (retains).
         if let dol = x.commandDOL {
             out.ascii(",\"dol\":\""); out.ascii(x.commandDOLName)
             out.ascii("\",\"command_fields\":")
-            writer.writeJSON(dol, context: x.context, to: out)
+            RegistryNodeWriter.writeSplitJSON(dol, registry: registry, cache: cache, context: x.context, to: out)
             if dol.missingBytes > 0 {
                 out.ascii(",\"command_fields_error\":\"data ends ")
                 out.int(dol.missingBytes)
@@ -37,12 +37,13 @@ enum ApplicationRendering {
         }
         if let tlv = x.commandTLV {
             out.ascii(",\"command_tlv\":")
-            writer.writeJSON(tlv, context: x.context, to: out)
+            RegistryNodeWriter.writeTreeJSON(tlv, registry: registry, cache: cache, context: x.context, to: out)
         }
         if let tlv = x.responseTLV {
             out.ascii(",\"tlv\":")
             let parsedFrom = responseHexAt.flatMap { at in x.response.map { (bytes: $0.data, position: at) } }
-            writer.writeJSON(tlv, context: x.context, to: out, parsedFrom: parsedFrom)
+            RegistryNodeWriter.writeTreeJSON(tlv, registry: registry, cache: cache, context: x.context,
+                                             parsedFrom: parsedFrom, to: out)
         }
     }
 
@@ -100,7 +101,6 @@ enum ApplicationRendering {
     /// `cache`: texts of TLV values rendered before (`TLVTreeWriter` keys them by target).
     static func writeText(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil, indent: Int,
                           to out: OutputBuffer) {
-        let writer = TLVTreeWriter(registry: registry, cache: cache)
         if let aid = x.applicationAID, let app = x.application(in: registry), x.command?.selectedName != nil {
             pad(indent, out)
             out.ascii("application ")
@@ -116,17 +116,20 @@ enum ApplicationRendering {
             out.ascii("command data by ")
             out.ascii(x.commandDOLName)
             out.ascii(":\n")
-            writer.writeText(dol, indent: indent + 2, context: x.context, to: out)
+            RegistryNodeWriter.writeSplitText(dol, registry: registry, cache: cache, indent: indent + 2, context: x.context,
+                                              to: out)
         }
         if let tlv = x.commandTLV {
             pad(indent, out)
             out.ascii("command data:\n")
-            writer.writeText(tlv, indent: indent + 2, context: x.context, to: out)
+            RegistryNodeWriter.writeTreeText(tlv, registry: registry, cache: cache, indent: indent + 2, context: x.context,
+                                             to: out)
         }
         if let tlv = x.responseTLV {
             pad(indent, out)
             out.ascii("response data:\n")
-            writer.writeText(tlv, indent: indent + 2, context: x.context, to: out)
+            RegistryNodeWriter.writeTreeText(tlv, registry: registry, cache: cache, indent: indent + 2, context: x.context,
+                                             to: out)
         }
     }
 

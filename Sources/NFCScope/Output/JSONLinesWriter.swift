@@ -40,18 +40,23 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     public func frame(_ frame: Frame) {
         let out = self.out
-        out.ascii("{\"type\":\"frame\",\"n\":")
-        out.counter(frame.n)
-        out.ascii(",\"time\":")
-        writeTime(frame.time)
+        // The opening, number and time in one reservation; the time in nanoseconds when the
+        // input has them, else in microseconds.
+        if digits >= 9 {
+            out.frameOpening(frame.n, time: frame.time, digits: 9)
+        } else {
+            out.frameOpening(frame.n, time: frame.time / 1000, digits: 6)
+        }
         // The members up to the info text in two reservations (names are at most 9
         // bytes: 64 bytes hold dir, tech, event and the literals; 128 the rest).
-        let mask = nextFrameMask
-        out.withReserved(64 + (mask == nil ? 2 * frame.bytes.count : 0)) { c in
+        // Whether there is a mask, without a copy of it (a copy retained and released
+        // the optional array on every frame).
+        let masked = nextFrameMask != nil
+        out.withReserved(64 + (masked ? 0 : 2 * frame.bytes.count)) { c in
             if frame.event == nil, let dir = frame.dir {
                 // Most frames: one literal for the direction and technology.
                 c.ascii(dirTechHexOpening(dir, frame.tech))
-                if mask == nil { c.hex(frame.bytes) }
+                if !masked { c.hex(frame.bytes) }
                 return
             }
             c.ascii(",\"dir\":")
@@ -67,13 +72,13 @@ public final class JSONLinesWriter: MaskableFrameWriter {
                 c.ascii(event.jsonName)
             }
             c.ascii("\",\"hex\":\"")
-            if mask == nil { c.hex(frame.bytes) }
+            if !masked { c.hex(frame.bytes) }
         }
-        if let mask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
+        if masked, let mask = nextFrameMask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
         // The case is tested without binding its payload: binding it copied the whole
         // `LinkInfo` on every frame (+44-58 instructions a frame on the other shapes).
         if frame.info.isISODEPBlock {
-            writeBlockMembers(frame, masked: mask != nil)
+            writeBlockMembers(frame, masked: masked)
         } else if frame.info.isNFCAActivation {
             // Events and activation frames: info and members in one switch.
             out.withReserved(128) { c in writeCRCBitsFlags(frame, &c) }
@@ -162,14 +167,6 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     }
 
     public func end(_ input: InputDescription) {}
-
-    private func writeTime(_ nanos: Int64) {
-        if digits >= 9 {
-            out.fixedTime(nanos, digits: 9)
-        } else {
-            out.fixedTime(nanos / 1000, digits: 6)
-        }
-    }
 }
 
 /// `,"dir":"<dir>","tech":"<tech>","hex":"` for a frame without a field event: what

@@ -84,6 +84,11 @@ extension ISODEPExchange: DecodedRecord {
     /// `wtx`, `retransmissions`, `crc`, `complete`.
     @inline(__always)
     func writeLinkJSONMembers(_ out: OutputBuffer) {
+        // Most exchanges: nothing happened on the link, one literal.
+        if waitingTimeExtensions == 0 && retransmissions == 0 && !sawBadCRC && !incomplete && !overlong {
+            out.ascii(",\"wtx\":0,\"retransmissions\":0,\"crc\":\"ok\",\"complete\":true")
+            return
+        }
         out.ascii(",\"wtx\":")
         out.int(waitingTimeExtensions)
         out.ascii(",\"retransmissions\":")
@@ -155,6 +160,11 @@ extension FeliCaExchange: DecodedRecord {
 }
 
 extension OutputBuffer {
+    /// Frame numbers as kept (`ISODEPExchange.frames`): in one reservation (`intArray`).
+    func jsonNumbers(_ numbers: ArraySlice<Int>) {
+        intArray(numbers)
+    }
+
     /// A JSON array of numbers.
     func jsonNumbers(_ numbers: some Sequence<Int>) {
         byte(0x5B)

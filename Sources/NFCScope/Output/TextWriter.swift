@@ -84,9 +84,13 @@ public final class TextWriter: MaskableFrameWriter {
         var lineStart = out.position
         // A number wider than its 6 columns takes them from the time's padding, so the
         // columns after stay where they are.
-        let numberWidth = frame.n >= 0 ? out.counter(frame.n, rightAlignedIn: 6) : writeRight(frame.n, width: 6)
-        out.byte(0x20)
-        writeTime(frame.time, width: 13 - max(0, numberWidth - 6))
+        // Most frames: the number, the space and the time in one reservation.
+        let nine = digits >= 9
+        if !out.textFrameOpening(frame.n, time: nine ? frame.time : frame.time / 1000, digits: nine ? 9 : 6) {
+            let numberWidth = frame.n >= 0 ? out.counter(frame.n, rightAlignedIn: 6) : writeRight(frame.n, width: 6)
+            out.byte(0x20)
+            writeTime(frame.time, width: 13 - max(0, numberWidth - 6))
+        }
         let late = layout.timing ? writeTiming(frame) : false
         out.ascii("  ")
         let colour = layout.palette.enabled

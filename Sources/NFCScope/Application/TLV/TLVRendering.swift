@@ -400,6 +400,92 @@ extension TLVTreeWriter where Dictionary == Registry {
     }
 }
 
+/// What `TLVTreeWriter(registry:cache:)` writes for the trees and DOL splits of an APDU
+/// record, with the registry and the cache passed along instead of held in a writer
+/// value: holding them retained and released both for every APDU, and the cache once
+/// more around its context lookup (`ApplicationRendering`'s writers call these;
+/// `TLVNodeCacheTests` compares them with the writer's methods). A cache of another
+/// registry is not used (the writer drops it): its context id is -1, which every use
+/// of the cache below tests.
+extension RegistryNodeWriter {
+    @inline(__always)
+    private static func textContext(_ registry: Registry, _ cache: RenderedValueCache?,
+                                    _ context: EMVContext) -> (Int, TagScope?) {
+        // Through the optional: a bound copy of the cache was retained around the call.
+        guard cache?.registry === registry,
+              let c = cache?.context(aid: context.selectedAID, currency: context.currency) else { return (-1, nil) }
+        return (c.id, c.tagScope)
+    }
+
+    /// `TLVTreeWriter.writeJSON(_:context:to:parsedFrom:)`.
+    static func writeTreeJSON(_ tlv: BERTLV, registry: Registry, cache: RenderedValueCache?, context: EMVContext,
+                              parsedFrom: (bytes: ByteView, position: Int)? = nil, to out: OutputBuffer) {
+        let (texts, tagScope) = textContext(registry, cache, context)
+        context.withSelectedAID { aid in
+            let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? registry.lookupScope(aid: aid)
+            registry.withTagNamePool { pool in
+                let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
+                writer.writeJSONArray(registry, cache, tlv.nodes, start: 0, end: tlv.nodes.count, outer: parsedFrom?.bytes,
+                                      outerHexAt: parsedFrom?.position ?? 0, context, out)
+            }
+        }
+    }
+
+    /// `TLVTreeWriter.writeText(_ tlv:indent:context:to:)`.
+    static func writeTreeText(_ tlv: BERTLV, registry: Registry, cache: RenderedValueCache?, indent: Int,
+                              context: EMVContext, to out: OutputBuffer) {
+        let (texts, tagScope) = textContext(registry, cache, context)
+        context.withSelectedAID { aid in
+            let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? registry.lookupScope(aid: aid)
+            registry.withTagNamePool { pool in
+                let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
+                writer.writeTextLevel(registry, cache, tlv.nodes, start: 0, end: tlv.nodes.count, indent: indent, context, out)
+            }
+        }
+    }
+
+    /// `TLVTreeWriter.writeJSON(_ split:context:to:)` (a split with a negative length, which
+    /// `DataObjectList` never makes, goes to the writer).
+    static func writeSplitJSON(_ split: DOLSplit, registry: Registry, cache: RenderedValueCache?, context: EMVContext,
+                               to out: OutputBuffer) {
+        if split.values.contains(where: { $0.length < 0 }) {
+            TLVTreeWriter(registry: registry, cache: cache).writeJSON(split, context: context, to: out)
+            return
+        }
+        let (texts, tagScope) = textContext(registry, cache, context)
+        context.withSelectedAID { aid in
+            let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? registry.lookupScope(aid: aid)
+            registry.withTagNamePool { pool in
+                let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
+                writer.writeJSONValues(registry, cache, split.values, context, out)
+            }
+        }
+    }
+
+    /// `TLVTreeWriter.writeText(_ split:indent:context:to:)`.
+    static func writeSplitText(_ split: DOLSplit, registry: Registry, cache: RenderedValueCache?, indent: Int,
+                               context: EMVContext, to out: OutputBuffer) {
+        if split.values.contains(where: { $0.length < 0 }) {
+            TLVTreeWriter(registry: registry, cache: cache).writeText(split, indent: indent, context: context, to: out)
+            return
+        }
+        let (texts, tagScope) = textContext(registry, cache, context)
+        context.withSelectedAID { aid in
+            let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? registry.lookupScope(aid: aid)
+            registry.withTagNamePool { pool in
+                let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
+                writer.writeTextValues(registry, cache, split.values, indent: indent, context, out)
+            }
+            if !split.extra.isEmpty {
+                tlvIndent(indent, out)
+                out.ascii("!! "); out.int(split.extra.count); out.ascii(" bytes beyond the DOL: ")
+                out.hex(split.extra, uppercase: true)
+                out.byte(0x0A)
+            }
+        }
+    }
+}
+
 /// The tag bytes as read (tagLength of them), uppercase.
 @inline(__always)
 func tlvNodeTag(_ node: TLVNode, _ out: OutputBuffer) {
@@ -434,8 +520,8 @@ struct RegistryNodeWriter {
     private func writeJSONText(_ registry: Registry, _ cache: RenderedValueCache?, _ entry: Registry.TagNodeEntry,
                                tag: UInt32, length: Int, _ value: ByteView, _ context: EMVContext, _ out: OutputBuffer) {
         let handle = EMVTagHandle(tag: tag, length: length, aid: scope.aid, index: entry.index)
-        if let cache, texts >= 0 {
-            cache.write(slot: entry.index, value: value, context: texts, to: out) {
+        if texts >= 0, cache != nil {
+            cache?.write(slot: entry.index, value: value, context: texts, to: out) {
                 registry.renderTagValue(handle, value, context: context, to: out, target: .json)
             }
         } else {
@@ -449,8 +535,8 @@ struct RegistryNodeWriter {
     private func writeTextText(_ registry: Registry, _ cache: RenderedValueCache?, _ entry: Registry.TagNodeEntry,
                                tag: UInt32, length: Int, _ value: ByteView, _ context: EMVContext, _ out: OutputBuffer) {
         let handle = EMVTagHandle(tag: tag, length: length, aid: scope.aid, index: entry.index)
-        if let cache, texts >= 0 {
-            cache.write(slot: entry.index, value: value, context: ~texts, to: out) {
+        if texts >= 0, cache != nil {
+            cache?.write(slot: entry.index, value: value, context: ~texts, to: out) {
                 registry.renderTagValue(handle, value, context: context, to: out, target: .text)
             }
         } else {
@@ -491,11 +577,11 @@ struct RegistryNodeWriter {
             var separator = index != start
             // A clean primitive node: copied whole when the same one was written before.
             var kept: (key: RenderedValueCache.NodeKey, at: Int)?
-            if let cache, texts >= 0, !isError, !constructed {
-                let key = cache.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: texts)
+            if texts >= 0, !isError, !constructed,
+               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: texts) {
                 if key.tried {
                     if separator { out.byte(0x2C); separator = false }
-                    if cache.copyNode(key, value, to: out) {
+                    if cache?.copyNode(key, value, to: out) == true {
                         index = Swift.max(subtreeEnd, index + 1)
                         continue
                     }
@@ -522,7 +608,7 @@ struct RegistryNodeWriter {
                 writeJSONArray(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value, outerHexAt: hexAt, context, out)
             }
             out.byte(0x7D)
-            if let kept, let cache { cache.keepNode(kept.key, value, since: kept.at, in: out) }
+            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
             index = Swift.max(subtreeEnd, index + 1)
         }
         out.byte(0x5D)
@@ -543,11 +629,11 @@ struct RegistryNodeWriter {
             // A complete value of a primitive tag is written as a clean primitive TLV node
             // is: copied whole when the same one was written before.
             var kept: (key: RenderedValueCache.NodeKey, at: Int)?
-            if let cache, texts >= 0, complete, Self.primitiveTag(tag, tagLength: tagLength) {
-                let key = cache.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: texts)
+            if texts >= 0, complete, Self.primitiveTag(tag, tagLength: tagLength),
+               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: texts) {
                 if key.tried {
                     if separator { out.byte(0x2C); separator = false }
-                    if cache.copyNode(key, value, to: out) {
+                    if cache?.copyNode(key, value, to: out) == true {
                         k += 1
                         continue
                     }
@@ -566,7 +652,7 @@ struct RegistryNodeWriter {
                 out.ascii(",\"error\":\"data ends "); out.int(length - value.count); out.ascii(" bytes short\"")
             }
             out.byte(0x7D)
-            if let kept, let cache { cache.keepNode(kept.key, value, since: kept.at, in: out) }
+            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
             k += 1
         }
         out.byte(0x5D)
@@ -601,12 +687,12 @@ struct RegistryNodeWriter {
             // A clean primitive node's line after its indentation: copied whole when the
             // same one was written before (keyed by the text context, `~texts`).
             var kept: (key: RenderedValueCache.NodeKey, at: Int)?
-            if let cache, texts >= 0, !isError, !constructed {
-                let key = cache.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: ~texts)
+            if texts >= 0, !isError, !constructed,
+               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: ~texts) {
                 if key.tried {
                     out.spaces(indent)
                     lineIndent = 0
-                    if cache.copyNode(key, value, to: out) {
+                    if cache?.copyNode(key, value, to: out) == true {
                         index += 1
                         continue
                     }
@@ -627,7 +713,7 @@ struct RegistryNodeWriter {
                 out.ascii(" !! "); e.write(to: out, declaredLength: declared)
             }
             out.byte(0x0A)
-            if let kept, let cache { cache.keepNode(kept.key, value, since: kept.at, in: out) }
+            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
             index += 1
         }
     }
@@ -645,12 +731,12 @@ struct RegistryNodeWriter {
             // A complete value of a primitive tag: its line as a clean primitive node's,
             // copied whole when the same one was written before.
             var kept: (key: RenderedValueCache.NodeKey, at: Int)?
-            if let cache, texts >= 0, value.count == length, Self.primitiveTag(tag, tagLength: tagLength) {
-                let key = cache.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: ~texts)
+            if texts >= 0, value.count == length, Self.primitiveTag(tag, tagLength: tagLength),
+               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: ~texts) {
                 if key.tried {
                     out.spaces(indent)
                     lineIndent = 0
-                    if cache.copyNode(key, value, to: out) {
+                    if cache?.copyNode(key, value, to: out) == true {
                         k += 1
                         continue
                     }
@@ -669,7 +755,7 @@ struct RegistryNodeWriter {
                 out.ascii(" !! data ends "); out.int(length - value.count); out.ascii(" bytes short")
             }
             out.byte(0x0A)
-            if let kept, let cache { cache.keepNode(kept.key, value, since: kept.at, in: out) }
+            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
             k += 1
         }
     }
