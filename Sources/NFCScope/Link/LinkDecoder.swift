@@ -62,7 +62,66 @@ public struct LinkDecoder: Sendable {
 
     /// Fills tech, crc, info and error of a frame whose n/offset/time/dir/bytes/crcIncluded/event are set.
     /// An error already on the frame (from the capture or pseudo-header) is kept.
+    // Inlined (into the per-frame loops): the short way's test costs a frame that does
+    // not take it a compare or two there, where a call would add its prologue.
+    @inline(__always)
     public mutating func decode(_ frame: inout Frame) {
+        decode(&frame, blockShortWay: true)
+    }
+
+    /// `decode(_:)`, with the short way for ISO-DEP blocks on or off (tests compare the
+    /// two).
+    @inline(__always)
+    mutating func decode(_ frame: inout Frame, blockShortWay: Bool) {
+        if blockShortWay, let answer = shortWayBlockAnswer(dir: frame.dir, bytes: frame.bytes, flags: frame.flags,
+                                                             event: frame.event, tech: frame.tech,
+                                                             crcIncluded: frame.crcIncluded) {
+            frame.crc = .none
+            let error = decodeBlock(&frame, requireCRC: false, answer: answer)
+            if frame.error == nil { frame.error = error }
+            return
+        }
+        decodeInGeneral(&frame)
+    }
+
+    /// Whether `frame` is an ISO-DEP block that the general way (`decodeInGeneral`,
+    /// `decodeReader`, `decodeCard`) would hand straight to `decodeBlock`, and if so
+    /// with which `answer`; nil sends the frame the general way. Most frames of a
+    /// payment capture are such blocks: this skips the general way's checks (and the
+    /// reset of `frame.info`, which `decodeBlock` always sets).
+    ///
+    /// In an ISO-DEP session, with no MIFARE Classic authentication running and the
+    /// frame carrying no mark of its source (flags, event, technology):
+    /// - a reader frame whose first byte fits a block pattern, other than the bytes the
+    ///   reader rules look at first: `F0` of an NFC-DEP session, D0-DF (PPS), and not
+    ///   while a two-step Type 2 command waits for its second step;
+    /// - a card frame with its CRC kept, answering a block (the session's `pending`),
+    ///   other than `F0` of an NFC-DEP session.
+    /// Everything the general way looks at before these outcomes is excluded here, so
+    /// the two agree (`LinkShortWayTests`). The frame's fields rather than the frame:
+    /// passing the `inout` frame can make a copy of the whole `Frame`.
+    @inline(__always)
+    func shortWayBlockAnswer(dir: Direction?, bytes: ByteView, flags: FrameFlags, event: FieldEvent?, tech: Tech,
+                             crcIncluded: Bool) -> Bool? {
+        guard isoDEP, flags.isEmpty, event == nil, tech == .unknown, crypto1 == .off,
+              let b0 = bytes.byte(0), ISODEPBlockParser.kind(ofPCB: b0) != nil,
+              !(nfcDEP && b0 == 0xF0)
+        else { return nil }
+        switch dir {
+        case .reader?:
+            guard t2tStep == nil, b0 & 0xF0 != 0xD0 else { return nil }
+            return false
+        case .card?:
+            guard crcIncluded, case .block = pending else { return nil }
+            return true
+        case nil:
+            return nil
+        }
+    }
+
+    /// Everything `decode` does, for every frame.
+    @inline(never)
+    mutating func decodeInGeneral(_ frame: inout Frame) {
         if frame.flags.contains(.smartCard) {
             frame.crc = .none
             return
