@@ -158,4 +158,37 @@ import Testing
             }
         }
     }
+
+    /// The CRC kernel inlined into the short way gives what the called one gives and
+    /// what the bitwise definition gives, and `verify` with it what `verify` without.
+    @Test func inlinedCRCMatchesCalledAndBitwise() {
+        func bitwise(_ bytes: [UInt8], _ preset: UInt16) -> UInt16 {
+            var c = preset
+            for b in bytes {
+                c ^= UInt16(b)
+                for _ in 0..<8 { c = (c & 1) != 0 ? (c >> 1) ^ 0x8408 : c >> 1 }
+            }
+            return c
+        }
+        var g = Generator(state: 0x5EED_1702)
+        for round in 0..<2_000 {
+            let length = g.next() % 301
+            var bytes = g.bytes(length)
+            // Half of them end in their own CRC_A or CRC_B, so that `verify` says yes too.
+            if length >= 3, g.next() % 2 == 0 {
+                bytes = Self.withCRC(Array(bytes.dropLast(2)), b: g.next() % 2 == 0)
+            }
+            ByteView.with(bytes) { view in
+                for preset: UInt16 in [0x6363, 0xFFFF] {
+                    let inlined = view.crc16ReflectedInline(preset: preset)
+                    #expect(inlined == view.crc16Reflected(preset: preset), "round \(round)")
+                    #expect(inlined == bitwise(bytes, preset), "round \(round) length \(length)")
+                }
+                for tech in Tech.allCases {
+                    #expect(CRC14443.verify(view, tech, inlineKernel: true) == CRC14443.verify(view, tech, inlineKernel: false),
+                            "round \(round)")
+                }
+            }
+        }
+    }
 }

@@ -77,7 +77,7 @@ public struct LinkDecoder: Sendable {
                                                              event: frame.event, tech: frame.tech,
                                                              crcIncluded: frame.crcIncluded) {
             frame.crc = .none
-            let error = decodeBlock(&frame, requireCRC: false, answer: answer)
+            let error = decodeShortWayBlock(&frame, answer: answer)
             if frame.error == nil { frame.error = error }
             return
         }
@@ -244,12 +244,12 @@ public struct LinkDecoder: Sendable {
     /// other technology's switches the session to it. Returns the tech that verified.
     // Inlined into `decodeBlock` (every ISO-DEP block) and `splitUnrecognised`.
     @inline(__always)
-    mutating func splitEither(_ frame: inout Frame) -> (ByteView, Tech?) {
+    mutating func splitEither(_ frame: inout Frame, inlineCRC: Bool = false) -> (ByteView, Tech?) {
         let bytes = frame.bytes
         guard frame.crcIncluded, bytes.count >= 3 else { frame.crc = .none; return (bytes, nil) }
         let first: Tech = tech == .nfcB ? .nfcB : .nfcA
         let second: Tech = first == .nfcA ? .nfcB : .nfcA
-        if CRC14443.verify(bytes, first) {
+        if CRC14443.verify(bytes, first, inlineKernel: inlineCRC) {
             frame.crc = .ok
             return (bytes.dropLast(2), first)
         }
@@ -679,6 +679,18 @@ public struct LinkDecoder: Sendable {
     /// Decodes an ISO-DEP block. With `requireCRC` (probing without activation) a
     /// frame whose CRC does not verify is left as `.unknown` without error.
     mutating func decodeBlock(_ frame: inout Frame, requireCRC: Bool, answer: Bool) -> FrameError? {
+        decodeBlock(&frame, requireCRC: requireCRC, answer: answer, inlineCRC: false)
+    }
+
+    /// `decodeBlock` for the short way (`decode(_:blockShortWay:)`): one call per block
+    /// with the block's decoding and the CRC of the session's technology inlined.
+    @inline(never)
+    mutating func decodeShortWayBlock(_ frame: inout Frame, answer: Bool) -> FrameError? {
+        decodeBlock(&frame, requireCRC: false, answer: answer, inlineCRC: true)
+    }
+
+    @inline(__always)
+    mutating func decodeBlock(_ frame: inout Frame, requireCRC: Bool, answer: Bool, inlineCRC: Bool) -> FrameError? {
         let bytes = frame.bytes
         guard let pcb = bytes.byte(0) else { frame.tech = tech; return nil }
         let kind = ISODEPBlockParser.kind(ofPCB: pcb)
@@ -688,7 +700,7 @@ public struct LinkDecoder: Sendable {
         // A frame exactly as long as the block needs without CRC lost its CRC (seen
         // in Proxmark3 sniffs as `F2 01` and `BA 00`): verdict `.none`, not `.bad`.
         if frame.crcIncluded, bytes.count >= ISODEPBlockParser.minimumLength(ofPCB: pcb, kind: kind) + 2 {
-            (payload, crcTech) = splitEither(&frame)
+            (payload, crcTech) = splitEither(&frame, inlineCRC: inlineCRC)
         }
         if requireCRC && frame.crc != .ok { frame.crc = .none; return nil }
         if let crcTech { tech = crcTech }
