@@ -191,4 +191,32 @@ import Testing
             }
         }
     }
+
+    /// The pcap short way leaves `info` of the reused frame for the link layer to set:
+    /// frames read into one reused `Frame` and decoded are the frames read fresh
+    /// (`next()`) and decoded, on generated captures with damage.
+    @Test func reusedFrameDecodesAsAFreshOne() throws {
+        var g = FramePathFastPathTests.Generator(state: 0x5EED_1703)
+        var frames = 0
+        for round in 0..<600 {
+            let bytes = round % 2 == 0 ? FramePathFastPathTests.randomISODEPCapture(&g)
+                                       : FramePathFastPathTests.randomPcap(&g)
+            try ByteView.with(bytes) { view in
+                var reused = try PcapFrameSource(view: view), fresh = try PcapFrameSource(view: view)
+                var linkA = LinkDecoder(), linkB = LinkDecoder()
+                var a = Frame.blank
+                while true {
+                    let more = reused.next(into: &a)
+                    let next = fresh.next()
+                    #expect(more == (next != nil), "round \(round)")
+                    guard more, var b = next else { break }
+                    linkA.decode(&a)
+                    linkB.decode(&b)
+                    frames += 1
+                    #expect(String(describing: a) == String(describing: b), "round \(round) frame \(b.n)")
+                }
+            }
+        }
+        #expect(frames > 10_000)
+    }
 }
