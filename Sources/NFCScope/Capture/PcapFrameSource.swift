@@ -106,13 +106,20 @@ public struct PcapFrameSource: FrameSource {
                 frame.error = nil
                 return true
             }
-            let header = ISO14443PseudoHeader.parse(record.data)
-            frame = Frame(n: record.n, offset: record.offset, time: record.timestamp, dir: header.dir,
-                          tech: .unknown, bytes: header.bytes, crcIncluded: header.crcIncluded,
-                          event: header.event, error: header.error)
+            Self.fillOtherHeader(&frame, n: record.n, offset: record.offset, time: record.timestamp, data: record.data)
             return true
         }
         return nextRecord(into: &frame)
+    }
+
+    /// A whole ISO 14443 record whose pseudo-header is not the usual one (field events,
+    /// FA/FB, damage). Not inlined: with the header's parse inlined as well, `next` grew
+    /// too large to be inlined into the per-frame loops of `decode`.
+    @inline(never)
+    static func fillOtherHeader(_ frame: inout Frame, n: Int, offset: Int, time: Int64, data: ByteView) {
+        let header = ISO14443PseudoHeader.parse(data)
+        frame = Frame(n: n, offset: offset, time: time, dir: header.dir, tech: .unknown, bytes: header.bytes,
+                      crcIncluded: header.crcIncluded, event: header.event, error: header.error)
     }
 
     /// `next` for every record the short way does not take: other link types and
