@@ -415,6 +415,14 @@ extension ByteView {
     /// and the two dependent lookups last, so that the chain from one step's CRC to
     /// the next is two loads and two XORs long rather than a line of sixteen XORs.
     public func crc16Reflected(preset: UInt16) -> UInt16 {
+        crc16ReflectedInline(preset: preset)
+    }
+
+    /// `crc16Reflected(preset:)` inlined where it is called: for the link layer's short
+    /// way for ISO-DEP blocks (most frames), where the call's prologue and epilogue
+    /// were a tenth of the CRC's cost.
+    @inline(__always)
+    func crc16ReflectedInline(preset: UInt16) -> UInt16 {
         guard let base, count > 0 else { return preset }
         return crc8408Table.withUnsafeBufferPointer { table in
             guard let t = table.baseAddress else { return preset }

@@ -30,10 +30,19 @@ public enum CRC14443 {
     // Inlined: it runs for nearly every frame, and the call showed in profiles.
     @inline(__always)
     public static func verify(_ frame: ByteView, _ tech: Tech) -> Bool {
+        verify(frame, tech, inlineKernel: false)
+    }
+
+    /// `verify`, with the CRC's kernel inlined when `inlineKernel` is true (the link
+    /// layer's short way for ISO-DEP blocks).
+    @inline(__always)
+    static func verify(_ frame: ByteView, _ tech: Tech, inlineKernel: Bool) -> Bool {
         guard frame.count >= 3 else { return false }
         switch tech {
-        case .nfcA: return run(frame, 0x6363) == 0
-        case .nfcB: return run(frame, 0xFFFF) == crcBResidue
+        case .nfcA:
+            return (inlineKernel ? frame.crc16ReflectedInline(preset: 0x6363) : run(frame, 0x6363)) == 0
+        case .nfcB:
+            return (inlineKernel ? frame.crc16ReflectedInline(preset: 0xFFFF) : run(frame, 0xFFFF)) == crcBResidue
         default: return false
         }
     }

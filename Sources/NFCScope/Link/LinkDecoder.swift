@@ -62,7 +62,66 @@ public struct LinkDecoder: Sendable {
 
     /// Fills tech, crc, info and error of a frame whose n/offset/time/dir/bytes/crcIncluded/event are set.
     /// An error already on the frame (from the capture or pseudo-header) is kept.
+    // Inlined (into the per-frame loops): the short way's test costs a frame that does
+    // not take it a compare or two there, where a call would add its prologue.
+    @inline(__always)
     public mutating func decode(_ frame: inout Frame) {
+        decode(&frame, blockShortWay: true)
+    }
+
+    /// `decode(_:)`, with the short way for ISO-DEP blocks on or off (tests compare the
+    /// two).
+    @inline(__always)
+    mutating func decode(_ frame: inout Frame, blockShortWay: Bool) {
+        if blockShortWay, let answer = shortWayBlockAnswer(dir: frame.dir, bytes: frame.bytes, flags: frame.flags,
+                                                             event: frame.event, tech: frame.tech,
+                                                             crcIncluded: frame.crcIncluded) {
+            frame.crc = .none
+            let error = decodeShortWayBlock(&frame, answer: answer)
+            if frame.error == nil { frame.error = error }
+            return
+        }
+        decodeInGeneral(&frame)
+    }
+
+    /// Whether `frame` is an ISO-DEP block that the general way (`decodeInGeneral`,
+    /// `decodeReader`, `decodeCard`) would hand straight to `decodeBlock`, and if so
+    /// with which `answer`; nil sends the frame the general way. Most frames of a
+    /// payment capture are such blocks: this skips the general way's checks (and the
+    /// reset of `frame.info`, which `decodeBlock` always sets).
+    ///
+    /// In an ISO-DEP session, with no MIFARE Classic authentication running and the
+    /// frame carrying no mark of its source (flags, event, technology):
+    /// - a reader frame whose first byte fits a block pattern, other than the bytes the
+    ///   reader rules look at first: `F0` of an NFC-DEP session, D0-DF (PPS), and not
+    ///   while a two-step Type 2 command waits for its second step;
+    /// - a card frame with its CRC kept, answering a block (the session's `pending`),
+    ///   other than `F0` of an NFC-DEP session.
+    /// Everything the general way looks at before these outcomes is excluded here, so
+    /// the two agree (`LinkShortWayTests`). The frame's fields rather than the frame:
+    /// passing the `inout` frame can make a copy of the whole `Frame`.
+    @inline(__always)
+    func shortWayBlockAnswer(dir: Direction?, bytes: ByteView, flags: FrameFlags, event: FieldEvent?, tech: Tech,
+                             crcIncluded: Bool) -> Bool? {
+        guard isoDEP, flags.isEmpty, event == nil, tech == .unknown, crypto1 == .off,
+              let b0 = bytes.byte(0), ISODEPBlockParser.kind(ofPCB: b0) != nil,
+              !(nfcDEP && b0 == 0xF0)
+        else { return nil }
+        switch dir {
+        case .reader?:
+            guard t2tStep == nil, b0 & 0xF0 != 0xD0 else { return nil }
+            return false
+        case .card?:
+            guard crcIncluded, case .block = pending else { return nil }
+            return true
+        case nil:
+            return nil
+        }
+    }
+
+    /// Everything `decode` does, for every frame.
+    @inline(never)
+    mutating func decodeInGeneral(_ frame: inout Frame) {
         if frame.flags.contains(.smartCard) {
             frame.crc = .none
             return
@@ -185,12 +244,12 @@ public struct LinkDecoder: Sendable {
     /// other technology's switches the session to it. Returns the tech that verified.
     // Inlined into `decodeBlock` (every ISO-DEP block) and `splitUnrecognised`.
     @inline(__always)
-    mutating func splitEither(_ frame: inout Frame) -> (ByteView, Tech?) {
+    mutating func splitEither(_ frame: inout Frame, inlineCRC: Bool = false) -> (ByteView, Tech?) {
         let bytes = frame.bytes
         guard frame.crcIncluded, bytes.count >= 3 else { frame.crc = .none; return (bytes, nil) }
         let first: Tech = tech == .nfcB ? .nfcB : .nfcA
         let second: Tech = first == .nfcA ? .nfcB : .nfcA
-        if CRC14443.verify(bytes, first) {
+        if CRC14443.verify(bytes, first, inlineKernel: inlineCRC) {
             frame.crc = .ok
             return (bytes.dropLast(2), first)
         }
@@ -620,6 +679,18 @@ public struct LinkDecoder: Sendable {
     /// Decodes an ISO-DEP block. With `requireCRC` (probing without activation) a
     /// frame whose CRC does not verify is left as `.unknown` without error.
     mutating func decodeBlock(_ frame: inout Frame, requireCRC: Bool, answer: Bool) -> FrameError? {
+        decodeBlock(&frame, requireCRC: requireCRC, answer: answer, inlineCRC: false)
+    }
+
+    /// `decodeBlock` for the short way (`decode(_:blockShortWay:)`): one call per block
+    /// with the block's decoding and the CRC of the session's technology inlined.
+    @inline(never)
+    mutating func decodeShortWayBlock(_ frame: inout Frame, answer: Bool) -> FrameError? {
+        decodeBlock(&frame, requireCRC: false, answer: answer, inlineCRC: true)
+    }
+
+    @inline(__always)
+    mutating func decodeBlock(_ frame: inout Frame, requireCRC: Bool, answer: Bool, inlineCRC: Bool) -> FrameError? {
         let bytes = frame.bytes
         guard let pcb = bytes.byte(0) else { frame.tech = tech; return nil }
         let kind = ISODEPBlockParser.kind(ofPCB: pcb)
@@ -629,7 +700,7 @@ public struct LinkDecoder: Sendable {
         // A frame exactly as long as the block needs without CRC lost its CRC (seen
         // in Proxmark3 sniffs as `F2 01` and `BA 00`): verdict `.none`, not `.bad`.
         if frame.crcIncluded, bytes.count >= ISODEPBlockParser.minimumLength(ofPCB: pcb, kind: kind) + 2 {
-            (payload, crcTech) = splitEither(&frame)
+            (payload, crcTech) = splitEither(&frame, inlineCRC: inlineCRC)
         }
         if requireCRC && frame.crc != .ok { frame.crc = .none; return nil }
         if let crcTech { tech = crcTech }

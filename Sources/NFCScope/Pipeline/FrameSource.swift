@@ -25,7 +25,11 @@ public protocol FrameSource {
     /// on the format's own clock (the decoder makes it relative to the first frame).
     /// False at the end. The caller owns the frame so that the per-frame loop reuses
     /// one value instead of moving a returned one (a Frame is large: the copies showed
-    /// up in profiles). Every field is overwritten, nothing of the previous frame stays.
+    /// up in profiles). Every field is overwritten, nothing of the previous frame stays,
+    /// with one exception: a frame without flags may keep the previous frame's `info`,
+    /// because `LinkDecoder.decode` sets `info` of every such frame (the pcap short way
+    /// for ISO 14443 records leaves it). A caller that reads frames without decoding
+    /// them starts each from `Frame.blank` (as `next()` does).
     mutating func next(into frame: inout Frame) -> Bool
     /// Problems found so far; read after each frame so they are reported in order.
     var problemCount: Int { get }
