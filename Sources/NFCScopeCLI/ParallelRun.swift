@@ -2,10 +2,12 @@
 // written in input order and byte for byte what one job writes.
 //
 // A worker decodes a whole file with its own pipeline and writers into a buffer of its
-// own and hands the output on in chunks of about `chunkBytes`. The calling thread is
-// the only one that writes to standard output and reports error lines: it writes the
-// chunks of the "head" file (the first one not yet written out completely) as they
-// come, then moves on to the next file. Files further on keep their chunks in memory,
+// own and hands the output on in chunks of about `chunkBytes`. The worker of the "head"
+// file (the first one not yet written out completely) writes its chunks to standard
+// output itself while nothing of that file waits to be written, and takes the same chunk
+// back to fill again: as with one job, no other thread is woken, and the chunk stays in
+// the core's cache. Everything else (error lines, and the chunks a file made before it
+// became the head) the calling thread writes, in order, then moves on to the next file. Files further on keep their chunks in memory,
 // up to `memoryCap` bytes over all files; beyond that their chunks go to an unlinked
 // temporary file, one per input, read back in its turn and then reused by a later input
 // (writing over pages already in the page cache is a copy; new pages cost more). When no
@@ -57,7 +59,7 @@ public enum ParallelRun {
     static func run<State>(count: Int, jobs: Int, out: OutputBuffer, errorLine: (String) -> Void, limits: Limits = Limits(),
                            perThread: @escaping () -> State,
                            job: @escaping (Int, ChunkTarget, State) -> Int32) -> Int32 {
-        let order = OrderedOutput(count: count, limits: limits)
+        let order = OrderedOutput(count: count, limits: limits, out: out)
         let chunkBytes = out.flushEachRecord ? 1 : limits.chunkBytes
         var status: Int32 = 0
         WorkerThreads.run(count: max(1, min(jobs, count)), {
@@ -71,7 +73,7 @@ public enum ParallelRun {
                 order.finish(index, status: status)
             }
         }, meanwhile: {
-            status = order.drain(out: out, errorLine: errorLine)
+            status = order.drain(errorLine: errorLine)
         })
         return status
     }
@@ -165,6 +167,11 @@ final class OrderedOutput: @unchecked Sendable {
     private let limits: ParallelRun.Limits
     private var slots: [Slot]
     private var head = 0
+    /// The calling thread is writing pieces of the head it took out of its slot: the
+    /// head's worker must queue its chunks behind them, not write them itself.
+    private var draining = false
+    /// Standard output, written by the calling thread, or by the head's worker itself.
+    private let out: OutputBuffer
     private var nextInput = 0
     /// Bytes held in memory over all slots.
     private var held = 0
@@ -178,9 +185,10 @@ final class OrderedOutput: @unchecked Sendable {
     private var spareMemory = 0
     private var maxSpareMemory: Int { limits.memoryCap + limits.headCap }
 
-    init(count: Int, limits: ParallelRun.Limits) {
+    init(count: Int, limits: ParallelRun.Limits, out: OutputBuffer) {
         slots = Array(repeating: Slot(), count: count)
         self.limits = limits
+        self.out = out
     }
 
     /// The next input to decode, nil when all are taken (or Ctrl-C was pressed: the
@@ -205,7 +213,17 @@ final class OrderedOutput: @unchecked Sendable {
     /// a chunk whose buffer grew for a long record holds up to four times its bytes,
     /// and text records, being longer, made `-j 2` text hold 100 MB under 20 MiB of caps.
     func put(_ index: Int, _ chunk: OutputChunk) -> OutputChunk? {
-        put(index, .chunk(chunk), count: chunk.memory, wantsSpare: true)
+        monitor.lock()
+        if index == head && !draining && slots[index].pieces.isEmpty {
+            // Everything before this chunk is written, and nothing else writes until this
+            // worker puts again or finishes (the head moves on only once it is done).
+            monitor.unlock()
+            out.append(chunk)
+            out.recordDone()
+            return chunk
+        }
+        monitor.unlock()
+        return put(index, .chunk(chunk), count: chunk.memory, wantsSpare: true)
     }
 
     func putError(_ index: Int, _ line: [UInt8]) {
@@ -301,7 +319,7 @@ final class OrderedOutput: @unchecked Sendable {
 
     /// Writes every input's chunks in input order as they come; returns once all inputs
     /// are done, with the largest status.
-    func drain(out: OutputBuffer, errorLine: (String) -> Void) -> Int32 {
+    func drain(errorLine: (String) -> Void) -> Int32 {
         var status: Int32 = 0
         var written: [OutputChunk] = []
         /// Where output parked in a temporary file is read back into.
@@ -314,6 +332,7 @@ final class OrderedOutput: @unchecked Sendable {
                 slots[head].pieces = []
                 held -= slots[head].held
                 slots[head].held = 0
+                draining = true
                 monitor.broadcast(Self.roomCondition)
                 monitor.unlock()
                 for piece in pieces {
@@ -355,6 +374,7 @@ final class OrderedOutput: @unchecked Sendable {
                     }
                 }
                 monitor.lock()
+                draining = false
                 // The chunks written out go back to the workers (as many as `keepSpare` keeps).
                 for chunk in written { keepSpare(chunk) }
                 written.removeAll(keepingCapacity: true)
