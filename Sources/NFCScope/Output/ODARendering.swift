@@ -16,7 +16,7 @@ enum ODARendering {
             // The usual verdict recovered nothing: its four nulls as one literal.
             if r.caKey == nil && r.issuerCertificate == nil && r.iccCertificate == nil && r.signedData == nil {
                 out.ascii(",\"ca_key\":null,\"issuer_certificate\":null,\"icc_certificate\":null,\"signed_data\":null,\"notes\":")
-                strings(r.notes, out)
+                notes(r.notes, out)
                 out.byte(0x7D)
                 return writeJSONTail(s, to: out)
             }
@@ -32,7 +32,7 @@ enum ODARendering {
             out.ascii(",\"issuer_certificate\":"); certificate(r.issuerCertificate, out)
             out.ascii(",\"icc_certificate\":"); certificate(r.iccCertificate, out)
             out.ascii(",\"signed_data\":"); signed(r.signedData, out)
-            out.ascii(",\"notes\":"); strings(r.notes, out)
+            out.ascii(",\"notes\":"); notes(r.notes, out)
             out.byte(0x7D)
         } else {
             out.ascii(",\"oda\":null")
@@ -59,8 +59,12 @@ enum ODARendering {
         if let k = s.kernel {
             out.ascii("{\"id\":"); out.int(k.id)
             out.ascii(",\"name\":"); string(k.name, out)
-            out.ascii(",\"from\":"); string(k.from, out)
-            out.byte(0x7D)
+            // Where it was read: one of two literals (no String escaped).
+            switch k.from {
+            case "AID": out.ascii(",\"from\":\"AID\"}")
+            case "9F2A": out.ascii(",\"from\":\"9F2A\"}")
+            default: out.ascii(",\"from\":"); string(k.from, out); out.byte(0x7D)
+            }
         } else {
             out.ascii("null")
         }
@@ -254,7 +258,23 @@ enum ODARendering {
         out.ascii(b ? "true" : "false")
     }
 
-    private static func strings(_ list: [String], _ out: OutputBuffer) {
+    /// `strings(list)` for the verifier's notes: its shared arrays (equal by identity,
+    /// looked at first) as literals; any other list escaped.
+    static func notes(_ list: [String], _ out: OutputBuffer) {
+        if list.isEmpty {
+            out.ascii("[]")
+        } else if list == ODAVerifier.Notes.noPAN {
+            out.ascii(ODAVerifier.Notes.noPANJSON)
+        } else if list == ODAVerifier.Notes.noDateNoPAN {
+            out.ascii(ODAVerifier.Notes.noDateNoPANJSON)
+        } else if list == ODAVerifier.Notes.noDate {
+            out.ascii(ODAVerifier.Notes.noDateJSON)
+        } else {
+            strings(list, out)
+        }
+    }
+
+    static func strings(_ list: [String], _ out: OutputBuffer) {
         out.byte(0x5B)
         for (i, s) in list.enumerated() {
             if i > 0 { out.byte(0x2C) }

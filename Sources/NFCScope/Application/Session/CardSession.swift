@@ -28,6 +28,8 @@ public final class CardSession {
     /// capture's cards select a few applications over and over (Visa and Mastercard
     /// in turn), and each SELECT made an array and a registry lookup of its own.
     @exclusivity(unchecked) private var recentAIDs = RecentAIDLookups()
+    /// The last few DOLs learnt (PDOL, CDOL1, CDOL2), shared by the sessions' contexts.
+    @exclusivity(unchecked) private var recentDOLs = RecentArrays()
 
     public init(registry: Registry) {
         self.registry = registry
@@ -121,10 +123,14 @@ public final class CardSession {
             // `applicationAID` is the array of `name`'s bytes (`recentAIDs`).
             selectedAID = x.applicationAID
             generateACCount = 0
-            x.context.learn(tag: 0x84, value: name)
+            if let aid = x.applicationAID {
+                x.context.learnSelected(name, as: aid)
+            } else {
+                x.context.learn(tag: 0x84, value: name)
+            }
         }
         if let dol = x.commandDOL { x.context.learn(from: dol) }
-        if let tlv = x.responseTLV { x.context.learn(from: tlv) }
+        if let tlv = x.responseTLV { x.context.learn(from: tlv, arrays: &recentDOLs) }
     }
 
     /// Native MIFARE Plus or DESFire framing (outside an application selected by ISO SELECT),
