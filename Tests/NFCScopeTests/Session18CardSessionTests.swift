@@ -229,4 +229,155 @@ struct Session18CardSessionTests {
             }
         }
     }
+
+    // MARK: The transaction's text lines
+
+    /// The transaction's text as it was written (Strings built by appending, then copied).
+    private static func referenceText(_ s: TransactionSummary, registry: Registry) -> String {
+        var t = "  frames \(s.firstFrame)-\(s.lastFrame) (\(s.apdus)" + (s.apdus == 1 ? " APDU): " : " APDUs): ")
+        if let aid = s.aid {
+            t += s.applicationName ?? "application"
+            if let label = s.label { t += " \"" + label + "\"" }
+            t += " " + hexUpper(aid)
+        } else if s.vasRequested {
+            t += "value added services"
+        } else {
+            t += "no application selected"
+        }
+        if let text = ApplicationRendering.amountText(s.amountMinor, currency: s.currency, registry: registry) {
+            t += ", " + text
+        }
+        t += ": " + s.outcome + "\n"
+        if let at = s.stoppedAt {
+            t += "    stopped at " + at
+            if let reason = s.stopReason { t += ": " + reason }
+            t += "\n"
+        }
+        if !s.directory.isEmpty {
+            t += "    directory: "
+            for (i, e) in s.directory.enumerated() {
+                if i > 0 { t += ", " }
+                t += hexUpper(e.aid)
+                if let label = e.label { t += " \"" + label + "\"" }
+                if let p = e.priority { t += " priority \(p)" }
+            }
+            t += "\n"
+        }
+        if let r = s.oda {
+            var line = "    offline data authentication: "
+            if let m = r.method { line += m.rawValue + " " }
+            line += r.result.rawValue
+            if let step = r.step { line += " at " + step }
+            if let reason = r.reason { line += ": " + reason }
+            t += line + "\n"
+            for note in r.notes { t += "      note: " + note + "\n" }
+        }
+        for w in s.warnings { t += "    warning: " + w + "\n" }
+        if let iad = s.issuerApplicationData { t += "    issuer application data: " + (iad.text.isEmpty ? iad.hex : iad.text) + "\n" }
+        if let cvm = s.cvmResults { t += "    CVM results: " + (cvm.text.isEmpty ? cvm.hex : cvm.text) + "\n" }
+        if let k = s.kernel { t += "    kernel: " + (k.name ?? "kernel \(k.id)") + " (from " + k.from + ")\n" }
+        return t
+    }
+
+    private static func text(_ g: inout Generator) -> String {
+        g.pick(["", "VISA DEBIT", "a \"quoted\" name", "Kernel 2 (C-2, Mastercard)", "caf\u{E9}", "x\ny"])
+    }
+
+    private static func summary(_ g: inout Generator) -> TransactionSummary {
+        var s = TransactionSummary()
+        s.firstFrame = g.int(100_000); s.lastFrame = s.firstFrame + g.int(50); s.apdus = g.int(12)
+        if g.chance(80) { s.aid = g.pick(aids) }
+        if g.chance(70) { s.applicationName = text(&g) }
+        if g.chance(60) { s.label = text(&g) }
+        s.vasRequested = g.chance(10); s.vasPassReturned = g.chance(5); s.payment = g.chance(80)
+        if g.chance(70) { s.amountMinor = g.pick([0, 5, 8600, 123_456_789, -42, Int64(g.int(1_000_000))]) }
+        s.currency = g.pick([978, 840, 392, 48, 999, nil] as [Int?])
+        if g.chance(60) { s.cryptogram = g.pick([.aac, .tc, .arqc, .rfu]) }
+        if g.chance(20) { s.stoppedAt = "GENERATE AC"; s.stopReason = g.chance(50) ? text(&g) : nil }
+        for _ in 0..<g.int(3) {
+            s.directory.append(.init(aid: g.pick(aids), label: g.chance(50) ? text(&g) : nil,
+                                     priority: g.chance(50) ? g.int(16) : nil))
+        }
+        if g.chance(85) {
+            var r = ODAResult(method: g.pick([nil, .sda, .dda, .fdda, .cda]), result: g.pick([.verified, .failed, .notPossible]))
+            if g.chance(50) { r.step = "issuer certificate length" }
+            if g.chance(80) { r.reason = g.chance(50) ? "the certificate is 194 bytes, the CA key 248" : text(&g) }
+            r.notes = g.pick([[], ODAVerifier.Notes.noPAN, ODAVerifier.Notes.noDateNoPAN, [text(&g)]])
+            s.oda = r
+        }
+        for _ in 0..<g.int(3) { s.warnings.append(text(&g)) }
+        if g.chance(80) { s.issuerApplicationData = ("9017CA29E43CAFF08FAFAFCC52", g.chance(30) ? "" : text(&g)) }
+        if g.chance(30) { s.cvmResults = ("1F0302", g.chance(50) ? "" : text(&g)) }
+        if g.chance(80) { s.kernel = KernelInfo(id: g.int(64), name: g.chance(80) ? text(&g) : nil, from: g.pick(["AID", "9F2A"])) }
+        return s
+    }
+
+    @Test func transactionTextWrittenInPlaceIsTheBuiltText() {
+        var g = Generator(state: 0x7E7_1018)
+        let registry = Registry.builtin
+        for _ in 0..<4_000 {
+            let s = Self.summary(&g)
+            let out = OutputBuffer(initialCapacity: 512)
+            ApplicationRendering.writeTransactionText(s, registry: registry, to: out)
+            #expect(Array(out.string.utf8) == Array(Self.referenceText(s, registry: registry).utf8))
+        }
+    }
+
+    // MARK: GET PROCESSING OPTIONS data parsed once
+
+    /// GPO data: an 83 wrapper (often), nested or after other objects now and then, cut short.
+    private static func gpoData(_ g: inout Generator) -> [UInt8] {
+        var out: [UInt8] = []
+        if g.chance(15) { out += [0x9F, 0x02, 0x01, 0x00] }
+        if g.chance(15) { out += [0xA5, 0x04, 0x83, 0x02, 0x01, 0x02] }
+        if g.chance(85) {
+            let v = g.bytes(g.int(40))
+            out += [0x83, UInt8(v.count)] + v
+        }
+        if g.chance(15) { out += [0x83, 0x01, 0xAA] }
+        if g.chance(10), !out.isEmpty { out.removeLast(1 + g.int(out.count)) }
+        if g.chance(5) { out = g.bytes(g.int(30)) }
+        return out
+    }
+
+    @Test func sessionParsesGPODataForTheEvidence() {
+        var g = Generator(state: 0x6B0_1018)
+        let session = CardSession(registry: .builtin)
+        var parsed = 0
+        for i in 0..<3_000 {
+            if g.chance(20) { _ = session.endSession(fieldDropped: false) }
+            // Now and then a Visa selection first (its FCI has a PDOL: the data is split by it).
+            var pairs: [([UInt8], [UInt8])] = []
+            if g.chance(40) {
+                pairs.append((emvHex("00A4040007A000000003101000"), emvHex(hexString(applePaySelectVisa) + "9000")))
+            }
+            let data = Self.gpoData(&g)
+            let cla: UInt8 = g.pick([0x80, 0x80, 0x84, 0x00])
+            var command: [UInt8] = [cla, 0xA8, 0x00, 0x00, UInt8(data.count)] + data
+            if g.chance(80) { command.append(0x00) }
+            pairs.append((command, emvHex("77069F2701809000")))
+            for (j, pair) in pairs.enumerated() {
+                ByteView.with(pair.0) { c in
+                    ByteView.with(pair.1) { r in
+                        let exchange = ISODEPExchange(frames: [4 * i + 2 * j, 4 * i + 2 * j + 1], command: c, response: r,
+                                                      waitingTimeExtensions: 0, retransmissions: 0, sawBadCRC: false,
+                                                      incomplete: false)
+                        session.interpretInPlace(exchange) { x in
+                            guard let cmd = x.command, cmd.ins == 0xA8 else {
+                                #expect(!x.gpoDataParsed && x.gpoPDOLData == nil)
+                                return
+                            }
+                            guard x.gpoDataParsed else { return }
+                            parsed += 1
+                            // What the evidence made of the data itself.
+                            let tree = BERTLV(parsing: cmd.data)
+                            let reference = tree.first(0x83).flatMap { $0.depth == 0 ? $0.value.array : nil }
+                            #expect(x.gpoPDOLData?.array == reference)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(parsed > 1_000)
+    }
 }

@@ -147,13 +147,15 @@ enum ODARendering {
     // MARK: Text
 
     static func writeText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        // The usual lines written piece by piece (each was a String built by appending,
+        // then copied out).
         if let r = s.oda {
-            var line = "    offline data authentication: "
-            if let m = r.method { line += m.rawValue + " " }
-            line += r.result.rawValue
-            if let step = r.step { line += " at " + step }
-            if let reason = r.reason { line += ": " + reason }
-            out.string(line + "\n")
+            out.ascii("    offline data authentication: ")
+            if let m = r.method { out.string(m.rawValue); out.byte(0x20) }
+            out.string(r.result.rawValue)
+            if let step = r.step { out.ascii(" at "); out.string(step) }
+            if let reason = r.reason { out.ascii(": "); out.string(reason) }
+            out.byte(0x0A)
             if let k = r.caKey {
                 out.string("      CA key \(hexUpper(k.rid)) \(hexUpper([k.index])) (\(k.modulus.count * 8) bits, \(k.origin))\n")
             }
@@ -171,12 +173,20 @@ enum ODARendering {
                 t += ", hash " + hexUpper(d.hash) + verdict(d.computedHash.map { $0 == d.hash })
                 out.string(t + "\n")
             }
-            for note in r.notes { out.string("      note: " + note + "\n") }
+            for note in r.notes { out.ascii("      note: "); out.string(note); out.byte(0x0A) }
         }
-        for w in s.warnings { out.string("    warning: " + w + "\n") }
-        if let iad = s.issuerApplicationData { out.string("    issuer application data: " + (iad.text.isEmpty ? iad.hex : iad.text) + "\n") }
-        if let cvm = s.cvmResults { out.string("    CVM results: " + (cvm.text.isEmpty ? cvm.hex : cvm.text) + "\n") }
-        if let k = s.kernel { out.string("    kernel: " + (k.name ?? "kernel \(k.id)") + " (from " + k.from + ")\n") }
+        for w in s.warnings { out.ascii("    warning: "); out.string(w); out.byte(0x0A) }
+        if let iad = s.issuerApplicationData {
+            out.ascii("    issuer application data: "); out.string(iad.text.isEmpty ? iad.hex : iad.text); out.byte(0x0A)
+        }
+        if let cvm = s.cvmResults {
+            out.ascii("    CVM results: "); out.string(cvm.text.isEmpty ? cvm.hex : cvm.text); out.byte(0x0A)
+        }
+        if let k = s.kernel {
+            out.ascii("    kernel: ")
+            if let name = k.name { out.string(name) } else { out.ascii("kernel "); out.string(String(k.id)) }
+            out.ascii(" (from "); out.string(k.from); out.ascii(")\n")
+        }
         if let t = s.token {
             var line = "    tokenised"
             if let w = t.wallet { line += ": " + w }

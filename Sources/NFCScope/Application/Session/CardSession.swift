@@ -76,6 +76,8 @@ public final class CardSession {
         x.handler = .none
         if x.commandDOL != nil, let split = x.commandDOL.take() { spareDOLValues = split.values }
         x.commandDOLName = ""
+        x.gpoDataParsed = false
+        x.gpoPDOLData = nil
         // The trees go back to the spares (moved, not copied).
         if x.responseTLV != nil, let tree = x.responseTLV.take() { spareResponseTLV = tree }
         if x.commandTLV != nil, let tree = x.commandTLV.take() { spareCommandTLV = tree }
@@ -192,7 +194,10 @@ public final class CardSession {
             var wrapper = BERTLV()
             swap(&wrapper, &spareCommandTLV)
             wrapper.reparse(c.data)
-            if let pdol = x.context.pdol, let node = wrapper.first(0x83) {
+            let node83 = wrapper.first(0x83)
+            x.gpoDataParsed = true
+            if let node83, node83.depth == 0 { x.gpoPDOLData = node83.value }
+            if let pdol = x.context.pdol, let node = node83 {
                 x.commandDOL = ByteView.with(pdol) { DOLSplit(dol: $0, data: node.value, storage: takeSpareDOLValues()) }
                 x.commandDOLName = "PDOL"
                 spareCommandTLV = consume wrapper
