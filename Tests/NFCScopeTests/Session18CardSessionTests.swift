@@ -363,6 +363,10 @@ struct Session18CardSessionTests {
                                                       waitingTimeExtensions: 0, retransmissions: 0, sawBadCRC: false,
                                                       incomplete: false)
                         session.interpretInPlace(exchange) { x in
+                            // The application's registry index, kept from its selection, is
+                            // the one the registry gives for its AID.
+                            let registry = Registry.builtin
+                            #expect(x.applicationIndex == x.applicationAID.flatMap { aid in ByteView.with(aid) { registry.aidIndex($0) } })
                             guard let cmd = x.command, cmd.ins == 0xA8 else {
                                 #expect(!x.gpoDataParsed && x.gpoPDOLData == nil)
                                 return

@@ -12,6 +12,9 @@ public final class CardSession {
         sawBadCRC: false, incomplete: false))
     /// The application selected by name and accepted by the card.
     @exclusivity(unchecked) private var selectedAID: [UInt8]?
+    /// The registry index of `selectedAID` (`Registry.aidIndex`), found when it was
+    /// selected: every later APDU of the application looked it up again.
+    @exclusivity(unchecked) private var selectedAIDIndex: Int?
     @exclusivity(unchecked) private var generateACCount = 0
     /// A DESFire command whose answer said AF (more frames): the next ADDITIONAL FRAME
     /// continues it, as its frame number + 1.
@@ -93,7 +96,7 @@ public final class CardSession {
             x.applicationIndex = index
             x.handler = registry.applicationHandler(aidIndex: index)
         } else if let aid = selectedAID {
-            let index = recentAIDs.index(aid, registry)
+            let index = selectedAIDIndex
             x.applicationAID = aid
             x.applicationIndex = index
             x.handler = registry.applicationHandler(aidIndex: index)
@@ -119,11 +122,13 @@ public final class CardSession {
         if let d = x.desfire, d.continued == nil, d.code == 0x5A, d.status == DESFire.statusOK {
             // A DESFire application is selected: the one selected by ISO SELECT no longer is.
             selectedAID = nil
+            selectedAIDIndex = nil
         }
         if let name = selecting, accepted {
             // The application's own tag meanings apply to its answer (VAS reuses EMV tags).
             // `applicationAID` is the array of `name`'s bytes (`recentAIDs`).
             selectedAID = x.applicationAID
+            selectedAIDIndex = x.applicationIndex
             generateACCount = 0
             if let aid = x.applicationAID {
                 x.context.learnSelected(name, as: aid)
@@ -230,6 +235,9 @@ public final class CardSession {
 
     /// Ends the card session (the field dropped, a link frame ended it, or the input
     /// ended); returns its summary when it carried APDUs.
+    // Inlined into the application stages' session end: called, its ~800-byte optional
+    // result was copied out (a few more stores in `reset` tipped the inliner: +8.5 M).
+    @inline(__always)
     public func endSession(fieldDropped: Bool) -> TransactionSummary? {
         defer { reset() }
         guard !tracker.isEmpty else { return nil }
@@ -244,6 +252,7 @@ public final class CardSession {
         tracker.reset()
         current.context = EMVContext()
         selectedAID = nil
+        selectedAIDIndex = nil
         generateACCount = 0
         desfireChain = nil
     }
