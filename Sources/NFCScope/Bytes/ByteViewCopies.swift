@@ -21,4 +21,12 @@ extension ByteView {
         return String(validating: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count),
                       as: UTF8.self)
     }
+
+    /// The bytes as a String, ill-formed UTF-8 repaired (what `String(decoding:as:)`
+    /// makes of an array of them), read in place.
+    public var decodedUTF8: String {
+        guard let base, count > 0 else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count),
+                      as: UTF8.self)
+    }
 }

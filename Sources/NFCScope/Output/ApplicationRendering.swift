@@ -144,18 +144,20 @@ enum ApplicationRendering {
             out.string(s.applicationName ?? "application")
             if let label = s.label { out.ascii(" \""); out.string(label); out.byte(0x22) }
             out.byte(0x20)
-            out.string(hexUpper(aid))
+            ByteView.with(aid) { out.hex($0, uppercase: true) }
         } else if s.vasRequested {
             out.ascii("value added services")
         } else {
             out.ascii("no application selected")
         }
-        if let text = amountText(s.amountMinor, currency: s.currency, registry: registry) {
+        // The amount written in place (`amountText` made a buffer and a String of it),
+        // the outcome as its literal.
+        if let minor = s.amountMinor {
             out.ascii(", ")
-            out.string(text)
+            writeAmount(minor, currency: s.currency, registry: registry, to: out)
         }
         out.ascii(": ")
-        out.string(s.outcome)
+        out.ascii(s.outcomeLiteral)
         out.byte(0x0A)
         if let at = s.stoppedAt {
             out.ascii("    stopped at ")
@@ -170,7 +172,7 @@ enum ApplicationRendering {
             out.ascii("    directory: ")
             for (i, e) in s.directory.enumerated() {
                 if i > 0 { out.ascii(", ") }
-                out.string(hexUpper(e.aid))
+                ByteView.with(e.aid) { out.hex($0, uppercase: true) }
                 if let label = e.label { out.ascii(" \""); out.string(label); out.byte(0x22) }
                 if let p = e.priority { out.ascii(" priority "); out.int(p) }
             }

@@ -16,7 +16,7 @@ enum ODARendering {
             // The usual verdict recovered nothing: its four nulls as one literal.
             if r.caKey == nil && r.issuerCertificate == nil && r.iccCertificate == nil && r.signedData == nil {
                 out.ascii(",\"ca_key\":null,\"issuer_certificate\":null,\"icc_certificate\":null,\"signed_data\":null,\"notes\":")
-                strings(r.notes, out)
+                notes(r.notes, out)
                 out.byte(0x7D)
                 return writeJSONTail(s, to: out)
             }
@@ -32,7 +32,7 @@ enum ODARendering {
             out.ascii(",\"issuer_certificate\":"); certificate(r.issuerCertificate, out)
             out.ascii(",\"icc_certificate\":"); certificate(r.iccCertificate, out)
             out.ascii(",\"signed_data\":"); signed(r.signedData, out)
-            out.ascii(",\"notes\":"); strings(r.notes, out)
+            out.ascii(",\"notes\":"); notes(r.notes, out)
             out.byte(0x7D)
         } else {
             out.ascii(",\"oda\":null")
@@ -59,8 +59,12 @@ enum ODARendering {
         if let k = s.kernel {
             out.ascii("{\"id\":"); out.int(k.id)
             out.ascii(",\"name\":"); string(k.name, out)
-            out.ascii(",\"from\":"); string(k.from, out)
-            out.byte(0x7D)
+            // Where it was read: one of two literals (no String escaped).
+            switch k.from {
+            case "AID": out.ascii(",\"from\":\"AID\"}")
+            case "9F2A": out.ascii(",\"from\":\"9F2A\"}")
+            default: out.ascii(",\"from\":"); string(k.from, out); out.byte(0x7D)
+            }
         } else {
             out.ascii("null")
         }
@@ -143,13 +147,15 @@ enum ODARendering {
     // MARK: Text
 
     static func writeText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        // The usual lines written piece by piece (each was a String built by appending,
+        // then copied out).
         if let r = s.oda {
-            var line = "    offline data authentication: "
-            if let m = r.method { line += m.rawValue + " " }
-            line += r.result.rawValue
-            if let step = r.step { line += " at " + step }
-            if let reason = r.reason { line += ": " + reason }
-            out.string(line + "\n")
+            out.ascii("    offline data authentication: ")
+            if let m = r.method { out.string(m.rawValue); out.byte(0x20) }
+            out.string(r.result.rawValue)
+            if let step = r.step { out.ascii(" at "); out.string(step) }
+            if let reason = r.reason { out.ascii(": "); out.string(reason) }
+            out.byte(0x0A)
             if let k = r.caKey {
                 out.string("      CA key \(hexUpper(k.rid)) \(hexUpper([k.index])) (\(k.modulus.count * 8) bits, \(k.origin))\n")
             }
@@ -167,12 +173,20 @@ enum ODARendering {
                 t += ", hash " + hexUpper(d.hash) + verdict(d.computedHash.map { $0 == d.hash })
                 out.string(t + "\n")
             }
-            for note in r.notes { out.string("      note: " + note + "\n") }
+            for note in r.notes { out.ascii("      note: "); out.string(note); out.byte(0x0A) }
         }
-        for w in s.warnings { out.string("    warning: " + w + "\n") }
-        if let iad = s.issuerApplicationData { out.string("    issuer application data: " + (iad.text.isEmpty ? iad.hex : iad.text) + "\n") }
-        if let cvm = s.cvmResults { out.string("    CVM results: " + (cvm.text.isEmpty ? cvm.hex : cvm.text) + "\n") }
-        if let k = s.kernel { out.string("    kernel: " + (k.name ?? "kernel \(k.id)") + " (from " + k.from + ")\n") }
+        for w in s.warnings { out.ascii("    warning: "); out.string(w); out.byte(0x0A) }
+        if let iad = s.issuerApplicationData {
+            out.ascii("    issuer application data: "); out.string(iad.text.isEmpty ? iad.hex : iad.text); out.byte(0x0A)
+        }
+        if let cvm = s.cvmResults {
+            out.ascii("    CVM results: "); out.string(cvm.text.isEmpty ? cvm.hex : cvm.text); out.byte(0x0A)
+        }
+        if let k = s.kernel {
+            out.ascii("    kernel: ")
+            if let name = k.name { out.string(name) } else { out.ascii("kernel "); out.string(String(k.id)) }
+            out.ascii(" (from "); out.string(k.from); out.ascii(")\n")
+        }
         if let t = s.token {
             var line = "    tokenised"
             if let w = t.wallet { line += ": " + w }
@@ -254,7 +268,23 @@ enum ODARendering {
         out.ascii(b ? "true" : "false")
     }
 
-    private static func strings(_ list: [String], _ out: OutputBuffer) {
+    /// `strings(list)` for the verifier's notes: its shared arrays (equal by identity,
+    /// looked at first) as literals; any other list escaped.
+    static func notes(_ list: [String], _ out: OutputBuffer) {
+        if list.isEmpty {
+            out.ascii("[]")
+        } else if list == ODAVerifier.Notes.noPAN {
+            out.ascii(ODAVerifier.Notes.noPANJSON)
+        } else if list == ODAVerifier.Notes.noDateNoPAN {
+            out.ascii(ODAVerifier.Notes.noDateNoPANJSON)
+        } else if list == ODAVerifier.Notes.noDate {
+            out.ascii(ODAVerifier.Notes.noDateJSON)
+        } else {
+            strings(list, out)
+        }
+    }
+
+    static func strings(_ list: [String], _ out: OutputBuffer) {
         out.byte(0x5B)
         for (i, s) in list.enumerated() {
             if i > 0 { out.byte(0x2C) }

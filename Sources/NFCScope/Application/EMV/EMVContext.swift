@@ -26,6 +26,14 @@ public struct EMVContext: Sendable {
     /// Records what the tree reveals. Call it before rendering the same tree so
     /// an amount can use a currency sent in the same message.
     public mutating func learn(from tlv: BERTLV) {
+        var arrays = RecentArrays()
+        learn(from: tlv, arrays: &arrays)
+    }
+
+    /// `learn(from:)`, the DOLs taken from `arrays` (the last few made, shared: a
+    /// capture's cards send the same PDOL and CDOLs, and CDOL1 comes in several
+    /// records of a card; each was an array made, or emptied and filled again).
+    mutating func learn(from tlv: BERTLV, arrays: inout RecentArrays) {
         var directoryEnd = 0
         // By index (the enumerated sequence copied every node of every answer).
         let nodes = tlv.nodes
@@ -38,7 +46,7 @@ public struct EMVContext: Sendable {
             guard !nodes[index].isError, !nodes[index].constructed else { continue }
             // 4F inside a directory entry (61) names a candidate, not the selected application.
             if tag == 0x4F && index < directoryEnd { continue }
-            learn(tag: tag, value: nodes[index].value)
+            learn(tag: tag, value: nodes[index].value, arrays: &arrays)
         }
     }
 
@@ -48,12 +56,19 @@ public struct EMVContext: Sendable {
     }
 
     public mutating func learn(tag: UInt32, value: ByteView) {
+        var arrays = RecentArrays()
+        learn(tag: tag, value: value, arrays: &arrays)
+    }
+
+    /// `learn(tag:value:)`, a DOL taken from `arrays` (kept when it holds the same bytes).
+    @inline(__always)
+    mutating func learn(tag: UInt32, value: ByteView, arrays: inout RecentArrays) {
         switch tag {
         case 0x5F2A: if let c = emvBCDNumber(value) { transactionCurrency = c }
         case 0x9F42: if let c = emvBCDNumber(value) { applicationCurrency = c }
-        case 0x9F38: Self.assign(&pdol, value)
-        case 0x8C: Self.assign(&cdol1, value)
-        case 0x8D: Self.assign(&cdol2, value)
+        case 0x9F38: Self.assign(&pdol, value, from: &arrays)
+        case 0x8C: Self.assign(&cdol1, value, from: &arrays)
+        case 0x8D: Self.assign(&cdol2, value, from: &arrays)
         case 0x84, 0x4F:
             guard !value.isEmpty else { return }
             if let current = selectedAID, ByteView.with(current, { $0.elementsEqual(value) }) { return }
@@ -64,6 +79,25 @@ public struct EMVContext: Sendable {
             selectedAID = aid
         default: break
         }
+    }
+
+    /// `learn(tag: 0x84, value: name)` for an application selected by `name`, whose bytes
+    /// `aid` holds (the card session's array of the AID, shared: the context's own copy
+    /// was an array made per session, and freed at its end).
+    mutating func learnSelected(_ name: ByteView, as aid: [UInt8]) {
+        guard !name.isEmpty else { return }
+        if let current = selectedAID, ByteView.with(current, { $0.elementsEqual(name) }) { return }
+        // A different application: what the previous one said no longer applies.
+        self = EMVContext()
+        selectedAID = aid
+    }
+
+    /// Sets `array` to the bytes of `value`: left as it is when it holds them, else one
+    /// of `recent`'s arrays (shared when the same bytes were seen lately).
+    @inline(__always)
+    private static func assign(_ array: inout [UInt8]?, _ value: ByteView, from recent: inout RecentArrays) {
+        if let current = array, ByteView.with(current, { $0.elementsEqual(value) }) { return }
+        array = recent.array(value)
     }
 
     /// Sets `array` to the bytes of `value` in the storage it has (DOLs and AIDs are

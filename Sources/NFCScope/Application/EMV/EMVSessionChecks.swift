@@ -7,7 +7,7 @@ enum EMVSessionChecks {
     static func apply(_ e: ODAEvidence, registry: Registry, scratch: SessionEndScratch, to s: inout TransactionSummary) {
         // The verdict made in the summary; the warnings read the two fields they need
         // (the verdict was copied for the call and destroyed).
-        ODAVerifier.verify(e, registry: registry, into: &s.oda)
+        ODAVerifier.verify(e, registry: registry, reasons: scratch.lengthReasons, into: &s.oda)
         s.warnings = consistencyWarnings(e, iccIdentifier: s.oda?.iccCertificate?.identifier, step: s.oda?.step)
         s.kernel = kernel(e, registry: registry, names: scratch)
         s.token = token(e, registry: registry)
@@ -29,7 +29,9 @@ enum EMVSessionChecks {
         out.removeAll()
         return ByteView.with(value) { v in
             out.hex(v, uppercase: true)
-            let hex = out.string
+            // Made where the buffer holds it (`out.string` copied it out first, and the
+            // copy was emptied again).
+            let hex = out.withContents { $0.decodedUTF8 }
             out.removeAll()
             let shown: Bool = context.withSelectedAID { aid in
                 guard let handle = registry.tagHandle(tag, length: v.count, aid: aid),
@@ -128,6 +130,8 @@ enum EMVSessionChecks {
 /// looked up.
 final class SessionEndScratch {
     let buffer = OutputBuffer(initialCapacity: 256)
+    /// The ODA verdicts' length reasons made so far.
+    let lengthReasons = ODAVerifier.LengthReasons()
     // Used by one session end at a time (the decode's own card session).
     @exclusivity(unchecked) private var lastText = ""
     @exclusivity(unchecked) private var lastTextBytes: [UInt8] = []

@@ -47,6 +47,11 @@ public struct APDUInterpretation {
     public var commandTLV: BERTLV?
     /// Response data parsed as BER-TLV.
     public var responseTLV: BERTLV?
+    /// GET PROCESSING OPTIONS data parsed by the session (`gpoDataParsed`): the value of
+    /// its first 83 object when that is at the top level (what the evidence keeps as the
+    /// PDOL data; it parsed the data a second time).
+    var gpoPDOLData: ByteView?
+    var gpoDataParsed = false
     /// The exchange read as DESFire (natively framed, or ISO-wrapped with CLA 90 / SW 91xx).
     public var desfire: DESFireExchange?
     /// The exchange read as MIFARE Plus SL3 (natively framed: no APDU, no status word).

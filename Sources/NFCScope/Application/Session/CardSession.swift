@@ -12,6 +12,9 @@ public final class CardSession {
         sawBadCRC: false, incomplete: false))
     /// The application selected by name and accepted by the card.
     @exclusivity(unchecked) private var selectedAID: [UInt8]?
+    /// The registry index of `selectedAID` (`Registry.aidIndex`), found when it was
+    /// selected: every later APDU of the application looked it up again.
+    @exclusivity(unchecked) private var selectedAIDIndex: Int?
     @exclusivity(unchecked) private var generateACCount = 0
     /// A DESFire command whose answer said AF (more frames): the next ADDITIONAL FRAME
     /// continues it, as its frame number + 1.
@@ -28,6 +31,8 @@ public final class CardSession {
     /// capture's cards select a few applications over and over (Visa and Mastercard
     /// in turn), and each SELECT made an array and a registry lookup of its own.
     @exclusivity(unchecked) private var recentAIDs = RecentAIDLookups()
+    /// The last few DOLs learnt (PDOL, CDOL1, CDOL2), shared by the sessions' contexts.
+    @exclusivity(unchecked) private var recentDOLs = RecentArrays()
 
     public init(registry: Registry) {
         self.registry = registry
@@ -74,6 +79,8 @@ public final class CardSession {
         x.handler = .none
         if x.commandDOL != nil, let split = x.commandDOL.take() { spareDOLValues = split.values }
         x.commandDOLName = ""
+        x.gpoDataParsed = false
+        x.gpoPDOLData = nil
         // The trees go back to the spares (moved, not copied).
         if x.responseTLV != nil, let tree = x.responseTLV.take() { spareResponseTLV = tree }
         if x.commandTLV != nil, let tree = x.commandTLV.take() { spareCommandTLV = tree }
@@ -89,7 +96,7 @@ public final class CardSession {
             x.applicationIndex = index
             x.handler = registry.applicationHandler(aidIndex: index)
         } else if let aid = selectedAID {
-            let index = recentAIDs.index(aid, registry)
+            let index = selectedAIDIndex
             x.applicationAID = aid
             x.applicationIndex = index
             x.handler = registry.applicationHandler(aidIndex: index)
@@ -115,16 +122,22 @@ public final class CardSession {
         if let d = x.desfire, d.continued == nil, d.code == 0x5A, d.status == DESFire.statusOK {
             // A DESFire application is selected: the one selected by ISO SELECT no longer is.
             selectedAID = nil
+            selectedAIDIndex = nil
         }
         if let name = selecting, accepted {
             // The application's own tag meanings apply to its answer (VAS reuses EMV tags).
             // `applicationAID` is the array of `name`'s bytes (`recentAIDs`).
             selectedAID = x.applicationAID
+            selectedAIDIndex = x.applicationIndex
             generateACCount = 0
-            x.context.learn(tag: 0x84, value: name)
+            if let aid = x.applicationAID {
+                x.context.learnSelected(name, as: aid)
+            } else {
+                x.context.learn(tag: 0x84, value: name)
+            }
         }
         if let dol = x.commandDOL { x.context.learn(from: dol) }
-        if let tlv = x.responseTLV { x.context.learn(from: tlv) }
+        if let tlv = x.responseTLV { x.context.learn(from: tlv, arrays: &recentDOLs) }
     }
 
     /// Native MIFARE Plus or DESFire framing (outside an application selected by ISO SELECT),
@@ -186,7 +199,10 @@ public final class CardSession {
             var wrapper = BERTLV()
             swap(&wrapper, &spareCommandTLV)
             wrapper.reparse(c.data)
-            if let pdol = x.context.pdol, let node = wrapper.first(0x83) {
+            let node83 = wrapper.first(0x83)
+            x.gpoDataParsed = true
+            if let node83, node83.depth == 0 { x.gpoPDOLData = node83.value }
+            if let pdol = x.context.pdol, let node = node83 {
                 x.commandDOL = ByteView.with(pdol) { DOLSplit(dol: $0, data: node.value, storage: takeSpareDOLValues()) }
                 x.commandDOLName = "PDOL"
                 spareCommandTLV = consume wrapper
@@ -219,6 +235,9 @@ public final class CardSession {
 
     /// Ends the card session (the field dropped, a link frame ended it, or the input
     /// ended); returns its summary when it carried APDUs.
+    // Inlined into the application stages' session end: called, its ~800-byte optional
+    // result was copied out (a few more stores in `reset` tipped the inliner: +8.5 M).
+    @inline(__always)
     public func endSession(fieldDropped: Bool) -> TransactionSummary? {
         defer { reset() }
         guard !tracker.isEmpty else { return nil }
@@ -233,6 +252,7 @@ public final class CardSession {
         tracker.reset()
         current.context = EMVContext()
         selectedAID = nil
+        selectedAIDIndex = nil
         generateACCount = 0
         desfireChain = nil
     }

@@ -15,6 +15,9 @@ struct SummaryText {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    // Disfavoured: a literal is added as a StaticString (a copy of its bytes in one
+    // piece; as a String it went through the generic append of a UTF-8 view).
+    @_disfavoredOverload
     mutating func add(_ s: String) { bytes.append(contentsOf: s.utf8) }
 
     /// A decimal number, as `"\(n)"` writes it.

@@ -188,7 +188,9 @@ struct TransactionTracker {
                     }
                 }
             } else {
-                summary.aid = recentAIDs.array(name)
+                // The session's array of the name (`CardSession.fill`), else one of ours.
+                assert(x.applicationAID.map { k in ByteView.with(k) { $0.elementsEqual(name) } } ?? true)
+                summary.aid = x.applicationAID ?? recentAIDs.array(name)
                 summary.applicationName = x.applicationIndex.map { registry.aids[$0].name }
                 summary.selectAccepted = ok
                 if let tlv = x.responseTLV, let label = tlv.first(0x50) {

@@ -78,7 +78,7 @@ struct ODAEvidence {
         guard x.handler == .emv, let c = x.command, let r = x.response, r.sw == 0x9000 else { return }
         if c.cla & 0x80 == 0, c.ins == 0xA4, let name = c.selectedName {
             if !isDirectoryName(name) {
-                select(name)
+                select(name, aid: x.applicationAID)
                 // The FCI may carry the log entry (9F4D) and the kernel identifier.
                 if let tlv = x.responseTLV { collect(tlv) }
             }
@@ -95,8 +95,13 @@ struct ODAEvidence {
         }
         switch (c.cla & 0x80, c.ins) {
         case (0x80, 0xA8):
-            gpoData.reparse(c.data)
-            if let node = gpoData.first(0x83), node.depth == 0 { pdolData = copy(node.value) }
+            if x.gpoDataParsed {
+                // The session parsed the data: its top-level 83, as below.
+                if let v = x.gpoPDOLData { pdolData = copy(v) }
+            } else {
+                gpoData.reparse(c.data)
+                if let node = gpoData.first(0x83), node.depth == 0 { pdolData = copy(node.value) }
+            }
             if let tlv = x.responseTLV, let f1 = tlv.first(0x80), f1.depth == 0 {
                 // Format 1: AIP then AFL.
                 if f1.value.count >= 2 {
@@ -135,9 +140,11 @@ struct ODAEvidence {
     }
 
     /// A new application selected by name: what the previous one showed is forgotten.
-    mutating func select(_ name: ByteView) {
+    /// `aid`: the session's array of `name`'s bytes, when it has one (shared, not looked up).
+    mutating func select(_ name: ByteView, aid known: [UInt8]? = nil) {
         reset()
-        aid = recentAIDs.array(name)
+        assert(known.map { k in ByteView.with(k) { $0.elementsEqual(name) } } ?? true)
+        aid = known ?? recentAIDs.array(name)
         rid = recentRIDs.array(name.prefix(5))
     }
 

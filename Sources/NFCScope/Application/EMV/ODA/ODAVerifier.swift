@@ -25,7 +25,10 @@ enum ODAVerifier {
 
     /// `verify`, written into `result` where it lies (the session end's summary): the
     /// verdict (a struct of several hundred bytes) was copied four times on its way there.
-    static func verify(_ e: ODAEvidence, registry: Registry, into result: inout ODAResult?) {
+    /// `reasons`: the length reasons made before (the session end keeps them from one
+    /// session to the next), nil to make each one.
+    static func verify(_ e: ODAEvidence, registry: Registry, reasons: LengthReasons? = nil,
+                       into result: inout ODAResult?) {
         let cdaAC = e.generateACs.last { $0.signedDynamicData != nil }
         let method: ODAResult.Method
         if cdaAC != nil {
@@ -47,7 +50,7 @@ enum ODAVerifier {
         }
         result = ODAResult(method: method, result: .verified)
         do throws(Stop) {
-            try result?.check(method, e, cdaAC, registry)
+            try result?.check(method, e, cdaAC, registry, reasons)
         } catch {
             result?.result = error.outcome
             result?.step = error.step
@@ -56,12 +59,19 @@ enum ODAVerifier {
     }
 
     /// The notes of checks not made, as the arrays `run` shows (shared, not made per session).
-    private enum Notes {
+    enum Notes {
         static let date = "certificate expiry not checked: no transaction date (9A) in the capture"
         static let pan = "certificate PAN not compared: no PAN in the capture"
         static let noDateNoPAN = [date, pan]
         static let noDate = [date]
         static let noPAN = [pan]
+
+        /// Each array as the record's JSON writes it (`ODARendering`).
+        static var noDateNoPANJSON: StaticString {
+            "[\"certificate expiry not checked: no transaction date (9A) in the capture\",\"certificate PAN not compared: no PAN in the capture\"]"
+        }
+        static var noDateJSON: StaticString { "[\"certificate expiry not checked: no transaction date (9A) in the capture\"]" }
+        static var noPANJSON: StaticString { "[\"certificate PAN not compared: no PAN in the capture\"]" }
     }
 
     /// The reason when the AIP names methods but no signed data was seen (literals:
@@ -79,8 +89,39 @@ enum ODAVerifier {
         }
     }
 
+    /// The reason of the issuer certificate length check, as `run` words it.
+    static func lengthReason(certificate: Int, key: Int) -> String {
+        var text = SummaryText()
+        text.add("the certificate is "); text.add(certificate)
+        text.add(" bytes, the CA key "); text.add(key)
+        return text.string
+    }
+
+    /// The reasons of the issuer certificate length check made before, by the two
+    /// lengths: most sessions of synthetic and altered captures stop there, with a few
+    /// hundred pairs between them (the reason was built and freed at each session end).
+    final class LengthReasons {
+        private struct Lengths: Hashable {
+            var certificate: Int
+            var key: Int
+        }
+        // Used by one session end at a time (the decode's own card session).
+        @exclusivity(unchecked) private var made: [Lengths: String] = [:]
+        /// Kept at most (then forgotten, and made again as they come).
+        static let capacity = 4096
+
+        func reason(certificate: Int, key: Int) -> String {
+            let k = Lengths(certificate: certificate, key: key)
+            if let known = made[k] { return known }
+            if made.count >= LengthReasons.capacity { made.removeAll(keepingCapacity: true) }
+            let text = ODAVerifier.lengthReason(certificate: certificate, key: key)
+            made[k] = text
+            return text
+        }
+    }
+
     fileprivate static func run(_ method: ODAResult.Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
-                            _ registry: Registry, _ r: inout ODAResult) throws(Stop) {
+                            _ registry: Registry, _ reasons: LengthReasons?, _ r: inout ODAResult) throws(Stop) {
         if e.overBudget { throw .missing("the session kept more data than the decoder holds for the check") }
         // What the common outcomes need is read in place; the values are copied out
         // only once the issuer certificate can be recovered.
@@ -107,10 +148,9 @@ enum ODAVerifier {
         }
         guard e.card.contains(0x9F32) else { throw .missing("issuer public key exponent (9F32) not in the capture") }
         guard found.matches else {
-            var text = SummaryText()
-            text.add("the certificate is "); text.add(certificateLength)
-            text.add(" bytes, the CA key "); text.add(found.firstLength)
-            throw .failed("issuer certificate length", text.string)
+            let reason = reasons?.reason(certificate: certificateLength, key: found.firstLength)
+                ?? lengthReason(certificate: certificateLength, key: found.firstLength)
+            throw .failed("issuer certificate length", reason)
         }
         let keys = registry.caPublicKeys(rid: rid, index: index)
         guard let cert90 = e.card[0x90], let issuerExponent = e.card[0x9F32] else { return }
@@ -364,7 +404,7 @@ func maskedPAN(_ pan: String) -> String {
 extension ODAResult {
     /// `ODAVerifier.run` on this verdict where it lies.
     fileprivate mutating func check(_ method: Method, _ e: ODAEvidence, _ cdaAC: ODAEvidence.GenerateAC?,
-                                    _ registry: Registry) throws(ODAVerifier.Stop) {
-        try ODAVerifier.run(method, e, cdaAC, registry, &self)
+                                    _ registry: Registry, _ reasons: ODAVerifier.LengthReasons?) throws(ODAVerifier.Stop) {
+        try ODAVerifier.run(method, e, cdaAC, registry, reasons, &self)
     }
 }
