@@ -67,6 +67,8 @@ package final class RenderedValueCache {
         var tagScope: TagScope
     }
     @exclusivity(unchecked) private var contexts: [Context] = []
+    /// The context the last call to `context(aid:currency:)` answered (id -1: none yet).
+    @exclusivity(unchecked) private var last = Context(aid: nil, currency: nil, id: -1, tagScope: .emv)
     @exclusivity(unchecked) private var nextContextID = 0
     @exclusivity(unchecked) private var nextContextSlot = 0
     private static let contextsKept = 8
@@ -97,6 +99,20 @@ package final class RenderedValueCache {
     /// The id of the context (selected AID, currency) values are rendered in now, and the
     /// tag scope that AID selects (`Registry.tagScope(aid:)`, worked out once per context).
     func context(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
+        // Nearly every call asks for the context of the call before (the APDUs of one
+        // session), with the same AID array: answered from `last`, whose AID is the array
+        // of the last call (so the compare is mostly the arrays' identity test).
+        if last.id >= 0, last.currency == currency, last.aid == aid {
+            last.aid = aid
+            return (last.id, last.tagScope)
+        }
+        let found = lookUpContext(aid: aid, currency: currency)
+        last = Context(aid: aid, currency: currency, id: found.id, tagScope: found.tagScope)
+        return found
+    }
+
+    /// `context(aid:currency:)` without `last`.
+    private func lookUpContext(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
         for c in contexts where c.currency == currency && c.aid == aid {
             return (c.id, c.tagScope)
         }
