@@ -183,7 +183,10 @@ public struct APDUExchangeView: Sendable {
         } else {
             out.ascii(",\"response\":null")
         }
-        if let sw = resp?.sw {
+        if let sw = resp?.sw, sw == 0x9000 {
+            // Most answers: one literal (what the general members below write for 9000).
+            out.ascii(",\"sw\":\"9000\",\"sw_text\":\"Normal processing\"")
+        } else if let sw = resp?.sw {
             out.ascii(",\"sw\":\""); out.hex16(sw, uppercase: true)
             out.ascii("\",\"sw_text\":\""); writeStatusWordText(sw, to: out); out.byte(0x22)
         } else {
@@ -265,8 +268,13 @@ public struct APDUExchangeView: Sendable {
         out.ascii("     -> ")
         if let resp {
             if let sw = resp.sw {
-                out.hex16(sw, uppercase: true); out.byte(0x20)
-                writeStatusWordText(sw, to: out)
+                if sw == 0x9000 {
+                    // Most answers: one literal (what the general line below writes for 9000).
+                    out.ascii("9000 Normal processing")
+                } else {
+                    out.hex16(sw, uppercase: true); out.byte(0x20)
+                    writeStatusWordText(sw, to: out)
+                }
                 if !resp.data.isEmpty {
                     out.ascii(" ("); writeByteCount(resp.data.count, out); out.byte(0x29)
                 }
