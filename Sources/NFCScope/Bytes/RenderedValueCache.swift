@@ -99,11 +99,10 @@ package final class RenderedValueCache {
     /// The id of the context (selected AID, currency) values are rendered in now, and the
     /// tag scope that AID selects (`Registry.tagScope(aid:)`, worked out once per context).
     func context(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
-        // Nearly every call asks for the context of the call before (the APDUs of one
-        // session), with the same AID array: answered from `last`, whose AID is the array
-        // of the last call (so the compare is mostly the arrays' identity test).
+        // Most calls ask for the context of the call before (the APDUs of one session):
+        // `last` is tried first. The kept contexts are compared in place (a loop over
+        // copies of them retained and released each one's AID).
         if last.id >= 0, last.currency == currency, last.aid == aid {
-            last.aid = aid
             return (last.id, last.tagScope)
         }
         let found = lookUpContext(aid: aid, currency: currency)
@@ -113,8 +112,10 @@ package final class RenderedValueCache {
 
     /// `context(aid:currency:)` without `last`.
     private func lookUpContext(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
-        for c in contexts where c.currency == currency && c.aid == aid {
-            return (c.id, c.tagScope)
+        var i = 0
+        while i < contexts.count {
+            if contexts[i].currency == currency && contexts[i].aid == aid { return (contexts[i].id, contexts[i].tagScope) }
+            i += 1
         }
         let scope: TagScope
         if let aid { scope = ByteView.with(aid) { registry.tagScope(aid: $0) } } else { scope = registry.tagScope(aid: nil) }
