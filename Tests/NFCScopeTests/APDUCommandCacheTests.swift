@@ -90,4 +90,41 @@ import Testing
         longCached.flush(); longPlain.flush()
         #expect(longCached.contents == longPlain.contents)
     }
+
+    /// The `application` member, kept by the AID's bytes and its index: registry AIDs with
+    /// their index, the same AIDs with no index or another's, unknown and long AIDs, and a
+    /// cache of another registry (not used), against the same writer without a cache.
+    @Test func applicationMembersCopiedAreWhatTheWriterWritesWithout() {
+        var g = FastPathGenerator(state: 0xA1D_18)
+        let registry = Registry.builtin
+        let cache = RenderedValueCache(registry: registry)
+        let otherCache = RenderedValueCache(registry: Registry.empty)
+        let known = registry.aids.count
+        #expect(known > 10)
+        var aids: [[UInt8]] = [Array("2PAY.SYS.DDF01".utf8), [0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
+                               g.bytes(5), g.bytes(16), g.bytes(140), []]
+        for _ in 0..<10 { aids.append(g.bytes(5 + g.int(12))) }
+        let longCached = OutputBuffer(), longPlain = OutputBuffer()
+        for round in 0..<20_000 {
+            var x = APDUInterpretation(exchange: ISODEPExchange(frames: [1, 2], command: nil, response: nil,
+                                                                waitingTimeExtensions: 0, retransmissions: 0,
+                                                                sawBadCRC: false, incomplete: false, overlong: false))
+            let aid = g.pick(aids)
+            x.applicationAID = g.chance(5) ? nil : aid
+            x.applicationIndex = ByteView.with(aid) { registry.aidIndex($0) }
+            if g.chance(10) { x.applicationIndex = g.chance(50) ? nil : g.int(known) }
+            let a = OutputBuffer(), b = OutputBuffer()
+            let useCache = g.chance(90) ? cache : otherCache
+            ApplicationRendering.writeJSONMembers(x, registry: registry, cache: useCache, to: a)
+            ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: b)
+            #expect(a.string == b.string, "round \(round): \(hexUpper(aid)) index \(String(describing: x.applicationIndex))")
+            ApplicationRendering.writeJSONMembers(x, registry: registry, cache: useCache, to: longCached)
+            ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: longPlain)
+        }
+        #expect(cache.nodeHitCount > 10_000, "\(cache.nodeHitCount) copied")
+        #expect(otherCache.nodeHitCount == 0)
+        longCached.flush(); longPlain.flush()
+        #expect(longPlain.position > 500_000)
+        #expect(longCached.contents == longPlain.contents)
+    }
 }
