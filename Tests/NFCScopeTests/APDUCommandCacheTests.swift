@@ -91,7 +91,8 @@ import Testing
         #expect(longCached.contents == longPlain.contents)
     }
 
-    /// The `application` member, kept by the AID's bytes and its index: registry AIDs with
+    /// The `application` member and text line, kept by the AID's bytes and its index (the
+    /// line only after a SELECT by name): registry AIDs with
     /// their index, the same AIDs with no index or another's, unknown and long AIDs, and a
     /// cache of another registry (not used), against the same writer without a cache.
     @Test func applicationMembersCopiedAreWhatTheWriterWritesWithout() {
@@ -105,11 +106,18 @@ import Testing
                                g.bytes(5), g.bytes(16), g.bytes(140), []]
         for _ in 0..<10 { aids.append(g.bytes(5 + g.int(12))) }
         let longCached = OutputBuffer(), longPlain = OutputBuffer()
+        var lines = 0
         for round in 0..<20_000 {
             var x = APDUInterpretation(exchange: ISODEPExchange(frames: [1, 2], command: nil, response: nil,
                                                                 waitingTimeExtensions: 0, retransmissions: 0,
                                                                 sawBadCRC: false, incomplete: false, overlong: false))
             let aid = g.pick(aids)
+            // The text line is written for a SELECT by name (any other command: none).
+            if aid.count < 256, !g.chance(10) {
+                ByteView.with([0x00, 0xA4, 0x04, 0x00, UInt8(aid.count)] + aid + [0x00]) { c in
+                    x.command = try? APDUCommand(parsing: c)
+                }
+            }
             x.applicationAID = g.chance(5) ? nil : aid
             x.applicationIndex = ByteView.with(aid) { registry.aidIndex($0) }
             if g.chance(10) { x.applicationIndex = g.chance(50) ? nil : g.int(known) }
@@ -118,11 +126,20 @@ import Testing
             ApplicationRendering.writeJSONMembers(x, registry: registry, cache: useCache, to: a)
             ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: b)
             #expect(a.string == b.string, "round \(round): \(hexUpper(aid)) index \(String(describing: x.applicationIndex))")
+            let t = OutputBuffer(), u = OutputBuffer()
+            let indent = g.int(6)
+            ApplicationRendering.writeText(x, registry: registry, cache: useCache, indent: indent, to: t)
+            ApplicationRendering.writeText(x, registry: registry, cache: nil, indent: indent, to: u)
+            #expect(t.string == u.string, "round \(round) text: \(hexUpper(aid))")
+            if x.command?.selectedName != nil, x.applicationAID != nil, x.applicationIndex != nil { lines += 1 }
             ApplicationRendering.writeJSONMembers(x, registry: registry, cache: useCache, to: longCached)
+            ApplicationRendering.writeText(x, registry: registry, cache: useCache, indent: indent, to: longCached)
             ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: longPlain)
+            ApplicationRendering.writeText(x, registry: registry, cache: nil, indent: indent, to: longPlain)
         }
         #expect(cache.nodeHitCount > 10_000, "\(cache.nodeHitCount) copied")
         #expect(otherCache.nodeHitCount == 0)
+        #expect(lines > 2_000, "\(lines) text lines")
         longCached.flush(); longPlain.flush()
         #expect(longPlain.position > 500_000)
         #expect(longCached.contents == longPlain.contents)
