@@ -235,9 +235,10 @@ package final class RenderedValueCache {
     // way, with its children (JSON) or its subtree's lines (text; keyed by its indentation
     // too): its children are the parse of its value, which is the same at any depth when
     // no error was made. Outside the TLV writers, an APDU record's command members and
-    // command line (`APDUExchangeView`) and its `application` member are kept here as
-    // nodes of tag 0 with no tag bytes, which no TLV node is, each under a context of its
-    // own (`Int.min`, `Int.min + 1`, `Int.min + 2`; the TLV writers' are far from these).
+    // command line (`APDUExchangeView`) and its `application` member and line
+    // (`ApplicationRendering`) are kept here as nodes of tag 0 with no tag bytes, which no
+    // TLV node is, each under a context of its own (`Int.min` to `Int.min + 3`; the TLV
+    // writers' are far from these).
 
     private struct NodeEntry {
         var hash: UInt64 = 0
