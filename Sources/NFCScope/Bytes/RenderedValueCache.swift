@@ -67,6 +67,8 @@ package final class RenderedValueCache {
         var tagScope: TagScope
     }
     @exclusivity(unchecked) private var contexts: [Context] = []
+    /// The context the last call to `context(aid:currency:)` answered (id -1: none yet).
+    @exclusivity(unchecked) private var last = Context(aid: nil, currency: nil, id: -1, tagScope: .emv)
     @exclusivity(unchecked) private var nextContextID = 0
     @exclusivity(unchecked) private var nextContextSlot = 0
     private static let contextsKept = 8
@@ -97,8 +99,23 @@ package final class RenderedValueCache {
     /// The id of the context (selected AID, currency) values are rendered in now, and the
     /// tag scope that AID selects (`Registry.tagScope(aid:)`, worked out once per context).
     func context(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
-        for c in contexts where c.currency == currency && c.aid == aid {
-            return (c.id, c.tagScope)
+        // Most calls ask for the context of the call before (the APDUs of one session):
+        // `last` is tried first. The kept contexts are compared in place (a loop over
+        // copies of them retained and released each one's AID).
+        if last.id >= 0, last.currency == currency, last.aid == aid {
+            return (last.id, last.tagScope)
+        }
+        let found = lookUpContext(aid: aid, currency: currency)
+        last = Context(aid: aid, currency: currency, id: found.id, tagScope: found.tagScope)
+        return found
+    }
+
+    /// `context(aid:currency:)` without `last`.
+    private func lookUpContext(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
+        var i = 0
+        while i < contexts.count {
+            if contexts[i].currency == currency && contexts[i].aid == aid { return (contexts[i].id, contexts[i].tagScope) }
+            i += 1
         }
         let scope: TagScope
         if let aid { scope = ByteView.with(aid) { registry.tagScope(aid: $0) } } else { scope = registry.tagScope(aid: nil) }
@@ -213,6 +230,15 @@ package final class RenderedValueCache {
     // the value, the selected AID and the currency, and the id stands for the AID and the
     // currency. Tags whose nodes do not repeat (cryptograms, unpredictable numbers) stop
     // being looked up after their first misses, as for the texts.
+    //
+    // A constructed node of definite length with no error in it or below is kept the same
+    // way, with its children (JSON) or its subtree's lines (text; keyed by its indentation
+    // too): its children are the parse of its value, which is the same at any depth when
+    // no error was made. Outside the TLV writers, an APDU record's command members and
+    // command line (`APDUExchangeView`) and its `application` member and line
+    // (`ApplicationRendering`) are kept here as nodes of tag 0 with no tag bytes, which no
+    // TLV node is, each under a context of its own (`Int.min` to `Int.min + 3`; the TLV
+    // writers' are far from these).
 
     private struct NodeEntry {
         var hash: UInt64 = 0

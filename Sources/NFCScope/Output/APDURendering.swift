@@ -117,10 +117,37 @@ public struct APDUExchangeView: Sendable {
     /// `uicc`: the exchange is a SIM/UICC's (a SIM trace): instructions are named by
     /// ETSI TS 102.221 / 3GPP TS 51.011 for their class (SIMCommands) first.
     /// Returns where the hex of the response data starts (a `position`), nil without a response.
+    /// `cache`: the writer's cache, where the command's members are kept and copied when
+    /// the same command comes again (`parsed` and `error` must then be the command's parse,
+    /// as `CardSession` makes them: the members are kept by the command's bytes alone).
     @discardableResult
     func writeJSONMembers(_ out: OutputBuffer, parsed: APDUCommand?, error: APDUError?, response resp: APDUResponse?,
-                          decoders: APDUPayloadDecoders = .none, uicc: Bool = false, recentHex: RecentHex? = nil) -> Int? {
+                          decoders: APDUPayloadDecoders = .none, uicc: Bool = false, recentHex: RecentHex? = nil,
+                          cache: RenderedValueCache? = nil) -> Int? {
+        // Most commands repeat (READ RECORD, SELECT): their members are copied whole, kept
+        // in the cache as a node of tag 0 with no tag bytes, which no TLV node is
+        // (`RenderedValueCache.nodeKey`), keyed by the command bytes and `uicc`.
+        if cache != nil, let command,
+           let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
+                                    context: Self.commandJSONContext), key.tried {
+            if cache?.copyNode(key, command, to: out) != true {
+                let at = out.position
+                writeJSONCommandMembers(out, parsed: parsed, error: error, uicc: uicc)
+                cache?.keepNode(key, command, since: at, in: out)
+            }
+        } else {
+            writeJSONCommandMembers(out, parsed: parsed, error: error, uicc: uicc)
+        }
+        return writeJSONResponseMembers(out, parsed: parsed, response: resp, decoders: decoders, recentHex: recentHex)
+    }
 
+    /// The cache's contexts of the command members (JSON) and command line (text): apart
+    /// from any context id of the TLV writers.
+    static var commandJSONContext: Int { Int.min }
+    static var commandTextContext: Int { Int.min + 1 }
+
+    /// The members from `cla` to `error_offset`: what the command's bytes (parsed) give.
+    private func writeJSONCommandMembers(_ out: OutputBuffer, parsed: APDUCommand?, error: APDUError?, uicc: Bool) {
         if let command, command.count >= 4,
            let cla = command.byte(0), let ins = command.byte(1),
            let p1 = command.byte(2), let p2 = command.byte(3) {
@@ -166,7 +193,12 @@ public struct APDUExchangeView: Sendable {
             out.ascii(",\"error\":\""); out.ascii(error.message); out.byte(0x22)
             out.ascii(",\"error_offset\":"); out.int(error.offset)
         }
+    }
 
+    /// `response`, `sw`, `sw_text` and a payload decoder's members.
+    @inline(__always)
+    private func writeJSONResponseMembers(_ out: OutputBuffer, parsed: APDUCommand?, response resp: APDUResponse?,
+                                          decoders: APDUPayloadDecoders, recentHex: RecentHex?) -> Int? {
         var responseHexAt: Int?
         if let resp {
             let member: StaticString = ",\"response\":\""
@@ -183,7 +215,10 @@ public struct APDUExchangeView: Sendable {
         } else {
             out.ascii(",\"response\":null")
         }
-        if let sw = resp?.sw {
+        if let sw = resp?.sw, sw == 0x9000 {
+            // Most answers: one literal (what the general members below write for 9000).
+            out.ascii(",\"sw\":\"9000\",\"sw_text\":\"Normal processing\"")
+        } else if let sw = resp?.sw {
             out.ascii(",\"sw\":\""); out.hex16(sw, uppercase: true)
             out.ascii("\",\"sw_text\":\""); writeStatusWordText(sw, to: out); out.byte(0x22)
         } else {
@@ -213,9 +248,26 @@ public struct APDUExchangeView: Sendable {
     }
 
     /// The same, with the command and response parsed by the caller.
+    /// `cache`: as for `writeJSONMembers`, the command line (after its indentation).
     func writeText(_ out: OutputBuffer, indent: Int, parsed: APDUCommand?, error: APDUError?, response resp: APDUResponse?,
-                   decoders: APDUPayloadDecoders = .none, uicc: Bool = false) {
+                   decoders: APDUPayloadDecoders = .none, uicc: Bool = false, cache: RenderedValueCache? = nil) {
         writeIndent(indent, out)
+        if cache != nil, let command,
+           let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
+                                    context: Self.commandTextContext), key.tried {
+            if cache?.copyNode(key, command, to: out) != true {
+                let at = out.position
+                writeTextCommandLine(out, parsed: parsed, error: error, uicc: uicc)
+                cache?.keepNode(key, command, since: at, in: out)
+            }
+        } else {
+            writeTextCommandLine(out, parsed: parsed, error: error, uicc: uicc)
+        }
+        writeTextResponseLine(out, indent: indent, parsed: parsed, response: resp, decoders: decoders)
+    }
+
+    /// `APDU` and what the command's bytes (parsed) give, and the newline.
+    private func writeTextCommandLine(_ out: OutputBuffer, parsed: APDUCommand?, error: APDUError?, uicc: Bool) {
         out.ascii("APDU")
         if let c = parsed {
             out.byte(0x20)
@@ -260,13 +312,23 @@ public struct APDUExchangeView: Sendable {
             out.ascii(" command not captured")
         }
         out.byte(0x0A)
+    }
 
+    /// The response line and a payload decoder's lines.
+    @inline(__always)
+    private func writeTextResponseLine(_ out: OutputBuffer, indent: Int, parsed: APDUCommand?, response resp: APDUResponse?,
+                                       decoders: APDUPayloadDecoders) {
         writeIndent(indent, out)
         out.ascii("     -> ")
         if let resp {
             if let sw = resp.sw {
-                out.hex16(sw, uppercase: true); out.byte(0x20)
-                writeStatusWordText(sw, to: out)
+                if sw == 0x9000 {
+                    // Most answers: one literal (what the general line below writes for 9000).
+                    out.ascii("9000 Normal processing")
+                } else {
+                    out.hex16(sw, uppercase: true); out.byte(0x20)
+                    writeStatusWordText(sw, to: out)
+                }
                 if !resp.data.isEmpty {
                     out.ascii(" ("); writeByteCount(resp.data.count, out); out.byte(0x29)
                 }

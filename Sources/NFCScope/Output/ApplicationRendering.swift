@@ -12,13 +12,22 @@ enum ApplicationRendering {
     static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil,
                                  responseHexAt: Int? = nil, to out: OutputBuffer) {
         if let aid = x.applicationAID {
-            out.ascii(",\"application\":{\"aid\":\"")
-            ByteView.with(aid) { out.hex($0, uppercase: true) }
-            out.byte(0x22)
-            if let index = x.applicationIndex {
-                registry.writeApplicationJSONMembers(aidIndex: index, to: out)
+            // The member is what the AID's bytes and its entry (an index into this registry)
+            // give: kept in the cache (when it is this registry's) as a node of tag 0 with
+            // no tag bytes, which no TLV node is, and copied for the session's next APDUs.
+            ByteView.with(aid) { view in
+                if cache?.registry === registry,
+                   let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: x.applicationIndex ?? -1, value: view,
+                                            context: applicationJSONContext), key.tried {
+                    if cache?.copyNode(key, view, to: out) != true {
+                        let at = out.position
+                        writeApplicationMember(view, index: x.applicationIndex, registry: registry, to: out)
+                        cache?.keepNode(key, view, since: at, in: out)
+                    }
+                } else {
+                    writeApplicationMember(view, index: x.applicationIndex, registry: registry, to: out)
+                }
             }
-            out.byte(0x7D)
         }
         // The registry and the cache passed along, not held in a writer value (retains).
         if let dol = x.commandDOL {
@@ -45,6 +54,37 @@ enum ApplicationRendering {
             RegistryNodeWriter.writeTreeJSON(tlv, registry: registry, cache: cache, context: x.context,
                                              parsedFrom: parsedFrom, to: out)
         }
+    }
+
+    /// The cache's context of the `application` member: apart from any context id of the
+    /// TLV writers and the command parts' (`APDUExchangeView`).
+    static var applicationJSONContext: Int { Int.min + 2 }
+
+    /// The same for the text line (`Int.min + 3`).
+    static var applicationTextContext: Int { Int.min + 3 }
+
+    /// `application NAME (AID, kind)` and the newline.
+    private static func writeApplicationLine(_ aid: ByteView, index: Int, registry: Registry, to out: OutputBuffer) {
+        let app = registry.aids[index]
+        out.ascii("application ")
+        out.string(app.name)
+        out.ascii(" (")
+        out.hex(aid, uppercase: true)
+        out.ascii(", ")
+        out.ascii(app.kind.jsonName)
+        out.ascii(")\n")
+    }
+
+    /// `,"application":{"aid":"…"` and the registry's members for the AID's entry, `}`.
+    @inline(__always)
+    static func writeApplicationMember(_ aid: ByteView, index: Int?, registry: Registry, to out: OutputBuffer) {
+        out.ascii(",\"application\":{\"aid\":\"")
+        out.hex(aid, uppercase: true)
+        out.byte(0x22)
+        if let index {
+            registry.writeApplicationJSONMembers(aidIndex: index, to: out)
+        }
+        out.byte(0x7D)
     }
 
     /// The members of a `transaction` record after its type.
@@ -101,15 +141,23 @@ enum ApplicationRendering {
     /// `cache`: texts of TLV values rendered before (`TLVTreeWriter` keys them by target).
     static func writeText(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil, indent: Int,
                           to out: OutputBuffer) {
-        if let aid = x.applicationAID, let app = x.application(in: registry), x.command?.selectedName != nil {
+        if let aid = x.applicationAID, let index = x.applicationIndex, x.command?.selectedName != nil {
             pad(indent, out)
-            out.ascii("application ")
-            out.string(app.name)
-            out.ascii(" (")
-            ByteView.with(aid) { out.hex($0, uppercase: true) }
-            out.ascii(", ")
-            out.ascii(app.kind.jsonName)
-            out.ascii(")\n")
+            // After the indentation, what the AID's bytes and its entry give: kept and copied
+            // as the JSON member is (its own context).
+            ByteView.with(aid) { view in
+                if cache?.registry === registry,
+                   let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: index, value: view,
+                                            context: applicationTextContext), key.tried {
+                    if cache?.copyNode(key, view, to: out) != true {
+                        let at = out.position
+                        writeApplicationLine(view, index: index, registry: registry, to: out)
+                        cache?.keepNode(key, view, since: at, in: out)
+                    }
+                } else {
+                    writeApplicationLine(view, index: index, registry: registry, to: out)
+                }
+            }
         }
         if let dol = x.commandDOL {
             pad(indent, out)

@@ -28,7 +28,7 @@ extension APDUInterpretation: DecodedRecord {
         } else {
             responseHexAt = APDUExchangeView(command: exchange.command, response: exchange.response)
                 .writeJSONMembers(out, parsed: command, error: commandError, response: response, uicc: usesSIMNames,
-                                  recentHex: context.recentHex)
+                                  recentHex: context.recentHex, cache: context.valueCache)
         }
         ApplicationRendering.writeJSONMembers(self, registry: context.registry, cache: context.valueCache,
                                               responseHexAt: responseHexAt, to: out)
@@ -52,7 +52,7 @@ extension APDUInterpretation: DecodedRecord {
         if !isNative {
             APDUExchangeView(command: exchange.command, response: exchange.response)
                 .writeText(out, indent: context.indent, parsed: command, error: commandError, response: response,
-                           uicc: usesSIMNames)
+                           uicc: usesSIMNames, cache: context.valueCache)
         }
         ApplicationRendering.writeText(self, registry: context.registry, cache: context.valueCache, indent: context.indent,
                                        to: out)

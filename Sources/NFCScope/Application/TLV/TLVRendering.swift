@@ -575,9 +575,11 @@ struct RegistryNodeWriter {
             let tagLength = nodes[index].tagLength
             let subtreeEnd = nodes[index].subtreeEnd
             var separator = index != start
-            // A clean primitive node: copied whole when the same one was written before.
+            // A clean primitive node, or a constructed one of definite length with no error
+            // in it or below (its children are then the same parse of the same value at any
+            // depth): copied whole when the same one was written before.
             var kept: (key: RenderedValueCache.NodeKey, at: Int)?
-            if texts >= 0, !isError, !constructed,
+            if texts >= 0, !isError, !constructed || (!nodes[index].childError && !nodes[index].indefinite),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: texts) {
                 if key.tried {
                     if separator { out.byte(0x2C); separator = false }
@@ -675,7 +677,13 @@ struct RegistryNodeWriter {
         guard start >= 0, start < end else { return }
         let baseDepth = nodes[start].depth
         var index = start
+        // A constructed node being kept: its lines end where its subtree does.
+        var pending: (key: RenderedValueCache.NodeKey, value: ByteView, at: Int, end: Int)?
         while index < end {
+            if let p = pending, index >= p.end {
+                cache?.keepNode(p.key, p.value, since: p.at, in: out)
+                pending = nil
+            }
             let indent = indent + 2 * (nodes[index].depth - baseDepth)
             let tag = nodes[index].tag
             let value = nodes[index].value
@@ -685,15 +693,27 @@ struct RegistryNodeWriter {
             let tagLength = nodes[index].tagLength
             var lineIndent = indent
             // A clean primitive node's line after its indentation: copied whole when the
-            // same one was written before (keyed by the text context, `~texts`).
+            // same one was written before (keyed by the text context, `~texts`). So is a
+            // constructed node of definite length with no error in it or below, with the
+            // lines of its subtree (all in `index..<end`), keyed by the text context and its
+            // indentation (its children's lines are indented from it); while one is being
+            // kept, the constructed nodes inside it are written.
             var kept: (key: RenderedValueCache.NodeKey, at: Int)?
-            if texts >= 0, !isError, !constructed,
-               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: ~texts) {
+            var keyContext = ~texts
+            var cacheable = !isError && !constructed
+            if !isError, constructed, pending == nil, !nodes[index].childError, !nodes[index].indefinite,
+               nodes[index].subtreeEnd <= end, indent >= 0, indent < 1 << 20 {
+                cacheable = true
+                keyContext = ~texts ^ (indent &<< 32)
+            }
+            if texts >= 0, cacheable,
+               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value,
+                                        context: keyContext) {
                 if key.tried {
                     out.spaces(indent)
                     lineIndent = 0
                     if cache?.copyNode(key, value, to: out) == true {
-                        index += 1
+                        index = Swift.max(nodes[index].subtreeEnd, index + 1)
                         continue
                     }
                     kept = (key, out.position)
@@ -713,9 +733,16 @@ struct RegistryNodeWriter {
                 out.ascii(" !! "); e.write(to: out, declaredLength: declared)
             }
             out.byte(0x0A)
-            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
+            if let kept {
+                if constructed, nodes[index].subtreeEnd > index + 1 {
+                    pending = (kept.key, value, kept.at, nodes[index].subtreeEnd)
+                } else {
+                    cache?.keepNode(kept.key, value, since: kept.at, in: out)
+                }
+            }
             index += 1
         }
+        if let p = pending { cache?.keepNode(p.key, p.value, since: p.at, in: out) }
     }
 
     /// One line per DOL-split value (lengths not negative).
