@@ -161,7 +161,9 @@ public final class OutputBuffer: @unchecked Sendable {
         String(decoding: contents, as: UTF8.self)
     }
 
-    /// Forgets everything written (memory mode), keeping the storage.
+    /// Forgets everything written (memory mode), keeping the storage. Inlined: the text
+    /// view empties its annotation buffer once a frame.
+    @inline(__always)
     public func removeAll() {
         count = 0
         flushedTotal = 0
@@ -842,8 +844,8 @@ public final class OutputBuffer: @unchecked Sendable {
         incrementCounterDigits()
         counterValue = n
         let nd = 24 &- counterStart
-        // Up to 5 spaces, 24 digits, a space, up to 13 spaces; fixedTime reserves its own.
-        reserve(48)
+        // Up to 5 spaces, 24 digits, a space, up to 13 spaces; 18 for the time's digits.
+        reserve(66)
         let dst = UnsafeMutableRawPointer(storage + count)
         let blanks: UInt64 = 0x2020_2020_2020_2020
         dst.storeBytes(of: blanks, as: UInt64.self)
@@ -863,7 +865,8 @@ public final class OutputBuffer: @unchecked Sendable {
         let pad = width &- (timeWholeCount &+ 1 &+ digits)
         o &+= 1 &+ (pad > 0 ? pad : 0)
         count &+= o
-        fixedTime(time, digits: digits)
+        // What `fixedTime(time, digits:)` writes: its checks were made above.
+        writeTimeDigits(v, whole: whole, scale: scale, nine: digits == 9)
         return true
     }
 
@@ -1006,6 +1009,13 @@ public final class OutputBuffer: @unchecked Sendable {
         }
         // 8 for the word (bytes past the digits are overwritten below), "." and 9 digits.
         reserve(18)
+        writeTimeDigits(v, whole: whole, scale: scale, nine: digits == 9)
+    }
+
+    /// The digits of `fixedTime` for a time `v` whose whole part `whole` (`v / scale`)
+    /// is the cached one, with 18 bytes reserved.
+    @inline(__always)
+    private func writeTimeDigits(_ v: UInt64, whole: UInt64, scale: UInt64, nine: Bool) {
         let dst = UnsafeMutableRawPointer(storage)
         let pairs = UnsafeRawPointer(decimalPairs)
         dst.storeBytes(of: timeWholeWord, toByteOffset: count, as: UInt64.self)
@@ -1013,7 +1023,7 @@ public final class OutputBuffer: @unchecked Sendable {
         dst.storeBytes(of: 0x2E, toByteOffset: p, as: UInt8.self)
         p &+= 1
         var frac = v &- whole &* scale
-        if digits == 9 {
+        if nine {
             let top = frac / 1_000_000
             frac &-= top &* 1_000_000
             dst.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: top / 100), toByteOffset: p, as: UInt8.self)
