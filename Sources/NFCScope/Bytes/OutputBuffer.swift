@@ -494,6 +494,14 @@ public final class OutputBuffer: @unchecked Sendable {
     /// most of what JSON Lines writes as hex); `writeHexPairsSimple` is the plain loop.
     @inline(__always)
     static func writeHexPairs(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, _ pairs: UnsafeRawPointer) {
+        #if _endian(little)
+        if n >= 16 {
+            // The table's letter case: its pair for 0x0A ends in "a" or "A", that is
+            // 0x3A plus the offset a letter digit takes past "9" + 1 (0x27 or 0x07).
+            writeHexPairsSIMD(src, n, dst, letterOffset: pairs.load(fromByteOffset: 0x15, as: UInt8.self) &- 0x3A)
+            return
+        }
+        #endif
         @inline(__always) func pair(_ i: Int) {
             let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
             dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: i &<< 1, as: UInt16.self)
@@ -512,6 +520,42 @@ public final class OutputBuffer: @unchecked Sendable {
             pair(i)
             i &+= 1
         }
+    }
+
+    /// `writeHexPairs` for 16 bytes and more: 16 bytes a step, the digits worked out in
+    /// SIMD lanes (`hexDigitsSIMD`); the last step, when `n` is not a multiple of 16,
+    /// covers the last 16 bytes and writes some digits of the step before again. Reads
+    /// exactly `n` bytes, writes exactly `2 * n`. Not inlined, so that the lanes'
+    /// widening is inlined here, its one place (at each of `writeHexPairs`' callers it
+    /// was left a call).
+    @inline(never)
+    static func writeHexPairsSIMD(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, letterOffset: UInt8) {
+        let offset = SIMD8<UInt16>(repeating: UInt16(letterOffset))
+        var i = 0
+        while true {
+            let v = src.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            dst.storeBytes(of: hexDigitsSIMD(v.lowHalf, offset), toByteOffset: i &<< 1, as: SIMD8<UInt16>.self)
+            dst.storeBytes(of: hexDigitsSIMD(v.highHalf, offset), toByteOffset: (i &<< 1) &+ 16, as: SIMD8<UInt16>.self)
+            i &+= 16
+            if i >= n { return }
+            if i &+ 16 > n { i = n &- 16 }
+        }
+    }
+
+    /// The 16 hex digits of 8 bytes, in memory order: each 16-bit lane holds one byte's
+    /// two digits, its high nibble's first (lanes stored little-endian, which callers
+    /// check with `_endian(little)`). Each nibble goes into a byte of its own and gets
+    /// "0" added, and `letterOffset` (in every lane) more when it is 10 or above: 0x76
+    /// added to a nibble sets its byte's top bit exactly then, and no byte carries into
+    /// the next (0x0F + 0x76 < 0x100); the top bits, shifted down to 1s, times the
+    /// offset give each letter's byte its offset. Widening, shifts and lane arithmetic
+    /// compile to SSE2 (x86-64) or NEON instructions.
+    @inline(__always)
+    static func hexDigitsSIMD(_ v: SIMD8<UInt8>, _ letterOffset: SIMD8<UInt16>) -> SIMD8<UInt16> {
+        let w = SIMD8<UInt16>(truncatingIfNeeded: v)
+        let nibbles = (w &>> 4) | ((w & 0x0F) &<< 8)
+        let letters = ((nibbles &+ 0x7676) & 0x8080) &>> 7
+        return nibbles &+ 0x3030 &+ letters &* letterOffset
     }
 
     /// The plain one-byte-per-step loop `writeHexPairs` must match (tests).
