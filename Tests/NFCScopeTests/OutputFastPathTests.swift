@@ -115,6 +115,26 @@ private func expectedHex(_ bytes: [UInt8], uppercase: Bool = false) -> String {
         }
     }
 
+    /// `copyShort` (bytes, 8-byte words, 16-byte moves, memmove over 64) for every
+    /// length up to 200 at several alignments, with guard bytes on both sides.
+    @Test func copyShortCopiesExactlyItsBytes() {
+        var r = TestRandom(state: 0x2B99_2DDF_A232_49D6)
+        for n in 0...200 {
+            for shift in [0, 1, 5, 15] {
+                let bytes = r.bytes(n + shift)
+                var out = [UInt8](repeating: 0xEE, count: n + 64)
+                bytes.withUnsafeBytes { src in
+                    guard let s = src.baseAddress else { return }
+                    out.withUnsafeMutableBytes { dst in
+                        if let d = dst.baseAddress { OutputBuffer.copyShort(from: s + shift, to: d + 32, count: n) }
+                    }
+                }
+                #expect(Array(out[32..<(32 + n)]) == Array(bytes[shift...]))
+                #expect(out[..<32].allSatisfy { $0 == 0xEE } && out[(32 + n)...].allSatisfy { $0 == 0xEE })
+            }
+        }
+    }
+
     @Test func wordAtATimeCardTextMatchesTheByteRule() {
         var r = TestRandom(state: 0xD1B5_4A32_D192_ED03)
         for round in 0..<3000 {
