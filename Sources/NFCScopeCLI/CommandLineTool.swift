@@ -117,7 +117,7 @@ public enum CommandLineTool {
                 progress.finish()
                 after(file, outcome, format)
             }
-            hooks.tick = { progress.tick($0) }
+            hooks.tick = { progress.tick(offset: $0) }
         }
         // `--filter`, `--frames`, `--only` (CLI/FilterOptions.swift): only then is a
         // record looked at; an unfiltered decode goes straight to its writer. The loop

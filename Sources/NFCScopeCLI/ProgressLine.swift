@@ -33,8 +33,14 @@ final class ProgressLine {
     /// One frame decoded; every 4096 frames the clock is looked at.
     @inline(__always)
     func tick(_ frame: Frame) {
+        tick(offset: frame.offset)
+    }
+
+    /// `tick` for the frame at byte `offset` (the decode's hook hands on only that).
+    @inline(__always)
+    func tick(offset: Int) {
         frames &+= 1
-        if frames >= nextCheck { check(offset: frame.offset) }
+        if frames >= nextCheck { check(offset: offset) }
     }
 
     private func check(offset: Int) {

@@ -73,6 +73,68 @@ private func expectedHex(_ bytes: [UInt8], uppercase: Bool = false) -> String {
         }
     }
 
+    /// `writeHexPairs` (the table below 16 bytes, the SIMD steps from 16 on, with the
+    /// overlapping last step) against the plain loop for every length up to 300 and both
+    /// letter cases, with the source at several alignments and guard bytes on both sides
+    /// of the digits: the same digits, nothing written outside `2 * n` bytes.
+    @Test func hexPairsMatchTheSimpleLoopAndStayInsideTheirBytes() {
+        var r = TestRandom(state: 0x5DEE_CE66_D1CE_4E5B)
+        for n in 0...300 {
+            for uppercase in [false, true] {
+                let pairs = UnsafeRawPointer(uppercase ? hexUpperPairs : hexLowerPairs)
+                for shift in [0, 1, 3, 7] {
+                    let bytes = r.bytes(n + shift)
+                    var fast = [UInt8](repeating: 0xEE, count: 2 * n + 64)
+                    var simple = fast
+                    bytes.withUnsafeBytes { src in
+                        guard let s = src.baseAddress else { return }
+                        fast.withUnsafeMutableBytes { dst in
+                            if let d = dst.baseAddress { OutputBuffer.writeHexPairs(s + shift, n, d + 32, pairs) }
+                        }
+                        simple.withUnsafeMutableBytes { dst in
+                            if let d = dst.baseAddress { OutputBuffer.writeHexPairsSimple(s + shift, n, d + 32, pairs) }
+                        }
+                    }
+                    #expect(fast == simple)
+                    #expect(String(decoding: fast[32..<(32 + 2 * n)], as: UTF8.self)
+                            == expectedHex(Array(bytes[shift...]), uppercase: uppercase))
+                    #expect(fast[..<32].allSatisfy { $0 == 0xEE } && fast[(32 + 2 * n)...].allSatisfy { $0 == 0xEE })
+                }
+            }
+        }
+        // Every byte value at each lane of a 16-byte step, through `hex`.
+        for n in [8, 16, 24, 32] {
+            for start in 0..<256 {
+                let bytes = (0..<n).map { UInt8(truncatingIfNeeded: start &+ $0 &* 37) }
+                for uppercase in [false, true] {
+                    let out = OutputBuffer()
+                    ByteView.with(bytes) { out.hex($0, uppercase: uppercase) }
+                    #expect(out.string == expectedHex(bytes, uppercase: uppercase))
+                }
+            }
+        }
+    }
+
+    /// `copyShort` (bytes, 8-byte words, 16-byte moves, memmove over 64) for every
+    /// length up to 200 at several alignments, with guard bytes on both sides.
+    @Test func copyShortCopiesExactlyItsBytes() {
+        var r = TestRandom(state: 0x2B99_2DDF_A232_49D6)
+        for n in 0...200 {
+            for shift in [0, 1, 5, 15] {
+                let bytes = r.bytes(n + shift)
+                var out = [UInt8](repeating: 0xEE, count: n + 64)
+                bytes.withUnsafeBytes { src in
+                    guard let s = src.baseAddress else { return }
+                    out.withUnsafeMutableBytes { dst in
+                        if let d = dst.baseAddress { OutputBuffer.copyShort(from: s + shift, to: d + 32, count: n) }
+                    }
+                }
+                #expect(Array(out[32..<(32 + n)]) == Array(bytes[shift...]))
+                #expect(out[..<32].allSatisfy { $0 == 0xEE } && out[(32 + n)...].allSatisfy { $0 == 0xEE })
+            }
+        }
+    }
+
     @Test func wordAtATimeCardTextMatchesTheByteRule() {
         var r = TestRandom(state: 0xD1B5_4A32_D192_ED03)
         for round in 0..<3000 {

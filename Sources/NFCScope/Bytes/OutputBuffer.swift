@@ -161,7 +161,9 @@ public final class OutputBuffer: @unchecked Sendable {
         String(decoding: contents, as: UTF8.self)
     }
 
-    /// Forgets everything written (memory mode), keeping the storage.
+    /// Forgets everything written (memory mode), keeping the storage. Inlined: the text
+    /// view empties its annotation buffer once a frame.
+    @inline(__always)
     public func removeAll() {
         count = 0
         flushedTotal = 0
@@ -231,20 +233,27 @@ public final class OutputBuffer: @unchecked Sendable {
         count += n
     }
 
-    /// Copies the short literals JSON is made of in 8-byte words (the last word
-    /// overlapping the one before) instead of calling memmove for each.
+    /// Copies the short literals JSON is made of in 16-byte moves from 17 bytes on, two
+    /// 8-byte words from 8 to 16 (the last move overlapping the one before) instead of
+    /// calling memmove for each. Reads exactly `n` bytes, writes exactly `n`.
     @inline(__always)
     static func copyShort(from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer, count n: Int) {
-        if n >= 8 {
+        if n > 16 {
             if n > 64 {
                 dst.copyMemory(from: src, byteCount: n)
                 return
             }
+            // 16 bytes a move (a literal of a frame line is 20 to 40 bytes), the last
+            // move ending at `n` (it writes some bytes of the one before again).
             var i = 0
-            while i &+ 8 < n {
-                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
-                i &+= 8
+            while i &+ 16 < n {
+                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self), toByteOffset: i, as: SIMD16<UInt8>.self)
+                i &+= 16
             }
+            dst.storeBytes(of: src.loadUnaligned(fromByteOffset: n &- 16, as: SIMD16<UInt8>.self), toByteOffset: n &- 16,
+                           as: SIMD16<UInt8>.self)
+        } else if n >= 8 {
+            dst.storeBytes(of: src.loadUnaligned(as: UInt64.self), as: UInt64.self)
             dst.storeBytes(of: src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8, as: UInt64.self)
         } else if n >= 4 {
             dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), as: UInt32.self)
@@ -492,6 +501,14 @@ public final class OutputBuffer: @unchecked Sendable {
     /// most of what JSON Lines writes as hex); `writeHexPairsSimple` is the plain loop.
     @inline(__always)
     static func writeHexPairs(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, _ pairs: UnsafeRawPointer) {
+        #if _endian(little)
+        if n >= 16 {
+            // The table's letter case: its pair for 0x0A ends in "a" or "A", that is
+            // 0x3A plus the offset a letter digit takes past "9" + 1 (0x27 or 0x07).
+            writeHexPairsSIMD(src, n, dst, letterOffset: pairs.load(fromByteOffset: 0x15, as: UInt8.self) &- 0x3A)
+            return
+        }
+        #endif
         @inline(__always) func pair(_ i: Int) {
             let b = Int(src.load(fromByteOffset: i, as: UInt8.self))
             dst.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: i &<< 1, as: UInt16.self)
@@ -510,6 +527,42 @@ public final class OutputBuffer: @unchecked Sendable {
             pair(i)
             i &+= 1
         }
+    }
+
+    /// `writeHexPairs` for 16 bytes and more: 16 bytes a step, the digits worked out in
+    /// SIMD lanes (`hexDigitsSIMD`); the last step, when `n` is not a multiple of 16,
+    /// covers the last 16 bytes and writes some digits of the step before again. Reads
+    /// exactly `n` bytes, writes exactly `2 * n`. Not inlined, so that the lanes'
+    /// widening is inlined here, its one place (at each of `writeHexPairs`' callers it
+    /// was left a call).
+    @inline(never)
+    static func writeHexPairsSIMD(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, letterOffset: UInt8) {
+        let offset = SIMD8<UInt16>(repeating: UInt16(letterOffset))
+        var i = 0
+        while true {
+            let v = src.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            dst.storeBytes(of: hexDigitsSIMD(v.lowHalf, offset), toByteOffset: i &<< 1, as: SIMD8<UInt16>.self)
+            dst.storeBytes(of: hexDigitsSIMD(v.highHalf, offset), toByteOffset: (i &<< 1) &+ 16, as: SIMD8<UInt16>.self)
+            i &+= 16
+            if i >= n { return }
+            if i &+ 16 > n { i = n &- 16 }
+        }
+    }
+
+    /// The 16 hex digits of 8 bytes, in memory order: each 16-bit lane holds one byte's
+    /// two digits, its high nibble's first (lanes stored little-endian, which callers
+    /// check with `_endian(little)`). Each nibble goes into a byte of its own and gets
+    /// "0" added, and `letterOffset` (in every lane) more when it is 10 or above: 0x76
+    /// added to a nibble sets its byte's top bit exactly then, and no byte carries into
+    /// the next (0x0F + 0x76 < 0x100); the top bits, shifted down to 1s, times the
+    /// offset give each letter's byte its offset. Widening, shifts and lane arithmetic
+    /// compile to SSE2 (x86-64) or NEON instructions.
+    @inline(__always)
+    static func hexDigitsSIMD(_ v: SIMD8<UInt8>, _ letterOffset: SIMD8<UInt16>) -> SIMD8<UInt16> {
+        let w = SIMD8<UInt16>(truncatingIfNeeded: v)
+        let nibbles = (w &>> 4) | ((w & 0x0F) &<< 8)
+        let letters = ((nibbles &+ 0x7676) & 0x8080) &>> 7
+        return nibbles &+ 0x3030 &+ letters &* letterOffset
     }
 
     /// The plain one-byte-per-step loop `writeHexPairs` must match (tests).
@@ -842,8 +895,8 @@ public final class OutputBuffer: @unchecked Sendable {
         incrementCounterDigits()
         counterValue = n
         let nd = 24 &- counterStart
-        // Up to 5 spaces, 24 digits, a space, up to 13 spaces; fixedTime reserves its own.
-        reserve(48)
+        // Up to 5 spaces, 24 digits, a space, up to 13 spaces; 18 for the time's digits.
+        reserve(66)
         let dst = UnsafeMutableRawPointer(storage + count)
         let blanks: UInt64 = 0x2020_2020_2020_2020
         dst.storeBytes(of: blanks, as: UInt64.self)
@@ -863,7 +916,8 @@ public final class OutputBuffer: @unchecked Sendable {
         let pad = width &- (timeWholeCount &+ 1 &+ digits)
         o &+= 1 &+ (pad > 0 ? pad : 0)
         count &+= o
-        fixedTime(time, digits: digits)
+        // What `fixedTime(time, digits:)` writes: its checks were made above.
+        writeTimeDigits(v, whole: whole, scale: scale, nine: digits == 9)
         return true
     }
 
@@ -1006,6 +1060,13 @@ public final class OutputBuffer: @unchecked Sendable {
         }
         // 8 for the word (bytes past the digits are overwritten below), "." and 9 digits.
         reserve(18)
+        writeTimeDigits(v, whole: whole, scale: scale, nine: digits == 9)
+    }
+
+    /// The digits of `fixedTime` for a time `v` whose whole part `whole` (`v / scale`)
+    /// is the cached one, with 18 bytes reserved.
+    @inline(__always)
+    private func writeTimeDigits(_ v: UInt64, whole: UInt64, scale: UInt64, nine: Bool) {
         let dst = UnsafeMutableRawPointer(storage)
         let pairs = UnsafeRawPointer(decimalPairs)
         dst.storeBytes(of: timeWholeWord, toByteOffset: count, as: UInt64.self)
@@ -1013,7 +1074,7 @@ public final class OutputBuffer: @unchecked Sendable {
         dst.storeBytes(of: 0x2E, toByteOffset: p, as: UInt8.self)
         p &+= 1
         var frac = v &- whole &* scale
-        if digits == 9 {
+        if nine {
             let top = frac / 1_000_000
             frac &-= top &* 1_000_000
             dst.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: top / 100), toByteOffset: p, as: UInt8.self)

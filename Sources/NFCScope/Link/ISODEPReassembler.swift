@@ -210,13 +210,16 @@ public final class ISODEPReassembler {
             flush(to: receiver)
             return
         }
-        feedBlock(of: frame, to: receiver)
+        var frame = frame
+        feedBlock(of: &frame, to: receiver)
     }
 
     /// `feed` for a frame the caller has already found to end no session (no field
     /// event, `endsISODEPSession` false), so the per-frame loop tests that once.
+    /// `inout` only so that the frame is read where the loop keeps it (nothing here
+    /// changes it): a frame taken by value was copied whole for the call.
     @inline(__always)
-    func feedBlock<R: ExchangeReceiver>(of frame: Frame, to receiver: R) {
+    func feedBlock<R: ExchangeReceiver>(of frame: inout Frame, to receiver: R) {
         guard case .block(let block) = frame.info, let dir = frame.dir else { return }
         // Only a verified block is trusted. When the capture kept CRC bytes but this
         // frame has none it was cut short on the air, which is no better than a bad CRC.

@@ -46,11 +46,13 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     }
 
     /// A link-layer frame, after the sink has it. `closesExchange` is the loop's
-    /// `frame.closesExchange`, computed once per frame.
+    /// `frame.closesExchange`, computed once per frame. `inout` only so that the frame
+    /// is read where the loop keeps it: nothing here changes it. Taken by value, the
+    /// loop made a copy of the whole frame for the calls below that take it.
     @inline(__always)
-    func frame(_ frame: Frame, closesExchange: Bool) {
+    func frame(_ frame: inout Frame, closesExchange: Bool) {
         if frame.flags.contains(.smartCard) {
-            smartCardFrame(frame)
+            smartCardFrame(&frame)
             return
         }
         guard application else {
@@ -66,11 +68,12 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
             if closesExchange { endCardSession(fieldDropped: false) }
             return
         }
-        otherFrame(frame, closesExchange: closesExchange)
+        otherFrame(&frame, closesExchange: closesExchange)
     }
 
+    /// `inout` only to read the frame in place (see `frame(_:closesExchange:)`).
     @inline(never)
-    private func otherFrame(_ frame: Frame, closesExchange: Bool) {
+    private func otherFrame(_ frame: inout Frame, closesExchange: Bool) {
         // Frames by what the link layer made of them.
         switch frame.info {
         case .t2t(let t): type2.type2Frame(t, n: frame.n, to: sink)
@@ -134,8 +137,9 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
 
     /// A smart-card frame (SmartCardFrame.swift): APDUs to the exchange builder; an
     /// ATR or a PC/SC connection change ends the card session (the card was reset).
+    /// `inout` only to read the frame in place (see `frame(_:closesExchange:)`).
     @inline(never)
-    private func smartCardFrame(_ frame: Frame) {
+    private func smartCardFrame(_ frame: inout Frame) {
         guard case .smartCard(let s) = frame.info else { return }
         let resets = s.kind == .atr || (s.kind == .call
             && (s.code == PCSCFunction.connect || s.code == PCSCFunction.reconnect || s.code == PCSCFunction.disconnect))

@@ -134,22 +134,24 @@ public enum CaptureDecoder {
             if firstTime == nil { firstTime = frame.time }
             frame.time = frame.time &- base
             link.decode(&frame)
-            // One copy of the decoded frame, which the calls below borrow: passing the
-            // variable itself made a copy (a memcpy of the whole frame) for each call
-            // that takes the frame, even inlined ones (measured again in session 16).
-            let decoded = frame
-            if decoded.error != nil { outcome.frameErrors += 1 }
+            // The frame is read where it lies. Every call below that is not inlined takes
+            // it `inout` (only to be handed its address: none changes it), except the
+            // sink's: a writer's `frame` call copies it (a memcpy of the whole frame) as
+            // the one `let` copy here did for all of them. An inlined sink that reads
+            // fields only (`stats`) copies nothing. Any by-value use of the whole frame
+            // in an inlined call made a copy of its own (sessions 16 and 18).
+            if frame.error != nil { outcome.frameErrors += 1 }
             outcome.frames += 1
             // A frame that ends the session closes the pending exchange first, so the
             // exchange is reported inside the session it belongs to.
-            let closes = decoded.closesExchange
+            let closes = frame.closesExchange
             if closes { isoDEP.flush(to: stages) }
-            sink.frame(decoded)
+            sink.frame(frame)
             // Only blocks reach the reassembler (it inlines its per-block steps, too much
             // code to inline into the loops of sources without ISO-DEP).
-            if !closes, case .block = decoded.info { isoDEP.feedBlock(of: decoded, to: stages) }
+            if !closes, case .block = frame.info { isoDEP.feedBlock(of: &frame, to: stages) }
             if isoDEP.hasOverlongReport { reportOverlong() }
-            stages.frame(decoded, closesExchange: closes)
+            stages.frame(&frame, closesExchange: closes)
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
             if position >= nextCheck {

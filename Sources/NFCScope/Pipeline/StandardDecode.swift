@@ -8,11 +8,13 @@
 package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     let inner: Inner
     let report: (String) -> Void
-    let tick: ((Frame) -> Void)?
+    /// Each frame's byte offset (the progress line's only use of the frame): handing it
+    /// the whole frame made the per-frame loop keep a copy of every frame for it.
+    let tick: ((Int) -> Void)?
     /// The format of the input being decoded.
     package private(set) var format: StaticString = ""
 
-    package init(_ inner: Inner, report: @escaping (String) -> Void, tick: ((Frame) -> Void)? = nil) {
+    package init(_ inner: Inner, report: @escaping (String) -> Void, tick: ((Int) -> Void)? = nil) {
         self.inner = inner
         self.report = report
         self.tick = tick
@@ -25,7 +27,7 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     }
     @inline(__always) package func frame(_ frame: Frame) {
         inner.frame(frame)
-        if let tick { tick(frame) }
+        if let tick { tick(frame.offset) }
     }
     package func record<R: DecodedRecord>(_ record: R) { inner.record(record) }
     package func problem(_ problem: InputProblem) {
@@ -51,8 +53,8 @@ package enum StandardDecode {
         package var beforeFile: (String) -> Void = { _ in }
         /// After it: its outcome and the format it was read as.
         package var afterFile: (String, DecodeOutcome, StaticString) -> Void = { _, _, _ in }
-        /// Each frame (a progress line); nil costs nothing per frame.
-        package var tick: ((Frame) -> Void)?
+        /// Each frame, by its byte offset (a progress line); nil costs nothing per frame.
+        package var tick: ((Int) -> Void)?
         /// While a pipe or FIFO input waits for its writer, after `out` is flushed (a
         /// `-j` job hands its output on there).
         package var whileWaiting: (() -> Void)?
