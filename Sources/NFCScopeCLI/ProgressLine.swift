@@ -30,13 +30,8 @@ final class ProgressLine {
         nextCheck = 4096
     }
 
-    /// One frame decoded; every 4096 frames the clock is looked at.
-    @inline(__always)
-    func tick(_ frame: Frame) {
-        tick(offset: frame.offset)
-    }
-
-    /// `tick` for the frame at byte `offset` (the decode's hook hands on only that).
+    /// One frame decoded, at byte `offset` of the input (the decode's hook hands on only
+    /// that); every 4096 frames the clock is looked at.
     @inline(__always)
     func tick(offset: Int) {
         frames &+= 1

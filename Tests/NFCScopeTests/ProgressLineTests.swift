@@ -7,19 +7,15 @@ import Testing
 /// bytes, frames, frames/s and ETA, erased at the end. (Whether it is shown at all is
 /// decided by stderr being a terminal, in main.swift.)
 @Suite struct ProgressLineTests {
-    private func frame(offset: Int) -> Frame {
-        Frame(n: 1, offset: offset, time: 0, dir: .reader, tech: .nfcA, bytes: ByteView(), crcIncluded: false)
-    }
-
     @Test func quietForASecondThenCountsAndIsErased() {
         var drawn: [String] = []
         let progress = ProgressLine { drawn.append($0) }
         // A 10 MiB input, half read.
         progress.start(size: 10 * 1_048_576)
-        for _ in 0..<4096 { progress.tick(frame(offset: 5 * 1_048_576)) }
+        for _ in 0..<4096 { progress.tick(offset: 5 * 1_048_576) }
         #expect(drawn.isEmpty)  // under a second: nothing
         Thread.sleep(forTimeInterval: 1.1)
-        for _ in 0..<4096 { progress.tick(frame(offset: 5 * 1_048_576)) }
+        for _ in 0..<4096 { progress.tick(offset: 5 * 1_048_576) }
         #expect(drawn.count == 1)
         let line = drawn.first ?? ""
         #expect(line.hasPrefix("\rnfcscope: 5.0 MB of 10.0 MB, 8192 frames, "))
@@ -39,7 +35,7 @@ import Testing
         let progress = ProgressLine { drawn.append($0) }
         progress.start(size: nil)
         Thread.sleep(forTimeInterval: 1.05)
-        for _ in 0..<4096 { progress.tick(frame(offset: 100)) }
+        for _ in 0..<4096 { progress.tick(offset: 100) }
         #expect(drawn.count == 1)
         #expect(drawn.first?.hasPrefix("\rnfcscope: 4096 frames, ") == true)
         #expect(drawn.first?.contains("ETA") == false)
