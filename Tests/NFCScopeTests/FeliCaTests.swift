@@ -431,6 +431,26 @@ func runFeliCa(_ frames: [(Direction, String)], crcIncluded: Bool = true) -> Fel
         #expect(sink.records.isEmpty)
     }
 
+    /// A negative block index ("-1" parses as hex) is a malformed line, not a trap when
+    /// the read command is built (found by the flipper fuzz target).
+    @Test func negativeBlockIndexIsAProblem() throws {
+        let text = """
+        Filetype: Flipper NFC device
+        Device type: FeliCa
+        Manufacture id: 01 01 02 14 FB 0B 39 0C
+        Manufacture parameter: 10 0B 4B 42 84 85 D0 FF
+        System 00: 0003
+        Block 0000: | Service code 008B | Block index -1 | Data: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 |
+
+        """
+        let path = temporaryFile(Array(text.utf8))
+        let sink = FeliCaCollector()
+        let outcome = CaptureDecoder.decode(path: path, into: sink)
+        #expect(sink.problems.map(\.lineNumber) == [6])
+        #expect(sink.problems.first?.message == "block line is not '| Service code XXXX | Block index NN | Data: 16 hex bytes |'")
+        #expect(outcome.problems == 1)
+    }
+
     @Test func otherDeviceType() throws {
         let path = temporaryFile(Array("Filetype: Flipper NFC device\nDevice type: NTAG215\n".utf8))
         let sink = FeliCaCollector()

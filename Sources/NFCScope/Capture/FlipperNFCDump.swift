@@ -168,7 +168,7 @@ public struct FlipperNFCDump {
         guard parts.count >= 3, parts[0].hasPrefix("Service code "), parts[1].hasPrefix("Block index "),
               parts[2].hasPrefix("Data:"),
               let service = UInt16(parts[0].dropFirst("Service code ".count), radix: 16),
-              let block = Int(parts[1].dropFirst("Block index ".count), radix: 16), block <= 0xFFFF,
+              let block = Int(parts[1].dropFirst("Block index ".count), radix: 16), block >= 0, block <= 0xFFFF,
               let data = hexBytes(parts[2].dropFirst("Data:".count)), data.count == 16 else { return nil }
         return (service, block, data)
     }
