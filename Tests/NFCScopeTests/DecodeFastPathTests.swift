@@ -443,3 +443,163 @@ struct CommonTLVObjectTests {
         }
     }
 }
+
+/// The common-object path's 81 form (s19-session): a one- or two-byte tag, then 81 and
+/// one length byte, read without the general header reading. Against the reference
+/// parser on generated inputs made mostly of such objects (lengths that fit, overrun,
+/// leave bytes over, below 80 in the long form; nested, padded, cut), and on every
+/// short string that starts one.
+extension CommonTLVObjectTests {
+    @Test func longFormObjectsMatchTheReference() {
+        var state: UInt64 = 0x5EED_1981
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 29
+        }
+        func object(_ depth: Int, _ out: inout [UInt8]) {
+            switch next() % 12 {
+            case 0: out.append([0x00, 0xFF, 0x81, 0x9F, 0x1F, 0x82][Int(next() % 6)])
+            case 1:  // an indefinite constructed object around others
+                out.append(contentsOf: [0x20 | UInt8(next() % 0x1F), 0x80])
+                for _ in 0..<(next() % 3) where depth < 5 { object(depth + 1, &out) }
+                if next() % 4 != 0 { out.append(contentsOf: [0x00, 0x00]) }
+            default:
+                let constructed = depth < 5 && next() % 3 == 0
+                var tag: [UInt8] = next() % 3 == 0
+                    ? [0x1F | UInt8(truncatingIfNeeded: next()) & 0xC0, UInt8(truncatingIfNeeded: next()) & (next() % 8 == 0 ? 0xFF : 0x7F)]
+                    : [UInt8(truncatingIfNeeded: next())]
+                if constructed { tag[0] |= 0x20 }
+                var content: [UInt8] = []
+                if constructed {
+                    for _ in 0..<(next() % 5) { object(depth + 1, &content) }
+                } else {
+                    for _ in 0..<(next() % 4 == 0 ? 128 + next() % 140 : next() % 20) {
+                        content.append(UInt8(truncatingIfNeeded: next()))
+                    }
+                }
+                var length = content.count
+                switch next() % 10 {
+                case 0: length += Int(next() % 4)
+                case 1: length = Swift.max(0, length - Int(next() % 3))
+                case 2: length = Int(next() % 0x100)
+                default: break
+                }
+                out.append(contentsOf: tag)
+                switch next() % 8 {
+                case 0: out.append(UInt8(truncatingIfNeeded: length) & 0x7F)
+                case 1: out.append(contentsOf: [0x82, UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)])
+                default: out.append(contentsOf: [0x81, UInt8(truncatingIfNeeded: length)])
+                }
+                out.append(contentsOf: content)
+            }
+        }
+        var spare = BERTLV()
+        var nodes = 0
+        for round in 0..<6000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<(1 + next() % 4) { object(0, &bytes) }
+            if next() % 6 == 0, !bytes.isEmpty { bytes.removeLast(Int(next() % UInt64(bytes.count))) }
+            let maxDepth = [BERTLV.defaultMaxDepth, 0, 1, 2, 3, -1][round % 6]
+            nodes += Self.compare(bytes, maxDepth: maxDepth, spare: &spare)
+        }
+        #expect(nodes > 20_000)
+    }
+
+    /// Every string of a tag, 81 and a length byte (one-byte tags, and two-byte tags
+    /// with every second byte), alone, cut, and followed by some value bytes.
+    @Test func shortLongFormStringsMatchTheReference() {
+        var spare = BERTLV()
+        for a in 0..<256 {
+            for l in 0..<256 {
+                let base: [UInt8] = [UInt8(a), 0x81, UInt8(l)]
+                _ = Self.compare(base, maxDepth: BERTLV.defaultMaxDepth, spare: &spare)
+                _ = Self.compare([UInt8(a), 0x81], maxDepth: BERTLV.defaultMaxDepth, spare: &spare)
+                _ = Self.compare(base + [0x5A, 0x01, 0x12, 0x9F, 0x02, 0x81], maxDepth: 1, spare: &spare)
+            }
+        }
+        for a: UInt8 in [0x1F, 0x3F, 0x5F, 0x7F, 0x9F, 0xBF, 0xDF, 0xFF] {
+            for b in 0..<256 {
+                for l in stride(from: 0, to: 256, by: 5) {
+                    _ = Self.compare([a, UInt8(b), 0x81, UInt8(l)], maxDepth: BERTLV.defaultMaxDepth, spare: &spare)
+                    _ = Self.compare([a, UInt8(b), 0x81], maxDepth: BERTLV.defaultMaxDepth, spare: &spare)
+                    _ = Self.compare([a, UInt8(b), 0x81, UInt8(l), 0x84, 0x01, 0xA0, 0x00], maxDepth: 0, spare: &spare)
+                }
+            }
+        }
+    }
+}
+
+/// Nested objects with common headers (the short and the 81 forms; s19-session) against
+/// the reference parser on deep chains (past the default cap of 16), siblings after a
+/// nested object, errors of every kind at every depth (cut tags, bad length forms,
+/// overruns, indefinite primitives, missing end-of-contents), indefinite objects between
+/// common ones, and caps from 0 to 20. (Written for an iterative form of the parser that
+/// was tried and not kept; it also held for that form.)
+extension CommonTLVObjectTests {
+    @Test func nestedCommonObjectsMatchTheReference() {
+        var state: UInt64 = 0x5EED_19AE
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 29
+        }
+        func tag(constructed: Bool) -> [UInt8] {
+            var t: [UInt8] = next() % 4 == 0
+                ? [0x1F | UInt8(truncatingIfNeeded: next()) & 0xC0, UInt8(truncatingIfNeeded: next()) & 0x7F]
+                : [UInt8(truncatingIfNeeded: next()) & 0xDF | 0x01]
+            if t.count == 1, t[0] & 0x1F == 0x1F { t[0] ^= 0x01 }
+            if constructed { t[0] |= 0x20 }
+            return t
+        }
+        func length(_ n: Int) -> [UInt8] {
+            switch next() % 6 {
+            case 0 where n < 256: return [0x81, UInt8(n)]
+            case 1: return [0x82, UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]
+            default: return n < 0x80 ? [UInt8(n)] : (n < 256 ? [0x81, UInt8(n)] : [0x82, UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)])
+            }
+        }
+        // Objects above this depth are constructed (a chain this deep, most rounds).
+        var chain = 0
+        func object(_ depth: Int, _ out: inout [UInt8]) {
+            let r = depth < chain ? 3 + 2 * (next() % 8) : next() % 20
+            switch r {
+            case 0: out.append([0x00, 0xFF][Int(next() % 2)])
+            case 1: out.append(contentsOf: [[0x9F], [0x5F, 0x85, 0x01], [0x9F, 0xFF, 0xFF, 0xFF, 0x01, 0x00], [0x5A, 0x86, 0x01],
+                                            [0x84, 0x80, 0x01], [0x6F, 0x85]][Int(next() % 6)])  // malformed
+            case 2:  // indefinite constructed, terminated or not
+                out.append(contentsOf: tag(constructed: true) + [0x80])
+                for _ in 0..<(next() % 3) where depth < 22 { object(depth + 1, &out) }
+                if next() % 5 != 0 { out.append(contentsOf: [0x00, 0x00]) }
+            default:
+                let constructed = depth < chain || (depth < 22 && r % 2 == 0)
+                var content: [UInt8] = []
+                if constructed {
+                    // Often a single child (a chain), else a few, some after a nested one.
+                    let children = next() % 3 == 0 ? Int(1 + next() % 4) : 1
+                    for _ in 0..<children { object(depth + 1, &content) }
+                } else {
+                    for _ in 0..<(next() % 12) { content.append(UInt8(truncatingIfNeeded: next())) }
+                }
+                var n = content.count
+                switch next() % 12 {
+                case 0: n += Int(1 + next() % 3)  // overruns
+                case 1: n = Swift.max(0, n - Int(1 + next() % 3))  // leaves bytes over
+                default: break
+                }
+                out.append(contentsOf: tag(constructed: constructed) + length(n))
+                out.append(contentsOf: content)
+            }
+        }
+        var spare = BERTLV()
+        var nodes = 0, deep = 0
+        for round in 0..<2500 {
+            var bytes: [UInt8] = []
+            chain = Int(next() % 24)
+            for _ in 0..<(1 + next() % 3) { object(0, &bytes) }
+            if next() % 10 == 0, !bytes.isEmpty { bytes.removeLast(Int(next() % UInt64(bytes.count))) }
+            let maxDepth = [BERTLV.defaultMaxDepth, 0, 1, 2, 5, 20, BERTLV.defaultMaxDepth, 3][round % 8]
+            nodes += Self.compare(bytes, maxDepth: maxDepth, spare: &spare)
+            if ByteView.with(bytes, { v in BERTLV(parsing: v, maxDepth: 20).nodes.contains { $0.depth >= 10 } }) { deep += 1 }
+        }
+        #expect(nodes > 15_000 && deep > 100)
+    }
+}

@@ -300,19 +300,33 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     /// Any string (UTF-8 as is, no escaping).
+    /// Its UTF-8 read where it lies (`utf8.withContiguousStorageIfAvailable`: every
+    /// native String): `withUTF8` is mutating and needed a copy of the String, a retain
+    /// and a release each call (s19-session). The copy remains for any other String.
     public func string(_ s: String) {
+        if s.utf8.withContiguousStorageIfAvailable({ stringUTF8($0) }) != nil { return }
         var s = s
-        s.withUTF8 { u in
-            reserve(u.count)
-            if let b = u.baseAddress { (storage + count).update(from: b, count: u.count) }
-            count += u.count
-        }
+        s.withUTF8 { stringUTF8($0) }
+    }
+
+    @inline(__always)
+    private func stringUTF8(_ u: UnsafeBufferPointer<UInt8>) {
+        reserve(u.count)
+        if let b = u.baseAddress { (storage + count).update(from: b, count: u.count) }
+        count += u.count
     }
 
     /// A string as JSON string contents (without quotes), escaped.
+    /// Read in place as `string` reads it.
     public func jsonEscaped(_ s: String) {
+        if s.utf8.withContiguousStorageIfAvailable({ jsonEscapedUTF8($0) }) != nil { return }
         var s = s
-        s.withUTF8 { u in
+        s.withUTF8 { jsonEscapedUTF8($0) }
+    }
+
+    @inline(__always)
+    private func jsonEscapedUTF8(_ u: UnsafeBufferPointer<UInt8>) {
+        do {
             reserve(u.count * 6)
             // Through a local pointer and index: stores through `storage` and `count`
             // made the compiler reload both for every byte.

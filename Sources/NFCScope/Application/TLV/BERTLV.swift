@@ -401,19 +401,36 @@ public struct BERTLV: Sendable {
                 // Nearly every EMV object: a one-byte tag (not padding) or a two-byte tag, a
                 // one-byte length, definite. Read with one bounds check, no optional length,
                 // and a value that cannot start past the end (`parseCommonObject`).
+                // The length may also be 81 and one byte (records, certificates and their
+                // templates of 128 to 255 bytes; s19-session): read here too, it went through
+                // `readHeaderInGeneral` and the optional length.
                 if pos &+ 2 <= end, let pair = root.u16be(pos) {
                     let first = UInt8(truncatingIfNeeded: pair &>> 8), second = UInt8(truncatingIfNeeded: pair)
-                    if second < 0x80 {
-                        if first & 0x1F != 0x1F {
-                            if first != 0x00 {
-                                switch parseCommonObject(tag: UInt32(first), headerLength: 2, length: Int(second),
+                    if first & 0x1F != 0x1F {
+                        if first != 0x00 {
+                            var header = 0, length = 0
+                            if second < 0x80 {
+                                header = 2; length = Int(second)
+                            } else if second == 0x81, pos &+ 3 <= end, let lb = root.byte(pos &+ 2) {
+                                header = 3; length = Int(lb)
+                            }
+                            if header != 0 {
+                                switch parseCommonObject(tag: UInt32(first), tagLength: 1, headerLength: header, length: length,
                                                          constructed: first & 0x20 != 0, at: pos, end: end, depth: depth) {
                                 case .next(let next, let error): pos = next; sawError = sawError || error; continue
                                 case .overrun: return LevelResult(stop: end, terminated: false, error: true)
                                 }
                             }
-                        } else if first != 0xFF, pos &+ 3 <= end, let lb = root.byte(pos &+ 2), lb < 0x80 {
-                            switch parseCommonObject(tag: UInt32(pair), headerLength: 3, length: Int(lb),
+                        }
+                    } else if second < 0x80, first != 0xFF, pos &+ 3 <= end, let lb = root.byte(pos &+ 2) {
+                        var header = 0, length = 0
+                        if lb < 0x80 {
+                            header = 3; length = Int(lb)
+                        } else if lb == 0x81, pos &+ 4 <= end, let lb2 = root.byte(pos &+ 3) {
+                            header = 4; length = Int(lb2)
+                        }
+                        if header != 0 {
+                            switch parseCommonObject(tag: UInt32(pair), tagLength: 2, headerLength: header, length: length,
                                                      constructed: first & 0x20 != 0, at: pos, end: end, depth: depth) {
                             case .next(let next, let error): pos = next; sawError = sawError || error; continue
                             case .overrun: return LevelResult(stop: end, terminated: false, error: true)
@@ -495,19 +512,19 @@ public struct BERTLV: Sendable {
             case overrun
         }
 
-        /// One object with a short definite length whose header (`headerLength` bytes:
-        /// a one-byte tag and the length, or a two-byte tag and the length) lies within
+        /// One object with a definite length below 256 whose header (`headerLength` bytes:
+        /// a one- or two-byte tag and the length, one byte or 81 and one byte) lies within
         /// `pos..<end`: what `parseLevel`'s general path does for it, with the length
         /// known and the value's start known to be at or before `end`.
         @inline(__always)
-        private mutating func parseCommonObject(tag: UInt32, headerLength: Int, length: Int, constructed: Bool,
-                                                at pos: Int, end: Int, depth: Int) -> CommonOutcome {
+        private mutating func parseCommonObject(tag: UInt32, tagLength: Int, headerLength: Int, length: Int,
+                                                constructed: Bool, at pos: Int, end: Int, depth: Int) -> CommonOutcome {
             let valueStart = pos &+ headerLength
             let remaining = end &- valueStart
             let overrun = length > remaining
             let present = overrun ? remaining : length
             let index = nodes.count
-            nodes.append(TLVNode(parsed: tag, tagLength: headerLength &- 1, headerLength: headerLength,
+            nodes.append(TLVNode(parsed: tag, tagLength: tagLength, headerLength: headerLength,
                                  depth: depth, offset: pos, declaredLength: length,
                                  value: root.slice(valueStart, present) ?? ByteView(),
                                  constructed: constructed, subtreeEnd: index &+ 1))
