@@ -1265,19 +1265,19 @@ package final class OutputChunk: @unchecked Sendable {
 /// `\xNN` with uppercase digits, the backslash doubled in JSON. Made once (4 KB).
 enum CardTextWords {
     nonisolated(unsafe) static let table: UnsafePointer<UInt64> = {
+        // Worked out without arrays: the table is made on the first card text of a run.
         let words = UnsafeMutablePointer<UInt64>.allocate(capacity: 512)
-        let digits = Array("0123456789ABCDEF".utf8)
-        for json in [false, true] {
-            for b in 0..<256 {
-                var out: [UInt8]
-                if b >= 0x20 && b <= 0x7E {
-                    out = json && (b == 0x22 || b == 0x5C) ? [0x5C, UInt8(b)] : [UInt8(b)]
-                } else {
-                    out = (json ? [0x5C] : []) + [0x5C, 0x78, digits[b >> 4], digits[b & 15]]
-                }
-                var word = UInt64(out.count) << 56
-                for (k, c) in out.enumerated() { word |= UInt64(c) << (8 * UInt64(k)) }
-                words[(json ? 256 : 0) + b] = word
+        let pairs = UnsafeRawPointer(hexUpperPairs)
+        for b in 0..<256 {
+            let byte = UInt64(b)
+            let digits = UInt64(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self)))
+            if b >= 0x20 && b <= 0x7E {
+                words[b] = 1 << 56 | byte
+                words[256 + b] = b == 0x22 || b == 0x5C ? 2 << 56 | byte << 8 | 0x5C : 1 << 56 | byte
+            } else {
+                // `\x` then the digits; in JSON `\\x` then the digits.
+                words[b] = 4 << 56 | digits << 16 | 0x785C
+                words[256 + b] = 5 << 56 | digits << 24 | 0x78_5C5C
             }
         }
         return UnsafePointer(words)

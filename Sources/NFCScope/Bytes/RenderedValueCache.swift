@@ -268,12 +268,12 @@ package final class RenderedValueCache {
     static let maxNodeOutputCount = 1024
     /// Lookups and hits are counted per bucket of tags (a hash of the tag).
     private static let nodeStatBuckets = 256
-    /// A bucket is no longer looked up once it had this many lookups with fewer than one
-    /// hit in eight. Longer than the texts' trial: a tag with a few hundred values (an
-    /// amount, a key exponent: most nodes repeat in the end) has few repeats among its
-    /// first 64 nodes, and was given up for good after them (bench-10: every 9F02 and
-    /// 9F32 node written). The longer trial costs a tag whose nodes never repeat at most
-    /// 256 hashes and kept outputs, once.
+    /// A bucket is no longer looked up once it had `trialLookups` lookups and no hit, or
+    /// this many lookups with fewer than one hit in eight (after `trialLookups` alone,
+    /// as for the texts, a tag with a few hundred values, an amount or a key exponent,
+    /// had a few repeats among its first 64 nodes and was given up for good: bench-10's
+    /// every 9F02 and 9F32 node was written, though most repeat later). A tag whose
+    /// nodes never repeat is still given up after 64.
     static let nodeTrialLookups: UInt32 = 256
     private let nodeEntries: UnsafeMutablePointer<NodeEntry>
     private let nodeStats: UnsafeMutablePointer<UInt32>
@@ -297,7 +297,8 @@ package final class RenderedValueCache {
         guard value.count <= Self.maxNodeValueCount else { return key }
         let b = Self.nodeStatBucket(tag) &<< 1
         let lookups = nodeStats[b]
-        if lookups >= Self.nodeTrialLookups, nodeStats[b &+ 1] &* 8 < lookups { return key }
+        let hits = nodeStats[b &+ 1]
+        if lookups >= Self.trialLookups, hits &* 8 < lookups, hits == 0 || lookups >= Self.nodeTrialLookups { return key }
         if lookups < UInt32.max / 16 { nodeStats[b] = lookups &+ 1 }
         key.tried = true
         key.hash = Self.hash(value, slot: Int(truncatingIfNeeded: UInt64(tag) | UInt64(truncatingIfNeeded: tagLength) &<< 32),
