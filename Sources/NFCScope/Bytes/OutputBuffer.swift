@@ -384,16 +384,14 @@ public final class OutputBuffer: @unchecked Sendable {
         // Each byte ends as one 8-byte store (up to 5 meaningful bytes): the slack
         // lets the last one spill past the end.
         reserve(n &* 5 &+ 8)
-        let pairs = UnsafeRawPointer(hexUpperPairs)
+        // What each byte becomes, read from a table (`CardTextWords`): random-looking
+        // card data (track 1 discretionary data, ~100 bytes a record) went through
+        // ~22 instructions a byte of selects, ~8 this way.
+        let words = CardTextWords.table + (json ? 256 : 0)
         // Stores go through a local copy of `storage`: through the property, the
         // compiler would reload it after every byte.
         let dst = UnsafeMutableRawPointer(storage)
         var o = count
-        // Random-looking card data mixes printable and other bytes unpredictably, so
-        // each byte's output is chosen by selects rather than branches.
-        let escapePrefix: UInt64 = json ? 0x78_5C5C : 0x785C
-        let escapeShift: UInt64 = json ? 24 : 16
-        let escapeLength = json ? 5 : 4
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var i = 0
         while i < n {
@@ -417,19 +415,12 @@ public final class OutputBuffer: @unchecked Sendable {
             }
             let end = Swift.min(n, i &+ 8)
             while i < end {
-                let b = src.load(fromByteOffset: i, as: UInt8.self)
+                let word = words[Int(src.load(fromByteOffset: i, as: UInt8.self))]
                 i &+= 1
-                let digits = UInt64(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: Int(b) &<< 1, as: UInt16.self)))
-                let escaped = escapePrefix | (digits &<< escapeShift)
-                let quoted = json && (b == 0x22 || b == 0x5C)
-                let plain: UInt64 = quoted ? (0x5C | (UInt64(b) &<< 8)) : UInt64(b)
-                // 1 when `b` is outside 0x20...0x7E, by arithmetic: a select here still
-                // compiled to a branch.
-                let unprintable = (UInt64(b &- 0x20) &+ (0x100 &- 0x5F)) >> 8
-                let mask = 0 &- unprintable
-                let word = (plain & ~mask) | (escaped & mask)
+                // The output bytes in memory order, then (in the top byte, overwritten by
+                // the next store or left past the end) how many there are.
                 dst.storeBytes(of: word.littleEndian, toByteOffset: o, as: UInt64.self)
-                o &+= 1 &+ Int(truncatingIfNeeded: unprintable) &* (escapeLength &- 1) &+ (quoted ? 1 : 0)
+                o &+= Int(truncatingIfNeeded: word &>> 56)
             }
         }
         count = o
@@ -1279,6 +1270,32 @@ package final class OutputChunk: @unchecked Sendable {
         self.count = n
         return true
     }
+}
+
+/// `printableOrEscaped`'s output per byte value: entries 0-255 for text, 256-511 for a
+/// JSON string. Each is a word whose low bytes (first output byte lowest) are what the
+/// byte becomes (1 to 5 of them) and whose top byte is that count: a printable byte
+/// (0x20-0x7E) as is, `"` and `\` preceded by a backslash in JSON; any other byte as
+/// `\xNN` with uppercase digits, the backslash doubled in JSON. Made once (4 KB).
+enum CardTextWords {
+    nonisolated(unsafe) static let table: UnsafePointer<UInt64> = {
+        // Worked out without arrays: the table is made on the first card text of a run.
+        let words = UnsafeMutablePointer<UInt64>.allocate(capacity: 512)
+        let pairs = UnsafeRawPointer(hexUpperPairs)
+        for b in 0..<256 {
+            let byte = UInt64(b)
+            let digits = UInt64(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self)))
+            if b >= 0x20 && b <= 0x7E {
+                words[b] = 1 << 56 | byte
+                words[256 + b] = b == 0x22 || b == 0x5C ? 2 << 56 | byte << 8 | 0x5C : 1 << 56 | byte
+            } else {
+                // `\x` then the digits; in JSON `\\x` then the digits.
+                words[b] = 4 << 56 | digits << 16 | 0x785C
+                words[256 + b] = 5 << 56 | digits << 24 | 0x78_5C5C
+            }
+        }
+        return UnsafePointer(words)
+    }()
 }
 
 // The digit tables are string literals in the binary's constant data: a global

@@ -67,8 +67,10 @@ package final class RenderedValueCache {
         var tagScope: TagScope
     }
     @exclusivity(unchecked) private var contexts: [Context] = []
-    /// The context the last call to `context(aid:currency:)` answered (id -1: none yet).
-    @exclusivity(unchecked) private var last = Context(aid: nil, currency: nil, id: -1, tagScope: .emv)
+    /// Where in `contexts` the context the last call to `context(aid:currency:)` answered
+    /// is (-1: none yet). An index, not a copy: storing a copy retained its AID and
+    /// released the one before on every change of context (three a card session).
+    @exclusivity(unchecked) private var lastSlot = -1
     @exclusivity(unchecked) private var nextContextID = 0
     @exclusivity(unchecked) private var nextContextSlot = 0
     private static let contextsKept = 8
@@ -100,21 +102,24 @@ package final class RenderedValueCache {
     /// tag scope that AID selects (`Registry.tagScope(aid:)`, worked out once per context).
     func context(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
         // Most calls ask for the context of the call before (the APDUs of one session):
-        // `last` is tried first. The kept contexts are compared in place (a loop over
+        // that one is tried first. The kept contexts are compared in place (a loop over
         // copies of them retained and released each one's AID).
-        if last.id >= 0, last.currency == currency, last.aid == aid {
-            return (last.id, last.tagScope)
+        let slot = lastSlot
+        if slot >= 0, slot < contexts.count, contexts[slot].currency == currency, contexts[slot].aid == aid {
+            return (contexts[slot].id, contexts[slot].tagScope)
         }
-        let found = lookUpContext(aid: aid, currency: currency)
-        last = Context(aid: aid, currency: currency, id: found.id, tagScope: found.tagScope)
-        return found
+        return lookUpContext(aid: aid, currency: currency)
     }
 
-    /// `context(aid:currency:)` without `last`.
+    /// `context(aid:currency:)` without trying the last one first; makes the one found
+    /// (or made) the last.
     private func lookUpContext(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
         var i = 0
         while i < contexts.count {
-            if contexts[i].currency == currency && contexts[i].aid == aid { return (contexts[i].id, contexts[i].tagScope) }
+            if contexts[i].currency == currency && contexts[i].aid == aid {
+                lastSlot = i
+                return (contexts[i].id, contexts[i].tagScope)
+            }
             i += 1
         }
         let scope: TagScope
@@ -123,8 +128,10 @@ package final class RenderedValueCache {
         nextContextID += 1
         if contexts.count < Self.contextsKept {
             contexts.append(made)
+            lastSlot = contexts.count - 1
         } else {
             contexts[nextContextSlot] = made
+            lastSlot = nextContextSlot
             nextContextSlot = (nextContextSlot + 1) % Self.contextsKept
         }
         return (made.id, scope)
@@ -261,6 +268,13 @@ package final class RenderedValueCache {
     static let maxNodeOutputCount = 1024
     /// Lookups and hits are counted per bucket of tags (a hash of the tag).
     private static let nodeStatBuckets = 256
+    /// A bucket is no longer looked up once it had `trialLookups` lookups and no hit, or
+    /// this many lookups with fewer than one hit in eight (after `trialLookups` alone,
+    /// as for the texts, a tag with a few hundred values, an amount or a key exponent,
+    /// had a few repeats among its first 64 nodes and was given up for good: bench-10's
+    /// every 9F02 and 9F32 node was written, though most repeat later). A tag whose
+    /// nodes never repeat is still given up after 64.
+    static let nodeTrialLookups: UInt32 = 256
     private let nodeEntries: UnsafeMutablePointer<NodeEntry>
     private let nodeStats: UnsafeMutablePointer<UInt32>
 
@@ -283,7 +297,8 @@ package final class RenderedValueCache {
         guard value.count <= Self.maxNodeValueCount else { return key }
         let b = Self.nodeStatBucket(tag) &<< 1
         let lookups = nodeStats[b]
-        if lookups >= Self.trialLookups, nodeStats[b &+ 1] &* 8 < lookups { return key }
+        let hits = nodeStats[b &+ 1]
+        if lookups >= Self.trialLookups, hits &* 8 < lookups, hits == 0 || lookups >= Self.nodeTrialLookups { return key }
         if lookups < UInt32.max / 16 { nodeStats[b] = lookups &+ 1 }
         key.tried = true
         key.hash = Self.hash(value, slot: Int(truncatingIfNeeded: UInt64(tag) | UInt64(truncatingIfNeeded: tagLength) &<< 32),

@@ -37,12 +37,23 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
     o &+= 8
     let tagBytes = Swift.max(1, Swift.min(4, tagLength))
     let upper = UnsafeRawPointer(hexUpperPairs)
-    var k = 0
-    while k < tagBytes {
-        let b = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1 &- k) &* 8)) & 0xFF)
-        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
+    if tagBytes <= 2 {
+        // One- and two-byte tags (nearly all): their pairs without the loop. The second
+        // pair is stored either way (a two-byte store into the reservation, overwritten
+        // by what follows when the tag has one byte).
+        let first = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1) &<< 3)) & 0xFF)
+        let second = Int(truncatingIfNeeded: tag & 0xFF)
+        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: first &<< 1, as: UInt16.self), toByteOffset: o, as: UInt16.self)
+        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: second &<< 1, as: UInt16.self), toByteOffset: o &+ 2,
                        as: UInt16.self)
-        k &+= 1
+    } else {
+        var k = 0
+        while k < tagBytes {
+            let b = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1 &- k) &* 8)) & 0xFF)
+            dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
+                           as: UInt16.self)
+            k &+= 1
+        }
     }
     o &+= tagBytes &<< 1
     let len: StaticString = "\",\"len\":"
@@ -59,6 +70,14 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
         dst.storeBytes(of: UnsafeRawPointer(decimalPairs).loadUnaligned(fromByteOffset: declaredLength &<< 1, as: UInt16.self),
                        toByteOffset: o, as: UInt16.self)
         o &+= 2
+    } else if declaredLength < 1000 {
+        // Three digits (records, certificates): the first, then the last two as a pair.
+        let hundreds = declaredLength / 100
+        dst.storeBytes(of: 48 &+ UInt8(truncatingIfNeeded: hundreds), toByteOffset: o, as: UInt8.self)
+        dst.storeBytes(of: UnsafeRawPointer(decimalPairs).loadUnaligned(fromByteOffset: (declaredLength &- hundreds &* 100) &<< 1,
+                                                                        as: UInt16.self),
+                       toByteOffset: o &+ 1, as: UInt16.self)
+        o &+= 3
     } else {
         o &+= OutputBuffer.writeDigits(UInt64(declaredLength), to: dst, at: o)
     }

@@ -19,32 +19,51 @@ func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
         out.ascii(", truncated after the separator")
         return
     }
-    let yy = Int(nibble(v, i)) * 10 + Int(nibble(v, i + 1))
-    let mm = Int(nibble(v, i + 2)) * 10 + Int(nibble(v, i + 3))
-    out.ascii(", expiry ")
-    if (i..<i + 4).allSatisfy({ nibble(v, $0) <= 9 }) && (1...12).contains(mm) {
-        emvTwoDigits(yy < 50 ? 20 : 19, out); emvTwoDigits(yy, out); out.byte(0x2D); emvTwoDigits(mm, out)
+    // The expiry's and the service code's nibbles read once each; each part written in
+    // one reservation (they were up to ten appends, each checking the capacity).
+    let y1 = nibble(v, i), y2 = nibble(v, i + 1), m1 = nibble(v, i + 2), m2 = nibble(v, i + 3)
+    let mm = Int(m1) * 10 + Int(m2)
+    if y1 <= 9 && y2 <= 9 && m1 <= 9 && m2 <= 9 && mm >= 1 && mm <= 12 {
+        out.withReserved(16) { c in
+            c.ascii(", expiry ")
+            c.ascii(y1 >= 5 ? "19" : "20")
+            c.byte(0x30 &+ y1); c.byte(0x30 &+ y2); c.byte(0x2D); c.byte(0x30 &+ m1); c.byte(0x30 &+ m2)
+        }
     } else {
-        writeNibbles(v, i, i + 4, out)
-        out.ascii(" (invalid)")
+        out.withReserved(23) { c in
+            c.ascii(", expiry ")
+            c.byte(hexDigit(y1)); c.byte(hexDigit(y2)); c.byte(hexDigit(m1)); c.byte(hexDigit(m2))
+            c.ascii(" (invalid)")
+        }
     }
     i += 4
     guard i + 3 <= nibbles else {
         out.ascii(", no service code")
         return
     }
-    out.ascii(", service code ")
     let d1 = nibble(v, i), d2 = nibble(v, i + 1), d3 = nibble(v, i + 2)
-    emvNibble(d1, out); emvNibble(d2, out); emvNibble(d3, out)
-    out.ascii(" (")
-    out.ascii(serviceCodeInterchange(d1)); out.ascii("; ")
-    out.ascii(serviceCodeAuthorisation(d2)); out.ascii("; ")
-    out.ascii(serviceCodeServices(d3)); out.byte(0x29)
+    let interchange = serviceCodeInterchange(d1), authorisation = serviceCodeAuthorisation(d2)
+    let services = serviceCodeServices(d3)
+    // ", service code " (15), three digits, " (", "; " twice, ")": 25 bytes and the meanings.
+    out.withReserved(25 + interchange.utf8CodeUnitCount + authorisation.utf8CodeUnitCount + services.utf8CodeUnitCount) { c in
+        c.ascii(", service code ")
+        c.byte(hexDigit(d1)); c.byte(hexDigit(d2)); c.byte(hexDigit(d3))
+        c.ascii(" (")
+        c.ascii(interchange); c.ascii("; ")
+        c.ascii(authorisation); c.ascii("; ")
+        c.ascii(services); c.byte(0x29)
+    }
     i += 3
     if i < nibbles {
         out.ascii(", discretionary ")
         writeNibbles(v, i, nibbles, out)
     }
+}
+
+/// A nibble (0-15) as an uppercase hex digit, what `emvNibble` writes.
+@inline(__always)
+private func hexDigit(_ n: UInt8) -> UInt8 {
+    n < 10 ? 0x30 &+ n : 0x37 &+ n
 }
 
 /// The index of the first D nibble (the field separator) before `nibbles`, -1 when
@@ -74,10 +93,11 @@ private func writeNibbles(_ v: ByteView, _ start: Int, _ end: Int, _ out: Output
     if i < end { emvNibble(nibble(v, i), out) }
 }
 
+/// Nibble `i` (not negative) of `v`, high nibble first.
 @inline(__always)
 private func nibble(_ v: ByteView, _ i: Int) -> UInt8 {
-    let b = v[i / 2]
-    return i % 2 == 0 ? b >> 4 : b & 0x0F
+    let b = v[i &>> 1]
+    return i & 1 == 0 ? b >> 4 : b & 0x0F
 }
 
 /// Service code digit 1: interchange and technology.
