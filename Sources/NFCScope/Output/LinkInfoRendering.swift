@@ -523,7 +523,10 @@ extension ISODEPBlock {
 
     /// The frame record's info text, its closing quote and the block's members: what
     /// `LinkInfo.writeInfo`, `"` and `LinkInfo.writeJSONMembers` write for `.block(self)`,
-    /// in one reservation (ISO-DEP blocks are most frames of a card capture).
+    /// in one reservation (ISO-DEP blocks are most frames of a card capture). Inlined
+    /// (into `JSONLinesWriter.writeBlockMembers`): the block's fields are used where
+    /// they are read from the frame, not packed into registers for a call.
+    @inline(__always)
     func writeInfoAndJSONMembers(_ c: inout OutputCursor) {
         // Most blocks of a payment capture: an I-block without CID or NAD, PCB 02, 03,
         // 12 or 13. Its text up to the INF length is one of four literals.
