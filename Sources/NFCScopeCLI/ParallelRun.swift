@@ -126,6 +126,7 @@ final class ChunkingSink<Inner: DecodeSink>: DecodeSink {
     var depth: DecodeDepth { inner.depth }
     func begin(_ input: InputDescription) { inner.begin(input); target.deliverIfFull() }
     @inline(__always) func frame(_ frame: Frame) { inner.frame(frame); target.deliverIfFull() }
+    @inline(__always) func frameInPlace(_ frame: inout Frame) { inner.frameInPlace(&frame); target.deliverIfFull() }
     func record<R: DecodedRecord>(_ record: R) { inner.record(record); target.deliverIfFull() }
     func problem(_ problem: InputProblem) { inner.problem(problem); target.deliverIfFull() }
     func end(_ input: InputDescription) { inner.end(input); target.deliverIfFull() }

@@ -73,15 +73,30 @@ public struct LinkDecoder: Sendable {
     /// two).
     @inline(__always)
     mutating func decode(_ frame: inout Frame, blockShortWay: Bool) {
+        _ = decodeTellingBlocks(&frame, blockShortWay: blockShortWay)
+    }
+
+    /// `decode(_:)` for the per-frame loop (`CaptureDecoder.run`): also says what the
+    /// loop asks of a frame's `info` when the short way decoded an ISO-DEP block, so
+    /// that the loop need not take the multi-payload `info` apart again (two or three
+    /// tag decodes a frame). `.unknown`: ask `frame.info` (`LoopBlockVerdict`).
+    @inline(__always)
+    mutating func decodeTellingBlocks(_ frame: inout Frame, blockShortWay: Bool = true) -> LoopBlockVerdict {
         if blockShortWay, let answer = shortWayBlockAnswer(dir: frame.dir, bytes: frame.bytes, flags: frame.flags,
                                                              event: frame.event, tech: frame.tech,
                                                              crcIncluded: frame.crcIncluded) {
             frame.crc = .none
             let error = decodeShortWayBlock(&frame, answer: answer)
             if frame.error == nil { frame.error = error }
-            return
+            // The short way's frame has a first byte, so `decodeBlock` set `info`: a block
+            // exactly when the parse found no error. S(DESELECT) is PCB 1100 x010 (CID bit
+            // free); every other block ends no session. (Returning the verdict from
+            // `decodeShortWayBlock` made the CRC split a call of its own there.)
+            guard error == nil, let pcb = frame.bytes.byte(0) else { return .unknown }
+            return pcb & 0xF7 == 0xC2 ? .deselect : .block
         }
         decodeInGeneral(&frame)
+        return .unknown
     }
 
     /// Whether `frame` is an ISO-DEP block that the general way (`decodeInGeneral`,
@@ -872,4 +887,15 @@ public struct LinkDecoder: Sendable {
 @inline(__always)
 fileprivate func xor4(_ v: ByteView) -> UInt8 {
     (v.byte(0) ?? 0) ^ (v.byte(1) ?? 0) ^ (v.byte(2) ?? 0) ^ (v.byte(3) ?? 0)
+}
+
+/// What `LinkDecoder.decodeTellingBlocks` tells the per-frame loop of the `info` it
+/// set, so that the loop does not decode the multi-payload `LinkInfo`'s tag again.
+enum LoopBlockVerdict: UInt8 {
+    /// Not known here: the loop asks `frame.info` (`closesExchange`, `isISODEPBlock`).
+    case unknown
+    /// `info` is an ISO-DEP block that ends no session (`endsISODEPSession` false).
+    case block
+    /// `info` is an S(DESELECT) block: it ends the session.
+    case deselect
 }

@@ -39,6 +39,13 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     }
 
     public func frame(_ frame: Frame) {
+        var frame = frame
+        frameInPlace(&frame)
+    }
+
+    /// The frame record, the frame read where the caller keeps it (nothing here changes
+    /// it; see `DecodeSink.frameInPlace`).
+    public func frameInPlace(_ frame: inout Frame) {
         let out = self.out
         // The opening, number and time in one reservation; the time in nanoseconds when the
         // input has them, else in microseconds.
@@ -78,13 +85,13 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // The case is tested without binding its payload: binding it copied the whole
         // `LinkInfo` on every frame (+44-58 instructions a frame on the other shapes).
         if frame.info.isISODEPBlock {
-            writeBlockMembers(frame, masked: masked)
+            writeBlockMembers(&frame, masked: masked)
         } else if frame.info.isNFCAActivation {
             // Events and activation frames: info and members in one switch.
-            out.withReserved(128) { c in writeCRCBitsFlags(frame, &c) }
+            out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
             frame.info.writeInfoQuoteAndJSONMembers(out)
         } else {
-            out.withReserved(128) { c in writeCRCBitsFlags(frame, &c) }
+            out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
             frame.info.writeInfo(out)
             out.byte(0x22)
             frame.info.writeJSONMembers(out)
@@ -106,32 +113,33 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     /// An ISO-DEP block frame's members after its hex: its info text and members go in
     /// the same reservation as the CRC verdict. The frame's hex was just written (unless
-    /// masked): an I-block's is remembered for the APDU's response hex.
-    private func writeBlockMembers(_ frame: Frame, masked: Bool) {
+    /// masked): an I-block's is remembered for the APDU's response hex. `inout` only to
+    /// read the frame in place.
+    private func writeBlockMembers(_ frame: inout Frame, masked: Bool) {
         guard case .block(let block) = frame.info else { return }
         if !masked, block.kind == .i, block.inf.count >= RecentHex.worthwhile {
             recentHex.remember(frame.bytes, writtenAt: out.position - 2 * frame.bytes.count, in: out)
         }
         out.withReserved(128 + ISODEPBlock.infoAndJSONMembersBound) { c in
-            writeCRCBitsFlags(frame, &c)
+            writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c)
             block.writeInfoAndJSONMembers(&c)
         }
     }
 
     /// `","crc":"..."`, `bits`, the flags and `,"info":"` (at most 128 bytes).
     @inline(__always)
-    private func writeCRCBitsFlags(_ frame: Frame, _ c: inout OutputCursor) {
+    private func writeCRCBitsFlags(_ crc: CRCStatus, _ bits: UInt8, _ flags: FrameFlags, _ c: inout OutputCursor) {
         c.ascii("\",\"crc\":\"")
-        c.ascii(frame.crc.jsonName)
+        c.ascii(crc.jsonName)
         c.byte(0x22)
-        if frame.bits != 0 {
+        if bits != 0 {
             c.ascii(",\"bits\":")
-            c.int(Int(frame.bits))
+            c.int(Int(bits))
         }
-        if !frame.flags.isEmpty {
-            if frame.flags.contains(.parityError) { c.ascii(",\"parity_error\":true") }
-            if frame.flags.contains(.snifferCRCError) { c.ascii(",\"sniffer_crc_error\":true") }
-            if frame.flags.contains(.recovered) { c.ascii(",\"recovered\":true") }
+        if !flags.isEmpty {
+            if flags.contains(.parityError) { c.ascii(",\"parity_error\":true") }
+            if flags.contains(.snifferCRCError) { c.ascii(",\"sniffer_crc_error\":true") }
+            if flags.contains(.recovered) { c.ascii(",\"recovered\":true") }
         }
         c.ascii(",\"info\":\"")
     }

@@ -523,7 +523,10 @@ extension ISODEPBlock {
 
     /// The frame record's info text, its closing quote and the block's members: what
     /// `LinkInfo.writeInfo`, `"` and `LinkInfo.writeJSONMembers` write for `.block(self)`,
-    /// in one reservation (ISO-DEP blocks are most frames of a card capture).
+    /// in one reservation (ISO-DEP blocks are most frames of a card capture). Inlined
+    /// (into `JSONLinesWriter.writeBlockMembers`): the block's fields are used where
+    /// they are read from the frame, not packed into registers for a call.
+    @inline(__always)
     func writeInfoAndJSONMembers(_ c: inout OutputCursor) {
         // Most blocks of a payment capture: an I-block without CID or NAD, PCB 02, 03,
         // 12 or 13. Its text up to the INF length is one of four literals.
@@ -675,13 +678,15 @@ func hexMember(_ key: StaticString, _ v: ByteView, _ out: OutputBuffer) {
 // MARK: NFC-A activation frames in the JSON frame record
 
 extension LinkInfo {
-    /// The field events and NFC-A activation frames of a card session (about eleven
-    /// frames a session in a payment capture). A test without bindings: the writers'
-    /// switches load the whole payload before they branch (~90 instructions each).
+    /// The field events and NFC-A activation frames of a card session, the ATS
+    /// included (about eleven frames a session in a payment capture). A test without
+    /// bindings: the writers' switches load the whole payload before they branch (~90
+    /// instructions each).
     @inline(__always)
     var isNFCAActivation: Bool {
         switch self {
-        case .unknown, .event, .reqa, .wupa, .hlta, .atqa, .anticollision, .anticollisionAnswer, .select, .sak, .rats:
+        case .unknown, .event, .reqa, .wupa, .hlta, .atqa, .anticollision, .anticollisionAnswer, .select, .sak, .rats,
+             .ats:
             return true
         default:
             return false
@@ -753,11 +758,58 @@ extension LinkInfo {
                 c.ascii(",\"fsd\":"); c.int(fsd)
                 c.ascii(",\"cid\":"); c.int(Int(cid))
             }
+        case .ats(let a):
+            writeATSInfoQuoteAndJSONMembers(a, out)
         default:
             writeInfo(out)
             out.byte(0x22)
             writeJSONMembers(out)
         }
+    }
+}
+
+/// An ATS: what `writeInfo`, a closing `"` and `writeJSONMembers` write for it (one
+/// switch over the frame's info where those three made three, the fixed parts in two
+/// reservations, the historical bytes decoded once).
+fileprivate func writeATSInfoQuoteAndJSONMembers(_ a: ATSInfo, _ out: OutputBuffer) {
+    let historical = a.historical
+    let decoded = a.decodedHistorical
+    // At most 8 + 20 + 5 + 3 + 6 + 3 + 6 + 4 + 4 + 6 bytes.
+    out.withReserved(96) { c in
+        c.ascii("ATS FSC "); c.int(a.fsc)
+        c.ascii(" FWI "); c.int(Int(a.fwi))
+        c.ascii(" SFGI "); c.int(Int(a.sfgi))
+        if let ta = a.ta { c.ascii(" TA "); c.hexUpper(UInt32(ta), byteCount: 1) }
+        if a.cidSupported { c.ascii(" CID") }
+        if a.nadSupported { c.ascii(" NAD") }
+        if !historical.isEmpty { c.ascii(" hist ") }
+    }
+    if !historical.isEmpty {
+        // See `writeInfo`: a lone category indicator adds nothing to its hex.
+        if let h = decoded, h.bytes.count > 1 { out.string(h.summary) } else { out.hex(historical) }
+    }
+    // At most 1 + 9 + 10 + 11 + 27 + 3 * 10 + 10 + 11 + 22 + 22 + 15 + 1 bytes and the hex.
+    out.withReserved(256 + 2 * historical.count) { c in
+        c.byte(0x22)
+        c.ascii(",\"tl\":"); c.int(Int(a.tl))
+        if let t0 = a.t0 { c.ascii(",\"t0\":\""); c.hexUpper(UInt32(t0), byteCount: 1); c.byte(0x22) }
+        c.ascii(",\"fsci\":"); c.int(Int(a.fsci))
+        c.ascii(",\"fsc\":"); c.int(a.fsc)
+        if let ta = a.ta { c.ascii(",\"ta\":\""); c.hexUpper(UInt32(ta), byteCount: 1); c.byte(0x22) }
+        if let tb = a.tb { c.ascii(",\"tb\":\""); c.hexUpper(UInt32(tb), byteCount: 1); c.byte(0x22) }
+        if let tc = a.tc { c.ascii(",\"tc\":\""); c.hexUpper(UInt32(tc), byteCount: 1); c.byte(0x22) }
+        c.ascii(",\"fwi\":"); c.int(Int(a.fwi))
+        c.ascii(",\"sfgi\":"); c.int(Int(a.sfgi))
+        c.ascii(",\"cid_supported\":"); c.ascii(a.cidSupported ? "true" : "false")
+        c.ascii(",\"nad_supported\":"); c.ascii(a.nadSupported ? "true" : "false")
+        c.ascii(",\"historical\":\""); c.hex(historical); c.byte(0x22)
+    }
+    if let h = decoded {
+        out.ascii(",\"historical_bytes\":{\"hex\":\"")
+        out.hex(historical)
+        out.byte(0x22)
+        h.writeJSONMembers(out)
+        out.byte(0x7D)
     }
 }
 

@@ -50,7 +50,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     /// is read where the loop keeps it: nothing here changes it. Taken by value, the
     /// loop made a copy of the whole frame for the calls below that take it.
     @inline(__always)
-    func frame(_ frame: inout Frame, closesExchange: Bool) {
+    /// `isBlock`: whether `frame.info` is an ISO-DEP block, which the loop knows.
+    func frame(_ frame: inout Frame, closesExchange: Bool, isBlock: Bool) {
         if frame.flags.contains(.smartCard) {
             smartCardFrame(&frame)
             return
@@ -64,7 +65,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         }
         // ISO-DEP blocks are most frames of a payment capture: they concern the APDU
         // stage only through the reassembler, and only DESELECT ends the session.
-        if case .block = frame.info {
+        if isBlock {
             if closesExchange { endCardSession(fieldDropped: false) }
             return
         }

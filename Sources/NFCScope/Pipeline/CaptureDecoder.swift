@@ -133,25 +133,35 @@ public enum CaptureDecoder {
             let base = firstTime ?? frame.time
             if firstTime == nil { firstTime = frame.time }
             frame.time = frame.time &- base
-            link.decode(&frame)
+            let verdict = link.decodeTellingBlocks(&frame)
             // The frame is read where it lies. Every call below that is not inlined takes
-            // it `inout` (only to be handed its address: none changes it), except the
-            // sink's: a writer's `frame` call copies it (a memcpy of the whole frame) as
-            // the one `let` copy here did for all of them. An inlined sink that reads
-            // fields only (`stats`) copies nothing. Any by-value use of the whole frame
-            // in an inlined call made a copy of its own (sessions 16 and 18).
+            // it `inout` (only to be handed its address: none changes it), the sink's
+            // too (`frameInPlace`): a writer whose `frameInPlace` is `DecodeSink`'s default
+            // gets a copy (a memcpy of the whole frame) for its `frame(_:)`, the JSON
+            // Lines writer none. An inlined sink that reads fields only (`stats`) copies
+            // nothing. Any by-value use of the whole frame in an inlined call made a copy
+            // of its own (sessions 16 and 18).
             if frame.error != nil { outcome.frameErrors += 1 }
             outcome.frames += 1
             // A frame that ends the session closes the pending exchange first, so the
             // exchange is reported inside the session it belongs to.
-            let closes = frame.closesExchange
+            // Whether the frame closes the exchange and whether it is an ISO-DEP block: from
+            // the link layer's verdict for the blocks of its short way (most frames of a
+            // payment capture), else from `info` (each test decodes its tag).
+            let closes: Bool
+            let isBlock: Bool
+            switch verdict {
+            case .block: closes = false; isBlock = true
+            case .deselect: closes = true; isBlock = true
+            case .unknown: closes = frame.closesExchange; isBlock = frame.info.isISODEPBlock
+            }
             if closes { isoDEP.flush(to: stages) }
-            sink.frame(frame)
+            sink.frameInPlace(&frame)
             // Only blocks reach the reassembler (it inlines its per-block steps, too much
             // code to inline into the loops of sources without ISO-DEP).
-            if !closes, case .block = frame.info { isoDEP.feedBlock(of: &frame, to: stages) }
+            if !closes && isBlock { isoDEP.feedBlock(of: &frame, to: stages) }
             if isoDEP.hasOverlongReport { reportOverlong() }
-            stages.frame(&frame, closesExchange: closes)
+            stages.frame(&frame, closesExchange: closes, isBlock: isBlock)
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
             if position >= nextCheck {

@@ -48,4 +48,14 @@ public protocol DecodeSink: AnyObject {
     func record<R: DecodedRecord>(_ record: R)
     func problem(_ problem: InputProblem)
     func end(_ input: InputDescription)
+    /// `frame(_:)` with the frame read where the per-frame loop keeps it (`inout` only to
+    /// be handed its address: nothing changes it). A by-value call of a `frame` that is
+    /// not inlined copies the whole `Frame` first. The default calls `frame(_:)`; a
+    /// writer that implements this writes exactly what its `frame(_:)` writes.
+    func frameInPlace(_ frame: inout Frame)
+}
+
+extension DecodeSink {
+    @inline(__always)
+    public func frameInPlace(_ frame: inout Frame) { self.frame(frame) }
 }

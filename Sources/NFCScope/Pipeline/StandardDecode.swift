@@ -29,6 +29,10 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
         inner.frame(frame)
         if let tick { tick(frame.offset) }
     }
+    @inline(__always) package func frameInPlace(_ frame: inout Frame) {
+        inner.frameInPlace(&frame)
+        if let tick { tick(frame.offset) }
+    }
     package func record<R: DecodedRecord>(_ record: R) { inner.record(record) }
     package func problem(_ problem: InputProblem) {
         report(problem.line)
