@@ -60,7 +60,7 @@ extension OutputBuffer {
 
     /// The number of spaces at `src[i...]`, before `end`.
     @inline(__always)
-    private static func spaceRun(_ src: UnsafeRawPointer, _ i: Int, _ end: Int) -> Int {
+    static func spaceRun(_ src: UnsafeRawPointer, _ i: Int, _ end: Int) -> Int {
         var k = i
         let pattern: UInt64 = 0x2020_2020_2020_2020
         while k &+ 8 <= end {
@@ -76,7 +76,7 @@ extension OutputBuffer {
     /// last space in `[start + width / 2, start + width)` when there is one, else at
     /// `start + width`; trailing spaces left out.
     @inline(__always)
-    private static func plainCut(_ src: UnsafeRawPointer, _ start: Int, _ end: Int, _ width: Int) -> Int {
+    static func plainCut(_ src: UnsafeRawPointer, _ start: Int, _ end: Int, _ width: Int) -> Int {
         let limit = start &+ width
         let low = start &+ width / 2
         var cut = limit
