@@ -60,7 +60,7 @@ extension OutputBuffer {
 
     /// The number of spaces at `src[i...]`, before `end`.
     @inline(__always)
-    private static func spaceRun(_ src: UnsafeRawPointer, _ i: Int, _ end: Int) -> Int {
+    static func spaceRun(_ src: UnsafeRawPointer, _ i: Int, _ end: Int) -> Int {
         var k = i
         let pattern: UInt64 = 0x2020_2020_2020_2020
         while k &+ 8 <= end {
@@ -76,7 +76,7 @@ extension OutputBuffer {
     /// last space in `[start + width / 2, start + width)` when there is one, else at
     /// `start + width`; trailing spaces left out.
     @inline(__always)
-    private static func plainCut(_ src: UnsafeRawPointer, _ start: Int, _ end: Int, _ width: Int) -> Int {
+    static func plainCut(_ src: UnsafeRawPointer, _ start: Int, _ end: Int, _ width: Int) -> Int {
         let limit = start &+ width
         let low = start &+ width / 2
         var cut = limit
@@ -104,5 +104,29 @@ extension OutputBuffer {
         }
         while cut > start && src.load(fromByteOffset: cut &- 1, as: UInt8.self) == 0x20 { cut &-= 1 }
         return cut
+    }
+}
+
+// The plain-ASCII test of the lines longer than the width (`TextWrap.wrap`).
+extension ByteView {
+    /// `isASCIIWithoutEscape` for a span of at least 16 bytes, sixteen bytes a step in
+    /// SIMD lanes with no early exit (the lines it is asked about are nearly always
+    /// plain): the span's last 16 bytes are read as one more step.
+    func isASCIIWithoutEscapeLong(_ start: Int, _ end: Int) -> Bool {
+        guard let base, start >= 0, end <= count, end &- start >= 16 else { return isASCIIWithoutEscape(start, end) }
+        var acc = SIMD16<UInt8>(repeating: 0)
+        let escape = SIMD16<UInt8>(repeating: 0x1B), one = SIMD16<UInt8>(repeating: 1)
+        // A byte >= 0x80 has its high bit; ESC becomes 0 after the xor, and 0xFF after
+        // the subtraction. Other ASCII bytes keep the high bit clear in both.
+        var i = start
+        while i &+ 16 <= end {
+            let v = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            acc |= v | ((v ^ escape) &- one)
+            i &+= 16
+        }
+        let v = base.loadUnaligned(fromByteOffset: end &- 16, as: SIMD16<UInt8>.self)
+        acc |= v | ((v ^ escape) &- one)
+        let words = unsafeBitCast(acc, to: SIMD2<UInt64>.self)
+        return (words[0] | words[1]) & 0x8080_8080_8080_8080 == 0
     }
 }

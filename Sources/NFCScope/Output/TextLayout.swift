@@ -118,8 +118,8 @@ enum TextWrap {
     /// continuation lines start two columns right of the line's own indentation, under
     /// its text. Lines that fit are copied in runs, as they are. Newlines are found
     /// with `memchr`; only a line longer than the width in bytes is looked at again
-    /// (a character is at least one byte), and when it is plain ASCII its width is its
-    /// length.
+    /// (a character is at least one byte), and when it is plain ASCII (tested sixteen
+    /// bytes a step, `isASCIIWithoutEscapeLong`) its width is its length.
     static func wrap(_ text: ByteView, width: Int, into out: OutputBuffer) {
         let n = text.count
         // `text[copied..<lineStart]` is made of lines that fit, not written yet.
@@ -128,7 +128,7 @@ enum TextWrap {
         while lineStart < n {
             let lineEnd = text.firstIndex(of: 0x0A, from: lineStart) ?? n
             if lineEnd - lineStart > width {
-                let plain = text.isASCIIWithoutEscape(lineStart, lineEnd)
+                let plain = text.isASCIIWithoutEscapeLong(lineStart, lineEnd)
                 if plain || displayWidth(text, lineStart, lineEnd) > width {
                     out.bytes(text[copied..<lineStart])
                     // A plain line (most are) is wrapped on its bytes (Bytes/PlainWrap.swift).

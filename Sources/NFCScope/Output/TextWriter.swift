@@ -25,6 +25,10 @@ public final class TextWriter: MaskableFrameWriter {
     private let crcColumn: Int
     private let annotationColumn: Int
     private let annotationWidth: Int
+    private let frameColumns: OutputBuffer.TextFrameColumns
+    /// Tests: every frame line through the general path (pads and appends), not
+    /// `OutputBuffer.textFrameBody`.
+    var generalFrameLines = false
     /// The annotation of the frame being written, and a record's text, before they are
     /// fitted to the width.
     private let note = OutputBuffer()
@@ -51,6 +55,9 @@ public final class TextWriter: MaskableFrameWriter {
         crcColumn = layout.crcColumn
         annotationColumn = layout.annotationColumn
         annotationWidth = layout.annotationWidth
+        frameColumns = OutputBuffer.TextFrameColumns(
+            bytesPerLine: bytesPerLine, dataColumn: dataColumn, crcColumn: crcColumn,
+            annotationColumn: annotationColumn, annotationWidth: annotationWidth)
     }
 
     public var depth: DecodeDepth { .application }
@@ -92,29 +99,11 @@ public final class TextWriter: MaskableFrameWriter {
             writeTime(frame.time, width: 13 - max(0, numberWidth - 6))
         }
         let late = layout.timing ? writeTiming(frame) : false
-        out.ascii("  ")
         let colour = layout.palette.enabled
-        if colour { out.ascii(frame.dir == .reader ? "\u{1B}[36m" : "\u{1B}[35m") }
-        if let dir = frame.dir { out.ascii(dir.label) } else { out.ascii("---") }
-        if colour { out.ascii("\u{1B}[0m") }
-        out.pad(toColumn: dataColumn, lineStart: lineStart)
-
-        if let event = frame.event {
-            out.ascii(event == .fieldOn ? "field on" : "field off")
-        } else {
-            let bytes = frame.bytes
-            // Unmasked (no --redact) hex is written inline, with no call per hex line.
-            let masked = nextFrameMask != nil
-            let firstLine = bytes.prefix(bytesPerLine)
-            if masked { writeBytes(firstLine, at: 0) } else { out.hexSpacedUnrolled(firstLine) }
-            out.pad(toColumn: crcColumn, lineStart: lineStart)
-            switch frame.crc {
-            case .ok: out.ascii(" ok  ")
-            case .bad: out.ascii(colour ? " \u{1B}[31m!!\u{1B}[0m  " : " !!  ")
-            case .none: out.ascii(frame.flags.contains(.recovered) ? " chk " : "     ")
-            }
-            // The annotation, in pieces that fit its column, beside the hex lines.
-            let note = self.note
+        let masked = nextFrameMask != nil
+        // The annotation, before it is fitted to its column.
+        let note = self.note
+        if frame.event == nil {
             note.removeAll()
             if late { note.ascii("(FWT exceeded) ") }
             if frame.bits != 0 {
@@ -125,6 +114,51 @@ public final class TextWriter: MaskableFrameWriter {
             if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
             // ISO-DEP blocks (most frames) without the switch over every kind of frame.
             if frame.info.isISODEPBlock { frame.info.writeISODEPBlockInfo(note) } else { frame.info.writeInfo(note) }
+        }
+        // Most frames (no colour, no mask, not an event): the rest of the line and the
+        // lines under it in one reservation (Bytes/TextFrameLine.swift).
+        if frame.event == nil && !colour && !masked && !generalFrameLines {
+            let lead: UInt64
+            switch frame.dir {
+            case .reader?: lead = 0x7264_5220_20 // "  Rdr"
+            case .card?: lead = 0x6761_5420_20 // "  Tag"
+            case nil: lead = 0x2D2D_2D20_20 // "  ---"
+            }
+            let crc: UInt64
+            switch frame.crc {
+            case .ok: crc = 0x2020_6B6F_20 // " ok  "
+            case .bad: crc = 0x2020_2121_20 // " !!  "
+            case .none: crc = frame.flags.contains(.recovered) ? 0x206B_6863_20 : 0x2020_2020_20 // " chk " or blanks
+            }
+            let done = note.withContents { text in
+                out.textFrameBody(lineStart: lineStart, lead: lead, hex: frame.bytes, crc: crc, note: text,
+                                  columns: frameColumns)
+            }
+            if done {
+                finishFrame(frame)
+                return
+            }
+        }
+        out.ascii("  ")
+        if colour { out.ascii(frame.dir == .reader ? "\u{1B}[36m" : "\u{1B}[35m") }
+        if let dir = frame.dir { out.ascii(dir.label) } else { out.ascii("---") }
+        if colour { out.ascii("\u{1B}[0m") }
+        out.pad(toColumn: dataColumn, lineStart: lineStart)
+
+        if let event = frame.event {
+            out.ascii(event == .fieldOn ? "field on" : "field off")
+        } else {
+            let bytes = frame.bytes
+            // Unmasked (no --redact) hex is written inline, with no call per hex line.
+            let firstLine = bytes.prefix(bytesPerLine)
+            if masked { writeBytes(firstLine, at: 0) } else { out.hexSpacedUnrolled(firstLine) }
+            out.pad(toColumn: crcColumn, lineStart: lineStart)
+            switch frame.crc {
+            case .ok: out.ascii(" ok  ")
+            case .bad: out.ascii(colour ? " \u{1B}[31m!!\u{1B}[0m  " : " !!  ")
+            case .none: out.ascii(frame.flags.contains(.recovered) ? " chk " : "     ")
+            }
+            // The annotation, in pieces that fit its column, beside the hex lines.
             note.withContents { text in
                 let annotationWidth = self.annotationWidth
                 var pieceCount = 0
@@ -157,9 +191,17 @@ public final class TextWriter: MaskableFrameWriter {
                 }
             }
         }
+        finishFrame(frame)
+    }
+
+    /// The frame's error line, if any, and the line's end.
+    @inline(__always)
+    private func finishFrame(_ frame: Frame) {
+        let out = self.out
+        let colour = layout.palette.enabled
         if let error = frame.error {
             out.byte(0x0A)
-            lineStart = out.position
+            let lineStart = out.position
             out.pad(toColumn: dataColumn, lineStart: lineStart)
             if colour { out.ascii("\u{1B}[31m") }
             if frame.line > 0 {
