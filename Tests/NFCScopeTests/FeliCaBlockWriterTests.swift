@@ -253,6 +253,34 @@ import Testing
         }
     }
 
+    /// The systems' text names (` (name)`) answer as the systems' entries do, in the
+    /// built-in registry and in one whose plugin names systems of its own.
+    @Test func systemTextNamesAnswerAsTheEntries() {
+        var builder = RegistryBuilder()
+        let text = """
+        [system]
+        0001 | One (with parentheses) "quoted" \\ back
+        FFFF | Ünïcode name
+        1234 | x
+        """
+        let (contents, diagnostics) = PluginParser.parse(text, file: "systems.plugin", builtin: false)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        builder.add(contents)
+        var named = 0
+        for registry in [Registry.builtin, Registry(builder)] {
+            for code in Array(registry.systems.keys) + [0x0000, 0x0001, 0x0002, 0x0003, 0xFE00, 0xFFFE, 0xFFFF, 0x1234] as [UInt16] {
+                let fast = OutputBuffer(), general = OutputBuffer()
+                registry.writeFeliCaSystemTextName(code, fast)
+                if let name = registry.feliCaSystem(code)?.name {
+                    named += 1
+                    general.ascii(" ("); general.string(name); general.byte(0x29)
+                }
+                #expect(fast.string == general.string, "system \(code)")
+            }
+        }
+        #expect(named > 3)
+    }
+
     /// The quoted chip names answer as `feliCaChipName` does, for every IC and ROM type,
     /// in the built-in registry and in one whose plugin names chips of its own.
     @Test func chipNamesAnswerAsTheCodeTables() {
@@ -283,6 +311,11 @@ import Testing
                             general.ascii("null")
                         }
                         #expect(fast.string == general.string, "IC \(ic) ROM \(rom)")
+                        // The text form: ` name`, nothing without a name.
+                        let fastText = OutputBuffer(), generalText = OutputBuffer()
+                        registry.writeFeliCaChipTextName(pmm, fastText)
+                        if let name = registry.feliCaChipName(pmm) { generalText.byte(0x20); generalText.string(name) }
+                        #expect(fastText.string == generalText.string, "text IC \(ic) ROM \(rom)")
                     }
                 }
             }

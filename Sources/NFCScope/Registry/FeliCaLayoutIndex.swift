@@ -25,6 +25,20 @@ final class FeliCaQuotedNames: Sendable {
         (self.codes, self.ranges, self.pool) = (codes, ranges, pool)
     }
 
+    /// Names as a text line writes them, the name as it is between `before` and
+    /// `after` (` (` and `)` after a system's code, a space before a chip's name in
+    /// `FeliCaExchange.writeText`): `write` copies that.
+    init(text names: [UInt16: String], before: [UInt8], after: [UInt8]) {
+        var codes: [UInt16] = [], ranges: [Range<Int>] = [], pool: [UInt8] = []
+        for (code, name) in names.sorted(by: { $0.key < $1.key }) {
+            let start = pool.count
+            pool.append(contentsOf: before + Array(name.utf8) + after)
+            codes.append(code)
+            ranges.append(start..<pool.count)
+        }
+        (self.codes, self.ranges, self.pool) = (codes, ranges, pool)
+    }
+
     /// Writes the quoted name of `code`, or `null` when there is none.
     func writeJSON(_ code: UInt16, _ out: OutputBuffer) {
         if !write(code, out) { out.ascii("null") }

@@ -291,7 +291,8 @@ extension FeliCaExchange {
         if let idm { out.ascii(" IDm "); out.hex(idm) }
         if let system {
             out.ascii(" system "); out.hex16(system, uppercase: true)
-            if let name = registry.feliCaSystem(system)?.name { out.ascii(" ("); out.string(name); out.byte(0x29) }
+            // ` (name)`, as `registry.feliCaSystem(system)?.name` gives it (no copy of the entry).
+            registry.writeFeliCaSystemTextName(system, out)
         }
         if response == nil { out.ascii(" (no answer)") }
         if command == nil { out.ascii(" (answer only)") }
@@ -305,7 +306,8 @@ extension FeliCaExchange {
             out.ascii("  PMm "); out.hex(answer.pmm)
             out.ascii(" IC "); out.hexByte(pmm.icType, uppercase: true)
             out.ascii(" ROM "); out.hexByte(pmm.romType, uppercase: true)
-            if let name = registry.feliCaChipName(pmm) { out.byte(0x20); out.string(name) }
+            // ` name`, as `registry.feliCaChipName(pmm)` gives it.
+            registry.writeFeliCaChipTextName(pmm, out)
             let read = pmm.timeout(.read)
             out.ascii(" read timeout "); out.int((read.baseNanos + 500) / 1000)
             out.ascii("+"); out.int((read.perUnitNanos + 500) / 1000); out.ascii("n us")
