@@ -97,6 +97,115 @@ import Testing
         #expect(written > 1_000_000)
     }
 
+    /// The text fields writer (one reservation, `writeTextSixteen` for 16-byte blocks)
+    /// writes what the field-by-field text writer writes, on the same generated blocks
+    /// (every type and size, short blocks, with and without a next block, next blocks
+    /// of other lengths), and stays within `textFieldsBound`.
+    @Test func compiledTextWriterAgreesWithTheFieldWriter() throws {
+        var builder = RegistryBuilder()
+        let (contents, diagnostics) = PluginParser.parse(Self.plugin, file: "t.plugin", builtin: false)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        builder.add(contents)
+        let registry = Registry(builder)
+        let entries = registry.services.filter { $0.code == 0x4321 } + Registry.builtin.services
+        var state: UInt64 = 0x7E87_0020
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        func block() -> [UInt8] {
+            let length = next() % 5 == 0 ? next() % 18 : 16
+            switch next() % 4 {
+            case 0: return (0..<length).map { _ in UInt8((next() % 10) << 4 | (next() % 10)) }   // BCD digits
+            case 1: return (0..<length).map { _ in [0x00, 0x01, 0x09, 0x16, 0xFF, 0x80, 0x20, 0x7F][next() % 8] }
+            default: return (0..<length).map { _ in UInt8(truncatingIfNeeded: next()) }
+            }
+        }
+        var written = 0, sixteen = 0
+        for entry in entries {
+            let reg = entry.code == 0x4321 ? registry : Registry.builtin
+            let compiled = FeliCaCompiledLayout(entry, codeTable: { reg.codeTable($0) })
+            #expect((compiled.textSixteen == nil) == (compiled.sixteen == nil))
+            for _ in 0..<(entry.code == 0x4321 ? 20_000 : 300) {
+                let data = block()
+                let following: [UInt8]? = next() % 3 == 0 ? nil : block()
+                let old = OutputBuffer(), new = OutputBuffer(), compiledOld = OutputBuffer()
+                // Something before the fields, as in a record, and a small buffer that grows.
+                new.ascii("    ")
+                ByteView.with(data) { b in
+                    let write = { (n: ByteView?) in
+                        FeliCaBlockLayout.writeText(entry, block: b, next: n, registry: reg, to: old)
+                        FeliCaBlockLayout.writeText(compiled, block: b, next: n, to: compiledOld)
+                        FeliCaBlockLayout.writeTextFields(compiled, block: b, next: n, to: new)
+                    }
+                    if let following { ByteView.with(following) { write($0) } } else { write(nil) }
+                }
+                let (o, n) = (old.string, String(new.string.dropFirst(4)))
+                #expect(n == o, "\(entry.name) block \(data) next \(String(describing: following))")
+                #expect(compiledOld.string == o)
+                #expect(n.utf8.count <= compiled.textFieldsBound)
+                written += n.utf8.count
+                if data.count == 16 && compiled.textSixteen != nil { sixteen += 1 }
+            }
+        }
+        #expect(written > 1_000_000)
+        #expect(sixteen > 10_000)
+    }
+
+    /// A block's two lines in one reservation (`FeliCaExchange.writeBlockLines`) are the
+    /// appends of `writeBlocksText`'s general path, at any indentation and block number.
+    @Test func blockLinesAgreeWithTheAppends() throws {
+        var builder = RegistryBuilder()
+        let (contents, diagnostics) = PluginParser.parse(Self.plugin, file: "t.plugin", builtin: false)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        builder.add(contents)
+        let registry = Registry(builder)
+        var state: UInt64 = 0xB10C_0020
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        let entries = registry.services.filter { $0.code == 0x4321 }
+            + Registry.builtin.services.filter { !$0.empty && !$0.fields.isEmpty }
+        #expect(entries.count > 5)
+        var compared = 0
+        for round in 0..<6_000 {
+            let entry = entries[next() % entries.count]
+            let reg = entry.code == 0x4321 ? registry : Registry.builtin
+            let compiled = FeliCaCompiledLayout(entry, codeTable: { reg.codeTable($0) })
+            let length = next() % 4 == 0 ? next() % 40 : 16
+            let data = (0..<length).map { _ in UInt8(truncatingIfNeeded: next()) }
+            let following: [UInt8]? = next() % 3 == 0 ? nil : (0..<16).map { _ in UInt8(truncatingIfNeeded: next()) }
+            let indent = [-3, 0, 1, 2, 7, 26, 31, 32, 33, 56, 80][next() % 11]
+            let number = [0, 1, 9, 10, 99, 100, 255, 999, 1000, 65_535, 99_999, 100_000, 12_345_678][next() % 13]
+            let code = UInt16(truncatingIfNeeded: next())
+            // Small buffers that grow and buffers that already hold text.
+            let general = OutputBuffer(initialCapacity: 16), fast = OutputBuffer(initialCapacity: 16)
+            let before = String(repeating: "x", count: round % 50)
+            general.string(before); fast.string(before)
+            ByteView.with(data) { b in
+                let write = { (n: ByteView?) in
+                    general.spaces(indent)
+                    general.ascii("  block ")
+                    general.hex16(code, uppercase: true); general.byte(0x3A)
+                    general.int(number)
+                    general.ascii("  "); general.hex(b)
+                    general.byte(0x0A)
+                    general.spaces(indent)
+                    general.ascii("    ")
+                    FeliCaBlockLayout.writeText(compiled, block: b, next: n, to: general)
+                    general.byte(0x0A)
+                    FeliCaExchange.writeBlockLines(fast, indent: indent, code: code, block: number, data: b,
+                                                   layout: compiled, previous: n)
+                }
+                if let following { ByteView.with(following) { write($0) } } else { write(nil) }
+            }
+            #expect(fast.string == general.string, "\(entry.name) indent \(indent) block \(number) \(data)")
+            compared += 1
+        }
+        #expect(compared == 6_000)
+    }
+
     /// A layout with a field past 16 bytes (the plugin parser refuses them; an entry
     /// made otherwise) has no fast path and is written field by field.
     @Test func layoutPastSixteenBytesIsWrittenFieldByField() throws {
@@ -118,6 +227,13 @@ import Testing
                 FeliCaBlockLayout.writeJSON(compiled, block: b, next: nil, to: new)
             }
             #expect(new.string == old.string)
+            let oldText = OutputBuffer(), newText = OutputBuffer()
+            ByteView.with(data) { b in
+                FeliCaBlockLayout.writeText(entry, block: b, next: nil, registry: registry, to: oldText)
+                FeliCaBlockLayout.writeTextFields(compiled, block: b, next: nil, to: newText)
+            }
+            #expect(compiled.textSixteen == nil)
+            #expect(newText.string == oldText.string)
         }
     }
 
@@ -135,6 +251,34 @@ import Testing
             }
             #expect(fast.string == general.string)
         }
+    }
+
+    /// The systems' text names (` (name)`) answer as the systems' entries do, in the
+    /// built-in registry and in one whose plugin names systems of its own.
+    @Test func systemTextNamesAnswerAsTheEntries() {
+        var builder = RegistryBuilder()
+        let text = """
+        [system]
+        0001 | One (with parentheses) "quoted" \\ back
+        FFFF | Ünïcode name
+        1234 | x
+        """
+        let (contents, diagnostics) = PluginParser.parse(text, file: "systems.plugin", builtin: false)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        builder.add(contents)
+        var named = 0
+        for registry in [Registry.builtin, Registry(builder)] {
+            for code in Array(registry.systems.keys) + [0x0000, 0x0001, 0x0002, 0x0003, 0xFE00, 0xFFFE, 0xFFFF, 0x1234] as [UInt16] {
+                let fast = OutputBuffer(), general = OutputBuffer()
+                registry.writeFeliCaSystemTextName(code, fast)
+                if let name = registry.feliCaSystem(code)?.name {
+                    named += 1
+                    general.ascii(" ("); general.string(name); general.byte(0x29)
+                }
+                #expect(fast.string == general.string, "system \(code)")
+            }
+        }
+        #expect(named > 3)
     }
 
     /// The quoted chip names answer as `feliCaChipName` does, for every IC and ROM type,
@@ -167,6 +311,11 @@ import Testing
                             general.ascii("null")
                         }
                         #expect(fast.string == general.string, "IC \(ic) ROM \(rom)")
+                        // The text form: ` name`, nothing without a name.
+                        let fastText = OutputBuffer(), generalText = OutputBuffer()
+                        registry.writeFeliCaChipTextName(pmm, fastText)
+                        if let name = registry.feliCaChipName(pmm) { generalText.byte(0x20); generalText.string(name) }
+                        #expect(fastText.string == generalText.string, "text IC \(ic) ROM \(rom)")
                     }
                 }
             }

@@ -247,4 +247,62 @@ public struct OutputCursor {
         base.storeBytes(of: 0x22, toByteOffset: o &+ (n &<< 1), as: UInt8.self)
         offset = o &+ (n &<< 1) &+ 1
     }
+
+    /// `n` spaces (none when `n` is not positive), like `OutputBuffer.spaces`: up to 32
+    /// as four 8-byte stores when the reservation has room for them (the bytes past
+    /// `n` are overwritten by the next write), else one at a time.
+    @inline(__always)
+    public mutating func spaces(_ n: Int) {
+        guard n > 0 else { return }
+        let o = offset
+        let blanks: UInt64 = 0x2020_2020_2020_2020
+        if n <= 32 && end &- o >= 32 {
+            base.storeBytes(of: blanks, toByteOffset: o, as: UInt64.self)
+            base.storeBytes(of: blanks, toByteOffset: o &+ 8, as: UInt64.self)
+            base.storeBytes(of: blanks, toByteOffset: o &+ 16, as: UInt64.self)
+            base.storeBytes(of: blanks, toByteOffset: o &+ 24, as: UInt64.self)
+            offset = o &+ n
+            return
+        }
+        let start = claim(n)
+        var k = 0
+        while k < n {
+            base.storeBytes(of: 0x20, toByteOffset: start &+ k, as: UInt8.self)
+            k &+= 1
+        }
+    }
+
+    // The same for the FeliCa fields' text (`FeliCaBlockLayout.writeTextFields`).
+
+    /// `bytes(lead)`, `isoDate(...)`, one claim (the same ranges as `isoDate`).
+    @inline(__always)
+    public mutating func leadIsoDate(_ lead: ByteView, year: Int, month: Int, day: Int) {
+        checkIsoDate(year: year, month: month, day: day)
+        let o = claimLead(lead, extra: 10)
+        storeIsoDate(at: o, year: year, month: month, day: day)
+        offset = o &+ 10
+    }
+
+    /// `bytes(lead)`, then `first` and `second` as two uppercase hex digits each with
+    /// `-` between them (a station's text, `EE-08`), one claim.
+    @inline(__always)
+    public mutating func leadHexPairDash(_ lead: ByteView, _ first: UInt8, _ second: UInt8) {
+        let o = claimLead(lead, extra: 5)
+        let pairs = UnsafeRawPointer(hexUpperPairs)
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(first) &<< 1, as: UInt16.self),
+                        toByteOffset: o, as: UInt16.self)
+        base.storeBytes(of: 0x2D, toByteOffset: o &+ 2, as: UInt8.self)
+        base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(second) &<< 1, as: UInt16.self),
+                        toByteOffset: o &+ 3, as: UInt16.self)
+        offset = o &+ 5
+    }
+
+    /// `bytes(lead)`, `hexBigEndian(value, byteCount:)`, one claim.
+    @inline(__always)
+    public mutating func leadHexBigEndian(_ lead: ByteView, _ value: UInt64, byteCount: Int) {
+        let n = Swift.max(1, Swift.min(8, byteCount))
+        let o = claimLead(lead, extra: 16)
+        storeHexPairs(value, byteCount: n, at: o, pairs: UnsafeRawPointer(hexLowerPairs))
+        offset = o &+ (n &<< 1)
+    }
 }

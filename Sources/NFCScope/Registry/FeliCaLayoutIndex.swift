@@ -25,6 +25,20 @@ final class FeliCaQuotedNames: Sendable {
         (self.codes, self.ranges, self.pool) = (codes, ranges, pool)
     }
 
+    /// Names as a text line writes them, the name as it is between `before` and
+    /// `after` (` (` and `)` after a system's code, a space before a chip's name in
+    /// `FeliCaExchange.writeText`): `write` copies that.
+    init(text names: [UInt16: String], before: [UInt8], after: [UInt8]) {
+        var codes: [UInt16] = [], ranges: [Range<Int>] = [], pool: [UInt8] = []
+        for (code, name) in names.sorted(by: { $0.key < $1.key }) {
+            let start = pool.count
+            pool.append(contentsOf: before + Array(name.utf8) + after)
+            codes.append(code)
+            ranges.append(start..<pool.count)
+        }
+        (self.codes, self.ranges, self.pool) = (codes, ranges, pool)
+    }
+
     /// Writes the quoted name of `code`, or `null` when there is none.
     func writeJSON(_ code: UInt16, _ out: OutputBuffer) {
         if !write(code, out) { out.ascii("null") }
@@ -133,6 +147,40 @@ final class FeliCaCompiledLayout: Sendable {
     /// Dense named-code leads, 256 per named field (see `SixteenField.named`).
     let named: [ByteView]
 
+    // The text writer's pieces (`FeliCaBlockLayout.writeTextFields`).
+
+    /// At least the length of the `name=value` text of the fields for any block and
+    /// next block (names, values, the spaces between them).
+    let textFieldsBound: Int
+    /// `textPool`, as a view into `store` (same offsets).
+    let textPoolView: ByteView
+
+    /// How the text fast path writes a field of a 16-byte block: the kinds of
+    /// `SixteenField` (the same fields take the same kinds), with text leads.
+    struct TextSixteenField: @unchecked Sendable {
+        var kind: SixteenKind
+        var littleEndian: Bool
+        var offset: Int
+        var size: Int
+        /// The field's big-endian value is `(block >> shift) & mask` (block as 128 bits).
+        var shift: Int
+        var mask: UInt64
+        var bitLow: Int
+        var bitHigh: Int
+        /// ` name=` (a space, the name as it is, `=`), a view into `store`; the first
+        /// field written leaves the space out.
+        var lead: ByteView
+        /// Index of the field in `fields`.
+        var field: Int
+        /// For a code with a table: the start in `textNamed` of 256 views ` name=Name`
+        /// for codes 0...255 (empty view: not in the table); -1 without a table.
+        var named: Int
+    }
+    /// The text fast path's fields, nil when `sixteen` is nil.
+    let textSixteen: [TextSixteenField]?
+    /// Dense named-code text leads, 256 per named field (see `TextSixteenField.named`).
+    let textNamed: [ByteView]
+
     init(_ entry: FeliCaServiceEntry, codeTable: (String) -> CodeTable?) {
         self.entry = entry
         empty = entry.empty
@@ -144,7 +192,7 @@ final class FeliCaCompiledLayout: Sendable {
             layoutMembers = []
         }
         var pool: [UInt8] = [], fields: [Field] = [], tables: [Range<Int>] = []
-        var codes: [Int] = [], entries: [Range<Int>] = [], longest: [Int] = []
+        var codes: [Int] = [], entries: [Range<Int>] = [], longest: [Int] = [], textLongest: [Int] = []
         var textPool: [UInt8] = [], textFieldNames: [Range<Int>] = [], textEntryNames: [Range<Int>] = []
         func text(_ s: String) -> Range<Int> {
             let start = textPool.count
@@ -153,6 +201,7 @@ final class FeliCaCompiledLayout: Sendable {
         }
         var tableIndex: [String: Int] = [:]
         var bound = 2
+        var textBound = 0
         for f in entry.fields {
             textFieldNames.append(text(f.name))
             let start = pool.count
@@ -167,7 +216,7 @@ final class FeliCaCompiledLayout: Sendable {
                     table = tables.count
                     tableIndex[name] = table
                     let first = codes.count
-                    var most = 0
+                    var most = 0, mostText = 0
                     for (code, codeName) in (codeTable(name)?.entries ?? [:]).sorted(by: { $0.key < $1.key }) {
                         let at = pool.count
                         pool.append(contentsOf: Array("{\"code\":\(code),\"name\":".utf8))
@@ -177,20 +226,28 @@ final class FeliCaCompiledLayout: Sendable {
                         entries.append(at..<pool.count)
                         textEntryNames.append(text(codeName))
                         most = max(most, pool.count - at)
+                        mostText = max(mostText, textEntryNames[textEntryNames.count - 1].count)
                     }
                     tables.append(first..<codes.count)
                     longest.append(most)
+                    textLongest.append(mostText)
                 }
             }
             // Every value type writes at most 100 bytes plus two per byte of the field
             // (hex) plus a code's whole entry; with the member and its comma.
             bound += member.count + 1 + 100 + 2 * max(0, f.size) + (table >= 0 ? longest[table] : 0)
+            // Text: the space, the name, `=` and the value: at most 140 bytes (a date
+            // and time of five numbers), plus two per byte of the field (hex), plus a
+            // code's name.
+            textBound += 2 + textFieldNames[textFieldNames.count - 1].count + 140 + 2 * max(0, f.size)
+                + (table >= 0 ? textLongest[table] : 0)
             fields.append(Field(offset: f.offset, size: f.size, type: f.type, bitHigh: f.bitHigh, bitLow: f.bitLow,
                                 member: member, table: table))
         }
         (self.pool, self.fields, self.tables) = (pool, fields, tables)
         (self.codes, self.entries, self.fieldsBound) = (codes, entries, bound)
         (self.textPool, self.textFieldNames, self.textEntryNames) = (textPool, textFieldNames, textEntryNames)
+        textFieldsBound = textBound
 
         // The fast path's pieces: laid out in `bytes`, then copied into `store` once
         // (views are taken only after the last append, so they never move).
@@ -202,8 +259,11 @@ final class FeliCaCompiledLayout: Sendable {
         }
         let poolRange = piece(pool)        // first: `member` and `entries` ranges hold
         let membersRange = piece(layoutMembers)
+        let textPoolRange = piece(textPool)
         var fits = true
         var plan: [(SixteenField, Range<Int>, Range<Int>, [Range<Int>]?)] = []
+        // The text leads: ` name=`, and ` name=Name` for each code of 0...255 of a table.
+        var textPlan: [(Range<Int>, [Range<Int>]?)] = []
         for (i, f) in fields.enumerated() {
             let (end, overflow) = f.offset.addingReportingOverflow(f.size)
             guard f.offset >= 0, f.size >= 0, !overflow, end <= 16 else { fits = false; break }
@@ -235,6 +295,16 @@ final class FeliCaCompiledLayout: Sendable {
                 }
                 namedRanges = dense
             }
+            let textLead = [0x20] + Array(textPool[textFieldNames[i]]) + [0x3D]
+            var textNamedRanges: [Range<Int>]?
+            if kind == .code || kind == .bitsCode, f.table >= 0 {
+                var dense = [Range<Int>](repeating: 0..<0, count: 256)
+                for k in tables[f.table] where codes[k] >= 0 && codes[k] < 256 {
+                    dense[codes[k]] = piece(textLead + Array(textPool[textEntryNames[k]]))
+                }
+                textNamedRanges = dense
+            }
+            textPlan.append((piece(textLead), textNamedRanges))
             let lead = piece(memberBytes + open)
             let member = piece(memberBytes)
             let shift = 128 - 8 * end
@@ -252,8 +322,21 @@ final class FeliCaCompiledLayout: Sendable {
         self.store = store
         layoutMembersView = view(membersRange)
         poolView = view(poolRange)
+        textPoolView = view(textPoolRange)
         var named: [ByteView] = []
+        var textNamed: [ByteView] = []
         if fits {
+            textSixteen = zip(plan, textPlan).map { p, t in
+                var f = TextSixteenField(kind: p.0.kind, littleEndian: p.0.littleEndian, offset: p.0.offset,
+                                         size: p.0.size,
+                                         shift: p.0.shift, mask: p.0.mask, bitLow: p.0.bitLow, bitHigh: p.0.bitHigh,
+                                         lead: view(t.0), field: p.0.field, named: -1)
+                if let dense = t.1 {
+                    f.named = textNamed.count
+                    textNamed.append(contentsOf: dense.map { $0.isEmpty ? ByteView() : view($0) })
+                }
+                return f
+            }
             sixteen = plan.map { p in
                 var f = p.0
                 f.lead = view(p.1)
@@ -266,8 +349,10 @@ final class FeliCaCompiledLayout: Sendable {
             }
         } else {
             sixteen = nil
+            textSixteen = nil
         }
         self.named = named
+        self.textNamed = textNamed
     }
 
     /// Where `code`'s whole entry lies in `pool` in table `table`, nil when it has none.

@@ -492,6 +492,20 @@ public final class Registry: Sendable {
         feliCaTables.quotedSystemNames.writeJSON(code, out)
     }
 
+    /// ` (name)` of `feliCaSystem(code)` as text, nothing when there is none: a binary
+    /// search and a copy instead of a dictionary lookup that copies the entry out.
+    func writeFeliCaSystemTextName(_ code: UInt16, _ out: OutputBuffer) {
+        _ = feliCaTables.textSystemNames.write(code, out)
+    }
+
+    /// ` name` of `feliCaChipName(pmm)` as text, nothing when there is none: two binary
+    /// searches instead of dictionary lookups by name and code.
+    func writeFeliCaChipTextName(_ pmm: FeliCaPMm, _ out: OutputBuffer) {
+        let tables = feliCaTables
+        if tables.textChipNames.write(UInt16(pmm.icType) << 8 | UInt16(pmm.romType), out) { return }
+        _ = tables.textICNames.write(UInt16(pmm.icType), out)
+    }
+
     /// `feliCaChipName(pmm)` JSON-quoted, or `null`: two binary searches instead of
     /// four dictionary lookups by name and code.
     func writeFeliCaChipName(_ pmm: FeliCaPMm, _ out: OutputBuffer) {
@@ -766,6 +780,11 @@ final class FeliCaTables: Sendable {
     let layoutIndex: FeliCaLayoutIndex
     /// The systems' names JSON-quoted, by code (FeliCaLayoutIndex.swift).
     let quotedSystemNames: FeliCaQuotedNames
+    /// The systems' names as text, ` (name)`, by code.
+    let textSystemNames: FeliCaQuotedNames
+    /// The chip names as text, ` name`, as `quotedChipNames` and `quotedICNames`.
+    let textChipNames: FeliCaQuotedNames
+    let textICNames: FeliCaQuotedNames
     /// The chip names of `Registry.feliCaChipName` JSON-quoted: by IC and ROM type
     /// (`felica-ic-rom`), and by IC type (`felica-ic`).
     let quotedChipNames: FeliCaQuotedNames
@@ -789,6 +808,7 @@ final class FeliCaTables: Sendable {
         self.variants = variants
         layoutIndex = FeliCaLayoutIndex(services, codeTable: codeTable)
         quotedSystemNames = FeliCaQuotedNames(b.systems.mapValues(\.name))
+        textSystemNames = FeliCaQuotedNames(text: b.systems.mapValues(\.name), before: [0x20, 0x28], after: [0x29])
         func names(_ table: String) -> [UInt16: String] {
             var names: [UInt16: String] = [:]
             for (code, name) in codeTable(table)?.entries ?? [:] where code >= 0 && code <= 0xFFFF {
@@ -798,6 +818,8 @@ final class FeliCaTables: Sendable {
         }
         quotedChipNames = FeliCaQuotedNames(names("felica-ic-rom"))
         quotedICNames = FeliCaQuotedNames(names("felica-ic"))
+        textChipNames = FeliCaQuotedNames(text: names("felica-ic-rom"), before: [0x20], after: [])
+        textICNames = FeliCaQuotedNames(text: names("felica-ic"), before: [0x20], after: [])
     }
 }
 

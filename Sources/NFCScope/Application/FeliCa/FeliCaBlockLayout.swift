@@ -432,6 +432,243 @@ enum FeliCaBlockLayout {
         }
     }
 
+    /// `writeText(layout, ...)` into one reservation of `textFieldsBound` bytes: each
+    /// value written as it is read (no `FeliCaFieldValue`), names and code names copied
+    /// from the layout's text pool, a 16-byte block whose fields lie within it by
+    /// `writeTextSixteen`. Same bytes (FeliCaBlockWriterTests).
+    static func writeTextFields(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?,
+                                to out: OutputBuffer) {
+        out.withReserved(layout.textFieldsBound) { c in writeTextFields(layout, block: block, next: next, &c) }
+    }
+
+    /// The text of `writeTextFields(..., to:)` into a cursor with at least
+    /// `textFieldsBound` bytes of room.
+    @inline(__always)
+    static func writeTextFields(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?,
+                                _ c: inout OutputCursor) {
+        if block.count == 16, let sixteen = layout.textSixteen, let h = block.u64le(0), let l = block.u64le(8) {
+            var nextWhole: UInt128?
+            if let next, next.count == 16, let nh = next.u64le(0), let nl = next.u64le(8) {
+                nextWhole = UInt128(nh.byteSwapped) &<< 64 | UInt128(nl.byteSwapped)
+            }
+            writeTextSixteen(layout, sixteen, block: block, high: h.byteSwapped, low: l.byteSwapped, next: next,
+                             nextWhole: nextWhole, &c)
+            return
+        }
+        var first = true
+        var i = 0
+        while i < layout.fields.count {
+            writeTextField(layout, i, block: block, next: next, first: &first, &c)
+            i += 1
+        }
+    }
+
+    /// Field `i` as `writeText(layout, ...)` writes it: ` name=value` (without the space
+    /// when `first`, which it then clears); nothing when the field does not fit the
+    /// block or has no value (a delta without the next block's field).
+    private static func writeTextField(_ layout: FeliCaCompiledLayout, _ i: Int, block: ByteView, next: ByteView?,
+                                       first: inout Bool, _ c: inout OutputCursor) {
+        let field = layout.fields[i]
+        guard let bytes = block.slice(field.offset, field.size) else { return }
+        var other = ByteView()
+        if field.type == .deltaLE || field.type == .deltaBE {
+            guard field.size <= 7, let o = next?.slice(field.offset, field.size) else { return }
+            other = o
+        }
+        if !first { c.byte(0x20) }
+        first = false
+        let pool = layout.textPoolView
+        let name = layout.textFieldNames[i]
+        c.bytes(pool.slice(name.lowerBound, name.count) ?? ByteView())
+        c.byte(0x3D)
+        func two(_ v: Int, _ c: inout OutputCursor) {
+            if v < 10 { c.byte(0x30) }
+            c.int(v)
+        }
+        func date(_ y: Int, _ m: Int, _ d: Int, _ c: inout OutputCursor) {
+            c.int(y); c.byte(0x2D); two(m, &c); c.byte(0x2D); two(d, &c)
+        }
+        func named(_ code: Int, _ c: inout OutputCursor) {
+            if field.table >= 0, let r = layout.textName(table: field.table, code: code) {
+                c.bytes(pool.slice(r.lowerBound, r.count) ?? ByteView())
+            } else {
+                c.ascii("code "); c.int(code)
+            }
+        }
+        switch field.type {
+        case .uintLE, .uintBE:
+            if field.size <= 7 { c.int(unsigned(bytes, littleEndian: field.type == .uintLE)) } else { c.hex(bytes) }
+        case .sintLE, .sintBE:
+            guard field.size <= 7 else { return c.hex(bytes) }
+            let u = unsigned(bytes, littleEndian: field.type == .sintLE)
+            let bits = 8 * field.size
+            c.int(u >= 1 << (bits - 1) ? u - (1 << bits) : u)
+        case .bcd:
+            var v = 0
+            for b in bytes {
+                guard b >> 4 <= 9, b & 0x0F <= 9, v < Int.max / 100 else { return c.hex(bytes) }
+                v = v * 100 + Int(b >> 4) * 10 + Int(b & 0x0F)
+            }
+            c.int(v)
+        case .hex: c.hex(bytes)
+        case .ascii:
+            for b in bytes { c.byte(b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C ? b : 0x2E) }
+        case .enumeration:
+            named(unsigned(bytes.prefix(7), littleEndian: false), &c)
+        case .bits:
+            let whole = unsigned(bytes, littleEndian: false)
+            let width = field.bitHigh - field.bitLow + 1
+            let v = (whole >> field.bitLow) & ((1 << width) - 1)
+            if field.table >= 0 { named(v, &c) } else { c.int(v) }
+        case .date:
+            let v = unsigned(bytes, littleEndian: false)
+            date(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c)
+        case .station:
+            c.hexUpper(UInt32(bytes.byte(0) ?? 0), byteCount: 1)
+            c.byte(0x2D)
+            c.hexUpper(UInt32(bytes.byte(1) ?? 0), byteCount: 1)
+        case .bcdTime:
+            let h = Int(bytes.byte(0) ?? 0), m = Int(bytes.byte(1) ?? 0)
+            guard h >> 4 <= 9, h & 15 <= 9, m >> 4 <= 9, m & 15 <= 9 else { return c.hex(bytes) }
+            two((h >> 4) * 10 + h & 15, &c); c.byte(0x3A); two((m >> 4) * 10 + m & 15, &c)
+        case .packedTime:
+            let v = unsigned(bytes, littleEndian: false)
+            two(v >> 11, &c); c.byte(0x3A); two((v >> 5) & 0x3F, &c)
+        case .daySeconds:
+            let v = unsigned(bytes, littleEndian: false)
+            let (y, m, d) = civilDate(daysSince2000: v >> 17)
+            let s = v & 0x1FFFF
+            date(y, m, d, &c)
+            c.byte(0x54)
+            two(s / 3600, &c); c.byte(0x3A); two(s / 60 % 60, &c); c.byte(0x3A); two(s % 60, &c)
+        case .deltaLE, .deltaBE:
+            let le = field.type == .deltaLE
+            c.int(unsigned(other, littleEndian: le) - unsigned(bytes, littleEndian: le))
+        case .checksum:
+            var sum = 0
+            for b in block.prefix(field.offset) { sum += Int(b) }
+            let stored = unsigned(bytes, littleEndian: false)
+            c.int(stored)
+            c.ascii(sum & 0xFFFF == stored ? " (ok)" : " (wrong)")
+        }
+    }
+
+    /// A 16-byte block whose every field fits, as text: each field's value of 1 to 8
+    /// bytes cut out of the 128 bits by one shift and mask (as `writeSixteen`), its
+    /// space, name and `=` (or, for a code of 0...255 in its table, with the code's
+    /// name) one copy, most values in the same claim. Writes what `writeTextField`
+    /// writes for each field (FeliCaBlockWriterTests).
+    private static func writeTextSixteen(_ layout: FeliCaCompiledLayout,
+                                         _ fields: [FeliCaCompiledLayout.TextSixteenField],
+                                         block: ByteView, high: UInt64, low: UInt64, next: ByteView?,
+                                         nextWhole: UInt128?, _ c: inout OutputCursor) {
+        let whole = UInt128(high) &<< 64 | UInt128(low)
+        // 1 until a field is written: the first field's lead is written without its space.
+        var cut = 1
+        for f in fields {
+            let lead = cut == 0 ? f.lead : f.lead.suffix(from: 1)
+            let be = UInt64(truncatingIfNeeded: whole &>> UInt128(truncatingIfNeeded: f.shift)) & f.mask
+            let le = f.littleEndian ? be.byteSwapped &>> UInt64(truncatingIfNeeded: 64 &- 8 &* f.size) : be
+            let value = Int(truncatingIfNeeded: f.littleEndian ? le : be)
+            switch f.kind {
+            case .general:
+                var first = cut != 0
+                writeTextField(layout, f.field, block: block, next: next, first: &first, &c)
+                if !first { cut = 0 }
+                continue
+            case .unsigned:
+                c.leadInt(lead, value)
+            case .signed:
+                let bits = 8 * f.size
+                c.leadInt(lead, value >= 1 << (bits - 1) ? value - (1 << bits) : value)
+            case .code, .bitsCode, .bits:
+                let code: Int
+                if f.kind == .code {
+                    code = Int(truncatingIfNeeded: f.size <= 7 ? be : be >> 8)
+                } else {
+                    let width = f.bitHigh - f.bitLow + 1
+                    code = (Int(truncatingIfNeeded: be) >> f.bitLow) & ((1 << width) - 1)
+                    if f.kind == .bits {
+                        c.leadInt(lead, code)
+                        break
+                    }
+                }
+                if f.named >= 0, code >= 0, code < 256 {
+                    let named = layout.textNamed[f.named &+ code]
+                    if named.count > 0 {
+                        c.bytes(cut == 0 ? named : named.suffix(from: 1))
+                        break
+                    }
+                }
+                c.bytes(lead)
+                let table = layout.fields[f.field].table
+                if table >= 0, let r = layout.textName(table: table, code: code) {
+                    c.bytes(layout.textPoolView.slice(r.lowerBound, r.count) ?? ByteView())
+                } else {
+                    c.ascii("code "); c.int(code)
+                }
+            case .date:
+                let v = Int(truncatingIfNeeded: be)
+                // Up to 2 bytes (every FeliCa date): year 2000...2127, one claim with the lead.
+                if f.size <= 2 {
+                    c.leadIsoDate(lead, year: 2000 &+ (v >> 9), month: (v >> 5) & 0x0F, day: v & 0x1F)
+                } else {
+                    c.bytes(lead)
+                    textDate(2000 + (v >> 9), (v >> 5) & 0x0F, v & 0x1F, &c)
+                }
+            case .packedTime:
+                c.bytes(lead)
+                textTwo(value >> 11, &c); c.byte(0x3A); textTwo((value >> 5) & 0x3F, &c)
+            case .daySeconds:
+                c.bytes(lead)
+                let (y, m, d) = civilDate(daysSince2000: value >> 17)
+                let s = value & 0x1FFFF
+                textDate(y, m, d, &c)
+                c.byte(0x54)
+                textTwo(s / 3600, &c); c.byte(0x3A); textTwo(s / 60 % 60, &c); c.byte(0x3A); textTwo(s % 60, &c)
+            case .station:
+                c.leadHexPairDash(lead, UInt8(truncatingIfNeeded: be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 1))),
+                                  f.size >= 2 ? UInt8(truncatingIfNeeded: be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 2))) : 0)
+            case .bcdTime:
+                let h = Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 1))) & 0xFF)
+                let m = f.size >= 2 ? Int(truncatingIfNeeded: (be &>> UInt64(truncatingIfNeeded: 8 &* (f.size &- 2))) & 0xFF) : 0
+                guard h >> 4 <= 9, h & 15 <= 9, m >> 4 <= 9, m & 15 <= 9 else {
+                    c.leadHexBigEndian(lead, be, byteCount: f.size)
+                    break
+                }
+                c.bytes(lead)
+                textTwo((h >> 4) * 10 + h & 15, &c); c.byte(0x3A); textTwo((m >> 4) * 10 + m & 15, &c)
+            case .delta:
+                if let nextWhole {
+                    // The same field of the next block (16 bytes: every field fits), as above.
+                    let obe = UInt64(truncatingIfNeeded: nextWhole &>> UInt128(truncatingIfNeeded: f.shift)) & f.mask
+                    let ole = f.littleEndian ? obe.byteSwapped &>> UInt64(truncatingIfNeeded: 64 &- 8 &* f.size) : obe
+                    c.leadInt(lead, Int(truncatingIfNeeded: ole) - value)
+                    break
+                }
+                // No value without the next block's field: the field is left out.
+                guard let other = next?.slice(f.offset, f.size) else { continue }
+                c.bytes(lead)
+                c.int(unsigned(other, littleEndian: f.littleEndian) - value)
+            case .hex:
+                // The field's bytes in order are its big-endian value's (1 to 8 bytes).
+                c.leadHexBigEndian(lead, be, byteCount: f.size)
+            }
+            cut = 0
+        }
+    }
+
+    @inline(__always)
+    private static func textTwo(_ v: Int, _ c: inout OutputCursor) {
+        if v < 10 { c.byte(0x30) }
+        c.int(v)
+    }
+
+    @inline(__always)
+    private static func textDate(_ y: Int, _ m: Int, _ d: Int, _ c: inout OutputCursor) {
+        c.int(y); c.byte(0x2D); textTwo(m, &c); c.byte(0x2D); textTwo(d, &c)
+    }
+
     static func writeJSONValue(_ v: FeliCaFieldValue, _ out: OutputBuffer) {
         switch v {
         case .int(let i): out.int(i)

@@ -291,7 +291,8 @@ extension FeliCaExchange {
         if let idm { out.ascii(" IDm "); out.hex(idm) }
         if let system {
             out.ascii(" system "); out.hex16(system, uppercase: true)
-            if let name = registry.feliCaSystem(system)?.name { out.ascii(" ("); out.string(name); out.byte(0x29) }
+            // ` (name)`, as `registry.feliCaSystem(system)?.name` gives it (no copy of the entry).
+            registry.writeFeliCaSystemTextName(system, out)
         }
         if response == nil { out.ascii(" (no answer)") }
         if command == nil { out.ascii(" (answer only)") }
@@ -305,21 +306,22 @@ extension FeliCaExchange {
             out.ascii("  PMm "); out.hex(answer.pmm)
             out.ascii(" IC "); out.hexByte(pmm.icType, uppercase: true)
             out.ascii(" ROM "); out.hexByte(pmm.romType, uppercase: true)
-            if let name = registry.feliCaChipName(pmm) { out.byte(0x20); out.string(name) }
+            // ` name`, as `registry.feliCaChipName(pmm)` gives it.
+            registry.writeFeliCaChipTextName(pmm, out)
             let read = pmm.timeout(.read)
             out.ascii(" read timeout "); out.int((read.baseNanos + 500) / 1000)
             out.ascii("+"); out.int((read.perUnitNanos + 500) / 1000); out.ascii("n us")
             if let rd = answer.requestData { out.ascii(" RD "); out.hex16(rd, uppercase: true) }
             out.byte(0x0A)
         case .readWithoutEncryption?, .writeWithoutEncryption?:
-            writeBlocksText(out, line)
+            writeBlocksText(out, indent: indent, line)
         default:
             break
         }
         out.recordDone()
     }
 
-    private func writeBlocksText(_ out: OutputBuffer, _ line: () -> Void) {
+    private func writeBlocksText(_ out: OutputBuffer, indent: Int, _ line: () -> Void) {
         let write = kind == .writeWithoutEncryption
         let (request, answer) = parsedBlocks(write: write)
         if let request {
@@ -341,9 +343,20 @@ extension FeliCaExchange {
         let system = system
         var memo = FeliCaLayoutMemo()
         forEachBlock(request: request, answer: answer, write: write, state: &memo) { memo, i, element, data, next in
+            let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
+            // A block with fields (most): its two lines in one reservation, the layout
+            // looked up first (`writeBlockLines`); the others below.
+            if let code, let data,
+               let (layout, previous) = FeliCaBlockLayout.compiledLayout(index, system: system, code: code,
+                                                                         block: element?.block ?? i, data: data,
+                                                                         next: next, memo: &memo),
+               !layout.empty, !layout.fields.isEmpty {
+                Self.writeBlockLines(out, indent: indent, code: code, block: element?.block ?? i, data: data,
+                                     layout: layout, previous: previous)
+                return
+            }
             line()
             out.ascii("  block ")
-            let code = element.flatMap { request?.serviceCode($0.serviceIndex) }
             if let code { out.hex16(code, uppercase: true); out.byte(0x3A) }
             out.int(element?.block ?? i)
             if let data {
@@ -374,6 +387,34 @@ extension FeliCaExchange {
                                           : FeliCaStatusFlags.status1Meaning(answer.status1))
             if answer.status1 != 0 { out.ascii(": "); out.ascii(FeliCaStatusFlags.status2Meaning(answer.status2)) }
             out.byte(0x0A)
+        }
+    }
+}
+
+extension FeliCaExchange {
+    /// The lines `writeBlocksText` writes for a block of service `code` whose `layout`
+    /// has fields: `block CODE:N  hex`, then the fields (`FeliCaBlockLayout.writeTextFields`),
+    /// in one reservation whose bound is worked out before writing. The same bytes as
+    /// the appends it replaces (FeliCaBlockWriterTests).
+    static func writeBlockLines(_ out: OutputBuffer, indent: Int, code: UInt16, block: Int, data: ByteView,
+                                layout: FeliCaCompiledLayout, previous: ByteView?) {
+        // Two indents, `  block `, the code and `:`, the number, two spaces, the hex,
+        // a newline, four spaces, the fields and a newline.
+        let indentRoom = max(0, indent)
+        let bound = 2 * indentRoom + 8 + 5 + 20 + 2 + 2 * data.count + 1 + 4 + layout.textFieldsBound + 1 + 32
+        out.withReserved(bound) { c in
+            c.spaces(indent)
+            c.ascii("  block ")
+            c.hexUpper(UInt32(code), byteCount: 2)
+            c.byte(0x3A)
+            c.int(block)
+            c.ascii("  ")
+            c.hex(data)
+            c.byte(0x0A)
+            c.spaces(indent)
+            c.ascii("    ")
+            FeliCaBlockLayout.writeTextFields(layout, block: data, next: previous, &c)
+            c.byte(0x0A)
         }
     }
 }
