@@ -101,4 +101,29 @@ struct Session20CardSessionTests {
         }
         #expect(shrunk > 1_000 && grew > 1_000)
     }
+
+    @Test func recordStoreAnswersAsAPlainList() {
+        var g = Generator(state: 0x5EC_2020)
+        var store = RecordStore()
+        var model: [(sfi: Int, record: Int, data: [UInt8])] = []
+        for _ in 0..<20_000 {
+            switch g.int(10) {
+            case 0:
+                store.removeAll()
+                model.removeAll()
+            case 1...6:
+                let sfi = 1 + g.int(4), record = 1 + g.int(5), data = g.bytes(g.int(40))
+                ByteView.with(data) { store.append(sfi: sfi, record: record, $0) }
+                model.append((sfi, record, data))
+            default:
+                let sfi = 1 + g.int(5), record = 1 + g.int(6)
+                #expect(store.last(sfi: sfi, record: record) == model.last { $0.sfi == sfi && $0.record == record }?.data)
+                let listed = store.records(sfi: sfi)
+                let expected = model.filter { $0.sfi == sfi }
+                #expect(listed.map(\.record) == expected.map(\.record))
+                #expect(listed.map(\.data) == expected.map(\.data))
+            }
+            #expect(store.count == model.count)
+        }
+    }
 }
