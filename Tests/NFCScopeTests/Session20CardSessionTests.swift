@@ -64,6 +64,74 @@ struct Session20CardSessionTests {
         return out
     }
 
+    private static func sameCardValues(_ a: ODAEvidence, _ b: ODAEvidence) -> Bool {
+        guard a.keptBytes == b.keptBytes, a.overBudget == b.overBudget else { return false }
+        for tag in cardTags + otherTags where a.card.slice(tag).map(Array.init) != b.card.slice(tag).map(Array.init) {
+            return false
+        }
+        return true
+    }
+
+    /// `collect` as it was: every node, the kept tags by `ODAEvidence.keeps`.
+    private static func collectModel(_ e: inout ODAEvidence, _ tlv: BERTLV) {
+        for node in tlv.nodes where node.error == nil && !node.constructed && ODAEvidence.keeps(node.tag)
+            && !e.card.contains(node.tag) {
+            if e.keptBytes + node.value.count <= ODAEvidence.byteBudget {
+                e.keptBytes += node.value.count
+                e.card.add(node.tag, node.value)
+            } else {
+                e.overBudget = true
+            }
+        }
+    }
+
+    @Test func collectFindsTheSignatureFirstFindsAndKeepsAsBefore() {
+        #expect(TagValues.slot(0x9F4B) == TagValues.signatureSlot)
+        var g = Generator(state: 0x5164_2020)
+        var evidence = ODAEvidence(), model = ODAEvidence()
+        var found = 0
+        for _ in 0..<8_000 {
+            if g.chance(15) {
+                // A new session (the storage kept), sometimes near the byte budget.
+                evidence.reset()
+                model.reset()
+                if g.chance(20) {
+                    let kept = ODAEvidence.byteBudget - g.int(300)
+                    evidence.keptBytes = kept
+                    model.keptBytes = kept
+                }
+            }
+            let bytes = Self.answer(&g)
+            ByteView.with(bytes) { b in
+                let tlv = BERTLV(parsing: b)
+                let signature = evidence.collect(tlv)
+                Self.collectModel(&model, tlv)
+                let first = tlv.first(0x9F4B)
+                #expect(signature.map { tlv.nodes[$0].offset } == first?.offset)
+                #expect(signature.map { tlv.nodes[$0].value.array } == first?.value.array)
+                if signature != nil { found += 1 }
+            }
+            #expect(Self.sameCardValues(evidence, model))
+        }
+        #expect(found > 1_000)
+    }
+
+    @Test func firstIsTheFirstNodeOfTheTagThatIsNotAnError() {
+        var g = Generator(state: 0xF125_2020)
+        for _ in 0..<6_000 {
+            let bytes = Self.answer(&g)
+            ByteView.with(bytes) { b in
+                let tlv = BERTLV(parsing: b)
+                for tag in [g.pick(Self.cardTags), g.pick(Self.otherTags), g.pick(Self.templates), 0x9F4B] {
+                    let expected = tlv.nodes.firstIndex { $0.tag == tag && $0.error == nil }
+                    let got = tlv.first(tag)
+                    #expect(got?.offset == expected.map { tlv.nodes[$0].offset })
+                    #expect(got.map { Self.sameNode($0, tlv.nodes[expected ?? 0]) } ?? true)
+                }
+            }
+        }
+    }
+
     /// Every field of two nodes.
     private static func sameNode(_ a: TLVNode, _ b: TLVNode) -> Bool {
         a.tag == b.tag && a.tagLength == b.tagLength && a.headerLength == b.headerLength && a.depth == b.depth

@@ -252,7 +252,15 @@ public struct BERTLV: Sendable {
     public var hasErrors: Bool { nodes.contains { $0.error != nil } }
 
     /// The first node (pre-order) with this tag, anywhere in the tree.
-    public func first(_ tag: UInt32) -> TLVNode? { nodes.first { $0.tag == tag && $0.error == nil } }
+    public func first(_ tag: UInt32) -> TLVNode? {
+        // By index, the error tested without making it (the closure made each node's error).
+        var i = 0
+        while i < nodes.count {
+            if nodes[i].tag == tag && !nodes[i].isError { return nodes[i] }
+            i += 1
+        }
+        return nil
+    }
 
     /// Whether `bytes` are one or more well-formed BER-TLV objects and nothing
     /// else (padding aside), including the content of constructed objects.

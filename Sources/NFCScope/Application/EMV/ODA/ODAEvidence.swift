@@ -109,8 +109,7 @@ struct ODAEvidence {
                     keep(terminal: false, 0x94, f1.value.suffix(from: 2), replacing: false)
                 }
             } else if let tlv = x.responseTLV {
-                collect(tlv)
-                if let sdad = tlv.first(0x9F4B) { keepSignature(sdad.value) }
+                if let sdad = collect(tlv) { keepSignature(tlv.nodes[sdad].value) }
             }
         case (0x00, 0xB2):
             guard c.p2 & 0x07 == 0x04 else { return }
@@ -122,8 +121,7 @@ struct ODAEvidence {
             keptBytes += r.data.count
             records.append(sfi: sfi, record: record, r.data)
             if let tlv = x.responseTLV {
-                collect(tlv)
-                if let sdad = tlv.first(0x9F4B), fddaSignature == nil { keepSignature(sdad.value) }
+                if let sdad = collect(tlv), fddaSignature == nil { keepSignature(tlv.nodes[sdad].value) }
             }
         case (0x00, 0x88):
             guard let tlv = x.responseTLV, let ddol = copy(c.data) else { return }
@@ -203,27 +201,39 @@ struct ODAEvidence {
         if keeping { generateACs.append(g) }
     }
 
-    private mutating func collect(_ tlv: BERTLV) {
+    /// Keeps the card values of `tlv` (the first value of each kept tag). Answers the
+    /// index of its first signed dynamic data (9F4B) that is not an error node, the node
+    /// `tlv.first(0x9F4B)` is (the GPO answer and the records looked it up in a walk of
+    /// their own); its tag has a slot, so the walk finds it with the kept tags.
+    @discardableResult
+    mutating func collect(_ tlv: BERTLV) -> Int? {
         // By index, the error tested without making it (every node of every EMV answer).
         let nodes = tlv.nodes
+        var signature: Int?
         var i = 0
         while i < nodes.count {
             // The kept tags are the first slots (`TagValues.cardSlots`): one lookup of
             // the tag tells whether it is kept and where (it was three: `keeps`, then
             // the search and the append of `TagValues`).
-            if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag),
-               slot < TagValues.cardSlots, !card.contains(slot: slot) {
-                let value = nodes[i].value
-                // The budget as `keep` counts it.
-                if keptBytes + value.count <= ODAEvidence.byteBudget {
-                    keptBytes += value.count
-                    card.add(nodes[i].tag, slot: slot, value)
-                } else {
-                    overBudget = true
+            if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag) {
+                if slot < TagValues.cardSlots {
+                    if !card.contains(slot: slot) {
+                        let value = nodes[i].value
+                        // The budget as `keep` counts it.
+                        if keptBytes + value.count <= ODAEvidence.byteBudget {
+                            keptBytes += value.count
+                            card.add(nodes[i].tag, slot: slot, value)
+                        } else {
+                            overBudget = true
+                        }
+                    }
+                } else if slot == TagValues.signatureSlot, signature == nil {
+                    signature = i
                 }
             }
             i += 1
         }
+        return signature
     }
 
     private mutating func keep(terminal: Bool, _ tag: UInt32, _ value: ByteView, replacing: Bool) {
@@ -518,6 +528,8 @@ struct TagValues {
 
     /// Slots 0 to `cardSlots - 1` are the card tags the evidence keeps (`ODAEvidence.keeps`).
     static let cardSlots = 26
+    /// The slot of 9F4B (signed dynamic data).
+    static let signatureSlot = 48
 
     /// Appends an entry for a tag not held.
     private mutating func append(_ entry: Entry) {
