@@ -10,7 +10,9 @@ enum EMVSessionChecks {
         ODAVerifier.verify(e, registry: registry, reasons: scratch.lengthReasons, into: &s.oda)
         s.warnings = consistencyWarnings(e, iccIdentifier: s.oda?.iccCertificate?.identifier, step: s.oda?.step)
         s.kernel = kernel(e, registry: registry, names: scratch)
-        s.token = token(e, registry: registry)
+        // Assigned only when there is one (or one to clear): an assignment of the
+        // optional went through its value witness (~120 instructions a session end).
+        if let token = token(e, registry: registry) { s.token = token } else if s.token != nil { s.token = nil }
         s.transactionLog = transactionLog(e)
         s.issuerApplicationData = rendered(0x9F10, e.card.slice(0x9F10), e, registry, scratch)
         s.cvmResults = rendered(0x9F34, e.terminal.slice(0x9F34), e, registry, scratch)

@@ -219,9 +219,12 @@ public struct BERTLV: Sendable {
     private mutating func reparseReportingClean(_ bytes: ByteView, maxDepth: Int) -> Bool {
         self.bytes = bytes
         var parser = Parser(root: bytes, maxDepth: maxDepth)
+        // The previous tree's nodes are written over (`Parser.put`) and only what is left
+        // of them removed: emptying the array first cost ~85 instructions a parse (its
+        // `replaceSubrange`), now paid only when the tree is smaller than the one before.
         swap(&parser.nodes, &nodes)
-        parser.nodes.removeAll(keepingCapacity: true)
         _ = parser.parseLevel(start: 0, end: bytes.count, depth: 0, indefinite: false)
+        if parser.count < parser.nodes.count { parser.nodes.removeSubrange(parser.count...) }
         swap(&parser.nodes, &nodes)
         return parser.clean
     }
@@ -249,7 +252,15 @@ public struct BERTLV: Sendable {
     public var hasErrors: Bool { nodes.contains { $0.error != nil } }
 
     /// The first node (pre-order) with this tag, anywhere in the tree.
-    public func first(_ tag: UInt32) -> TLVNode? { nodes.first { $0.tag == tag && $0.error == nil } }
+    public func first(_ tag: UInt32) -> TLVNode? {
+        // By index, the error tested without making it (the closure made each node's error).
+        var i = 0
+        while i < nodes.count {
+            if nodes[i].tag == tag && !nodes[i].isError { return nodes[i] }
+            i += 1
+        }
+        return nil
+    }
 
     /// Whether `bytes` are one or more well-formed BER-TLV objects and nothing
     /// else (padding aside), including the content of constructed objects.
@@ -373,9 +384,21 @@ public struct BERTLV: Sendable {
     private struct Parser {
         let root: ByteView
         let maxDepth: Int
+        /// The nodes made are `nodes[0 ..< count]`; past them, a previous tree's nodes
+        /// not yet written over (`reparseReportingClean` removes what is left).
         var nodes: [TLVNode] = []
+        var count = 0
         /// No error node and no node of indefinite length was made.
         var clean = true
+
+        /// Stores `node` as the next node (over a previous tree's, or appended); its index.
+        @inline(__always)
+        mutating func put(_ node: TLVNode) -> Int {
+            let index = count
+            if index < nodes.count { nodes[index] = node } else { nodes.append(node) }
+            count = index &+ 1
+            return index
+        }
 
         /// `maxDepth` below 0 counts as 0; above `Int32.max` as `Int32.max` (nodes keep
         /// their depth in 32 bits; each level takes two bytes and a stack frame, so no
@@ -454,11 +477,10 @@ public struct BERTLV: Sendable {
                 case .success(let h):
                     let valueStart = pos + h.headerLength
                     let remaining = end - valueStart
-                    let index = nodes.count
-                    nodes.append(TLVNode(parsed: h.tag, tagLength: h.tagLength, headerLength: h.headerLength,
-                                         depth: depth, offset: pos, declaredLength: h.length,
-                                         value: root.slice(valueStart, Swift.max(0, Swift.min(h.length ?? remaining, remaining))) ?? ByteView(),
-                                         constructed: h.constructed, subtreeEnd: index + 1))
+                    let index = put(TLVNode(parsed: h.tag, tagLength: h.tagLength, headerLength: h.headerLength,
+                                            depth: depth, offset: pos, declaredLength: h.length,
+                                            value: root.slice(valueStart, Swift.max(0, Swift.min(h.length ?? remaining, remaining))) ?? ByteView(),
+                                            constructed: h.constructed, subtreeEnd: count + 1))
                     guard let length = h.length else {
                         // Indefinite length.
                         clean = false
@@ -471,7 +493,7 @@ public struct BERTLV: Sendable {
                             return LevelResult(stop: end, terminated: false, error: true)
                         }
                         let inner = parseLevel(start: valueStart, end: end, depth: depth + 1, indefinite: true)
-                        nodes[index].close(subtreeEnd: nodes.count, childError: inner.error)
+                        nodes[index].close(subtreeEnd: count, childError: inner.error)
                         if inner.terminated {
                             nodes[index].value = root.slice(valueStart, inner.stop - valueStart) ?? ByteView()
                             sawError = sawError || inner.error
@@ -490,7 +512,7 @@ public struct BERTLV: Sendable {
                         if depth < maxDepth {
                             let present = nodes[index].value.count
                             let inner = parseLevel(start: valueStart, end: valueStart + present, depth: depth + 1, indefinite: false)
-                            nodes[index].close(subtreeEnd: nodes.count, childError: inner.error)
+                            nodes[index].close(subtreeEnd: count, childError: inner.error)
                             sawError = sawError || inner.error
                         } else if !overrun {
                             clean = false
@@ -523,11 +545,10 @@ public struct BERTLV: Sendable {
             let remaining = end &- valueStart
             let overrun = length > remaining
             let present = overrun ? remaining : length
-            let index = nodes.count
-            nodes.append(TLVNode(parsed: tag, tagLength: tagLength, headerLength: headerLength,
-                                 depth: depth, offset: pos, declaredLength: length,
-                                 value: root.slice(valueStart, present) ?? ByteView(),
-                                 constructed: constructed, subtreeEnd: index &+ 1))
+            let index = put(TLVNode(parsed: tag, tagLength: tagLength, headerLength: headerLength,
+                                    depth: depth, offset: pos, declaredLength: length,
+                                    value: root.slice(valueStart, present) ?? ByteView(),
+                                    constructed: constructed, subtreeEnd: count &+ 1))
             var error = false
             if overrun {
                 clean = false
@@ -537,7 +558,7 @@ public struct BERTLV: Sendable {
                 if depth < maxDepth {
                     if present > 0 {
                         let inner = parseLevel(start: valueStart, end: valueStart &+ present, depth: depth &+ 1, indefinite: false)
-                        nodes[index].close(subtreeEnd: nodes.count, childError: inner.error)
+                        nodes[index].close(subtreeEnd: count, childError: inner.error)
                         error = inner.error
                     }
                 } else if !overrun {
@@ -553,10 +574,10 @@ public struct BERTLV: Sendable {
         private mutating func appendError(_ error: TLVError, tag: UInt32, tagLength: Int, at pos: Int, end: Int,
                                           depth: Int, constructed: Bool) {
             clean = false
-            nodes.append(TLVNode(tag: tag, tagLength: tagLength, depth: depth, offset: pos, headerLength: 0,
-                                 declaredLength: nil, value: root.slice(pos, end - pos) ?? ByteView(),
-                                 constructed: constructed, indefinite: false, error: error, childError: false,
-                                 subtreeEnd: nodes.count + 1))
+            _ = put(TLVNode(tag: tag, tagLength: tagLength, depth: depth, offset: pos, headerLength: 0,
+                            declaredLength: nil, value: root.slice(pos, end - pos) ?? ByteView(),
+                            constructed: constructed, indefinite: false, error: error, childError: false,
+                            subtreeEnd: count + 1))
         }
     }
 }

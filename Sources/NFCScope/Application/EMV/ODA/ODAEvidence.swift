@@ -109,8 +109,7 @@ struct ODAEvidence {
                     keep(terminal: false, 0x94, f1.value.suffix(from: 2), replacing: false)
                 }
             } else if let tlv = x.responseTLV {
-                collect(tlv)
-                if let sdad = tlv.first(0x9F4B) { keepSignature(sdad.value) }
+                if let sdad = collect(tlv) { keepSignature(tlv.nodes[sdad].value) }
             }
         case (0x00, 0xB2):
             guard c.p2 & 0x07 == 0x04 else { return }
@@ -122,8 +121,7 @@ struct ODAEvidence {
             keptBytes += r.data.count
             records.append(sfi: sfi, record: record, r.data)
             if let tlv = x.responseTLV {
-                collect(tlv)
-                if let sdad = tlv.first(0x9F4B), fddaSignature == nil { keepSignature(sdad.value) }
+                if let sdad = collect(tlv), fddaSignature == nil { keepSignature(tlv.nodes[sdad].value) }
             }
         case (0x00, 0x88):
             guard let tlv = x.responseTLV, let ddol = copy(c.data) else { return }
@@ -203,27 +201,39 @@ struct ODAEvidence {
         if keeping { generateACs.append(g) }
     }
 
-    private mutating func collect(_ tlv: BERTLV) {
+    /// Keeps the card values of `tlv` (the first value of each kept tag). Answers the
+    /// index of its first signed dynamic data (9F4B) that is not an error node, the node
+    /// `tlv.first(0x9F4B)` is (the GPO answer and the records looked it up in a walk of
+    /// their own); its tag has a slot, so the walk finds it with the kept tags.
+    @discardableResult
+    mutating func collect(_ tlv: BERTLV) -> Int? {
         // By index, the error tested without making it (every node of every EMV answer).
         let nodes = tlv.nodes
+        var signature: Int?
         var i = 0
         while i < nodes.count {
             // The kept tags are the first slots (`TagValues.cardSlots`): one lookup of
             // the tag tells whether it is kept and where (it was three: `keeps`, then
             // the search and the append of `TagValues`).
-            if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag),
-               slot < TagValues.cardSlots, !card.contains(slot: slot) {
-                let value = nodes[i].value
-                // The budget as `keep` counts it.
-                if keptBytes + value.count <= ODAEvidence.byteBudget {
-                    keptBytes += value.count
-                    card.add(nodes[i].tag, slot: slot, value)
-                } else {
-                    overBudget = true
+            if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag) {
+                if slot < TagValues.cardSlots {
+                    if !card.contains(slot: slot) {
+                        let value = nodes[i].value
+                        // The budget as `keep` counts it.
+                        if keptBytes + value.count <= ODAEvidence.byteBudget {
+                            keptBytes += value.count
+                            card.add(nodes[i].tag, slot: slot, value)
+                        } else {
+                            overBudget = true
+                        }
+                    }
+                } else if slot == TagValues.signatureSlot, signature == nil {
+                    signature = i
                 }
             }
             i += 1
         }
+        return signature
     }
 
     private mutating func keep(terminal: Bool, _ tag: UInt32, _ value: ByteView, replacing: Bool) {
@@ -518,6 +528,8 @@ struct TagValues {
 
     /// Slots 0 to `cardSlots - 1` are the card tags the evidence keeps (`ODAEvidence.keeps`).
     static let cardSlots = 26
+    /// The slot of 9F4B (signed dynamic data).
+    static let signatureSlot = 48
 
     /// Appends an entry for a tag not held.
     private mutating func append(_ entry: Entry) {
@@ -608,30 +620,34 @@ struct TagValues {
 /// array that a new session reuses, like `TagValues`: a READ RECORD allocates nothing
 /// once the storage has grown to a session's size. Reading a record copies it out.
 struct RecordStore {
+    /// The records are `keys[0 ..< keyCount]`: a new session writes over the storage
+    /// (emptying the array cost ~85 instructions a session, its `replaceSubrange`).
     private var keys: [(sfi: Int, record: Int, start: Int, count: Int)] = []
+    private var keyCount = 0
     private var pool = BytePool()
 
-    var count: Int { keys.count }
+    var count: Int { keyCount }
 
     mutating func append(sfi: Int, record: Int, _ data: ByteView) {
         let kept = pool.append(data)
-        keys.append((sfi, record, kept.lowerBound, data.count))
+        let key = (sfi: sfi, record: record, start: kept.lowerBound, count: data.count)
+        if keyCount < keys.count { keys[keyCount] = key } else { keys.append(key) }
+        keyCount += 1
     }
 
     /// The last record read with this SFI and number.
     func last(sfi: Int, record: Int) -> [UInt8]? {
-        guard let k = keys.last(where: { $0.sfi == sfi && $0.record == record }) else { return nil }
+        guard let k = keys[..<keyCount].last(where: { $0.sfi == sfi && $0.record == record }) else { return nil }
         return Array(pool[k.start..<(k.start + k.count)])
     }
 
     /// The records of an SFI in the order read, as (number, bytes).
     func records(sfi: Int) -> [(record: Int, data: [UInt8])] {
-        keys.filter { $0.sfi == sfi }.map { ($0.record, Array(pool[$0.start..<($0.start + $0.count)])) }
+        keys[..<keyCount].filter { $0.sfi == sfi }.map { ($0.record, Array(pool[$0.start..<($0.start + $0.count)])) }
     }
 
     mutating func removeAll() {
-        guard !keys.isEmpty else { return }
-        keys.removeAll(keepingCapacity: true)
+        keyCount = 0
         pool.removeAll()
     }
 }
