@@ -183,7 +183,11 @@ public struct CaptureReader: Sendable {
     @inline(__always)
     public mutating func nextWholePcapRecord() -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
         guard let layout = plainPcap, !ended,
-              let (seconds, fraction, captured, _) = view.u32x4(offset, bigEndian: layout.bigEndian),
+              // A little-endian file's fields are read as they lie; a big-endian file's are
+              // swapped in a call of its own, so that the common case does not load both
+              // byte orders and pick one for every record (three `cmov`s and three `bswap`s).
+              let (seconds, fraction, captured, _) = layout.bigEndian ? Self.bigEndianRecordHeader(view, offset)
+                                                                      : view.u32x4(offset, bigEndian: false),
               Int(captured) <= layout.recordLimit,
               let data = view.slice(offset &+ 16, Int(captured))
         else { return nil }
@@ -194,6 +198,13 @@ public struct CaptureReader: Sendable {
         // Neither product overflows: both factors are at most 32 bits wide.
         let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* layout.fractionScale
         return (n, at &+ base, timestamp, data)
+    }
+
+    /// The four fields of a big-endian pcap's record header at `offset` (see
+    /// `nextWholePcapRecord`).
+    @inline(never)
+    static func bigEndianRecordHeader(_ view: ByteView, _ offset: Int) -> (UInt32, UInt32, UInt32, UInt32)? {
+        view.u32x4(offset, bigEndian: true)
     }
 
     @inline(never)

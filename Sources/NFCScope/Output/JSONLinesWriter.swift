@@ -59,13 +59,13 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // Whether there is a mask, without a copy of it (a copy retained and released
         // the optional array on every frame).
         let masked = nextFrameMask != nil
-        out.withReserved(64 + (masked ? 0 : 2 * frame.bytes.count)) { c in
-            if frame.event == nil, let dir = frame.dir {
-                // Most frames: one literal for the direction and technology.
-                c.ascii(dirTechHexOpening(dir, frame.tech))
-                if !masked { c.hex(frame.bytes) }
-                return
-            }
+        // A cursor rather than `withReserved`'s closure: the closure was left a call of
+        // its own, a call per frame with the cursor passed through memory.
+        var c = out.reservedCursor(64 + (masked ? 0 : 2 * frame.bytes.count))
+        if frame.event == nil, let dir = frame.dir {
+            // Most frames: one literal for the direction and technology.
+            c.ascii(dirTechHexOpening(dir, frame.tech))
+        } else {
             c.ascii(",\"dir\":")
             if let dir = frame.dir {
                 c.byte(0x22); c.ascii(dir.jsonName); c.byte(0x22)
@@ -79,8 +79,9 @@ public final class JSONLinesWriter: MaskableFrameWriter {
                 c.ascii(event.jsonName)
             }
             c.ascii("\",\"hex\":\"")
-            if !masked { c.hex(frame.bytes) }
         }
+        if !masked { c.hex(frame.bytes) }
+        out.commit(c)
         if masked, let mask = nextFrameMask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
         // The case is tested without binding its payload: binding it copied the whole
         // `LinkInfo` on every frame (+44-58 instructions a frame on the other shapes).
