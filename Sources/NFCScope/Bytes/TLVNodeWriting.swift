@@ -35,27 +35,7 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
     let opening: StaticString = "{\"tag\":\""
     OutputBuffer.copyShort(from: UnsafeRawPointer(opening.utf8Start), to: dst + o, count: 8)
     o &+= 8
-    let tagBytes = Swift.max(1, Swift.min(4, tagLength))
-    let upper = UnsafeRawPointer(hexUpperPairs)
-    if tagBytes <= 2 {
-        // One- and two-byte tags (nearly all): their pairs without the loop. The second
-        // pair is stored either way (a two-byte store into the reservation, overwritten
-        // by what follows when the tag has one byte).
-        let first = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1) &<< 3)) & 0xFF)
-        let second = Int(truncatingIfNeeded: tag & 0xFF)
-        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: first &<< 1, as: UInt16.self), toByteOffset: o, as: UInt16.self)
-        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: second &<< 1, as: UInt16.self), toByteOffset: o &+ 2,
-                       as: UInt16.self)
-    } else {
-        var k = 0
-        while k < tagBytes {
-            let b = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1 &- k) &* 8)) & 0xFF)
-            dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
-                           as: UInt16.self)
-            k &+= 1
-        }
-    }
-    o &+= tagBytes &<< 1
+    o &+= storeTagHex(tag, tagLength: tagLength, to: dst, at: o)
     let len: StaticString = "\",\"len\":"
     OutputBuffer.copyShort(from: UnsafeRawPointer(len.utf8Start), to: dst + o, count: 8)
     o &+= 8
@@ -149,16 +129,7 @@ func writeTLVTextLineOpening(to out: OutputBuffer, indent: Int, tag: UInt32, tag
         (dst + o).initializeMemory(as: UInt8.self, repeating: 0x20, count: pad)
     }
     o &+= pad
-    let tagBytes = Swift.max(1, Swift.min(4, tagLength))
-    let upper = UnsafeRawPointer(hexUpperPairs)
-    var k = 0
-    while k < tagBytes {
-        let b = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1 &- k) &* 8)) & 0xFF)
-        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
-                       as: UInt16.self)
-        k &+= 1
-    }
-    o &+= tagBytes &<< 1
+    o &+= storeTagHex(tag, tagLength: tagLength, to: dst, at: o)
     if let name {
         dst.storeBytes(of: 0x20, toByteOffset: o, as: UInt8.self)
         o &+= 1
@@ -195,10 +166,36 @@ func writeTLVTextLineOpening(to out: OutputBuffer, indent: Int, tag: UInt32, tag
         dst.storeBytes(of: 0x20, toByteOffset: o, as: UInt8.self)
         o &+= 1
         if let src = hex.base {
-            OutputBuffer.writeHexPairs(src, n, dst + o, upper)
+            OutputBuffer.writeHexPairs(src, n, dst + o, UnsafeRawPointer(hexUpperPairs))
             o &+= n &<< 1
         }
     }
     c.offset = o
     out.commit(c)
+}
+
+/// The low `tagLength` bytes (clamped to 1...4) of `tag` as uppercase hex at `dst + o`, for
+/// both fixed parts; returns the bytes written (twice the byte count). Needs 8 bytes of
+/// room: for one- and two-byte tags (nearly all) two pairs are stored without a loop,
+/// the second overwritten by what follows when the tag has one byte.
+@_transparent
+func storeTagHex(_ tag: UInt32, tagLength: Int, to dst: UnsafeMutableRawPointer, at o: Int) -> Int {
+    let tagBytes = Swift.max(1, Swift.min(4, tagLength))
+    let upper = UnsafeRawPointer(hexUpperPairs)
+    if tagBytes <= 2 {
+        let first = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1) &<< 3)) & 0xFF)
+        let second = Int(truncatingIfNeeded: tag & 0xFF)
+        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: first &<< 1, as: UInt16.self), toByteOffset: o, as: UInt16.self)
+        dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: second &<< 1, as: UInt16.self), toByteOffset: o &+ 2,
+                       as: UInt16.self)
+    } else {
+        var k = 0
+        while k < tagBytes {
+            let b = Int(truncatingIfNeeded: (tag >> UInt32(truncatingIfNeeded: (tagBytes &- 1 &- k) &* 8)) & 0xFF)
+            dst.storeBytes(of: upper.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
+                           as: UInt16.self)
+            k &+= 1
+        }
+    }
+    return tagBytes &<< 1
 }
