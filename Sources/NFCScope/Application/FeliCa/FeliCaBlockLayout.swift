@@ -145,16 +145,19 @@ enum FeliCaBlockLayout {
     static func writeFields(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?,
                             _ c: inout OutputCursor) {
         if block.count == 16, let sixteen = layout.sixteen, let h = block.u64le(0), let l = block.u64le(8) {
-            // A next block of 16 bytes is read as 128 bits too (its delta fields' values).
-            var nextWhole: UInt128?
-            if let next, next.count == 16, let nh = next.u64le(0), let nl = next.u64le(8) {
-                nextWhole = UInt128(nh.byteSwapped) &<< 64 | UInt128(nl.byteSwapped)
-            }
             writeSixteen(layout, sixteen, block: block, high: h.byteSwapped, low: l.byteSwapped, next: next,
-                         nextWhole: nextWhole, &c)
+                         nextWhole: sixteenBits(next), &c)
             return
         }
         writeFieldsGeneral(layout, block: block, next: next, &c)
+    }
+
+    /// A next block of 16 bytes read as 128 bits, big-endian (its delta fields' values);
+    /// nil for no next block or one of another size.
+    @inline(__always)
+    static func sixteenBits(_ next: ByteView?) -> UInt128? {
+        guard let next, next.count == 16, let h = next.u64le(0), let l = next.u64le(8) else { return nil }
+        return UInt128(h.byteSwapped) &<< 64 | UInt128(l.byteSwapped)
     }
 
     /// The field-by-field loop (fields may not fit the block).
@@ -447,12 +450,8 @@ enum FeliCaBlockLayout {
     static func writeTextFields(_ layout: FeliCaCompiledLayout, block: ByteView, next: ByteView?,
                                 _ c: inout OutputCursor) {
         if block.count == 16, let sixteen = layout.textSixteen, let h = block.u64le(0), let l = block.u64le(8) {
-            var nextWhole: UInt128?
-            if let next, next.count == 16, let nh = next.u64le(0), let nl = next.u64le(8) {
-                nextWhole = UInt128(nh.byteSwapped) &<< 64 | UInt128(nl.byteSwapped)
-            }
             writeTextSixteen(layout, sixteen, block: block, high: h.byteSwapped, low: l.byteSwapped, next: next,
-                             nextWhole: nextWhole, &c)
+                             nextWhole: sixteenBits(next), &c)
             return
         }
         var first = true
