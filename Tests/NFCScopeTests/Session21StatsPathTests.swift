@@ -102,16 +102,19 @@ import Testing
                 var n = 0
                 var bn: [Direction: UInt8] = [.reader: 0, .card: 0]
                 // Now and then a chain long enough to move the list mid-exchange.
-                let count = round % 25 == 0 ? 3_000 : g.next() % 120
+                let count = round % 25 == 0 ? 1_500 : g.next() % 120
                 for _ in 0..<count {
-                    n += 1 + (g.next() % 8 == 0 ? 1 : 0)
-                    let dir: Direction = g.next() % 2 == 0 ? .reader : .card
+                    n += round % 25 == 0 ? 1 : 1 + (g.next() % 8 == 0 ? 1 : 0)
+                    let long = round % 25 == 0
+                    // Long rounds: a command, then a card chain acknowledged block by block.
+                    let dir: Direction = long ? (n % 2 == 0 ? .card : .reader) : (g.next() % 2 == 0 ? .reader : .card)
                     let kindPick = g.next() % 10
-                    let kind: ISODEPBlockKind = kindPick < 7 ? .i : (kindPick < 9 ? .r : .s)
-                    if g.next() % 3 != 0 { bn[dir] = (bn[dir] ?? 0) ^ 1 }
+                    let kind: ISODEPBlockKind = long ? (dir == .card || n < 3 ? .i : .r)
+                        : (kindPick < 7 ? .i : (kindPick < 9 ? .r : .s))
+                    if long || g.next() % 3 != 0 { bn[dir] = (bn[dir] ?? 0) ^ 1 }
                     let sType: SBlockType = kind == .s ? [.wtx, .deselect, .other][g.next() % 3] : .other
-                    let crc: CRCStatus = [.ok, .ok, .ok, .ok, .bad, .none][g.next() % 6]
-                    let chaining = round % 25 == 0 ? g.next() % 50 != 0 : g.next() % 4 == 0
+                    let crc: CRCStatus = long ? .ok : [.ok, .ok, .ok, .ok, .bad, .none][g.next() % 6]
+                    let chaining = long ? dir == .card && g.next() % 500 != 0 : g.next() % 4 == 0
                     let block = ISODEPBlock(kind: kind, pcb: 0, blockNumber: bn[dir] ?? 0, chaining: chaining,
                                             sType: sType, wtxm: sType == .wtx ? 1 : nil,
                                             inf: all.slice(0, g.next() % 33) ?? ByteView())
