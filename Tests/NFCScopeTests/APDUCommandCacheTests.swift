@@ -107,8 +107,9 @@ import Testing
         for _ in 0..<10 { aids.append(g.bytes(5 + g.int(12))) }
         let longCached = OutputBuffer(), longPlain = OutputBuffer()
         var lines = 0
+        let frames12 = keptFrameNumbers([1, 2])
         for round in 0..<20_000 {
-            var x = APDUInterpretation(exchange: ISODEPExchange(frames: [1, 2], command: nil, response: nil,
+            var x = APDUInterpretation(exchange: ISODEPExchange(frames: frames12, command: nil, response: nil,
                                                                 waitingTimeExtensions: 0, retransmissions: 0,
                                                                 sawBadCRC: false, incomplete: false, overlong: false))
             let aid = g.pick(aids)

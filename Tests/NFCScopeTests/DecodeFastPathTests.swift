@@ -329,7 +329,7 @@ struct CardSessionFastPathTests {
             let (command, response) = bytes[Int(gen.next() % UInt64(bytes.count))]
             ByteView.with(command) { c in
                 ByteView.with(response) { r in
-                    let exchange = ISODEPExchange(frames: [n], command: c, response: r, waitingTimeExtensions: 0,
+                    let exchange = ISODEPExchange(frames: keptFrameNumbers([n]), command: c, response: r, waitingTimeExtensions: 0,
                                                   retransmissions: 0, sawBadCRC: false, incomplete: false)
                     let a = viaCopy.interpret(exchange) { seen($0) }
                     let b = inPlace.interpretInPlace(exchange) { seen($0) }

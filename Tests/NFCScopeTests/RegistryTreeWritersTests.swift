@@ -93,7 +93,7 @@ import Testing
                 for bad in [false, true] {
                     for incomplete in [false, true] {
                         for overlong in [false, true] {
-                            let e = ISODEPExchange(frames: [1, 2], command: nil, response: nil, waitingTimeExtensions: wtx,
+                            let e = ISODEPExchange(frames: keptFrameNumbers([1, 2]), command: nil, response: nil, waitingTimeExtensions: wtx,
                                                    retransmissions: retransmissions, sawBadCRC: bad, incomplete: incomplete,
                                                    overlong: overlong)
                             let out = OutputBuffer()

@@ -24,7 +24,7 @@ struct Session16CardSessionTests {
             let command = emvHex(pair.0), response = emvHex(pair.1)
             ByteView.with(command) { c in
                 ByteView.with(response) { r in
-                    let exchange = ISODEPExchange(frames: [firstFrame + 2 * i, firstFrame + 2 * i + 1], command: c,
+                    let exchange = ISODEPExchange(frames: keptFrameNumbers([firstFrame + 2 * i, firstFrame + 2 * i + 1]), command: c,
                                                   response: response.isEmpty ? nil : r, waitingTimeExtensions: 0,
                                                   retransmissions: 0, sawBadCRC: false,
                                                   incomplete: lastIncomplete && i == pairs.count - 1)
@@ -228,7 +228,7 @@ struct Session16CardSessionTests {
             let command = emvHex(pair.0), response = emvHex(pair.1)
             ByteView.with(command) { c in
                 ByteView.with(response) { r in
-                    let exchange = ISODEPExchange(frames: [n], command: c, response: r, waitingTimeExtensions: 0,
+                    let exchange = ISODEPExchange(frames: keptFrameNumbers([n]), command: c, response: r, waitingTimeExtensions: 0,
                                                   retransmissions: 0, sawBadCRC: false, incomplete: false)
                     session.interpretInPlace(exchange) { x in tracker.observe(&x, registry: registry) }
                     if n % 2 == 1 {

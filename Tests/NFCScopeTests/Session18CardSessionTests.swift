@@ -359,7 +359,7 @@ struct Session18CardSessionTests {
             for (j, pair) in pairs.enumerated() {
                 ByteView.with(pair.0) { c in
                     ByteView.with(pair.1) { r in
-                        let exchange = ISODEPExchange(frames: [4 * i + 2 * j, 4 * i + 2 * j + 1], command: c, response: r,
+                        let exchange = ISODEPExchange(frames: keptFrameNumbers([4 * i + 2 * j, 4 * i + 2 * j + 1]), command: c, response: r,
                                                       waitingTimeExtensions: 0, retransmissions: 0, sawBadCRC: false,
                                                       incomplete: false)
                         session.interpretInPlace(exchange) { x in

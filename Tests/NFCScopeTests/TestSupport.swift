@@ -2,6 +2,16 @@ import Foundation
 @testable import NFCScope
 @testable import NFCScopeCLI
 
+/// Frame numbers for an `ISODEPExchange` a test builds by hand: a view of a list
+/// kept alive for the rest of the run (exchanges hold views, valid while their owner
+/// lives; a test's few lists are let go with the process).
+func keptFrameNumbers(_ numbers: [Int]) -> FrameNumbers {
+    let list = FrameNumberList(capacity: numbers.count)
+    for n in numbers { list.append(n) }
+    _ = Unmanaged.passRetained(list)
+    return list.view
+}
+
 /// Path of a file in the test target's Fixtures folder.
 func fixturePath(_ name: String) -> String {
     let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!

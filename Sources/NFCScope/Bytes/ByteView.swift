@@ -438,51 +438,63 @@ extension ByteView {
     private static func crc16Reflected(_ base: UnsafeRawPointer, _ count: Int, _ preset: UInt16,
                                        _ t: UnsafePointer<UInt16>) -> UInt16 {
         var crc = preset
-        var i = 0
         /// The two lookups that depend on the running CRC: the first two bytes of a
         /// step of `width` bytes, XORed with it.
         @inline(__always) func head(_ v: UInt64, _ width: Int) -> UInt16 {
             let x = UInt16(truncatingIfNeeded: v) ^ crc
             return t[(width &- 1) &* 256 &+ Int(x & 0xFF)] ^ t[(width &- 2) &* 256 &+ Int(x &>> 8)]
         }
-        /// The lookup of byte `i + k` in table `table`, the byte read straight from
-        /// memory (one load, where taking it out of a loaded word costs a shift and a
-        /// mask as well).
+        // The sixteen-byte steps walk a pointer to the last whole step's end (one add
+        // and one compare a step).
+        var p = base
+        let stop = base + (count & ~15)
+        /// The lookup of byte `k` of the step in table `table`, the byte read straight
+        /// from memory (one load, where taking it out of a loaded word costs a shift
+        /// and a mask as well).
         @inline(__always) func lookupByte(_ table: Int, _ k: Int) -> UInt16 {
-            t[table &* 256 &+ Int(base.load(fromByteOffset: i &+ k, as: UInt8.self))]
+            t[table &* 256 &+ Int(p.load(fromByteOffset: k, as: UInt8.self))]
         }
-        while i &+ 16 <= count {
-            let a = UInt64(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self)))
+        while p != stop {
+            let a = UInt64(UInt16(littleEndian: p.loadUnaligned(as: UInt16.self)))
             let rest = ((lookupByte(13, 2) ^ lookupByte(12, 3)) ^ (lookupByte(11, 4) ^ lookupByte(10, 5)))
                 ^ ((lookupByte(9, 6) ^ lookupByte(8, 7)) ^ (lookupByte(7, 8) ^ lookupByte(6, 9)))
                 ^ (((lookupByte(5, 10) ^ lookupByte(4, 11)) ^ (lookupByte(3, 12) ^ lookupByte(2, 13)))
                 ^ (lookupByte(1, 14) ^ lookupByte(0, 15)))
             crc = rest ^ head(a, 16)
-            i &+= 16
+            p += 16
         }
-        if i &+ 8 <= count {
-            let v = UInt64(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self)))
-            let rest = ((lookupByte(5, 2) ^ lookupByte(4, 3)) ^ (lookupByte(3, 4) ^ lookupByte(2, 5)))
-                ^ (lookupByte(1, 6) ^ lookupByte(0, 7))
-            crc = rest ^ head(v, 8)
-            i &+= 8
-        }
-        // Short frames are common (R-blocks, WTX, SAK): finish in at most three
-        // steps instead of up to seven dependent byte steps.
-        if i &+ 4 <= count {
-            let v = UInt64(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self)))
-            crc = (lookupByte(1, 2) ^ lookupByte(0, 3)) ^ head(v, 4)
-            i &+= 4
-        }
-        if i &+ 2 <= count {
-            let v = UInt64(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt16.self)))
-            crc = head(v, 2)
-            i &+= 2
-        }
-        while i < count {
-            let b = base.load(fromByteOffset: i, as: UInt8.self)
+        // The last `count % 16` bytes in one step: its first two bytes, folded into the
+        // register, through the tables of their distance from the end (`head`); each
+        // later byte through the table of its own distance from the end, entered at its
+        // count by a `switch` whose cases fall through (two instructions a byte, where
+        // steps of 8, 4, 2 and 1 bytes each paid their own tests and head).
+        let r = count & 15
+        if r >= 2 {
+            var acc = head(UInt64(UInt16(littleEndian: stop.loadUnaligned(as: UInt16.self))), r)
+            let end = base + count
+            @inline(__always) func fromEnd(_ c: Int) -> UInt16 {
+                t[(c &- 1) &* 256 &+ Int(end.load(fromByteOffset: -c, as: UInt8.self))]
+            }
+            switch r &- 2 {
+            case 13: acc ^= fromEnd(13); fallthrough
+            case 12: acc ^= fromEnd(12); fallthrough
+            case 11: acc ^= fromEnd(11); fallthrough
+            case 10: acc ^= fromEnd(10); fallthrough
+            case 9: acc ^= fromEnd(9); fallthrough
+            case 8: acc ^= fromEnd(8); fallthrough
+            case 7: acc ^= fromEnd(7); fallthrough
+            case 6: acc ^= fromEnd(6); fallthrough
+            case 5: acc ^= fromEnd(5); fallthrough
+            case 4: acc ^= fromEnd(4); fallthrough
+            case 3: acc ^= fromEnd(3); fallthrough
+            case 2: acc ^= fromEnd(2); fallthrough
+            case 1: acc ^= fromEnd(1)
+            default: break
+            }
+            crc = acc
+        } else if r == 1 {
+            let b = stop.load(as: UInt8.self)
             crc = (crc >> 8) ^ t[Int(UInt8(truncatingIfNeeded: crc) ^ b)]
-            i &+= 1
         }
         return crc
     }

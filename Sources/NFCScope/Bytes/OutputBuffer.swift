@@ -736,6 +736,16 @@ public final class OutputBuffer: @unchecked Sendable {
     /// commas, `]`, in one reservation, each below 10^8 as one word (`storeDigitsBelow1e8`).
     /// What `byte`, `int` and `byte` write for each (OutputNumberFastPathTests).
     public func intArray(_ numbers: ArraySlice<Int>) {
+        intArrayBody(numbers)
+    }
+
+    /// `intArray` of an exchange's frame numbers (`ISODEPExchange.frames`).
+    public func intArray(_ numbers: FrameNumbers) {
+        intArrayBody(numbers)
+    }
+
+    @inline(__always)
+    private func intArrayBody<C: RandomAccessCollection>(_ numbers: C) where C.Element == Int {
         // "[", "]" and at most 21 bytes a number (a comma, a sign and 19 digits).
         guard numbers.count <= 4_096 else {
             byte(0x5B)

@@ -13,11 +13,13 @@
 //   was lost (or the capture missed it): the pending exchange is closed without one;
 // - field off, a new activation or DESELECT closes whatever is pending.
 
-/// One command/response pair carried by ISO-DEP blocks. Views stay valid only
-/// during the sink call that receives the exchange.
+/// One command/response pair carried by ISO-DEP blocks. Views (the frame numbers,
+/// command and response) stay valid only during the sink call that receives the
+/// exchange: a sink that keeps them copies them.
 public struct ISODEPExchange {
     /// Numbers of all frames that carried the exchange (I-, R- and S-blocks), in order.
-    public var frames: ArraySlice<Int>
+    /// A view of the reassembler's list (`Array(frames)` keeps a copy).
+    public var frames: FrameNumbers
     /// The reassembled command (nil when the capture has no command for this response).
     public var command: ByteView?
     /// The reassembled response (nil when no response was seen).
@@ -169,11 +171,9 @@ public final class ISODEPReassembler {
     @exclusivity(unchecked) private var phase: Phase = .idle
     private let command = ChainAssembly()
     private let response = ChainAssembly()
-    /// Numbers of the exchange's frames: the first `frameCount` elements. Slots are
-    /// overwritten rather than the array emptied, because emptying an array in place
-    /// is a generic call, once per exchange.
-    @exclusivity(unchecked) private var frames: [Int] = []
-    @exclusivity(unchecked) private var frameCount = 0
+    /// Numbers of the exchange's frames. Exchanges get a view of it (no reference
+    /// count per exchange, no uniqueness check per block as an array had).
+    private let frames = FrameNumberList(capacity: 64)
     @exclusivity(unchecked) private var wtx = 0
     @exclusivity(unchecked) private var retransmissions = 0
     @exclusivity(unchecked) private var badCRC = false
@@ -186,9 +186,7 @@ public final class ISODEPReassembler {
     /// True when `takeOverlongReport` has something.
     @exclusivity(unchecked) public private(set) var hasOverlongReport = false
 
-    public init() {
-        frames.reserveCapacity(64)
-    }
+    public init() {}
 
     /// The input's bytes are about to move (a stream's buffer is compacted): a pending
     /// exchange keeps its own copy of what it still holds of them.
@@ -256,7 +254,7 @@ public final class ISODEPReassembler {
             note(n)
             if !good { badCRC = true }
         }
-        if frameCount >= Self.maxExchangeFrames {
+        if frames.count >= Self.maxExchangeFrames {
             if case .idle = phase {} else { tooManyFrames(to: receiver) }
         }
     }
@@ -338,8 +336,7 @@ public final class ISODEPReassembler {
 
     @inline(__always)
     private func note(_ n: Int) {
-        if frameCount < frames.count { frames[frameCount] = n } else { frames.append(n) }
-        frameCount += 1
+        frames.append(n)
     }
 
     /// Drops the bytes of the exchange in progress: it will be reported overlong.
@@ -348,7 +345,7 @@ public final class ISODEPReassembler {
         response.discard()
         guard !overlong else { return }
         overlong = true
-        overlongReports.append((frames[0], frames[frameCount - 1]))
+        overlongReports.append((frames.number(0) ?? 0, frames.number(frames.count - 1) ?? 0))
         hasOverlongReport = true
     }
 
@@ -356,10 +353,10 @@ public final class ISODEPReassembler {
     /// as an overlong record and the exchange goes on (its bytes are not kept).
     private func tooManyFrames<R: ExchangeReceiver>(to receiver: R) {
         becomeOverlong()
-        receiver.exchange(ISODEPExchange(frames: frames[..<frameCount], command: nil, response: nil,
+        receiver.exchange(ISODEPExchange(frames: frames.view, command: nil, response: nil,
                                          waitingTimeExtensions: wtx, retransmissions: retransmissions,
                                          sawBadCRC: badCRC, incomplete: true, overlong: true))
-        frameCount = 0
+        frames.removeAll()
     }
 
     /// For each exchange that became overlong since the last call: its first frame and
@@ -376,7 +373,7 @@ public final class ISODEPReassembler {
         overlong = false
         command.reset()
         response.reset()
-        frameCount = 0
+        frames.removeAll()
         wtx = 0
         retransmissions = 0
         badCRC = false
@@ -384,7 +381,7 @@ public final class ISODEPReassembler {
     }
 
     private func emitCurrent<R: ExchangeReceiver>(to receiver: R, incomplete: Bool) {
-        receiver.exchange(ISODEPExchange(frames: frames[..<frameCount], command: command.bytes, response: response.bytes,
+        receiver.exchange(ISODEPExchange(frames: frames.view, command: command.bytes, response: response.bytes,
                             waitingTimeExtensions: wtx, retransmissions: retransmissions,
                             sawBadCRC: badCRC, incomplete: incomplete || overlong, overlong: overlong))
         // No reset here: nothing reads the exchange state while idle, and every way

@@ -160,8 +160,13 @@ extension FeliCaExchange: DecodedRecord {
 }
 
 extension OutputBuffer {
-    /// Frame numbers as kept (`ISODEPExchange.frames`): in one reservation (`intArray`).
+    /// Frame numbers as kept (`FeliCaExchange.frames`): in one reservation (`intArray`).
     func jsonNumbers(_ numbers: ArraySlice<Int>) {
+        intArray(numbers)
+    }
+
+    /// Frame numbers of an exchange (`ISODEPExchange.frames`): in one reservation (`intArray`).
+    func jsonNumbers(_ numbers: FrameNumbers) {
         intArray(numbers)
     }
 

@@ -143,56 +143,25 @@ public final class StatsCollector: DecodeSink {
     }
 }
 
-/// Frame counts by `Tech.rawValue * 3 + direction` (0 reader, 1 card, 2 none) in
-/// stored properties rather than an array, so counting a frame is one switch and one
-/// increment with no uniqueness check. An index outside the table counts nowhere.
+/// Frame counts by `Tech.rawValue * 3 + direction` (0 reader, 1 card, 2 none) in a
+/// fixed-size inline array rather than an `Array`, so counting a frame is one
+/// increment at its index with no uniqueness check (a switch over fifteen stored
+/// properties, as before, cost a jump table a frame). An index outside the table
+/// counts nowhere.
 struct TechDirectionTally {
-    var c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0, c7 = 0
-    var c8 = 0, c9 = 0, c10 = 0, c11 = 0, c12 = 0, c13 = 0, c14 = 0
-
     /// Cells of the table (five technologies times three directions).
     static let cells = 15
 
+    var counts = InlineArray<15, Int>(repeating: 0)
+
     @inline(__always)
     mutating func add(_ i: Int) {
-        switch i {
-        case 0: c0 &+= 1
-        case 1: c1 &+= 1
-        case 2: c2 &+= 1
-        case 3: c3 &+= 1
-        case 4: c4 &+= 1
-        case 5: c5 &+= 1
-        case 6: c6 &+= 1
-        case 7: c7 &+= 1
-        case 8: c8 &+= 1
-        case 9: c9 &+= 1
-        case 10: c10 &+= 1
-        case 11: c11 &+= 1
-        case 12: c12 &+= 1
-        case 13: c13 &+= 1
-        case 14: c14 &+= 1
-        default: break
-        }
+        guard UInt(bitPattern: i) < UInt(Self.cells) else { return }
+        counts[i] &+= 1
     }
 
     func count(_ i: Int) -> Int {
-        switch i {
-        case 0: c0
-        case 1: c1
-        case 2: c2
-        case 3: c3
-        case 4: c4
-        case 5: c5
-        case 6: c6
-        case 7: c7
-        case 8: c8
-        case 9: c9
-        case 10: c10
-        case 11: c11
-        case 12: c12
-        case 13: c13
-        case 14: c14
-        default: 0
-        }
+        guard i >= 0, i < Self.cells else { return 0 }
+        return counts[i]
     }
 }

@@ -170,10 +170,12 @@ final class CCIDStage {
             response.append(sw2)
         }
         let hasResponse = complete && !overlong && response.count > 0
-        let x = ISODEPExchange(frames: frames[...], command: overlong ? nil : (command.count > 0 ? command.view : nil),
-                               response: hasResponse ? response.view : nil, waitingTimeExtensions: waits,
-                               retransmissions: 0, sawBadCRC: false, incomplete: !complete, overlong: overlong)
-        receiver.exchange(x)
+        FrameNumbers.with(frames) { f in
+            let x = ISODEPExchange(frames: f, command: overlong ? nil : (command.count > 0 ? command.view : nil),
+                                   response: hasResponse ? response.view : nil, waitingTimeExtensions: waits,
+                                   retransmissions: 0, sawBadCRC: false, incomplete: !complete, overlong: overlong)
+            receiver.exchange(x)
+        }
         reset()
     }
 

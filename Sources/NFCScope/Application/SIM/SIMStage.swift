@@ -37,7 +37,7 @@ final class SIMStage {
 
     func feed(_ x: APDUInterpretation, to sink: some DecodeSink) {
         guard let c = x.command else { return }
-        var r = SIMRecord(frames: x.exchange.frames, cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2)
+        var r = SIMRecord(frames: ArraySlice(x.exchange.frames), cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2)
         r.family = SIMCommands.family(c.cla)
         r.name = SIMCommands.name(cla: c.cla, ins: c.ins)
         r.channel = SIMCommands.channel(c.cla)

@@ -8,7 +8,7 @@ public final class CardSession {
     /// The last exchange interpreted, filled in place; its `context` is the session's
     /// own knowledge (learnt into there directly, never copied per APDU).
     @exclusivity(unchecked) private var current = APDUInterpretation(exchange: ISODEPExchange(
-        frames: [], command: nil, response: nil, waitingTimeExtensions: 0, retransmissions: 0,
+        frames: FrameNumbers(), command: nil, response: nil, waitingTimeExtensions: 0, retransmissions: 0,
         sawBadCRC: false, incomplete: false))
     /// The application selected by name and accepted by the card.
     @exclusivity(unchecked) private var selectedAID: [UInt8]?
@@ -59,9 +59,9 @@ public final class CardSession {
         fill(&x, exchange)
         tracker.observe(&x, registry: registry)
         let result = body(&x)
-        // The frame numbers are the reassembler's reused array: holding on to them
-        // would make its next write copy the array (an allocation per APDU).
-        x.exchange.frames = []
+        // The frame numbers are a view of the reassembler's list, valid only during
+        // the call: not kept past it.
+        x.exchange.frames = FrameNumbers()
         return result
     }
 

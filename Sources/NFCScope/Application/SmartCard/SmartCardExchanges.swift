@@ -56,7 +56,7 @@ final class SmartCardExchanges {
             } else {
                 frames.append(frame.n)
                 flush(to: receiver)
-                receiver.smartCardExchange(exchange(command: nil, response: frame.bytes, frames: frames[...]), sim: false)
+                send(to: receiver, command: nil, response: frame.bytes, frames: frames, sim: false)
             }
         case .atr, .call, .otherSIM:
             break
@@ -75,7 +75,7 @@ final class SmartCardExchanges {
         flushHeld(to: receiver)
         frames.removeAll(keepingCapacity: true)
         frames.append(n)
-        receiver.smartCardExchange(exchange(command: pcscCommand.view, response: nil, frames: frames[...]), sim: false)
+        send(to: receiver, command: pcscCommand.view, response: nil, frames: frames, sim: false)
     }
 
     private func flushHeld(to receiver: some SmartCardExchangeReceiver) {
@@ -85,14 +85,18 @@ final class SmartCardExchanges {
             held = .none
             heldResponse.append(UInt8(heldSW >> 8))
             heldResponse.append(UInt8(heldSW & 0xFF))
-            receiver.smartCardExchange(exchange(command: heldCommand.view, response: heldResponse.view,
-                                                frames: heldFrames[...]), sim: heldSIM)
+            send(to: receiver, command: heldCommand.view, response: heldResponse.view, frames: heldFrames, sim: heldSIM)
         }
     }
 
-    private func exchange(command: ByteView?, response: ByteView?, frames: ArraySlice<Int>) -> ISODEPExchange {
-        ISODEPExchange(frames: frames, command: command, response: response, waitingTimeExtensions: 0,
-                       retransmissions: 0, sawBadCRC: false, incomplete: response == nil)
+    /// Hands `receiver` the exchange, its frame numbers a view of `frames` for the call.
+    private func send(to receiver: some SmartCardExchangeReceiver, command: ByteView?, response: ByteView?,
+                      frames: [Int], sim: Bool) {
+        FrameNumbers.with(frames) { f in
+            receiver.smartCardExchange(ISODEPExchange(frames: f, command: command, response: response,
+                                                      waitingTimeExtensions: 0, retransmissions: 0,
+                                                      sawBadCRC: false, incomplete: response == nil), sim: sim)
+        }
     }
 
     private static func sw(_ response: ByteView) -> UInt16? {
@@ -120,8 +124,7 @@ final class SmartCardExchanges {
                 heldResponse.append(UInt8(sw >> 8))
                 heldResponse.append(UInt8(sw & 0xFF))
             }
-            receiver.smartCardExchange(exchange(command: heldCommand.view, response: heldResponse.view,
-                                                frames: heldFrames[...]), sim: heldSIM)
+            send(to: receiver, command: heldCommand.view, response: heldResponse.view, frames: heldFrames, sim: heldSIM)
             return
         case .resend(let header) where command.u32be(0) == header && ins != 0xC0:
             // The same command again with the Le the card asked for: one exchange.
@@ -145,6 +148,6 @@ final class SmartCardExchanges {
             heldFrames = frames
             return
         }
-        receiver.smartCardExchange(exchange(command: command, response: response, frames: frames[...]), sim: sim)
+        send(to: receiver, command: command, response: response, frames: frames, sim: sim)
     }
 }
