@@ -51,7 +51,11 @@ package enum PluginParser {
         var condition: BlockCondition?
     }
 
-    static func parse(_ text: String, file: String, builtin: Bool) -> (PluginFileContents, [PluginDiagnostic]) {
+    /// `checkDuplicates: false` is for the built-in files at start-up only: a test parses
+    /// them with the checks and keeps their diagnostics empty, so skipping the checks
+    /// (and the dictionaries behind them) changes nothing but the cost.
+    static func parse(_ text: String, file: String, builtin: Bool,
+                      checkDuplicates: Bool = true) -> (PluginFileContents, [PluginDiagnostic]) {
         var contents = PluginFileContents()
         var diagnostics: [PluginDiagnostic] = []
         var section = Section.none
@@ -68,7 +72,15 @@ package enum PluginParser {
 
         var lineNumber = 0
         let bytes = Array(text.utf8)
-        for span in lineSpans(bytes) {
+        var next = 0
+        while next <= bytes.count {
+            // The next line (see `LineSpan`), found in place.
+            var span = LineSpan(start: next, end: next, ascii: true)
+            while span.end < bytes.count, bytes[span.end] != 0x0A {
+                if bytes[span.end] >= 0x80 { span.ascii = false }
+                span.end += 1
+            }
+            next = span.end + 1
             lineNumber += 1
             // ASCII lines are trimmed and cut into columns as bytes; others as Characters.
             var start = span.start, end = span.end
@@ -86,9 +98,9 @@ package enum PluginParser {
             func report(_ reason: String) {
                 diagnostics.append(PluginDiagnostic(file: file, line: lineNumber, reason: reason))
             }
-            func duplicate(_ what: String, _ firstLine: Int?) -> Bool {
+            func duplicate(_ what: @autoclosure () -> String, _ firstLine: Int?) -> Bool {
                 guard let firstLine else { return false }
-                report("duplicate \(what) (first defined on line \(firstLine))")
+                report("duplicate \(what()) (first defined on line \(firstLine))")
                 return true
             }
 
@@ -106,9 +118,9 @@ package enum PluginParser {
                     section = .skipped
                     continue
                 }
-                seenBits = [:]
-                seenCodes = [:]
-                seenFields = [:]
+                if !seenBits.isEmpty { seenBits = [:] }
+                if !seenCodes.isEmpty { seenCodes = [:] }
+                if !seenFields.isEmpty { seenFields = [:] }
                 switch kind {
                 case "aid", "tag", "system", "capk":
                     if words.count != 1 || title != nil {
@@ -132,11 +144,13 @@ package enum PluginParser {
                         }
                         byteCount = n
                     }
-                    if duplicate("bit table '\(words[1])'", seenBitTables[words[1]]) {
-                        section = .skipped
-                        continue
+                    if checkDuplicates {
+                        if duplicate("bit table '\(words[1])'", seenBitTables[words[1]]) {
+                            section = .skipped
+                            continue
+                        }
+                        seenBitTables[words[1]] = lineNumber
                     }
-                    seenBitTables[words[1]] = lineNumber
                     contents.bitTables.append(BitTable(name: words[1], bits: [], source: source, byteCount: byteCount))
                     section = .bits(contents.bitTables.count - 1)
                 case "codes":
@@ -145,11 +159,13 @@ package enum PluginParser {
                         section = .skipped
                         continue
                     }
-                    if duplicate("code table '\(words[1])'", seenCodeTables[words[1]]) {
-                        section = .skipped
-                        continue
+                    if checkDuplicates {
+                        if duplicate("code table '\(words[1])'", seenCodeTables[words[1]]) {
+                            section = .skipped
+                            continue
+                        }
+                        seenCodeTables[words[1]] = lineNumber
                     }
-                    seenCodeTables[words[1]] = lineNumber
                     contents.codeTables.append(CodeTable(name: words[1], entries: [:], source: source))
                     section = .codes(contents.codeTables.count - 1)
                 case "service":
@@ -204,12 +220,14 @@ package enum PluginParser {
                         continue
                     }
                     let key = ServiceKey(system: system, code: code, block: block, condition: condition)
-                    if duplicate("service \(words[1]) \(words[2])" + (block.map { " block \($0)" } ?? "")
-                                 + (condition.map { " " + $0.description } ?? ""), seenServices[key]) {
-                        section = .skipped
-                        continue
+                    if checkDuplicates {
+                        if duplicate("service \(words[1]) \(words[2])" + (block.map { " block \($0)" } ?? "")
+                                     + (condition.map { " " + $0.description } ?? ""), seenServices[key]) {
+                            section = .skipped
+                            continue
+                        }
+                        seenServices[key] = lineNumber
                     }
-                    seenServices[key] = lineNumber
                     contents.services.append(FeliCaServiceEntry(system: system, code: code, name: title, fields: [],
                                                                 source: source, block: block, condition: condition,
                                                                 empty: empty))
@@ -221,8 +239,7 @@ package enum PluginParser {
                 continue
             }
 
-            let columns = span.ascii ? Self.asciiColumns(bytes, start, end)
-                : line.split(separator: "|", omittingEmptySubsequences: false).map { String(trimmed($0)) }
+            let columns = span.ascii ? LineColumns(ascii: bytes, start, end) : LineColumns(text: text, line: line, bytes: bytes)
             switch section {
             case .none:
                 report("entry outside a section (start one with a header such as [aid])")
@@ -233,7 +250,7 @@ package enum PluginParser {
                     report("expected AID | KIND | VENDOR | NAME, found \(columns.count) column(s)")
                     continue
                 }
-                guard let aid = hexBytes(columns[0]) else {
+                guard let aid = columns.hexBytes(0) else {
                     report("AID '\(columns[0])' is not hex bytes"); continue
                 }
                 guard (5...16).contains(aid.count) else {
@@ -243,16 +260,18 @@ package enum PluginParser {
                     report("unknown AID kind '\(columns[1])' (expected \(AIDKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
-                guard !columns[3].isEmpty else { report("missing name"); continue }
-                if duplicate("AID \(columns[0])", seenAIDs[aid]) { continue }
-                seenAIDs[aid] = lineNumber
+                guard !columns.isEmpty(3) else { report("missing name"); continue }
+                if checkDuplicates {
+                    if duplicate("AID \(columns[0])", seenAIDs[aid]) { continue }
+                    seenAIDs[aid] = lineNumber
+                }
                 contents.aids.append(AIDEntry(aid: aid, name: columns[3], vendor: columns[2], kind: kind, source: source))
             case .tag:
                 guard columns.count == 3 || columns.count == 4 else {
                     report("expected TAG | FORMAT | NAME [| OPTIONS], found \(columns.count) column(s)")
                     continue
                 }
-                guard let bytes = hexBytes(columns[0]), let tag = berTag(bytes) else {
+                guard let bytes = columns.hexBytes(0), let tag = berTag(bytes) else {
                     report("tag '\(columns[0])' is not a BER-TLV tag of 1 to 4 hex bytes"); continue
                 }
                 guard let format = TagFormat(rawValue: columns[1]) else {
@@ -266,21 +285,23 @@ package enum PluginParser {
                         : "tag \(columns[0]) is primitive: format 'template' needs a constructed tag")
                     continue
                 }
-                guard !columns[2].isEmpty else { report("missing name"); continue }
+                guard !columns.isEmpty(2) else { report("missing name"); continue }
                 var entry = TagEntry(tag: tag, name: columns[2], format: format, constructed: constructed,
                                      renderer: nil, lengths: [], aidPrefixes: [], source: source)
-                if columns.count == 4, let problem = applyTagOptions(columns[3], to: &entry) {
+                if columns.count == 4, let problem = applyTagOptions(columns[3][...], ascii: columns.ascii, to: &entry) {
                     report(problem); continue
                 }
-                let key = TagKey(tag: tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
-                if duplicate("tag \(columns[0]) with the same constraints", seenTags[key]) { continue }
-                seenTags[key] = lineNumber
+                if checkDuplicates {
+                    let key = TagKey(tag: tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
+                    if duplicate("tag \(columns[0]) with the same constraints", seenTags[key]) { continue }
+                    seenTags[key] = lineNumber
+                }
                 contents.tags.append(entry)
             case .bits(let index):
                 guard columns.count == 2 else {
                     report("expected BYTE.BIT | MEANING, found \(columns.count) column(s)"); continue
                 }
-                let position = columns[0].split(separator: ".", omittingEmptySubsequences: false)
+                let position = columns.pieces(0, separatedBy: 0x2E)
                 guard position.count == 2, let byte = Int(position[0]), let bit = Int(position[1]) else {
                     report("bit position '\(columns[0])' is not BYTE.BIT (e.g. 1.8)"); continue
                 }
@@ -291,9 +312,11 @@ package enum PluginParser {
                 guard (1...limit).contains(byte) else {
                     report("byte \(byte) out of range (1 to \(limit))"); continue
                 }
-                guard !columns[1].isEmpty else { report("missing meaning"); continue }
-                if duplicate("bit \(byte).\(bit)", seenBits[byte * 16 + bit]) { continue }
-                seenBits[byte * 16 + bit] = lineNumber
+                guard !columns.isEmpty(1) else { report("missing meaning"); continue }
+                if checkDuplicates {
+                    if duplicate("bit \(byte).\(bit)", seenBits[byte * 16 + bit]) { continue }
+                    seenBits[byte * 16 + bit] = lineNumber
+                }
                 contents.bitTables[index].bits.append(BitTable.Bit(byte: byte, bit: bit, meaning: columns[1]))
             case .codes(let index):
                 guard columns.count >= 2 else {
@@ -302,20 +325,24 @@ package enum PluginParser {
                 guard let code = codeNumber(columns[0]) else {
                     report("code '\(columns[0])' is not a decimal number or 0x-prefixed hex"); continue
                 }
-                guard !columns[1].isEmpty else { report("missing name"); continue }
-                if duplicate("code \(columns[0])", seenCodes[code]) { continue }
-                seenCodes[code] = lineNumber
+                guard !columns.isEmpty(1) else { report("missing name"); continue }
+                if checkDuplicates {
+                    if duplicate("code \(columns[0])", seenCodes[code]) { continue }
+                    seenCodes[code] = lineNumber
+                }
                 contents.codeTables[index].entries[code] = columns[1]
                 contents.codeTables[index].rowSources[code] = source
-                if columns.count > 2 { contents.codeTables[index].columns[code] = Array(columns[2...]) }
+                if columns.count > 2 { contents.codeTables[index].columns[code] = (2..<columns.count).map { columns[$0] } }
             case .capk:
-                switch caPublicKey(columns, source: source) {
+                switch caPublicKey((0..<columns.count).map { columns[$0] }, source: source) {
                 case .failure(let problem):
                     diagnostics.append(problem)
                 case .success(let key):
                     let id = CAPublicKeyKey(rid: key.rid, index: key.index, modulus: key.modulus)
-                    if duplicate("CA key \(columns[0]) \(columns[1]) with the same modulus", seenCAPKs[id]) { continue }
-                    seenCAPKs[id] = lineNumber
+                    if checkDuplicates {
+                        if duplicate("CA key \(columns[0]) \(columns[1]) with the same modulus", seenCAPKs[id]) { continue }
+                        seenCAPKs[id] = lineNumber
+                    }
                     contents.caPublicKeys.append(key)
                 }
             case .system:
@@ -325,15 +352,17 @@ package enum PluginParser {
                 guard let code = hex16(columns[0]) else {
                     report("system code '\(columns[0])' is not 4 hex digits"); continue
                 }
-                guard !columns[1].isEmpty else { report("missing name"); continue }
-                if duplicate("system \(columns[0])", seenSystems[code]) { continue }
-                seenSystems[code] = lineNumber
+                guard !columns.isEmpty(1) else { report("missing name"); continue }
+                if checkDuplicates {
+                    if duplicate("system \(columns[0])", seenSystems[code]) { continue }
+                    seenSystems[code] = lineNumber
+                }
                 contents.systems.append(FeliCaSystemEntry(code: code, name: columns[1], source: source))
             case .service(let index):
                 guard (4...6).contains(columns.count) else {
                     report("expected FIELD | OFFSET | SIZE | TYPE [| TABLE] or FIELD | OFFSET | SIZE | bits | HIGH-LOW [| TABLE], found \(columns.count) column(s)"); continue
                 }
-                guard !columns[0].isEmpty else { report("missing name"); continue }
+                guard !columns.isEmpty(0) else { report("missing name"); continue }
                 guard let offset = Int(columns[1]), let size = Int(columns[2]), offset >= 0, size >= 1,
                       offset + size <= 16 else {
                     report("field '\(columns[0])' offset \(columns[1]) size \(columns[2]) does not fit a 16-byte block")
@@ -346,7 +375,7 @@ package enum PluginParser {
                 var bitHigh = 0, bitLow = 0
                 var table = columns.count == 5 ? columns[4] : nil
                 if type == .bits {
-                    let range = columns.count >= 5 ? columns[4].split(separator: "-", omittingEmptySubsequences: false) : []
+                    let range = columns.count >= 5 ? columns.pieces(4, separatedBy: 0x2D) : []
                     guard size <= 8, range.count == 2, let high = Int(range[0]), let low = Int(range[1]),
                           low >= 0, high >= low, high < 8 * size else {
                         report("field '\(columns[0])' of type bits needs HIGH-LOW bit numbers within its \(size) byte(s) (at most 8)")
@@ -367,8 +396,10 @@ package enum PluginParser {
                 if let needed = BlockField.requiredSize(type), size != needed {
                     report("field '\(columns[0])' of type \(type.rawValue) must be \(needed) bytes"); continue
                 }
-                if duplicate("field '\(columns[0])'", seenFields[columns[0]]) { continue }
-                seenFields[columns[0]] = lineNumber
+                if checkDuplicates {
+                    if duplicate("field '\(columns[0])'", seenFields[columns[0]]) { continue }
+                    seenFields[columns[0]] = lineNumber
+                }
                 contents.services[index].fields.append(
                     BlockField(name: columns[0], offset: offset, size: size, type: type, table: table,
                                bitHigh: bitHigh, bitLow: bitLow))
@@ -378,11 +409,13 @@ package enum PluginParser {
     }
 
     /// Reads `key=value` options of a tag line; returns the reason of the first mistake.
-    private static func applyTagOptions(_ text: String, to entry: inout TagEntry) -> String? {
-        for option in text.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
-            guard let eq = option.firstIndex(of: "=") else { return "option '\(option)' is not key=value" }
+    /// `ascii`: the text is ASCII, and is cut as bytes (the same pieces as Characters).
+    private static func applyTagOptions(_ text: Substring, ascii: Bool, to entry: inout TagEntry) -> String? {
+        for option in pieces(text, ascii: ascii, separatedBy: nil) {
+            let eq = ascii ? option.utf8.firstIndex(of: 0x3D) : option.firstIndex(of: "=")
+            guard let eq else { return "option '\(option)' is not key=value" }
             let key = option[..<eq]
-            let value = option[option.index(after: eq)...]
+            let value = option[(ascii ? option.utf8.index(after: eq) : option.index(after: eq))...]
             guard !value.isEmpty else { return "option '\(key)' has no value" }
             switch key {
             case "renderer":
@@ -395,20 +428,24 @@ package enum PluginParser {
                 entry.renderer = name
             case "length":
                 var lengths: [Int] = []
-                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
+                for part in pieces(value, ascii: ascii, separatedBy: 0x2C) {
                     guard let n = Int(part), (0...65535).contains(n) else { return "length '\(part)' is not a number" }
                     lengths.append(n)
                 }
-                entry.lengths = Array(Set(lengths)).sorted()
+                // Sorted, each once (what `Array(Set(lengths)).sorted()` gives, without a set).
+                lengths.sort()
+                entry.lengths = lengths.enumerated().filter { $0.offset == 0 || lengths[$0.offset - 1] != $0.element }.map(\.element)
             case "aid":
                 var prefixes: [[UInt8]] = []
-                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
+                for part in pieces(value, ascii: ascii, separatedBy: 0x2C) {
                     guard let bytes = hexBytes(part), (1...16).contains(bytes.count) else {
                         return "AID prefix '\(part)' is not 1 to 16 hex bytes"
                     }
                     prefixes.append(bytes)
                 }
-                entry.aidPrefixes = Array(Set(prefixes)).sorted { $0.lexicographicallyPrecedes($1) }
+                // Sorted, each once: equal prefixes end up next to each other.
+                prefixes.sort { $0.lexicographicallyPrecedes($1) }
+                entry.aidPrefixes = prefixes.enumerated().filter { $0.offset == 0 || prefixes[$0.offset - 1] != $0.element }.map(\.element)
             case "scope":
                 guard let scope = TagScope(rawValue: String(value)) else {
                     return "unknown scope '\(value)' (expected \(TagScope.allCases.map(\.rawValue).joined(separator: ", ")))"
@@ -421,6 +458,33 @@ package enum PluginParser {
         return nil
     }
 
+    /// `text` cut at `separator` (an ASCII character; empty pieces kept), or at blanks
+    /// (space and tab; empty pieces dropped) when it is nil. An ASCII text is cut as
+    /// UTF-8 bytes, which gives the same pieces as cutting at Characters.
+    static func pieces(_ text: Substring, ascii: Bool, separatedBy separator: UInt8?) -> [Substring] {
+        guard ascii else {
+            if let separator {
+                return text.split(separator: Character(Unicode.Scalar(separator)), omittingEmptySubsequences: false)
+            }
+            return text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        }
+        let utf8 = text.utf8
+        var out: [Substring] = []
+        var from = utf8.startIndex
+        var i = from
+        while true {
+            let atEnd = i == utf8.endIndex
+            let b: UInt8 = atEnd ? 0 : utf8[i]
+            if atEnd || (separator.map { b == $0 } ?? (b == 0x20 || b == 0x09)) {
+                if separator != nil || from < i { out.append(text[from..<i]) }
+                if atEnd { break }
+                from = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
+        }
+        return out
+    }
+
     // MARK: - Small lexical helpers (no Foundation)
 
     // Start-up parses every built-in file (about 1800 lines) before the first frame:
@@ -429,59 +493,83 @@ package enum PluginParser {
     // tenth of the time: Character iteration was most of the start-up).
 
     /// A line of a plugin file: bytes `start..<end` of its UTF-8, and whether all are ASCII.
+    /// A line feed ends a line, with or without a carriage return before it (a file saved
+    /// with CRLF line ends reads like one with LF; the carriage return is trimmed with the
+    /// other white space). Splitting on the Character "\n" would not do: "\r\n" is one
+    /// Character, so a CRLF file was one line.
     struct LineSpan {
         var start: Int
         var end: Int
         var ascii: Bool
     }
 
-    /// The lines of a plugin file: a line feed ends a line, with or without a carriage
-    /// return before it (a file saved with CRLF line ends reads like one with LF; the
-    /// carriage return is trimmed with the other white space). Splitting on the
-    /// Character "\n" would not do: "\r\n" is one Character, so a CRLF file was one line.
-    static func lineSpans(_ bytes: [UInt8]) -> [LineSpan] {
-        var out: [LineSpan] = []
-        var start = 0
-        var ascii = true
-        for i in 0..<bytes.count {
-            let b = bytes[i]
-            if b == 0x0A {
-                out.append(LineSpan(start: start, end: i, ascii: ascii))
-                start = i + 1
-                ascii = true
-            } else if b >= 0x80 {
-                ascii = false
+    /// The trimmed columns of an entry line as ranges of the file's UTF-8: a column
+    /// becomes a String only where one is kept or shown (most columns are hex, a kind or
+    /// a format, read as bytes).
+    struct LineColumns {
+        let bytes: [UInt8]
+        let ranges: [Range<Int>]
+        /// The line is ASCII: bytes and Characters are the same thing.
+        let ascii: Bool
+
+        /// The ASCII entry line `bytes[start..<end]`, cut and trimmed as bytes.
+        init(ascii bytes: [UInt8], _ start: Int, _ end: Int) {
+            var bars = 0
+            for i in start..<end where bytes[i] == 0x7C { bars &+= 1 }
+            var out: [Range<Int>] = []
+            out.reserveCapacity(bars + 1)
+            var from = start
+            var i = start
+            while i <= end {
+                if i == end || bytes[i] == 0x7C {
+                    var a = from, b = i
+                    while a < b, isASCIISpace(bytes[a]) { a += 1 }
+                    while b > a, isASCIISpace(bytes[b - 1]) { b -= 1 }
+                    out.append(a..<b)
+                    from = i + 1
+                }
+                i += 1
             }
+            self.bytes = bytes
+            ranges = out
+            ascii = true
         }
-        out.append(LineSpan(start: start, end: bytes.count, ascii: ascii))
-        return out
+
+        /// A line with non-ASCII text, cut and trimmed as Characters (`line` is a part of `text`).
+        init(text: String, line: Substring, bytes: [UInt8]) {
+            let utf8 = text.utf8
+            ranges = line.split(separator: "|", omittingEmptySubsequences: false).map { column in
+                let trimmed = PluginParser.trimmed(column)
+                if trimmed.isEmpty { return 0..<0 }
+                let start = utf8.distance(from: utf8.startIndex, to: trimmed.startIndex)
+                return start..<(start + trimmed.utf8.count)
+            }
+            self.bytes = bytes
+            ascii = false
+        }
+
+        var count: Int { ranges.count }
+
+        subscript(_ i: Int) -> String { String(decoding: bytes[ranges[i]], as: UTF8.self) }
+
+        func isEmpty(_ i: Int) -> Bool { ranges[i].isEmpty }
+
+        /// `PluginParser.hexBytes(self[i])` without the String.
+        func hexBytes(_ i: Int) -> [UInt8]? { PluginParser.hexBytes(utf8: bytes[ranges[i]]) }
+
+        /// `self[i]` cut at an ASCII `separator`, empty pieces kept.
+        func pieces(_ i: Int, separatedBy separator: UInt8) -> [Substring] {
+            PluginParser.pieces(self[i][...], ascii: ascii, separatedBy: separator)
+        }
     }
 
     @inline(__always)
-    private static func isASCIISpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+    fileprivate static func isASCIISpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
 
     /// The index of UTF-8 offset `offset` (constant time for native strings).
     @inline(__always)
     private static func utf8Index(_ text: String, _ offset: Int) -> String.Index {
         text.utf8.index(text.utf8.startIndex, offsetBy: offset)
-    }
-
-    /// The trimmed columns of the ASCII entry line `bytes[start..<end]`.
-    private static func asciiColumns(_ bytes: [UInt8], _ start: Int, _ end: Int) -> [String] {
-        var out: [String] = []
-        var from = start
-        var i = start
-        while i <= end {
-            if i == end || bytes[i] == 0x7C {
-                var a = from, b = i
-                while a < b, isASCIISpace(bytes[a]) { a += 1 }
-                while b > a, isASCIISpace(bytes[b - 1]) { b -= 1 }
-                out.append(String(decoding: bytes[a..<b], as: UTF8.self))
-                from = i + 1
-            }
-            i += 1
-        }
-        return out
     }
 
     static func trimmed<S: StringProtocol>(_ s: S) -> Substring {
@@ -505,8 +593,13 @@ package enum PluginParser {
         return (trimmed(s[..<bar]), String(trimmed(s[s.index(after: bar)...])))
     }
 
+    /// ASCII letters and digits, '-' and '_'. Read as UTF-8 bytes, which answers what
+    /// reading Characters would: a non-ASCII Character fails, and so does its first byte;
+    /// the only ASCII Character of two bytes, "\r\n", fails either way.
     static func isTableName<S: StringProtocol>(_ s: S) -> Bool {
-        !s.isEmpty && s.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }
+        !s.isEmpty && s.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+        }
     }
 
     /// Hex digits, optionally separated by spaces, to bytes; nil on anything else or an odd count.
@@ -517,7 +610,7 @@ package enum PluginParser {
         return Array(s.utf8).withUnsafeBufferPointer { hexBytes(utf8: $0) }
     }
 
-    private static func hexBytes(utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    fileprivate static func hexBytes<C: Collection>(utf8: C) -> [UInt8]? where C.Element == UInt8 {
         var digits = 0
         for unit in utf8 where unit != 0x20 { digits &+= 1 }
         guard digits > 0, digits & 1 == 0 else { return nil }

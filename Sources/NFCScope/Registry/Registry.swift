@@ -53,8 +53,6 @@ public final class Registry: Sendable {
     /// nil: the built-in FeliCa file's, parsed on first use.
     private let storedFeliCaTables: FeliCaTables?
     private var feliCaTables: FeliCaTables { storedFeliCaTables ?? Registry.builtinFeliCaTables }
-    /// Per tag: the entries in order of decreasing specificity (for listings).
-    private let tagIndex: [UInt32: [TagEntry]]
     /// Every tag's candidates end to end, most specific first, as plain values: a
     /// tag's run is found through `shortTagRuns` (one- and two-byte tags, nearly all
     /// EMV tags: an array index instead of a hash) or `longTagRuns`. A lookup answers
@@ -97,45 +95,51 @@ public final class Registry: Sendable {
         }
         mergedCAPublicKeyIndex = mergedCAPublicKeys.map(CAPublicKeyIndex.init)
 
-        var sortedTags: [UInt32: [TagEntry]] = [:]
-        for entry in tags { sortedTags[entry.tag, default: []].append(entry) }
-        for (tag, list) in sortedTags where list.count > 1 {
-            sortedTags[tag] = list.enumerated().sorted {
-                let (a, b) = (Registry.specificity($0.element), Registry.specificity($1.element))
-                return a != b ? a > b : $0.offset < $1.offset
-            }.map(\.element)
+        // The candidates by tag, each tag's most specific first (equal specificity: in
+        // the order of `tags`): one sort of (tag, specificity, position) instead of a
+        // dictionary of arrays sorted one by one.
+        var order: [(tag: UInt32, rank: Int, index: Int)] = []
+        order.reserveCapacity(tags.count)
+        for (index, entry) in tags.enumerated() {
+            order.append((entry.tag, 3 - Registry.specificity(entry), index))
         }
+        order.sort { $0 < $1 }
 
         let money = lazyBuiltinParts ? nil : MoneyTables(b)
         storedMoneyTables = money
         let tables = RendererTables(bitTables: b.bitTables, codeTables: b.codeTables,
                                     currency: { (money ?? Registry.builtinMoneyTables).currencyTable })
-        tagIndex = sortedTags
         var slots: [TagSlot] = []
         var slotEntries: [TagEntry] = []
-        var pool: [UInt8] = []
+        slots.reserveCapacity(tags.count)
+        slotEntries.reserveCapacity(tags.count)
+        // `,"name":"` JSON NAME `"` TEXT NAME per candidate: the JSON name and the whole
+        // member are both ranges of the pool (see `writeTagNameMember`).
+        let pool = OutputBuffer(initialCapacity: 64 * tags.count)
         var bitTableList: [BitTable] = []
         var codeTableList: [CodeTable] = []
         var shortRuns = [TagRun](repeating: TagRun(start: 0, count: 0), count: Registry.shortTagSlots)
         var longRuns: [UInt32: TagRun] = [:]
-        for (tag, list) in sortedTags.sorted(by: { $0.key < $1.key }) {
-            let run = TagRun(start: UInt32(slots.count), count: UInt32(list.count))
-            for entry in list {
-                let escaped = OutputBuffer()
-                escaped.jsonEscaped(entry.name)
-                let jsonName = escaped.contents
-                let textName = Array(entry.name.utf8)
-                // `,"name":"` JSON NAME `"` TEXT NAME: the JSON name and the whole member
-                // are both ranges of the pool (see `writeTagNameMember`).
-                pool += Array(String(describing: Registry.nameMemberPrefix).utf8)
+        var next = 0
+        while next < order.count {
+            let tag = order[next].tag
+            var end = next + 1
+            while end < order.count, order[end].tag == tag { end += 1 }
+            let run = TagRun(start: UInt32(slots.count), count: UInt32(end - next))
+            for position in next..<end {
+                let entry = tags[order[position].index]
+                pool.ascii(Registry.nameMemberPrefix)
+                let jsonNameStart = pool.position
+                pool.jsonEscaped(entry.name)
+                let jsonNameCount = pool.position - jsonNameStart
+                pool.byte(0x22)
+                let textNameStart = pool.position
+                pool.string(entry.name)
                 var slot = TagSlot(isRestricted: !entry.lengths.isEmpty || !entry.aidPrefixes.isEmpty,
                                    scope: entry.scope, boundToAIDs: !entry.aidPrefixes.isEmpty,
-                                   jsonNameStart: pool.count, jsonNameCount: jsonName.count,
-                                   textNameStart: pool.count + jsonName.count + 1, textNameCount: textName.count,
+                                   jsonNameStart: jsonNameStart, jsonNameCount: jsonNameCount,
+                                   textNameStart: textNameStart, textNameCount: pool.position - textNameStart,
                                    renderer: .none, table: 0, bcdKey: false)
-                pool += jsonName
-                pool.append(0x22)
-                pool += textName
                 switch EMVValueRenderer.resolve(entry, dictionary: tables) {
                 case nil: slot.renderer = .none
                 case .numeric: slot.renderer = .numeric
@@ -168,10 +172,11 @@ public final class Registry: Sendable {
                 slotEntries.append(entry)
             }
             if let slot = Registry.shortTagSlot(tag) { shortRuns[slot] = run } else { longRuns[tag] = run }
+            next = end
         }
         tagSlots = slots
         tagSlotEntries = slotEntries
-        tagNamePool = pool
+        tagNamePool = pool.contents
         rendererBitTables = bitTableList
         rendererCodeTables = codeTableList
         shortTagRuns = shortRuns
@@ -443,7 +448,16 @@ public final class Registry: Sendable {
     }
 
     /// Every entry for `tag`, most specific first (for listings and tests).
-    public func tagEntries(_ tag: UInt32) -> [TagEntry] { tagIndex[tag] ?? [] }
+    public func tagEntries(_ tag: UInt32) -> [TagEntry] {
+        let run: TagRun
+        if let slot = Registry.shortTagSlot(tag) {
+            run = shortTagRuns[slot]
+        } else {
+            guard let found = longTagRuns[tag] else { return [] }
+            run = found
+        }
+        return Array(tagSlotEntries[Int(run.start) ..< Int(run.start) + Int(run.count)])
+    }
 
     public func bitTable(_ name: String) -> BitTable? { bitTables[name] }
 
@@ -608,6 +622,14 @@ struct RegistryBuilder {
     var builtinCAPublicKeysDeferred = false
 
     mutating func add(_ contents: PluginFileContents) {
+        // Room for every new entry at once: a dictionary grown step by step rehashes
+        // its entries at every step.
+        aids.reserveCapacity(aids.count + contents.aids.count)
+        aidOrder.reserveCapacity(aidOrder.count + contents.aids.count)
+        tags.reserveCapacity(tags.count + contents.tags.count)
+        tagOrder.reserveCapacity(tagOrder.count + contents.tags.count)
+        bitTables.reserveCapacity(bitTables.count + contents.bitTables.count)
+        codeTables.reserveCapacity(codeTables.count + contents.codeTables.count)
         for entry in contents.aids {
             if aids.updateValue(entry, forKey: entry.aid) == nil { aidOrder.append(entry.aid) }
         }
@@ -835,7 +857,7 @@ extension Registry {
         var builder = RegistryBuilder()
         builder.builtinCAPublicKeysDeferred = true
         for file in BuiltinPlugins.files where file.name != builtinCAPublicKeyFile && BuiltinPart(file: file.name) == nil {
-            builder.add(PluginParser.parse(file.text, file: file.name, builtin: true).0)
+            builder.add(PluginParser.parse(file.text, file: file.name, builtin: true, checkDuplicates: false).0)
         }
         return Registry(builder, lazyBuiltinParts: true)
     }
@@ -865,7 +887,7 @@ extension Registry {
     private static func parseBuiltin(_ part: BuiltinPart) -> RegistryBuilder {
         var builder = RegistryBuilder()
         for file in BuiltinPlugins.files where part.files.contains(file.name) {
-            builder.add(PluginParser.parse(file.text, file: file.name, builtin: true).0)
+            builder.add(PluginParser.parse(file.text, file: file.name, builtin: true, checkDuplicates: false).0)
         }
         return builder
     }

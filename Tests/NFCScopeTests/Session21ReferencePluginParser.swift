@@ -1,0 +1,566 @@
+// The plugin parser as it was before session 21 (d1e8932), kept as the reference the
+// new parser is compared with (Session21StartupTests). Not used by the program.
+
+@testable import NFCScope
+
+enum Session21ReferencePluginParser {
+    private enum Section {
+        case none
+        case aid, tag, system, capk
+        case bits(Int)      // index into contents.bitTables
+        case codes(Int)     // index into contents.codeTables
+        case service(Int)   // index into contents.services
+        case skipped        // a header with a mistake: its rows are not reported again
+    }
+
+    private struct TagKey: Hashable {
+        var tag: UInt32
+        var lengths: [Int]
+        var aidPrefixes: [[UInt8]]
+        var scope: TagScope
+    }
+
+    private struct ServiceKey: Hashable {
+        var system: UInt16?
+        var code: UInt16
+        var block: Int?
+        var condition: BlockCondition?
+    }
+
+    static func parse(_ text: String, file: String, builtin: Bool) -> (PluginFileContents, [PluginDiagnostic]) {
+        var contents = PluginFileContents()
+        var diagnostics: [PluginDiagnostic] = []
+        var section = Section.none
+        var seenAIDs: [[UInt8]: Int] = [:]
+        var seenTags: [TagKey: Int] = [:]
+        var seenSystems: [UInt16: Int] = [:]
+        var seenServices: [ServiceKey: Int] = [:]
+        var seenBitTables: [String: Int] = [:]
+        var seenCodeTables: [String: Int] = [:]
+        var seenBits: [Int: Int] = [:]          // byte * 16 + bit → line, per current table
+        var seenCodes: [Int: Int] = [:]         // code → line, per current table
+        var seenFields: [String: Int] = [:]
+        var seenCAPKs: [CAPublicKeyKey: Int] = [:]
+
+        var lineNumber = 0
+        let bytes = Array(text.utf8)
+        for span in lineSpans(bytes) {
+            lineNumber += 1
+            // ASCII lines are trimmed and cut into columns as bytes; others as Characters.
+            var start = span.start, end = span.end
+            let line: Substring
+            if span.ascii {
+                while start < end, isASCIISpace(bytes[start]) { start += 1 }
+                while end > start, isASCIISpace(bytes[end - 1]) { end -= 1 }
+                if start == end || bytes[start] == 0x23 { continue }
+                line = text[utf8Index(text, start)..<utf8Index(text, end)]
+            } else {
+                line = trimmed(text[utf8Index(text, start)..<utf8Index(text, end)])
+                if line.isEmpty || line.hasPrefix("#") { continue }
+            }
+            let source = EntrySource(file: file, line: lineNumber, builtin: builtin)
+            func report(_ reason: String) {
+                diagnostics.append(PluginDiagnostic(file: file, line: lineNumber, reason: reason))
+            }
+            func duplicate(_ what: String, _ firstLine: Int?) -> Bool {
+                guard let firstLine else { return false }
+                report("duplicate \(what) (first defined on line \(firstLine))")
+                return true
+            }
+
+            if span.ascii ? bytes[start] == 0x5B : line.hasPrefix("[") {
+                guard line.hasSuffix("]") else {
+                    report("section header without closing ']'")
+                    section = .skipped
+                    continue
+                }
+                let inner = line.dropFirst().dropLast()
+                let (head, title) = splitTitle(inner)
+                let words = head.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                guard let kind = words.first else {
+                    report("empty section header")
+                    section = .skipped
+                    continue
+                }
+                seenBits = [:]
+                seenCodes = [:]
+                seenFields = [:]
+                switch kind {
+                case "aid", "tag", "system", "capk":
+                    if words.count != 1 || title != nil {
+                        report("section [\(kind)] takes no arguments")
+                        section = .skipped
+                        continue
+                    }
+                    section = kind == "aid" ? .aid : kind == "tag" ? .tag : kind == "capk" ? .capk : .system
+                case "bits":
+                    guard words.count == 2 || words.count == 3, title == nil, isTableName(words[1]) else {
+                        report("expected [bits NAME] or [bits NAME BYTES] with NAME of letters, digits and '-'")
+                        section = .skipped
+                        continue
+                    }
+                    var byteCount: Int?
+                    if words.count == 3 {
+                        guard let n = Int(words[2]), (1...64).contains(n) else {
+                            report("bit table length '\(words[2])' is not a number of bytes from 1 to 64")
+                            section = .skipped
+                            continue
+                        }
+                        byteCount = n
+                    }
+                    if duplicate("bit table '\(words[1])'", seenBitTables[words[1]]) {
+                        section = .skipped
+                        continue
+                    }
+                    seenBitTables[words[1]] = lineNumber
+                    contents.bitTables.append(BitTable(name: words[1], bits: [], source: source, byteCount: byteCount))
+                    section = .bits(contents.bitTables.count - 1)
+                case "codes":
+                    guard words.count == 2, title == nil, isTableName(words[1]) else {
+                        report("expected [codes NAME] with NAME of letters, digits and '-'")
+                        section = .skipped
+                        continue
+                    }
+                    if duplicate("code table '\(words[1])'", seenCodeTables[words[1]]) {
+                        section = .skipped
+                        continue
+                    }
+                    seenCodeTables[words[1]] = lineNumber
+                    contents.codeTables.append(CodeTable(name: words[1], entries: [:], source: source))
+                    section = .codes(contents.codeTables.count - 1)
+                case "service":
+                    var words = words
+                    // Variants: `when OFFSET=HEX[,HEX...]` and `empty` after the codes.
+                    var condition: BlockCondition?
+                    var empty = false
+                    if words.last == "empty", words.count >= 5 {
+                        empty = true
+                        words.removeLast()
+                    }
+                    if words.count == 5, words[3] == "when" {
+                        guard let parsed = Self.blockCondition(words[4]) else {
+                            report("condition '\(words[4])' is not OFFSET=HEX[,HEX...] with OFFSET from 0 to 15")
+                            section = .skipped
+                            continue
+                        }
+                        condition = parsed
+                        words.removeLast(2)
+                    } else if empty {
+                        report("'empty' is only allowed after a condition: [service SYSTEM CODE when OFFSET=HEX empty | NAME]")
+                        section = .skipped
+                        continue
+                    }
+                    var block: Int?
+                    if words.count == 5, words[3] == "block" {
+                        guard let b = Int(words[4]), (0...0xFFFF).contains(b) else {
+                            report("block number '\(words[4])' is not a decimal number from 0 to 65535")
+                            section = .skipped
+                            continue
+                        }
+                        block = b
+                    }
+                    guard words.count == 3 || block != nil, let title, !title.isEmpty else {
+                        report("expected [service SYSTEM CODE | NAME] or [service SYSTEM CODE block N | NAME] (SYSTEM may be '*')")
+                        section = .skipped
+                        continue
+                    }
+                    let system: UInt16?
+                    if words[1] == "*" {
+                        system = nil
+                    } else if let s = hex16(words[1]) {
+                        system = s
+                    } else {
+                        report("system code '\(words[1])' is not 4 hex digits")
+                        section = .skipped
+                        continue
+                    }
+                    guard let code = hex16(words[2]) else {
+                        report("service code '\(words[2])' is not 4 hex digits")
+                        section = .skipped
+                        continue
+                    }
+                    let key = ServiceKey(system: system, code: code, block: block, condition: condition)
+                    if duplicate("service \(words[1]) \(words[2])" + (block.map { " block \($0)" } ?? "")
+                                 + (condition.map { " " + $0.description } ?? ""), seenServices[key]) {
+                        section = .skipped
+                        continue
+                    }
+                    seenServices[key] = lineNumber
+                    contents.services.append(FeliCaServiceEntry(system: system, code: code, name: title, fields: [],
+                                                                source: source, block: block, condition: condition,
+                                                                empty: empty))
+                    section = .service(contents.services.count - 1)
+                default:
+                    report("unknown section kind '\(kind)' (expected aid, tag, bits, codes, system, service or capk)")
+                    section = .skipped
+                }
+                continue
+            }
+
+            let columns = span.ascii ? Self.asciiColumns(bytes, start, end)
+                : line.split(separator: "|", omittingEmptySubsequences: false).map { String(trimmed($0)) }
+            switch section {
+            case .none:
+                report("entry outside a section (start one with a header such as [aid])")
+            case .skipped:
+                continue
+            case .aid:
+                guard columns.count == 4 else {
+                    report("expected AID | KIND | VENDOR | NAME, found \(columns.count) column(s)")
+                    continue
+                }
+                guard let aid = hexBytes(columns[0]) else {
+                    report("AID '\(columns[0])' is not hex bytes"); continue
+                }
+                guard (5...16).contains(aid.count) else {
+                    report("AID must be 5 to 16 bytes, '\(columns[0])' is \(aid.count)"); continue
+                }
+                guard let kind = AIDKind(rawValue: columns[1]) else {
+                    report("unknown AID kind '\(columns[1])' (expected \(AIDKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    continue
+                }
+                guard !columns[3].isEmpty else { report("missing name"); continue }
+                if duplicate("AID \(columns[0])", seenAIDs[aid]) { continue }
+                seenAIDs[aid] = lineNumber
+                contents.aids.append(AIDEntry(aid: aid, name: columns[3], vendor: columns[2], kind: kind, source: source))
+            case .tag:
+                guard columns.count == 3 || columns.count == 4 else {
+                    report("expected TAG | FORMAT | NAME [| OPTIONS], found \(columns.count) column(s)")
+                    continue
+                }
+                guard let bytes = hexBytes(columns[0]), let tag = berTag(bytes) else {
+                    report("tag '\(columns[0])' is not a BER-TLV tag of 1 to 4 hex bytes"); continue
+                }
+                guard let format = TagFormat(rawValue: columns[1]) else {
+                    report("unknown format '\(columns[1])' (expected \(TagFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    continue
+                }
+                let constructed = bytes[0] & 0x20 != 0
+                if constructed != (format == .template) {
+                    report(constructed
+                        ? "tag \(columns[0]) is constructed: its format must be 'template'"
+                        : "tag \(columns[0]) is primitive: format 'template' needs a constructed tag")
+                    continue
+                }
+                guard !columns[2].isEmpty else { report("missing name"); continue }
+                var entry = TagEntry(tag: tag, name: columns[2], format: format, constructed: constructed,
+                                     renderer: nil, lengths: [], aidPrefixes: [], source: source)
+                if columns.count == 4, let problem = applyTagOptions(columns[3], to: &entry) {
+                    report(problem); continue
+                }
+                let key = TagKey(tag: tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
+                if duplicate("tag \(columns[0]) with the same constraints", seenTags[key]) { continue }
+                seenTags[key] = lineNumber
+                contents.tags.append(entry)
+            case .bits(let index):
+                guard columns.count == 2 else {
+                    report("expected BYTE.BIT | MEANING, found \(columns.count) column(s)"); continue
+                }
+                let position = columns[0].split(separator: ".", omittingEmptySubsequences: false)
+                guard position.count == 2, let byte = Int(position[0]), let bit = Int(position[1]) else {
+                    report("bit position '\(columns[0])' is not BYTE.BIT (e.g. 1.8)"); continue
+                }
+                guard (1...8).contains(bit) else {
+                    report("bit \(bit) out of range (bits are numbered 1 to 8, 8 = most significant)"); continue
+                }
+                let limit = contents.bitTables[index].byteCount ?? 64
+                guard (1...limit).contains(byte) else {
+                    report("byte \(byte) out of range (1 to \(limit))"); continue
+                }
+                guard !columns[1].isEmpty else { report("missing meaning"); continue }
+                if duplicate("bit \(byte).\(bit)", seenBits[byte * 16 + bit]) { continue }
+                seenBits[byte * 16 + bit] = lineNumber
+                contents.bitTables[index].bits.append(BitTable.Bit(byte: byte, bit: bit, meaning: columns[1]))
+            case .codes(let index):
+                guard columns.count >= 2 else {
+                    report("expected CODE | NAME [| MORE...], found 1 column"); continue
+                }
+                guard let code = codeNumber(columns[0]) else {
+                    report("code '\(columns[0])' is not a decimal number or 0x-prefixed hex"); continue
+                }
+                guard !columns[1].isEmpty else { report("missing name"); continue }
+                if duplicate("code \(columns[0])", seenCodes[code]) { continue }
+                seenCodes[code] = lineNumber
+                contents.codeTables[index].entries[code] = columns[1]
+                contents.codeTables[index].rowSources[code] = source
+                if columns.count > 2 { contents.codeTables[index].columns[code] = Array(columns[2...]) }
+            case .capk:
+                switch PluginParser.caPublicKey(columns, source: source) {
+                case .failure(let problem):
+                    diagnostics.append(problem)
+                case .success(let key):
+                    let id = CAPublicKeyKey(rid: key.rid, index: key.index, modulus: key.modulus)
+                    if duplicate("CA key \(columns[0]) \(columns[1]) with the same modulus", seenCAPKs[id]) { continue }
+                    seenCAPKs[id] = lineNumber
+                    contents.caPublicKeys.append(key)
+                }
+            case .system:
+                guard columns.count == 2 else {
+                    report("expected SYSTEM | NAME, found \(columns.count) column(s)"); continue
+                }
+                guard let code = hex16(columns[0]) else {
+                    report("system code '\(columns[0])' is not 4 hex digits"); continue
+                }
+                guard !columns[1].isEmpty else { report("missing name"); continue }
+                if duplicate("system \(columns[0])", seenSystems[code]) { continue }
+                seenSystems[code] = lineNumber
+                contents.systems.append(FeliCaSystemEntry(code: code, name: columns[1], source: source))
+            case .service(let index):
+                guard (4...6).contains(columns.count) else {
+                    report("expected FIELD | OFFSET | SIZE | TYPE [| TABLE] or FIELD | OFFSET | SIZE | bits | HIGH-LOW [| TABLE], found \(columns.count) column(s)"); continue
+                }
+                guard !columns[0].isEmpty else { report("missing name"); continue }
+                guard let offset = Int(columns[1]), let size = Int(columns[2]), offset >= 0, size >= 1,
+                      offset + size <= 16 else {
+                    report("field '\(columns[0])' offset \(columns[1]) size \(columns[2]) does not fit a 16-byte block")
+                    continue
+                }
+                guard let type = BlockField.FieldType(rawValue: columns[3]) else {
+                    report("unknown field type '\(columns[3])' (expected \(BlockField.FieldType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    continue
+                }
+                var bitHigh = 0, bitLow = 0
+                var table = columns.count == 5 ? columns[4] : nil
+                if type == .bits {
+                    let range = columns.count >= 5 ? columns[4].split(separator: "-", omittingEmptySubsequences: false) : []
+                    guard size <= 8, range.count == 2, let high = Int(range[0]), let low = Int(range[1]),
+                          low >= 0, high >= low, high < 8 * size else {
+                        report("field '\(columns[0])' of type bits needs HIGH-LOW bit numbers within its \(size) byte(s) (at most 8)")
+                        continue
+                    }
+                    bitHigh = high
+                    bitLow = low
+                    table = columns.count == 6 ? columns[5] : nil
+                } else if columns.count == 6 {
+                    report("only bits fields take six columns"); continue
+                }
+                if type == .enumeration, table == nil || table == "" {
+                    report("field '\(columns[0])' of type enum needs a code table name"); continue
+                }
+                if type != .enumeration, type != .bits, table != nil {
+                    report("only enum and bits fields take a code table"); continue
+                }
+                if let needed = BlockField.requiredSize(type), size != needed {
+                    report("field '\(columns[0])' of type \(type.rawValue) must be \(needed) bytes"); continue
+                }
+                if duplicate("field '\(columns[0])'", seenFields[columns[0]]) { continue }
+                seenFields[columns[0]] = lineNumber
+                contents.services[index].fields.append(
+                    BlockField(name: columns[0], offset: offset, size: size, type: type, table: table,
+                               bitHigh: bitHigh, bitLow: bitLow))
+            }
+        }
+        return (contents, diagnostics)
+    }
+
+    /// Reads `key=value` options of a tag line; returns the reason of the first mistake.
+    private static func applyTagOptions(_ text: String, to entry: inout TagEntry) -> String? {
+        for option in text.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+            guard let eq = option.firstIndex(of: "=") else { return "option '\(option)' is not key=value" }
+            let key = option[..<eq]
+            let value = option[option.index(after: eq)...]
+            guard !value.isEmpty else { return "option '\(key)' has no value" }
+            switch key {
+            case "renderer":
+                let name = String(value)
+                if name.hasPrefix("bits:") || name.hasPrefix("enum:") {
+                    guard isTableName(name.dropFirst(5)) else { return "renderer '\(name)' does not name a table" }
+                } else if !TagEntry.knownRenderers.contains(name) {
+                    return "unknown renderer '\(name)' (expected \(TagEntry.knownRenderers.sorted().joined(separator: ", ")), bits:TABLE or enum:TABLE)"
+                }
+                entry.renderer = name
+            case "length":
+                var lengths: [Int] = []
+                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let n = Int(part), (0...65535).contains(n) else { return "length '\(part)' is not a number" }
+                    lengths.append(n)
+                }
+                entry.lengths = Array(Set(lengths)).sorted()
+            case "aid":
+                var prefixes: [[UInt8]] = []
+                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let bytes = hexBytes(part), (1...16).contains(bytes.count) else {
+                        return "AID prefix '\(part)' is not 1 to 16 hex bytes"
+                    }
+                    prefixes.append(bytes)
+                }
+                entry.aidPrefixes = Array(Set(prefixes)).sorted { $0.lexicographicallyPrecedes($1) }
+            case "scope":
+                guard let scope = TagScope(rawValue: String(value)) else {
+                    return "unknown scope '\(value)' (expected \(TagScope.allCases.map(\.rawValue).joined(separator: ", ")))"
+                }
+                entry.scope = scope
+            default:
+                return "unknown option '\(key)' (expected renderer, length, aid or scope)"
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Small lexical helpers (no Foundation)
+
+    // Start-up parses every built-in file (about 1800 lines) before the first frame:
+    // lines, trimming and columns work on UTF-8 bytes for ASCII text, where bytes and
+    // Characters are the same thing, and on Characters otherwise (same results, a
+    // tenth of the time: Character iteration was most of the start-up).
+
+    /// A line of a plugin file: bytes `start..<end` of its UTF-8, and whether all are ASCII.
+    struct LineSpan {
+        var start: Int
+        var end: Int
+        var ascii: Bool
+    }
+
+    /// The lines of a plugin file: a line feed ends a line, with or without a carriage
+    /// return before it (a file saved with CRLF line ends reads like one with LF; the
+    /// carriage return is trimmed with the other white space). Splitting on the
+    /// Character "\n" would not do: "\r\n" is one Character, so a CRLF file was one line.
+    static func lineSpans(_ bytes: [UInt8]) -> [LineSpan] {
+        var out: [LineSpan] = []
+        var start = 0
+        var ascii = true
+        for i in 0..<bytes.count {
+            let b = bytes[i]
+            if b == 0x0A {
+                out.append(LineSpan(start: start, end: i, ascii: ascii))
+                start = i + 1
+                ascii = true
+            } else if b >= 0x80 {
+                ascii = false
+            }
+        }
+        out.append(LineSpan(start: start, end: bytes.count, ascii: ascii))
+        return out
+    }
+
+    @inline(__always)
+    private static func isASCIISpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+
+    /// The index of UTF-8 offset `offset` (constant time for native strings).
+    @inline(__always)
+    private static func utf8Index(_ text: String, _ offset: Int) -> String.Index {
+        text.utf8.index(text.utf8.startIndex, offsetBy: offset)
+    }
+
+    /// The trimmed columns of the ASCII entry line `bytes[start..<end]`.
+    private static func asciiColumns(_ bytes: [UInt8], _ start: Int, _ end: Int) -> [String] {
+        var out: [String] = []
+        var from = start
+        var i = start
+        while i <= end {
+            if i == end || bytes[i] == 0x7C {
+                var a = from, b = i
+                while a < b, isASCIISpace(bytes[a]) { a += 1 }
+                while b > a, isASCIISpace(bytes[b - 1]) { b -= 1 }
+                out.append(String(decoding: bytes[a..<b], as: UTF8.self))
+                from = i + 1
+            }
+            i += 1
+        }
+        return out
+    }
+
+    static func trimmed<S: StringProtocol>(_ s: S) -> Substring {
+        let chars = Substring(s)
+        let utf8 = chars.utf8
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII: whitespace is 09-0D and 20.
+            func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+            guard let first = utf8.firstIndex(where: { !isSpace($0) }),
+                  let last = utf8.lastIndex(where: { !isSpace($0) }) else { return "" }
+            return chars[first...last]
+        }
+        guard let start = chars.firstIndex(where: { !$0.isWhitespace }) else { return "" }
+        guard let end = chars.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return chars[start...end]
+    }
+
+    /// Splits "bits tvr | Title" into ("bits tvr", "Title").
+    private static func splitTitle(_ s: Substring) -> (Substring, String?) {
+        guard let bar = s.firstIndex(of: "|") else { return (trimmed(s), nil) }
+        return (trimmed(s[..<bar]), String(trimmed(s[s.index(after: bar)...])))
+    }
+
+    static func isTableName<S: StringProtocol>(_ s: S) -> Bool {
+        !s.isEmpty && s.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }
+    }
+
+    /// Hex digits, optionally separated by spaces, to bytes; nil on anything else or an odd count.
+    static func hexBytes<S: StringProtocol>(_ s: S) -> [UInt8]? {
+        // CA key moduli make most of the built-in hex: read it as contiguous UTF-8
+        // into a buffer sized once (appending byte by byte was a quarter of start-up).
+        if let r = s.utf8.withContiguousStorageIfAvailable({ hexBytes(utf8: $0) }) { return r }
+        return Array(s.utf8).withUnsafeBufferPointer { hexBytes(utf8: $0) }
+    }
+
+    private static func hexBytes(utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var digits = 0
+        for unit in utf8 where unit != 0x20 { digits &+= 1 }
+        guard digits > 0, digits & 1 == 0 else { return nil }
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: digits / 2) { out, written in
+            var high: UInt8 = 0, haveHigh = false, n = 0
+            for unit in utf8 where unit != 0x20 {
+                let nibble: UInt8
+                switch unit {
+                case 0x30...0x39: nibble = unit &- 0x30
+                case 0x41...0x46: nibble = unit &- 0x41 &+ 10
+                case 0x61...0x66: nibble = unit &- 0x61 &+ 10
+                default: failed = true; written = n; return
+                }
+                if haveHigh {
+                    out[n] = high << 4 | nibble
+                    n &+= 1
+                    haveHigh = false
+                } else {
+                    high = nibble
+                    haveHigh = true
+                }
+            }
+            written = n
+        }
+        return failed ? nil : bytes
+    }
+
+    /// `OFFSET=HEX[,HEX...]`: a byte offset inside a 16-byte block and the values it may hold.
+    static func blockCondition(_ s: String) -> BlockCondition? {
+        let parts = s.split(separator: "=", omittingEmptySubsequences: false)
+        guard parts.count == 2, let offset = Int(parts[0]), (0..<16).contains(offset) else { return nil }
+        var values: [UInt8] = []
+        for v in parts[1].split(separator: ",", omittingEmptySubsequences: false) {
+            guard v.count == 2, let bytes = hexBytes(v), bytes.count == 1 else { return nil }
+            values.append(bytes[0])
+        }
+        return values.isEmpty ? nil : BlockCondition(offset: offset, values: values)
+    }
+
+    static func hex16<S: StringProtocol>(_ s: S) -> UInt16? {
+        guard s.utf8.count == 4, let bytes = hexBytes(s) else { return nil }
+        return UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+    }
+
+    /// A well-formed BER-TLV tag (the continuation bits must agree with the length) as a number.
+    static func berTag(_ bytes: [UInt8]) -> UInt32? {
+        guard (1...4).contains(bytes.count) else { return nil }
+        if bytes[0] & 0x1F != 0x1F {
+            guard bytes.count == 1 else { return nil }
+        } else {
+            guard bytes.count >= 2 else { return nil }
+            for (i, b) in bytes.enumerated().dropFirst() {
+                let last = i == bytes.count - 1
+                if last == (b & 0x80 != 0) { return nil }
+            }
+        }
+        return bytes.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    private static func codeNumber(_ s: String) -> Int? {
+        if s.hasPrefix("0x") || s.hasPrefix("0X") {
+            let digits = s.dropFirst(2)
+            guard !digits.isEmpty, digits.count <= 8 else { return nil }
+            return Int(digits, radix: 16)
+        }
+        guard !s.isEmpty, s.count <= 15, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(s)
+    }
+}
