@@ -173,6 +173,26 @@ public struct ByteView: @unchecked Sendable {
         return base.distance(to: UnsafeRawPointer(hit))
     }
 
+    /// The first line of `self[from...]` (lines end at 0x0A or at the end of the view)
+    /// longer than `width` bytes: its start and its end (before the newline); nil when
+    /// every line from `from` on fits, and for a `from` outside `0..<count` or a
+    /// negative width. `TextWrap.wrap`'s search (session 21): a `memchr` call per line
+    /// as before, in a loop on the raw bytes with no optional index, bounds check or
+    /// overflow trap between the calls.
+    @inline(__always)
+    func firstLineLonger(than width: Int, from: Int) -> (start: Int, end: Int)? {
+        guard let base, from >= 0, width >= 0 else { return nil }
+        let n = count
+        var s = from
+        while s < n {
+            let e: Int
+            if let hit = memchr(base + s, 0x0A, n &- s) { e = base.distance(to: UnsafeRawPointer(hit)) } else { e = n }
+            if e &- s > width { return (s, e) }
+            s = e &+ 1
+        }
+        return nil
+    }
+
     /// True when every byte of `[start, end)` is ASCII and none is ESC (0x1B): text
     /// that a terminal shows one column per byte (no UTF-8 sequence, no colour
     /// sequence). Sixteen bytes per step. An empty or out-of-range span answers true

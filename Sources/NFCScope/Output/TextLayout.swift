@@ -121,6 +121,30 @@ enum TextWrap {
     /// (a character is at least one byte), and when it is plain ASCII (tested sixteen
     /// bytes a step, `isASCIIWithoutEscapeLong`) its width is its length.
     static func wrap(_ text: ByteView, width: Int, into out: OutputBuffer) {
+        // The lines that fit are passed over by `ByteView.firstLineLonger` (a `memchr`
+        // per line in a loop of its own); each long one is handled as in `wrapByLines`.
+        guard width >= 0 else { return wrapByLines(text, width: width, into: out) }
+        let n = text.count
+        var copied = 0
+        var from = 0
+        while let line = text.firstLineLonger(than: width, from: from) {
+            let plain = text.isASCIIWithoutEscapeLong(line.start, line.end)
+            if plain || displayWidth(text, line.start, line.end) > width {
+                out.bytes(text[copied..<line.start])
+                // A plain line (most are) is wrapped on its bytes (Bytes/PlainWrap.swift).
+                if !plain || !out.wrapPlainLine(text, line.start, line.end, width: width) {
+                    writeWrapped(text, line.start, line.end, width: width, plain: plain, into: out)
+                }
+                copied = line.end
+            }
+            from = line.end &+ 1
+        }
+        out.bytes(text[copied..<n])
+    }
+
+    /// `wrap` as it was before session 21, each line's end found by
+    /// `ByteView.firstIndex(of:from:)` (the tests' reference, and widths below zero).
+    static func wrapByLines(_ text: ByteView, width: Int, into out: OutputBuffer) {
         let n = text.count
         // `text[copied..<lineStart]` is made of lines that fit, not written yet.
         var copied = 0
