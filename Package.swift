@@ -48,7 +48,7 @@ let package = Package(
             name: "nfcscope",
             dependencies: ["NFCScope", "NFCScopeCLI"],
             // A release build links the Swift runtime statically: the dynamic loader then
-            // binds 4 libraries instead of 14 (BENCHMARKS.md, "Session 21": start-up
+            // binds 5 libraries instead of 13 (BENCHMARKS.md, "Session 21": start-up
             // 20.13 M -> 17.71 M instructions, the per-frame path about 0.5 % less through
             // direct calls into the runtime). Debug builds (the test suite) stay dynamic.
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
