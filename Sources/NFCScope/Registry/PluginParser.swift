@@ -607,7 +607,7 @@ package enum PluginParser {
         // CA key moduli make most of the built-in hex: read it as contiguous UTF-8
         // into a buffer sized once (appending byte by byte was a quarter of start-up).
         if let r = s.utf8.withContiguousStorageIfAvailable({ hexBytes(utf8: $0) }) { return r }
-        return Array(s.utf8).withUnsafeBufferPointer { hexBytes(utf8: $0) }
+        return hexBytes(utf8: Array(s.utf8))
     }
 
     fileprivate static func hexBytes<C: Collection>(utf8: C) -> [UInt8]? where C.Element == UInt8 {
