@@ -144,11 +144,29 @@ final class ChainAssembly {
         return chained ? buffer.view : single
         }
     }
+
+    /// `bytes != nil`, without making the view (what a counting receiver reads).
+    var hasBytes: Bool {
+        @inline(__always) get { blocks > 0 && !discarding && (chained || single != nil) }
+    }
 }
 
 /// Whoever takes the exchanges the reassembler completes.
 public protocol ExchangeReceiver: AnyObject {
     func exchange(_ exchange: ISODEPExchange)
+    /// True for a receiver that reads of an exchange only that it happened and whether
+    /// it had a response (`stats`): the reassembler then calls `exchangeCounted` where it
+    /// would have built the exchange and called `exchange(_:)`. Known per type, so the
+    /// choice costs nothing at run time. Default false (every exchange is built).
+    static var countsExchangesOnly: Bool { get }
+    /// An exchange completed; `withResponse` is `response != nil` of the exchange that
+    /// `exchange(_:)` would have been handed. Called only when `countsExchangesOnly`.
+    func exchangeCounted(withResponse: Bool)
+}
+
+extension ExchangeReceiver {
+    public static var countsExchangesOnly: Bool { false }
+    public func exchangeCounted(withResponse: Bool) {}
 }
 
 public final class ISODEPReassembler {
@@ -316,7 +334,7 @@ public final class ISODEPReassembler {
                 retransmissions += 1
                 if good && response.lastTentative { response.replaceLast(block.inf) }
                 if !good { badCRC = true }
-                if good && !block.chaining { emitCurrent(to: receiver, incomplete: false) }
+                if good && !block.chaining { emit(to: receiver, incomplete: false) }
                 return
             }
         }
@@ -330,7 +348,7 @@ public final class ISODEPReassembler {
         // only a good one closes the exchange; otherwise the next command or the
         // end of the capture does.
         if good && !block.chaining {
-            emitCurrent(to: receiver, incomplete: false)
+            emit(to: receiver, incomplete: false)
         }
     }
 
@@ -380,6 +398,19 @@ public final class ISODEPReassembler {
         responseEnded = false
     }
 
+    /// Hands the exchange in progress on: built for `emitCurrent`, or only counted
+    /// for a receiver that counts exchanges (`stats`: no exchange is built, no call made
+    /// but the count's, whose body inlines here).
+    @inline(__always)
+    private func emit<R: ExchangeReceiver>(to receiver: R, incomplete: Bool) {
+        if R.countsExchangesOnly {
+            receiver.exchangeCounted(withResponse: response.hasBytes)
+            phase = .idle
+        } else {
+            emitCurrent(to: receiver, incomplete: incomplete)
+        }
+    }
+
     private func emitCurrent<R: ExchangeReceiver>(to receiver: R, incomplete: Bool) {
         receiver.exchange(ISODEPExchange(frames: frames.view, command: command.bytes, response: response.bytes,
                             waitingTimeExtensions: wtx, retransmissions: retransmissions,
@@ -401,9 +432,9 @@ public final class ISODEPReassembler {
                 startExchange()
                 return
             }
-            emitCurrent(to: receiver, incomplete: true)
+            emit(to: receiver, incomplete: true)
         case .response:
-            emitCurrent(to: receiver, incomplete: !responseEnded)
+            emit(to: receiver, incomplete: !responseEnded)
         }
     }
 }
