@@ -129,7 +129,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
 
     /// An ISO-DEP exchange the reassembler completed and only counted (`countsExchangesOnly`).
     @inline(__always)
-    func exchangeCounted(withResponse: Bool) {
+    func countExchange(withResponse: Bool) {
         sink.exchangeCounted(withResponse: withResponse)
     }
 
