@@ -74,6 +74,16 @@ public final class StatsCollector: DecodeSink {
         if exchange.response == nil { current.exchangesWithoutResponse += 1 }
     }
 
+    /// ISO-DEP exchanges of the air arrive counted, not built (`exchangeCounted`): the
+    /// same two counts `record(_:)` takes from an `ISODEPExchange` record.
+    public static var takesExchangeCounts: Bool { true }
+
+    @inline(__always)
+    public func exchangeCounted(withResponse: Bool) {
+        current.exchanges += 1
+        if !withResponse { current.exchangesWithoutResponse += 1 }
+    }
+
     public func problem(_ problem: InputProblem) {
         current.problems += 1
     }

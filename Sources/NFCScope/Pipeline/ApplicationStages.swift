@@ -123,6 +123,16 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
 
     // MARK: Inputs from other stages
 
+    /// Exchanges reach the sink as counts only when it takes them so (`stats`, whose
+    /// depth is `.link`: no stage would read them).
+    static var countsExchangesOnly: Bool { Sink.takesExchangeCounts }
+
+    /// An ISO-DEP exchange the reassembler completed and only counted (`countsExchangesOnly`).
+    @inline(__always)
+    func countExchange(withResponse: Bool) {
+        sink.exchangeCounted(withResponse: withResponse)
+    }
+
     /// An ISO-DEP exchange the reassembler completed.
     func exchange(_ exchange: ISODEPExchange) {
         guard application else {

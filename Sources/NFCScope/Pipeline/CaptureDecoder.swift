@@ -100,7 +100,11 @@ public enum CaptureDecoder {
         var link = LinkDecoder()
         let isoDEP = ISODEPReassembler()
         let stages = ApplicationStages(sink: sink, registry: registry)
-        var firstTime: Int64?
+        // The first frame's time, from which every frame's time is counted (`started`
+        // once there is one): a plain value and a flag rather than an `Int64?` that the
+        // loop unwrapped and picked with `cmov`s on every frame.
+        var base: Int64 = 0
+        var started = false
         // What the decoder passed goes back to the kernel every few MiB (`diff` has two
         // inputs mapped at once, so the window counts twice against the memory bound).
         let releaseStep = 4 << 20
@@ -130,8 +134,7 @@ public enum CaptureDecoder {
         var nextCheck = 1 << 20
         while true {
         while source.next(into: &frame) {
-            let base = firstTime ?? frame.time
-            if firstTime == nil { firstTime = frame.time }
+            if !started { base = frame.time; started = true }
             frame.time = frame.time &- base
             let verdict = link.decodeTellingBlocks(&frame)
             // The frame is read where it lies. Every call below that is not inlined takes
@@ -189,7 +192,7 @@ public enum CaptureDecoder {
             outcome.problems += 1
         }
         isoDEP.flush(to: stages)
-        outcome.startTime = firstTime
+        outcome.startTime = started ? base : nil
         stages.finish()
         reportProblems()
         outcome.problems += problemsReported + overlongReported

@@ -53,9 +53,21 @@ public protocol DecodeSink: AnyObject {
     /// not inlined copies the whole `Frame` first. The default calls `frame(_:)`; a
     /// writer that implements this writes exactly what its `frame(_:)` writes.
     func frameInPlace(_ frame: inout Frame)
+    /// True for a sink that reads of an ISO-DEP exchange of the air only that it
+    /// happened and whether it had a response (`stats`), and whose depth is `.link`:
+    /// such exchanges then arrive as `exchangeCounted(withResponse:)` calls instead of
+    /// `ISODEPExchange` records (the reassembler builds none). Default false: every
+    /// exchange arrives as a record, which is right for any sink; a wrapper says true
+    /// only if it forwards `exchangeCounted` too (`ProblemEcho`).
+    static var takesExchangeCounts: Bool { get }
+    /// One ISO-DEP exchange; `withResponse` is `response != nil` of the record it stands
+    /// for. Called only when `takesExchangeCounts` is true.
+    func exchangeCounted(withResponse: Bool)
 }
 
 extension DecodeSink {
     @inline(__always)
     public func frameInPlace(_ frame: inout Frame) { self.frame(frame) }
+    public static var takesExchangeCounts: Bool { false }
+    public func exchangeCounted(withResponse: Bool) {}
 }

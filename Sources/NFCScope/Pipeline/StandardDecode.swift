@@ -39,6 +39,10 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
         inner.problem(problem)
     }
     package func end(_ input: InputDescription) { inner.end(input) }
+    package static var takesExchangeCounts: Bool { Inner.takesExchangeCounts }
+    @inline(__always) package func exchangeCounted(withResponse: Bool) {
+        inner.exchangeCounted(withResponse: withResponse)
+    }
 }
 
 package enum StandardDecode {
