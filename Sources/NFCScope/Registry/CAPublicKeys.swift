@@ -90,6 +90,11 @@ extension Registry {
     /// decode, at every session end with offline data authentication).
     public func caPublicKeys(rid: [UInt8], index: UInt8) -> [CAPublicKey] {
         if let keys = mergedCAPublicKeys, let found = mergedCAPublicKeyIndex { return found.keys(rid: rid, index: index, in: keys) }
+        if let groups = Registry.builtinCAPublicKeyGroups {
+            // Only keys of 5-byte RIDs come from a plugin file.
+            guard let id = CAPublicKeyIndex.id(rid, index) else { return [] }
+            return groups.keys(id)
+        }
         let builtin = Registry.builtinCAPublicKeys
         return builtin.index.keys(rid: rid, index: index, in: builtin.keys)
     }
@@ -100,6 +105,11 @@ extension Registry {
     func caPublicKeyLengths(rid: [UInt8], index: UInt8, matching length: Int) -> (count: Int, firstLength: Int, matches: Bool) {
         if let keys = mergedCAPublicKeys, let found = mergedCAPublicKeyIndex {
             return found.lengths(rid: rid, index: index, in: keys, matching: length)
+        }
+        if let groups = Registry.builtinCAPublicKeyGroups {
+            guard let id = CAPublicKeyIndex.id(rid, index) else { return (0, 0, false) }
+            let keys = groups.keys(id)
+            return (keys.count, keys.first?.modulus.count ?? 0, keys.contains { $0.modulus.count == length })
         }
         let builtin = Registry.builtinCAPublicKeys
         return builtin.index.lengths(rid: rid, index: index, in: builtin.keys, matching: length)
@@ -152,10 +162,70 @@ struct CAPublicKeyIndex: Sendable {
     }
 
     /// RID (5 bytes, as every key has) and index in one number; nil for another length.
-    private static func id(_ rid: [UInt8], _ index: UInt8) -> UInt64? {
+    static func id(_ rid: [UInt8], _ index: UInt8) -> UInt64? {
         guard rid.count == 5 else { return nil }
         var id = UInt64(index)
         for b in rid { id = id << 8 | UInt64(b) }
         return id
+    }
+}
+
+/// The built-in CA key file read in part: its entry lines grouped by RID and index
+/// (read from their first two columns), a group's keys parsed when first asked for,
+/// as `PluginParser.parse` would (the same `caPublicKey` per line, a line that
+/// repeats an earlier key of the group with the same modulus left out), the latest
+/// definition first, as `CAPublicKeyIndex` gives them.
+final class BuiltinCAPublicKeyGroups: @unchecked Sendable {
+    private let text: String
+    private let file: String
+    private let bytes: [UInt8]
+    /// The entry lines that may hold a key, in file order, and the RID and index
+    /// (`CAPublicKeyIndex.id`) each names.
+    private let lines: [PluginParser.PlainLine]
+    private let ids: [UInt64]
+    /// Guards `parsedIDs` and `parsedKeys` (the built-in registry is shared by threads).
+    private let monitor = Monitor()
+    /// The groups parsed so far (a capture asks for a few: searched in turn).
+    private var parsedIDs: [UInt64] = []
+    private var parsedKeys: [[CAPublicKey]] = []
+
+    /// The key file `text` (named `file`, built in); nil when it is not one `[capk]`
+    /// section of plain lines (`PluginParser.plainSection`).
+    init?(text: String, file: String) {
+        self.text = text
+        self.file = file
+        bytes = Array(text.utf8)
+        guard let section = PluginParser.plainSection(bytes, text: text), section.header == "[capk]" else { return nil }
+        var lines: [PluginParser.PlainLine] = []
+        var ids: [UInt64] = []
+        lines.reserveCapacity(section.lines.count)
+        ids.reserveCapacity(section.lines.count)
+        for line in section.lines {
+            // A line whose RID or index is not 5 or 1 hex bytes is no key: `caPublicKey` rejects it.
+            guard let id = PluginParser.caPublicKeyID(of: line, bytes: bytes, text: text) else { continue }
+            lines.append(line)
+            ids.append(id)
+        }
+        self.lines = lines
+        self.ids = ids
+    }
+
+    /// The keys of RID and index `id` (`CAPublicKeyIndex.id`), the latest definition first.
+    func keys(_ id: UInt64) -> [CAPublicKey] {
+        monitor.lock()
+        defer { monitor.unlock() }
+        if let i = parsedIDs.firstIndex(of: id) { return parsedKeys[i] }
+        var keys: [CAPublicKey] = []
+        for (i, line) in lines.enumerated() where ids[i] == id {
+            let columns = PluginParser.columns(of: line, bytes: bytes, text: text)
+            let source = EntrySource(file: file, line: line.number, builtin: true)
+            guard case .success(let key) = PluginParser.caPublicKey((0..<columns.count).map { columns[$0] }, source: source),
+                  !keys.contains(where: { $0.rid == key.rid && $0.index == key.index && $0.modulus == key.modulus }) else { continue }
+            keys.append(key)
+        }
+        keys.reverse()
+        parsedIDs.append(id)
+        parsedKeys.append(keys)
+        return keys
     }
 }

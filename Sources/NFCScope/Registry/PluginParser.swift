@@ -681,3 +681,133 @@ package enum PluginParser {
         return Int(s)
     }
 }
+
+// MARK: - Built-in files read in part (session 22)
+
+extension PluginParser {
+    /// An entry line of a plugin file: its number (as `parse` counts them), and bytes
+    /// `start..<end` of the file's UTF-8: trimmed for an ASCII line, the whole line
+    /// otherwise (cut as Characters by `columns(of:)`, as `parse` cuts it).
+    struct PlainLine {
+        var number: Int
+        var start: Int
+        var end: Int
+        var ascii: Bool
+    }
+
+    /// The header and entry lines of a file made of one section: comments and blank
+    /// lines, then one header line (its trimmed text is returned as it stands), then
+    /// entry lines, as `parse` reads them. nil for any other shape (no header, two
+    /// headers, an entry before the header, a header with non-ASCII text): the caller
+    /// then parses the file in full. `entries: false` only checks the shape.
+    /// The built-in currency, country and CA key files are read this way when a value
+    /// is first asked for, so that only the lines asked about are parsed.
+    static func plainSection(_ bytes: [UInt8], text: String, entries: Bool = true) -> (header: String, lines: [PlainLine])? {
+        ByteView.with(bytes) { plainSection($0, bytes, text: text, entries: entries) }
+    }
+
+    /// `plainSection` with `view` over `bytes`: line ends found by `memchr`, ASCII
+    /// lines told eight bytes at a time (a byte loop was ~10 instructions a byte).
+    private static func plainSection(_ view: ByteView, _ bytes: [UInt8], text: String,
+                                     entries: Bool) -> (header: String, lines: [PlainLine])? {
+        var header: String?
+        var lines: [PlainLine] = []
+        var lineNumber = 0
+        var next = 0
+        while next <= bytes.count {
+            var start = next
+            var end = view.firstIndex(of: 0x0A, from: next) ?? bytes.count
+            next = end + 1
+            lineNumber += 1
+            // A line with ESC is ASCII too (rare: told byte by byte).
+            let ascii = view.isASCIIWithoutEscape(start, end) || !bytes[start..<end].contains { $0 >= 0x80 }
+            let isHeader: Bool
+            if ascii {
+                while start < end, isASCIISpace(bytes[start]) { start += 1 }
+                while end > start, isASCIISpace(bytes[end - 1]) { end -= 1 }
+                if start == end || bytes[start] == 0x23 { continue }
+                isHeader = bytes[start] == 0x5B
+            } else {
+                let line = trimmed(text[utf8Index(text, start)..<utf8Index(text, end)])
+                if line.isEmpty || line.hasPrefix("#") { continue }
+                if line.hasPrefix("[") { return nil }
+                isHeader = false
+            }
+            if isHeader {
+                guard header == nil else { return nil }
+                header = String(decoding: bytes[start..<end], as: UTF8.self)
+                continue
+            }
+            guard header != nil else { return nil }
+            if entries { lines.append(PlainLine(number: lineNumber, start: start, end: end, ascii: ascii)) }
+        }
+        guard let header else { return nil }
+        return (header, lines)
+    }
+
+    /// The columns of an entry line of `plainSection`, as `parse` cuts them.
+    static func columns(of line: PlainLine, bytes: [UInt8], text: String) -> LineColumns {
+        if line.ascii { return LineColumns(ascii: bytes, line.start, line.end) }
+        return LineColumns(text: text, line: trimmed(text[utf8Index(text, line.start)..<utf8Index(text, line.end)]), bytes: bytes)
+    }
+
+    /// `CAPublicKeyIndex.id` of the RID and index an entry line of `plainSection` names
+    /// in its first two columns, read as `parse` reads them (`hexBytes` of each trimmed
+    /// column, 5 and 1 bytes); nil when they are not. An ASCII line is read up to its
+    /// second '|' only.
+    static func caPublicKeyID(of line: PlainLine, bytes: [UInt8], text: String) -> UInt64? {
+        guard line.ascii else {
+            let columns = columns(of: line, bytes: bytes, text: text)
+            guard columns.count >= 2, let rid = columns.hexBytes(0), rid.count == 5,
+                  let index = columns.hexBytes(1), index.count == 1 else { return nil }
+            return CAPublicKeyIndex.id(rid, index[0])
+        }
+        // Column 0 then column 1, each trimmed and read as hex digits (blanks skipped).
+        var value: UInt64 = 0
+        var from = line.start
+        var i = line.start
+        for column in 0..<2 {
+            while i < line.end && bytes[i] != 0x7C { i += 1 }
+            if column == 0 && i == line.end { return nil }
+            var a = from, b = i
+            while a < b, isASCIISpace(bytes[a]) { a += 1 }
+            while b > a, isASCIISpace(bytes[b - 1]) { b -= 1 }
+            var digits = 0
+            var part: UInt64 = 0
+            for unit in bytes[a..<b] where unit != 0x20 {
+                let nibble: UInt8
+                switch unit {
+                case 0x30...0x39: nibble = unit &- 0x30
+                case 0x41...0x46: nibble = unit &- 0x41 &+ 10
+                case 0x61...0x66: nibble = unit &- 0x61 &+ 10
+                default: return nil
+                }
+                digits += 1
+                guard digits <= 10 else { return nil }
+                part = part << 4 | UInt64(nibble)
+            }
+            guard digits == (column == 0 ? 10 : 2) else { return nil }
+            value = column == 0 ? part : UInt64(part) << 40 | value
+            i += 1
+            from = i
+        }
+        return value
+    }
+
+    /// `codeNumber(columns[i])`, read from the bytes when they are 1 to 15 ASCII digits
+    /// (what `codeNumber` reads as a decimal number: the only ASCII Characters that are
+    /// numbers are the digits).
+    static func plainCodeNumber(_ columns: LineColumns, _ i: Int) -> Int? {
+        let range = columns.ranges[i]
+        if range.count >= 1 && range.count <= 15 {
+            var value = 0
+            var digits = true
+            for b in columns.bytes[range] {
+                guard b >= 0x30 && b <= 0x39 else { digits = false; break }
+                value = value * 10 + Int(b &- 0x30)
+            }
+            if digits { return value }
+        }
+        return codeNumber(columns[i])
+    }
+}

@@ -478,6 +478,9 @@ public final class Registry: Sendable {
 
     /// `currencyInfo(_:dictionary:)` for the registry.
     func rendererCurrency(_ code: Int) -> CurrencyInfo? {
+        if storedMoneyTables == nil, let builtin = Registry.builtinCurrencies {
+            return code >= 0 && code < builtin.info.count ? builtin.info[code] : nil
+        }
         let byCode = moneyTables.currencyInfoByCode
         if code >= 0 && code < byCode.count { return byCode[code] }
         return parseCurrencyInfo(codeTable("currency")?.entries[code])
@@ -485,6 +488,9 @@ public final class Registry: Sendable {
 
     /// The country name `renderCountry` shows for `code`.
     func rendererCountryName(_ code: Int) -> String? {
+        if storedMoneyTables == nil, let names = Registry.builtinRendererCountryNames {
+            return code >= 0 && code < names.count ? names[code] : nil
+        }
         let money = moneyTables
         if code >= 0 && code < money.countryNameByCode.count { return money.countryNameByCode[code] }
         return countryDisplayName(money.countryTable?.entries[code])
@@ -494,7 +500,12 @@ public final class Registry: Sendable {
     public func code(_ table: String, _ code: Int) -> String? { codeTableNamed(table)?.entries[code] }
 
     /// An ISO 4217 currency by numeric code.
-    public func currency(_ numeric: Int) -> Currency? { moneyTables.currencies[numeric] }
+    public func currency(_ numeric: Int) -> Currency? {
+        if storedMoneyTables == nil, let builtin = Registry.builtinCurrencies {
+            return numeric >= 0 && numeric < builtin.currencies.count ? builtin.currencies[numeric] : nil
+        }
+        return moneyTables.currencies[numeric]
+    }
 
     /// An ISO 3166-1 country by numeric code.
     public func country(_ numeric: Int) -> Country? { moneyTables.countries[numeric] }
@@ -791,6 +802,18 @@ final class MoneyTables: Sendable {
     }
 }
 
+/// The built-in currencies by code (0-999) as the renderers and `Registry.currency(_:)`
+/// answer them (see `Registry.builtinCurrencies`).
+final class BuiltinCurrencies: Sendable {
+    let info: [CurrencyInfo?]
+    let currencies: [Currency?]
+
+    init(info: [CurrencyInfo?], currencies: [Currency?]) {
+        self.info = info
+        self.currencies = currencies
+    }
+}
+
 /// The FeliCa systems and services of a registry, ready for lookups.
 final class FeliCaTables: Sendable {
     let systems: [UInt16: FeliCaSystemEntry]
@@ -946,6 +969,95 @@ extension Registry {
     }()
 
     static let builtinCAPublicKeyFile = "ca-keys.plugin"
+
+    /// The built-in key file's lines by RID and index, each group parsed when it is
+    /// first asked for (nil: the file is not of the plain shape, `builtinCAPublicKeys`
+    /// answers). Parsing the whole file was ~5 M instructions at the first session end
+    /// with offline data authentication; a capture asks for a few RIDs and indexes.
+    static let builtinCAPublicKeyGroups: BuiltinCAPublicKeyGroups? = {
+        let found = BuiltinPlugins.files.filter { $0.name == builtinCAPublicKeyFile }
+        guard found.count == 1 else { return nil }
+        return BuiltinCAPublicKeyGroups(text: found[0].text, file: builtinCAPublicKeyFile)
+    }()
+
+    /// The currencies of the built-in files as `rendererCurrency` and `currency(_:)`
+    /// answer them, read from the currency file's rows without building the money
+    /// tables (nil: the files are not of the plain shape this reads; `builtinMoneyTables`
+    /// answers). The parse and the tables cost ~6 M instructions at the first amount.
+    static let builtinCurrencies: BuiltinCurrencies? = plainCurrencies(BuiltinPlugins.files)
+
+    /// `builtinCurrencies` read from `files` (named as the built-in files).
+    static func plainCurrencies(_ files: [(name: String, text: String)]) -> BuiltinCurrencies? {
+        // Per code: the last row (its name column is the entry), and the last row that
+        // has extra columns (`RegistryBuilder.add` keeps those per code); rows as read.
+        var entryRow = [Int](repeating: -1, count: 1000)
+        var extrasRow = [Int](repeating: -1, count: 1000)
+        var alphas: [String] = [], exponents: [String] = [], names: [String?] = []
+        let read = plainMoneyRows("currency", files) { code, columns in
+            entryRow[code] = alphas.count
+            if columns.count > 2 { extrasRow[code] = alphas.count }
+            alphas.append(columns[1])
+            exponents.append(columns.count > 2 ? columns[2] : "")
+            names.append(columns.count > 3 ? columns[3] : nil)
+            return true
+        }
+        guard read else { return nil }
+        var info = [CurrencyInfo?](repeating: nil, count: 1000)
+        var currencies = [Currency?](repeating: nil, count: 1000)
+        for code in 0..<1000 where entryRow[code] >= 0 {
+            let alpha = alphas[entryRow[code]]
+            // `MoneyTables` joins "ALPHA EXPONENT NAME" and `parseCurrencyInfo` reads it
+            // back: with an alpha code of printable ASCII without blanks (else the files
+            // are read in full), that is the alpha code and the exponent when 0 to 6.
+            guard alpha.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+            let extras = extrasRow[code]
+            let exponent = extras >= 0 ? Int(exponents[extras]) : nil
+            let name = extras >= 0 ? names[extras] ?? alpha : alpha
+            currencies[code] = Currency(numeric: code, alpha: alpha, exponent: exponent, name: name)
+            info[code] = CurrencyInfo(alpha: Substring(alpha), exponent: exponent.flatMap { (0...6).contains($0) ? $0 : nil })
+        }
+        return BuiltinCurrencies(info: info, currencies: currencies)
+    }
+
+    /// The renderers' country names (`rendererCountryName`) of the built-in files, read
+    /// as `builtinCurrencies` reads the currencies.
+    static let builtinRendererCountryNames: [String?]? = plainCountryNames(BuiltinPlugins.files)
+
+    /// `builtinRendererCountryNames` read from `files` (named as the built-in files).
+    static func plainCountryNames(_ files: [(name: String, text: String)]) -> [String?]? {
+        var names = [String?](repeating: nil, count: 1000)
+        let read = plainMoneyRows("country", files) { code, columns in
+            names[code] = countryDisplayName(columns[1])
+            return true
+        }
+        return read ? names : nil
+    }
+
+    /// Gives `row` the rows (code, columns) of code table `table` in the built-in money
+    /// files, in file order, when each of those files is one section `[codes NAME]`
+    /// named after the file and every row is one `parse` keeps, with a code below 1000;
+    /// false (maybe after some rows) otherwise.
+    private static func plainMoneyRows(_ table: String, _ files: [(name: String, text: String)],
+                                       _ row: (Int, PluginParser.LineColumns) -> Bool) -> Bool {
+        var found = false
+        for name in BuiltinPart.money.files {
+            let named = files.filter { $0.name == name }
+            guard named.count == 1, name.hasSuffix(".plugin") else { return false }
+            let fileTable = String(name.dropLast(7))
+            let text = named[0].text
+            let bytes = Array(text.utf8)
+            guard let section = PluginParser.plainSection(bytes, text: text, entries: fileTable == table),
+                  section.header == "[codes \(fileTable)]" else { return false }
+            guard fileTable == table else { continue }
+            found = true
+            for line in section.lines {
+                let columns = PluginParser.columns(of: line, bytes: bytes, text: text)
+                guard columns.count >= 2, let code = PluginParser.plainCodeNumber(columns, 0), code >= 0, code < 1000,
+                      !columns.isEmpty(1), row(code, columns) else { return false }
+            }
+        }
+        return found
+    }
 
     static func addBuiltin(to builder: inout RegistryBuilder) -> [PluginDiagnostic] {
         var diagnostics: [PluginDiagnostic] = []
