@@ -142,8 +142,7 @@ final class SessionEndScratch {
     // Used by one session end at a time (the decode's own card session).
     /// The last few texts made and their bytes (most sessions of a capture render one of
     /// a few texts, mixed with texts of their own: with the last one only, a shared text
-    /// was made again after each of those; and the same String lets the record writer
-    /// copy its escaped form).
+    /// was made again after each of those).
     @exclusivity(unchecked) private var recentTexts = [String](repeating: "", count: SessionEndScratch.textsKept)
     @exclusivity(unchecked) private var recentTextBytes = [[UInt8]](repeating: [], count: SessionEndScratch.textsKept)
     /// Where the next text made goes (the oldest).
@@ -189,7 +188,7 @@ final class SessionEndScratch {
 
     /// `lookup()` (the index `registry.tagHandle(tag, length:, aid:)` gives for the
     /// selected AID `aid`), kept: the same answer for the same tag, length, AID bytes and
-    /// registry.
+    /// registry. `length` is a value's count (an empty entry's -1 never matches it).
     func tagIndex(_ tag: UInt32, length: Int, aid: [UInt8]?, registry: Registry, lookup: () -> Int?) -> Int? {
         if indexRegistry !== registry {
             indexRegistry = registry
