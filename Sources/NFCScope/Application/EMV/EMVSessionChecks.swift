@@ -36,8 +36,13 @@ enum EMVSessionChecks {
             let hex = out.withContents { $0.decodedUTF8 }
             out.removeAll()
             let shown: Bool = context.withSelectedAID { aid in
-                guard let handle = registry.tagHandle(tag, length: v.count, aid: aid),
-                      registry.tagHasText(handle) else { return false }
+                // The entry's index kept by tag, length and AID (`tagHandle` worked the
+                // AID's dictionary out at every session end, ~430 instructions).
+                guard let index = scratch.tagIndex(tag, length: v.count, aid: context.selectedAID, registry: registry,
+                                                   lookup: { registry.tagHandle(tag, length: v.count, aid: aid)?.index })
+                else { return false }
+                let handle = EMVTagHandle(tag: tag, length: v.count, aid: aid, index: index)
+                guard registry.tagHasText(handle) else { return false }
                 registry.renderTagValue(handle, v, context: context, to: out, target: .text)
                 return true
             }
@@ -135,24 +140,72 @@ final class SessionEndScratch {
     /// The ODA verdicts' length reasons made so far.
     let lengthReasons = ODAVerifier.LengthReasons()
     // Used by one session end at a time (the decode's own card session).
-    @exclusivity(unchecked) private var lastText = ""
-    @exclusivity(unchecked) private var lastTextBytes: [UInt8] = []
+    /// The last few texts made and their bytes (most sessions of a capture render one of
+    /// a few texts, mixed with texts of their own: with the last one only, a shared text
+    /// was made again after each of those).
+    @exclusivity(unchecked) private var recentTexts = [String](repeating: "", count: SessionEndScratch.textsKept)
+    @exclusivity(unchecked) private var recentTextBytes = [[UInt8]](repeating: [], count: SessionEndScratch.textsKept)
+    /// Where the next text made goes (the oldest).
+    @exclusivity(unchecked) private var nextText = 0
+    static let textsKept = 4
     /// Kernel names by identifier (0-63), each looked up once in `registry`.
     @exclusivity(unchecked) private var kernelNames = [String??](repeating: nil, count: 64)
     @exclusivity(unchecked) private var kernelRegistry: ObjectIdentifier?
 
-    /// The buffer's contents as a String (the last one when the same).
+    /// The buffer's contents as a String (one of the last few when the same bytes).
     func text(of out: OutputBuffer) -> String {
-        let same = out.withContents { v in ByteView.with(lastTextBytes) { v.elementsEqual($0) } }
-        if !same {
-            // The bytes copied into the kept array's storage and the String made from
-            // them (`out.string` copied the buffer into an array first, and the bytes
-            // were read back out of the String into a new array).
-            lastTextBytes.removeAll(keepingCapacity: true)
-            out.withContents { $0.append(to: &lastTextBytes) }
-            lastText = String(decoding: lastTextBytes, as: UTF8.self)
+        let found: Int? = out.withContents { v in
+            for i in 0..<SessionEndScratch.textsKept where recentTextBytes[i].count == v.count {
+                if ByteView.with(recentTextBytes[i], { v.elementsEqual($0) }) { return i }
+            }
+            return nil
         }
-        return lastText
+        if let found { return recentTexts[found] }
+        // The bytes copied into the oldest kept array's storage and the String made from
+        // them (`out.string` copied the buffer into an array first, and the bytes
+        // were read back out of the String into a new array).
+        let i = nextText
+        nextText = (i + 1) % SessionEndScratch.textsKept
+        recentTextBytes[i].removeAll(keepingCapacity: true)
+        out.withContents { $0.append(to: &recentTextBytes[i]) }
+        recentTexts[i] = String(decoding: recentTextBytes[i], as: UTF8.self)
+        return recentTexts[i]
+    }
+
+    // The registry's entry index of the rendered values' tags (`Registry.tagHandle`'s
+    // `index`), by tag, length and selected AID: a few hundred combinations in a
+    // capture, direct-mapped (a colliding key replaces the entry). Every entry is of
+    // `indexRegistry`; another registry empties them.
+    private struct IndexEntry {
+        var aid: [UInt8]?
+        var tag: UInt32 = 0
+        var length = -1
+        var index: Int?
+    }
+    private static let indexEntries = 256
+    @exclusivity(unchecked) private var indexRegistry: Registry?
+    @exclusivity(unchecked) private var indexes: [IndexEntry] = []
+
+    /// `lookup()` (the index `registry.tagHandle(tag, length:, aid:)` gives for the
+    /// selected AID `aid`), kept: the same answer for the same tag, length, AID bytes and
+    /// registry. `length` is a value's count (an empty entry's -1 never matches it).
+    func tagIndex(_ tag: UInt32, length: Int, aid: [UInt8]?, registry: Registry, lookup: () -> Int?) -> Int? {
+        if indexRegistry !== registry {
+            indexRegistry = registry
+            indexes = [IndexEntry](repeating: IndexEntry(), count: SessionEndScratch.indexEntries)
+        }
+        var h = UInt(truncatingIfNeeded: length) &* 0x9E37_79B9 ^ UInt(tag) &* 31
+        if let aid {
+            // Every byte: AIDs of one scheme differ in the middle (A0000000031010, A0000000041010).
+            var a = UInt(aid.count) &* 0x85EB_CA6B
+            for b in aid { a = (a ^ UInt(b)) &* 0x100_0000_01B3 }
+            h ^= a
+        }
+        let k = Int((h ^ h >> 16 ^ h >> 32) & UInt(SessionEndScratch.indexEntries - 1))
+        if indexes[k].length == length, indexes[k].tag == tag, indexes[k].aid == aid { return indexes[k].index }
+        let found = lookup()
+        indexes[k] = IndexEntry(aid: aid, tag: tag, length: length, index: found)
+        return found
     }
 
     func kernelName(_ id: Int, _ registry: Registry) -> String? {

@@ -100,22 +100,27 @@ enum ODAVerifier {
     /// The reasons of the issuer certificate length check made before, by the two
     /// lengths: most sessions of synthetic and altered captures stop there, with a few
     /// hundred pairs between them (the reason was built and freed at each session end).
+    /// Direct-mapped by the two lengths (a colliding pair replaces the entry): the
+    /// dictionary's hashing cost ~560 instructions a session end.
     final class LengthReasons {
-        private struct Lengths: Hashable {
-            var certificate: Int
-            var key: Int
+        private struct Entry {
+            var certificate = 0
+            var key = 0
+            /// nil while the entry is empty.
+            var text: String?
         }
         // Used by one session end at a time (the decode's own card session).
-        @exclusivity(unchecked) private var made: [Lengths: String] = [:]
-        /// Kept at most (then forgotten, and made again as they come).
-        static let capacity = 4096
+        @exclusivity(unchecked) private var made: [Entry] = []
+        /// Entries kept (a power of two).
+        static let capacity = 1024
 
         func reason(certificate: Int, key: Int) -> String {
-            let k = Lengths(certificate: certificate, key: key)
-            if let known = made[k] { return known }
-            if made.count >= LengthReasons.capacity { made.removeAll(keepingCapacity: true) }
+            if made.isEmpty { made = [Entry](repeating: Entry(), count: LengthReasons.capacity) }
+            let h = UInt(truncatingIfNeeded: certificate) &* 0x9E37_79B9 ^ UInt(truncatingIfNeeded: key) &* 0x85EB_CA6B
+            let k = Int((h ^ h >> 15) & UInt(LengthReasons.capacity - 1))
+            if made[k].certificate == certificate, made[k].key == key, let known = made[k].text { return known }
             let text = ODAVerifier.lengthReason(certificate: certificate, key: key)
-            made[k] = text
+            made[k] = Entry(certificate: certificate, key: key, text: text)
             return text
         }
     }
