@@ -72,24 +72,18 @@ package enum PluginParser {
 
         var lineNumber = 0
         let bytes = Array(text.utf8)
-        var next = 0
-        while next <= bytes.count {
-            // The next line (see `LineSpan`), found in place.
-            var span = LineSpan(start: next, end: next, ascii: true)
-            while span.end < bytes.count, bytes[span.end] != 0x0A {
-                if bytes[span.end] >= 0x80 { span.ascii = false }
-                span.end += 1
-            }
-            next = span.end + 1
+        var columnScratch: [Range<Int>] = []
+        columnScratch.reserveCapacity(8)
+        for span in lineSpans(bytes) {
             lineNumber += 1
             // ASCII lines are trimmed and cut into columns as bytes; others as Characters.
             var start = span.start, end = span.end
-            let line: Substring
+            // The line as text: non-ASCII lines only (ASCII lines are read as bytes).
+            var line: Substring = ""
             if span.ascii {
                 while start < end, isASCIISpace(bytes[start]) { start += 1 }
                 while end > start, isASCIISpace(bytes[end - 1]) { end -= 1 }
                 if start == end || bytes[start] == 0x23 { continue }
-                line = text[utf8Index(text, start)..<utf8Index(text, end)]
             } else {
                 line = trimmed(text[utf8Index(text, start)..<utf8Index(text, end)])
                 if line.isEmpty || line.hasPrefix("#") { continue }
@@ -105,14 +99,20 @@ package enum PluginParser {
             }
 
             if span.ascii ? bytes[start] == 0x5B : line.hasPrefix("[") {
-                guard line.hasSuffix("]") else {
+                guard span.ascii ? bytes[end - 1] == 0x5D : line.hasSuffix("]") else {
                     report("section header without closing ']'")
                     section = .skipped
                     continue
                 }
-                let inner = line.dropFirst().dropLast()
-                let (head, title) = splitTitle(inner)
-                let words = head.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                let words: [String], title: String?
+                if span.ascii {
+                    (words, title) = asciiHeader(bytes, start + 1, end - 1)
+                } else {
+                    let inner = line.dropFirst().dropLast()
+                    let (head, found) = splitTitle(inner)
+                    words = head.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                    title = found
+                }
                 guard let kind = words.first else {
                     report("empty section header")
                     section = .skipped
@@ -239,7 +239,8 @@ package enum PluginParser {
                 continue
             }
 
-            let columns = span.ascii ? LineColumns(ascii: bytes, start, end) : LineColumns(text: text, line: line, bytes: bytes)
+            let columns = span.ascii ? LineColumns(ascii: bytes, start, end, scratch: &columnScratch)
+                                     : LineColumns(text: text, line: line, bytes: bytes)
             switch section {
             case .none:
                 report("entry outside a section (start one with a header such as [aid])")
@@ -288,7 +289,8 @@ package enum PluginParser {
                 guard !columns.isEmpty(2) else { report("missing name"); continue }
                 var entry = TagEntry(tag: tag, name: columns[2], format: format, constructed: constructed,
                                      renderer: nil, lengths: [], aidPrefixes: [], source: source)
-                if columns.count == 4, let problem = applyTagOptions(columns[3][...], ascii: columns.ascii, to: &entry) {
+                if columns.count == 4, !asciiTagOptions(columns, 3, to: &entry),
+                   let problem = applyTagOptions(columns[3][...], ascii: columns.ascii, to: &entry) {
                     report(problem); continue
                 }
                 if checkDuplicates {
@@ -301,9 +303,15 @@ package enum PluginParser {
                 guard columns.count == 2 else {
                     report("expected BYTE.BIT | MEANING, found \(columns.count) column(s)"); continue
                 }
-                let position = columns.pieces(0, separatedBy: 0x2E)
-                guard position.count == 2, let byte = Int(position[0]), let bit = Int(position[1]) else {
-                    report("bit position '\(columns[0])' is not BYTE.BIT (e.g. 1.8)"); continue
+                let byte: Int, bit: Int
+                if let (b, n) = columns.digitsDotDigits(0) {
+                    (byte, bit) = (b, n)
+                } else {
+                    let position = columns.pieces(0, separatedBy: 0x2E)
+                    guard position.count == 2, let b = Int(position[0]), let n = Int(position[1]) else {
+                        report("bit position '\(columns[0])' is not BYTE.BIT (e.g. 1.8)"); continue
+                    }
+                    (byte, bit) = (b, n)
                 }
                 guard (1...8).contains(bit) else {
                     report("bit \(bit) out of range (bits are numbered 1 to 8, 8 = most significant)"); continue
@@ -322,7 +330,7 @@ package enum PluginParser {
                 guard columns.count >= 2 else {
                     report("expected CODE | NAME [| MORE...], found 1 column"); continue
                 }
-                guard let code = codeNumber(columns[0]) else {
+                guard let code = plainCodeNumber(columns, 0) else {
                     report("code '\(columns[0])' is not a decimal number or 0x-prefixed hex"); continue
                 }
                 guard !columns.isEmpty(1) else { report("missing name"); continue }
@@ -406,6 +414,83 @@ package enum PluginParser {
             }
         }
         return (contents, diagnostics)
+    }
+
+    /// `applyTagOptions` of column `i` of an ASCII line read as bytes, when every option
+    /// is one it reads without a mistake and in the plainest spelling (lengths of 1 to 5
+    /// digits): true, `entry` updated as `applyTagOptions` would. Anything else answers
+    /// false with `entry` untouched, and `applyTagOptions` reads the column (and tells
+    /// the mistake). Options are cut at blanks (space, tab) as `pieces` cuts them.
+    private static func asciiTagOptions(_ columns: LineColumns, _ i: Int, to entry: inout TagEntry) -> Bool {
+        guard columns.ascii else { return false }
+        let bytes = columns.bytes
+        let end = columns.ranges[i].upperBound
+        var result = entry
+        var at = columns.ranges[i].lowerBound
+        while at < end {
+            while at < end, bytes[at] == 0x20 || bytes[at] == 0x09 { at += 1 }
+            guard at < end else { break }
+            let from = at
+            var eq = -1
+            while at < end, bytes[at] != 0x20, bytes[at] != 0x09 {
+                if eq < 0, bytes[at] == 0x3D { eq = at }
+                at += 1
+            }
+            // A key and a value, both not empty.
+            guard eq > from, eq + 1 < at else { return false }
+            let key = bytes[from..<eq]
+            let value = eq + 1..<at
+            if key.count == 8, key.elementsEqual("renderer".utf8) {
+                let name = String(decoding: bytes[value], as: UTF8.self)
+                if name.hasPrefix("bits:") || name.hasPrefix("enum:") {
+                    guard isTableName(name.dropFirst(5)) else { return false }
+                } else if !TagEntry.knownRenderers.contains(name) {
+                    return false
+                }
+                result.renderer = name
+            } else if key.count == 6, key.elementsEqual("length".utf8) {
+                var lengths: [Int] = []
+                var n = 0, digits = 0
+                for k in value.lowerBound...value.upperBound {
+                    if k == value.upperBound || bytes[k] == 0x2C {
+                        guard digits > 0, n <= 65535 else { return false }
+                        lengths.append(n)
+                        n = 0
+                        digits = 0
+                    } else {
+                        let b = bytes[k]
+                        guard b >= 0x30, b <= 0x39, digits < 5 else { return false }
+                        n = n * 10 + Int(b &- 0x30)
+                        digits += 1
+                    }
+                }
+                lengths.sort()
+                var unique: [Int] = []
+                unique.reserveCapacity(lengths.count)
+                for length in lengths where unique.last != length { unique.append(length) }
+                result.lengths = unique
+            } else if key.count == 3, key.elementsEqual("aid".utf8) {
+                var prefixes: [[UInt8]] = []
+                var pieceStart = value.lowerBound
+                for k in value.lowerBound...value.upperBound where k == value.upperBound || bytes[k] == 0x2C {
+                    guard let prefix = hexBytes(utf8: bytes[pieceStart..<k]), (1...16).contains(prefix.count) else { return false }
+                    prefixes.append(prefix)
+                    pieceStart = k + 1
+                }
+                prefixes.sort { $0.lexicographicallyPrecedes($1) }
+                var unique: [[UInt8]] = []
+                unique.reserveCapacity(prefixes.count)
+                for prefix in prefixes where unique.last != prefix { unique.append(prefix) }
+                result.aidPrefixes = unique
+            } else if key.count == 5, key.elementsEqual("scope".utf8) {
+                guard let scope = TagScope(rawValue: String(decoding: bytes[value], as: UTF8.self)) else { return false }
+                result.scope = scope
+            } else {
+                return false
+            }
+        }
+        entry = result
+        return true
     }
 
     /// Reads `key=value` options of a tag line; returns the reason of the first mistake.
@@ -503,6 +588,25 @@ package enum PluginParser {
         var ascii: Bool
     }
 
+    /// Every line of `bytes` (see `LineSpan`; after a final line feed, an empty last
+    /// line), found by `memchr` and told ASCII eight bytes at a time as `plainSection`
+    /// does (a byte loop was ~10 instructions a byte).
+    static func lineSpans(_ bytes: [UInt8]) -> [LineSpan] {
+        ByteView.with(bytes) { view in
+            var spans: [LineSpan] = []
+            spans.reserveCapacity(bytes.count / 24 + 1)
+            var next = 0
+            while next <= bytes.count {
+                let end = view.firstIndex(of: 0x0A, from: next) ?? bytes.count
+                // A line with ESC is ASCII too (rare: told byte by byte).
+                let ascii = view.isASCIIWithoutEscape(next, end) || !bytes[next..<end].contains { $0 >= 0x80 }
+                spans.append(LineSpan(start: next, end: end, ascii: ascii))
+                next = end + 1
+            }
+            return spans
+        }
+    }
+
     /// The trimmed columns of an entry line as ranges of the file's UTF-8: a column
     /// becomes a String only where one is kept or shown (most columns are hex, a kind or
     /// a format, read as bytes).
@@ -535,6 +639,31 @@ package enum PluginParser {
             ascii = true
         }
 
+        /// `init(ascii:_:_:)` with the ranges kept in `scratch`, an array the caller keeps
+        /// from line to line: once the previous line's columns are gone its storage is
+        /// reused, with no allocation and no count of the bars first. The bars are found
+        /// by `memchr` (a byte loop was ~10 instructions a byte).
+        init(ascii bytes: [UInt8], _ start: Int, _ end: Int, scratch: inout [Range<Int>]) {
+            scratch.removeAll(keepingCapacity: true)
+            ByteView.with(bytes) { whole in
+                let line = whole[start..<end]
+                let n = end - start
+                var from = 0
+                while true {
+                    let bar = line.firstIndex(of: 0x7C, from: from) ?? n
+                    var a = start + from, b = start + bar
+                    while a < b, isASCIISpace(bytes[a]) { a += 1 }
+                    while b > a, isASCIISpace(bytes[b - 1]) { b -= 1 }
+                    scratch.append(a..<b)
+                    if bar == n { break }
+                    from = bar + 1
+                }
+            }
+            self.bytes = bytes
+            ranges = scratch
+            ascii = true
+        }
+
         /// A line with non-ASCII text, cut and trimmed as Characters (`line` is a part of `text`).
         init(text: String, line: Substring, bytes: [UInt8]) {
             let utf8 = text.utf8
@@ -556,6 +685,28 @@ package enum PluginParser {
 
         /// `PluginParser.hexBytes(self[i])` without the String.
         func hexBytes(_ i: Int) -> [UInt8]? { PluginParser.hexBytes(utf8: bytes[ranges[i]]) }
+
+        /// Column `i` of an ASCII line when it is 1 to 9 ASCII digits, '.', 1 to 9 ASCII
+        /// digits: the two numbers (what `pieces(i, separatedBy: 0x2E)` and `Int` of each
+        /// piece give); nil otherwise, and the caller reads the column as before.
+        func digitsDotDigits(_ i: Int) -> (Int, Int)? {
+            guard ascii else { return nil }
+            let range = ranges[i]
+            var first = 0, second = 0, digits = 0, dot = false
+            for b in bytes[range] {
+                if b == 0x2E {
+                    guard !dot, digits > 0 else { return nil }
+                    dot = true
+                    digits = 0
+                } else {
+                    guard b >= 0x30, b <= 0x39, digits < 9 else { return nil }
+                    digits += 1
+                    if dot { second = second * 10 + Int(b &- 0x30) } else { first = first * 10 + Int(b &- 0x30) }
+                }
+            }
+            guard dot, digits > 0 else { return nil }
+            return (first, second)
+        }
 
         /// `self[i]` cut at an ASCII `separator`, empty pieces kept.
         func pieces(_ i: Int, separatedBy separator: UInt8) -> [Substring] {
@@ -585,6 +736,30 @@ package enum PluginParser {
         guard let start = chars.firstIndex(where: { !$0.isWhitespace }) else { return "" }
         guard let end = chars.lastIndex(where: { !$0.isWhitespace }) else { return "" }
         return chars[start...end]
+    }
+
+    /// The words and title of an ASCII section header whose text inside the brackets is
+    /// `bytes[start..<end]`: what `splitTitle` and the split at blanks give, as bytes (an
+    /// ASCII line has one Character per byte; "\r\n" cannot occur inside a line).
+    private static func asciiHeader(_ bytes: [UInt8], _ start: Int, _ end: Int) -> (words: [String], title: String?) {
+        var bar = start
+        while bar < end, bytes[bar] != 0x7C { bar += 1 }
+        var a = start, b = bar
+        while a < b, isASCIISpace(bytes[a]) { a += 1 }
+        while b > a, isASCIISpace(bytes[b - 1]) { b -= 1 }
+        var words: [String] = []
+        var i = a
+        while i < b {
+            while i < b, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+            let from = i
+            while i < b, bytes[i] != 0x20 && bytes[i] != 0x09 { i += 1 }
+            if from < i { words.append(String(decoding: bytes[from..<i], as: UTF8.self)) }
+        }
+        guard bar < end else { return (words, nil) }
+        var c = bar + 1, d = end
+        while c < d, isASCIISpace(bytes[c]) { c += 1 }
+        while d > c, isASCIISpace(bytes[d - 1]) { d -= 1 }
+        return (words, String(decoding: bytes[c..<d], as: UTF8.self))
     }
 
     /// Splits "bits tvr | Title" into ("bits tvr", "Title").

@@ -55,7 +55,7 @@ public final class Registry: Sendable {
     private var feliCaTables: FeliCaTables { storedFeliCaTables ?? Registry.builtinFeliCaTables }
     /// Every tag's candidates end to end, most specific first, as plain values: a
     /// tag's run is found through `shortTagRuns` (one- and two-byte tags, nearly all
-    /// EMV tags: an array index instead of a hash) or `longTagRuns`. A lookup answers
+    /// EMV tags: an array index instead of a hash) or `longTagKeys`. A lookup answers
     /// an index into `tagSlots`, and writing a TLV node reads through it in place,
     /// so nothing is retained per node.
     private let tagSlots: [TagSlot]
@@ -67,7 +67,11 @@ public final class Registry: Sendable {
     private let rendererBitTables: [BitTable]
     private let rendererCodeTables: [CodeTable]
     private let shortTagRuns: [TagRun]
-    private let longTagRuns: [UInt32: TagRun]
+    /// Tags of three and four bytes, ascending, and their runs index for index (a
+    /// binary search: a dictionary cost its hashing at every lookup and, at start-up,
+    /// its generic metadata, ~0.15 M instructions).
+    private let longTagKeys: [UInt32]
+    private let longTagRuns: [TagRun]
     /// nil: the built-in currency and country files', parsed on first use.
     private let storedMoneyTables: MoneyTables?
     private var moneyTables: MoneyTables { storedMoneyTables ?? Registry.builtinMoneyTables }
@@ -79,7 +83,7 @@ public final class Registry: Sendable {
         self.lazyBuiltinParts = lazyBuiltinParts
         aidTables = AIDTables(b)
         storedFeliCaTables = lazyBuiltinParts ? nil : FeliCaTables(b, codeTable: { b.codeTables[$0] })
-        tags = b.tagOrder.compactMap { b.tags[$0] }
+        tags = b.orderedTags
         bitTables = b.bitTables
         startCodeTables = b.codeTables
         if !b.builtinCAPublicKeysDeferred {
@@ -119,7 +123,8 @@ public final class Registry: Sendable {
         var bitTableList: [BitTable] = []
         var codeTableList: [CodeTable] = []
         var shortRuns = [TagRun](repeating: TagRun(start: 0, count: 0), count: Registry.shortTagSlots)
-        var longRuns: [UInt32: TagRun] = [:]
+        var longKeys: [UInt32] = []
+        var longRuns: [TagRun] = []
         var next = 0
         while next < order.count {
             let tag = order[next].tag
@@ -171,7 +176,13 @@ public final class Registry: Sendable {
                 slots.append(slot)
                 slotEntries.append(entry)
             }
-            if let slot = Registry.shortTagSlot(tag) { shortRuns[slot] = run } else { longRuns[tag] = run }
+            if let slot = Registry.shortTagSlot(tag) {
+                shortRuns[slot] = run
+            } else {
+                // `order` is sorted by tag: the keys come ascending, each once.
+                longKeys.append(tag)
+                longRuns.append(run)
+            }
             next = end
         }
         tagSlots = slots
@@ -180,6 +191,7 @@ public final class Registry: Sendable {
         rendererBitTables = bitTableList
         rendererCodeTables = codeTableList
         shortTagRuns = shortRuns
+        longTagKeys = longKeys
         longTagRuns = longRuns
     }
 
@@ -213,6 +225,19 @@ public final class Registry: Sendable {
     private struct TagRun {
         var start: UInt32
         var count: UInt32
+    }
+
+    /// The run of a tag of `longTagKeys`, by binary search.
+    @inline(__always)
+    private func longTagRun(_ tag: UInt32) -> TagRun? {
+        let keys = longTagKeys
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low &+ high) >> 1
+            if keys[middle] < tag { low = middle &+ 1 } else { high = middle }
+        }
+        guard low < keys.count, keys[low] == tag else { return nil }
+        return longTagRuns[low]
     }
 
     /// One-byte tags, then two-byte tags (whose first byte ends in 1F: 8 first bytes).
@@ -288,7 +313,7 @@ public final class Registry: Sendable {
         if let slot = Registry.shortTagSlot(tag) {
             run = shortTagRuns[slot]
         } else {
-            guard let found = longTagRuns[tag] else { return nil }
+            guard let found = longTagRun(tag) else { return nil }
             run = found
         }
         var i = Int(run.start)
@@ -453,7 +478,7 @@ public final class Registry: Sendable {
         if let slot = Registry.shortTagSlot(tag) {
             run = shortTagRuns[slot]
         } else {
-            guard let found = longTagRuns[tag] else { return [] }
+            guard let found = longTagRun(tag) else { return [] }
             run = found
         }
         return Array(tagSlotEntries[Int(run.start) ..< Int(run.start) + Int(run.count)])
@@ -631,22 +656,40 @@ struct RegistryBuilder {
     /// The built-in CA key file was left for `Registry.builtinCAPublicKeys` (parsed on
     /// first use); the keys above are those of plugin files.
     var builtinCAPublicKeysDeferred = false
+    /// Set before anything is added (`Registry.makeBuiltin`): AIDs and tags are kept in
+    /// file order as they come, not keyed, since the built-in files define each AID and
+    /// each tag with its constraints once, across files too (a test adds them both ways
+    /// and compares). Keyed dictionaries of arrays cost their hashing and, at first use,
+    /// their generic metadata (~0.15 M instructions each) at every start.
+    var appendsEntries = false
+    var appendedAIDs: [AIDEntry] = []
+    var appendedTags: [TagEntry] = []
+
+    /// The AIDs in the order of their first definition, each AID's latest entry.
+    var orderedAIDs: [AIDEntry] { appendsEntries ? appendedAIDs : aidOrder.compactMap { aids[$0] } }
+    /// The tags in the order of their first definition, each key's latest entry.
+    var orderedTags: [TagEntry] { appendsEntries ? appendedTags : tagOrder.compactMap { tags[$0] } }
 
     mutating func add(_ contents: PluginFileContents) {
         // Room for every new entry at once: a dictionary grown step by step rehashes
         // its entries at every step.
-        aids.reserveCapacity(aids.count + contents.aids.count)
-        aidOrder.reserveCapacity(aidOrder.count + contents.aids.count)
-        tags.reserveCapacity(tags.count + contents.tags.count)
-        tagOrder.reserveCapacity(tagOrder.count + contents.tags.count)
-        bitTables.reserveCapacity(bitTables.count + contents.bitTables.count)
-        codeTables.reserveCapacity(codeTables.count + contents.codeTables.count)
-        for entry in contents.aids {
-            if aids.updateValue(entry, forKey: entry.aid) == nil { aidOrder.append(entry.aid) }
-        }
-        for entry in contents.tags {
-            let key = TagKey(tag: entry.tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
-            if tags.updateValue(entry, forKey: key) == nil { tagOrder.append(key) }
+        if appendsEntries {
+            appendedAIDs += contents.aids
+            appendedTags += contents.tags
+        } else {
+            aids.reserveCapacity(aids.count + contents.aids.count)
+            aidOrder.reserveCapacity(aidOrder.count + contents.aids.count)
+            tags.reserveCapacity(tags.count + contents.tags.count)
+            tagOrder.reserveCapacity(tagOrder.count + contents.tags.count)
+            bitTables.reserveCapacity(bitTables.count + contents.bitTables.count)
+            codeTables.reserveCapacity(codeTables.count + contents.codeTables.count)
+            for entry in contents.aids {
+                if aids.updateValue(entry, forKey: entry.aid) == nil { aidOrder.append(entry.aid) }
+            }
+            for entry in contents.tags {
+                let key = TagKey(tag: entry.tag, lengths: entry.lengths, aidPrefixes: entry.aidPrefixes, scope: entry.scope)
+                if tags.updateValue(entry, forKey: key) == nil { tagOrder.append(key) }
+            }
         }
         for table in contents.bitTables {
             guard var merged = bitTables[table.name] else {
@@ -731,7 +774,7 @@ final class AIDTables: Sendable {
     let jsonPool: [UInt8]
 
     init(_ b: RegistryBuilder) {
-        aids = b.aidOrder.compactMap { b.aids[$0] }
+        aids = b.orderedAIDs
         var index = PrefixDissectorTable<Int>()
         for (i, entry) in aids.enumerated() { index.register(prefix: entry.aid, i) }
         self.index = index
@@ -879,6 +922,7 @@ extension Registry {
     static func makeBuiltin() -> Registry {
         var builder = RegistryBuilder()
         builder.builtinCAPublicKeysDeferred = true
+        builder.appendsEntries = true
         for file in BuiltinPlugins.files where file.name != builtinCAPublicKeyFile && BuiltinPart(file: file.name) == nil {
             builder.add(PluginParser.parse(file.text, file: file.name, builtin: true, checkDuplicates: false).0)
         }
