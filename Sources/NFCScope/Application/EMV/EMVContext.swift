@@ -52,7 +52,11 @@ public struct EMVContext: Sendable {
 
     /// Records the terminal's values from DOL-split command data (5F2A in GPO data).
     public mutating func learn(from split: DOLSplit) {
-        for v in split.values where v.isComplete { learn(tag: v.tag, value: v.value) }
+        // The switch inlined, one scratch for the values (a call per value made a
+        // scratch of its own; the GPO's PDOL data are six values, most of them none of
+        // the tags learnt). A DOL, AID shared between two values holds the same bytes.
+        var arrays = RecentArrays()
+        for v in split.values where v.isComplete { learn(tag: v.tag, value: v.value, arrays: &arrays) }
     }
 
     public mutating func learn(tag: UInt32, value: ByteView) {
