@@ -302,6 +302,45 @@ struct Session23APDUTests {
         #expect(learnt > 1_000)
     }
 
+    // MARK: The context's walk of an answer
+
+    /// `learn(from:)` as it was: every node's error, form and 4F tested before the tag's switch.
+    private static func learnModel(_ c: inout EMVContext, _ tlv: BERTLV) {
+        var directoryEnd = 0
+        for (index, node) in tlv.nodes.enumerated() {
+            if node.tag == 0x61 { directoryEnd = Swift.max(directoryEnd, node.subtreeEnd) }
+            guard node.error == nil, !node.constructed else { continue }
+            if node.tag == 0x4F && index < directoryEnd { continue }
+            c.learn(tag: node.tag, value: node.value)
+        }
+    }
+
+    @Test func contextLearnsAnAnswerAsBefore() {
+        var g = Generator(state: 0x1EA2_2023)
+        var changed = 0
+        var now = EMVContext(), then = EMVContext()
+        for _ in 0..<8_000 {
+            if g.chance(10) { now = EMVContext(); then = EMVContext() }
+            let bytes = Self.answer(&g)
+            let before = now
+            ByteView.with(bytes) { b in
+                let tlv = BERTLV(parsing: b)
+                now.learn(from: tlv)
+                Self.learnModel(&then, tlv)
+            }
+            #expect(now.transactionCurrency == then.transactionCurrency)
+            #expect(now.applicationCurrency == then.applicationCurrency)
+            #expect(now.selectedAID == then.selectedAID)
+            #expect(now.pdol == then.pdol)
+            #expect(now.cdol1 == then.cdol1)
+            #expect(now.cdol2 == then.cdol2)
+            if now.selectedAID != before.selectedAID || now.pdol != before.pdol || now.cdol1 != before.cdol1 {
+                changed += 1
+            }
+        }
+        #expect(changed > 1_000)
+    }
+
     // MARK: The tracker's frames
 
     /// The summary's first and last frame against the frame lists' own (`first`, `last`),
