@@ -35,24 +35,36 @@ public struct EMVContext: Sendable {
     /// records of a card; each was an array made, or emptied and filled again).
     mutating func learn(from tlv: BERTLV, arrays: inout RecentArrays) {
         var directoryEnd = 0
-        // By index (the enumerated sequence copied every node of every answer).
+        // By index (the enumerated sequence copied every node of every answer), the tag
+        // tested first: most nodes are none of the tags learnt, and each was tested for
+        // an error, its form and 4F before the tag's switch (s23-apdu).
         let nodes = tlv.nodes
         var i = 0
         while i < nodes.count {
             let index = i
             i += 1
             let tag = nodes[index].tag
-            if tag == 0x61 { directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd) }
-            guard !nodes[index].isError, !nodes[index].constructed else { continue }
-            // 4F inside a directory entry (61) names a candidate, not the selected application.
-            if tag == 0x4F && index < directoryEnd { continue }
-            learn(tag: tag, value: nodes[index].value, arrays: &arrays)
+            switch tag {
+            case 0x61:
+                directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd)
+            case 0x5F2A, 0x9F42, 0x9F38, 0x8C, 0x8D, 0x84, 0x4F:
+                guard !nodes[index].isError, !nodes[index].constructed else { continue }
+                // 4F inside a directory entry (61) names a candidate, not the selected application.
+                if tag == 0x4F && index < directoryEnd { continue }
+                learn(tag: tag, value: nodes[index].value, arrays: &arrays)
+            default:
+                continue
+            }
         }
     }
 
     /// Records the terminal's values from DOL-split command data (5F2A in GPO data).
     public mutating func learn(from split: DOLSplit) {
-        for v in split.values where v.isComplete { learn(tag: v.tag, value: v.value) }
+        // The switch inlined, one scratch for the values (a call per value made a
+        // scratch of its own; the GPO's PDOL data are six values, most of them none of
+        // the tags learnt). A DOL, AID shared between two values holds the same bytes.
+        var arrays = RecentArrays()
+        for v in split.values where v.isComplete { learn(tag: v.tag, value: v.value, arrays: &arrays) }
     }
 
     public mutating func learn(tag: UInt32, value: ByteView) {

@@ -140,7 +140,9 @@ struct TransactionTracker {
     mutating func observe(_ x: inout APDUInterpretation, registry: Registry) {
         // Read in place (a copy of the slice retained and released its array per APDU).
         if summary.apdus == 0 { summary.firstFrame = x.exchange.frames.first ?? 0 }
-        summary.lastFrame = x.exchange.frames.last ?? summary.lastFrame
+        // By index (the collection's generic `last` was a call per APDU).
+        let frameCount = x.exchange.frames.count
+        if frameCount > 0 { summary.lastFrame = x.exchange.frames[frameCount &- 1] }
         summary.apdus += 1
         handedOver = false
 

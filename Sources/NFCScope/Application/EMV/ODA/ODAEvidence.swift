@@ -72,6 +72,33 @@ struct ODAEvidence {
         }
     }
 
+    /// The card slots (`TagValues.slot`) of tags `keeps` lists that no check reads:
+    /// 5F34, 9F6E, 9F6C and 9F36. Their first value counts against the byte budget (as
+    /// when it was kept) but is not copied (`countedOnly`).
+    static let countedOnlySlots: UInt64 = 1 << 15 | 1 << 18 | 1 << 24 | 1 << 25
+    /// The slots of `countedOnlySlots` whose first value was counted this session.
+    private var countedOnly: UInt64 = 0
+
+    /// The terminal tags (DOL data) the session-end checks read: the others' values are
+    /// counted against the budget (as when they were kept) but not copied.
+    @inline(__always)
+    static func terminalRead(_ tag: UInt32) -> Bool {
+        switch tag {
+        case 0x9A, 0x9F37, 0x9F02, 0x5F2A, 0x9F34: true
+        default: false
+        }
+    }
+
+    /// `keep(terminal: true, ..., replacing: true)` for a value no check reads: the
+    /// budget counted alike, nothing copied.
+    private mutating func count(_ value: ByteView) {
+        guard keptBytes + value.count <= ODAEvidence.byteBudget else {
+            overBudget = true
+            return
+        }
+        keptBytes += value.count
+    }
+
     /// `x` is `inout` only to be read in place: taken by value, the ~510-byte
     /// interpretation was copied for every APDU. It is not changed.
     mutating func observe(_ x: inout APDUInterpretation) {
@@ -87,7 +114,12 @@ struct ODAEvidence {
         if let dol = x.commandDOL {
             var amount: ByteView?, currency: ByteView?
             for v in dol.values where v.isComplete {
-                keep(terminal: true, v.tag, v.value, replacing: true)
+                // Counted against the budget as before; copied only when a check reads it.
+                if ODAEvidence.terminalRead(v.tag) {
+                    keep(terminal: true, v.tag, v.value, replacing: true)
+                } else {
+                    count(v.value)
+                }
                 if v.tag == 0x9F02 { amount = v.value }
                 if v.tag == 0x5F2A { currency = v.value }
             }
@@ -217,7 +249,19 @@ struct ODAEvidence {
             // the search and the append of `TagValues`).
             if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag) {
                 if slot < TagValues.cardSlots {
-                    if !card.contains(slot: slot) {
+                    if ODAEvidence.countedOnlySlots & (1 << UInt64(slot)) != 0 {
+                        // A tag no check reads (the ATC, 9F36, in every GPO answer): its
+                        // first value is counted against the budget as before, not copied.
+                        if countedOnly & (1 << UInt64(slot)) == 0 {
+                            let n = nodes[i].value.count
+                            if keptBytes + n <= ODAEvidence.byteBudget {
+                                keptBytes += n
+                                countedOnly |= 1 << UInt64(slot)
+                            } else {
+                                overBudget = true
+                            }
+                        }
+                    } else if !card.contains(slot: slot) {
                         let value = nodes[i].value
                         // The budget as `keep` counts it.
                         if keptBytes + value.count <= ODAEvidence.byteBudget {
@@ -269,6 +313,7 @@ struct ODAEvidence {
         if !dolAmounts.isEmpty { dolAmounts.removeAll(keepingCapacity: true) }
         keptBytes = 0
         overBudget = false
+        countedOnly = 0
     }
 
     /// Keeps a value counted against the budget (nil and `overBudget` when over);
@@ -439,17 +484,20 @@ struct TagValues {
         var start: Int
         var count: Int
     }
-    /// The entries are `entries[0 ..< entryCount]`: a new session overwrites the
-    /// storage (emptying the array per session cost more than the session's lookups).
+    /// `entries[0 ..< slotCount]` are the entries of the tags that have a slot (`slot(_:)`:
+    /// the card tags the evidence keeps and the terminal's usual DOL tags), each in its
+    /// slot, valid where its bit of `present` is set; the entries of other tags follow,
+    /// `entries[slotCount ..< slotCount + otherCount]`, found by a scan. A new session
+    /// overwrites the storage (emptying the array per session cost more than the
+    /// session's lookups). Keeping a slot tag's entry in its slot stores it once (it was
+    /// appended to the entries and its index stored in a second array: s21-json measured
+    /// the change alone at -1.3 M on bench-10 jsonl by the functions' counts).
     private var entries: [Entry] = []
-    private var entryCount = 0
+    private var otherCount = 0
     private var pool = BytePool()
-    /// The entry of each tag that has a slot (`slot(_:)`: the card tags the evidence
-    /// keeps and the terminal's usual DOL tags), valid where its bit of `present` is
-    /// set: the session-end checks and every kept node looked them up by a scan of
-    /// `entries` (a few hundred instructions each). Other tags are still scanned for.
-    private var slotEntry: [Int] = []
     private var present: UInt64 = 0
+    /// The slots' part of `entries`.
+    private static let slotCount = 64
 
     /// A small number for the tags looked up most, nil for the others.
     @inline(__always)
@@ -516,14 +564,9 @@ struct TagValues {
     @inline(__always)
     private func lookup(_ tag: UInt32) -> Int? {
         if let s = TagValues.slot(tag) {
-            return present & (1 << UInt64(s)) != 0 ? slotEntry[s] : nil
+            return present & (1 << UInt64(s)) != 0 ? s : nil
         }
-        var i = 0
-        while i < entryCount {
-            if entries[i].tag == tag { return i }
-            i += 1
-        }
-        return nil
+        return scan(tag)
     }
 
     /// Slots 0 to `cardSlots - 1` are the card tags the evidence keeps (`ODAEvidence.keeps`).
@@ -534,24 +577,35 @@ struct TagValues {
     /// Appends an entry for a tag not held.
     private mutating func append(_ entry: Entry) {
         if let s = TagValues.slot(entry.tag) {
-            append(entry, slot: s)
+            store(entry, slot: s)
         } else {
-            appendEntry(entry)
+            appendOther(entry)
         }
     }
 
+    /// The slots' part of `entries`, made once.
     @inline(__always)
-    private mutating func appendEntry(_ entry: Entry) {
-        if entryCount < entries.count { entries[entryCount] = entry } else { entries.append(entry) }
-        entryCount += 1
+    private mutating func makeSlots() {
+        if entries.isEmpty {
+            entries = [Entry](repeating: Entry(tag: 0, start: 0, count: 0), count: TagValues.slotCount)
+        }
     }
 
+    /// Appends the entry of a tag without a slot.
     @inline(__always)
-    private mutating func append(_ entry: Entry, slot s: Int) {
-        if slotEntry.isEmpty { slotEntry = [Int](repeating: 0, count: 64) }
-        slotEntry[s] = entryCount
+    private mutating func appendOther(_ entry: Entry) {
+        makeSlots()
+        let i = TagValues.slotCount &+ otherCount
+        if i < entries.count { entries[i] = entry } else { entries.append(entry) }
+        otherCount &+= 1
+    }
+
+    /// Stores the entry of a slot tag in its slot (held or not).
+    @inline(__always)
+    private mutating func store(_ entry: Entry, slot s: Int) {
+        makeSlots()
+        entries[s] = entry
         present |= 1 << UInt64(s)
-        appendEntry(entry)
     }
 
     /// Whether the tag of slot `s` (`slot(tag)`) is held.
@@ -561,7 +615,7 @@ struct TagValues {
     /// `add` for a tag whose slot is known (`slot(tag)`), not held.
     mutating func add(_ tag: UInt32, slot s: Int, _ value: ByteView) {
         let kept = pool.append(value)
-        append(Entry(tag: tag, start: kept.lowerBound, count: value.count), slot: s)
+        store(Entry(tag: tag, start: kept.lowerBound, count: value.count), slot: s)
     }
 
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
@@ -582,18 +636,19 @@ struct TagValues {
         // The slot looked up once (the search and the append each looked it up: the
         // terminal's DOL values are set per GPO and GENERATE AC).
         if let s = TagValues.slot(tag) {
-            if contains(slot: s) { entries[slotEntry[s]] = entry } else { append(entry, slot: s) }
+            store(entry, slot: s)
         } else if let i = scan(tag) {
             entries[i] = entry
         } else {
-            appendEntry(entry)
+            appendOther(entry)
         }
     }
 
     /// The entry of a tag without a slot, by a scan.
     private func scan(_ tag: UInt32) -> Int? {
-        var i = 0
-        while i < entryCount {
+        var i = TagValues.slotCount
+        let end = TagValues.slotCount &+ otherCount
+        while i < end {
             if entries[i].tag == tag { return i }
             i += 1
         }
@@ -611,7 +666,7 @@ struct TagValues {
 
     mutating func removeAll() {
         present = 0
-        entryCount = 0
+        otherCount = 0
         pool.removeAll()
     }
 }
