@@ -80,27 +80,26 @@ public enum ParallelRun {
 }
 
 /// One input's output on its way: what the job writes into `out` is handed on in
-/// chunks (`deliverIfFull` after each record, `deliver` at the end), error lines as
-/// they come. A chunk is the buffer's own storage, swapped for one already written out.
+/// chunks (by `out` itself when a record ends with a chunk's worth written, `deliver`
+/// at the end and while waiting for input), error lines as they come. A chunk is the
+/// buffer's own storage, swapped for one already written out.
 final class ChunkTarget {
     let out: OutputBuffer
     private let order: OrderedOutput
     let index: Int
-    private let chunkBytes: Int
     /// A chunk written out, whose storage the next chunk takes.
     private var spare: OutputChunk?
 
     init(order: OrderedOutput, index: Int, chunkBytes: Int) {
         self.order = order
         self.index = index
-        self.chunkBytes = chunkBytes
         // Room for a chunk and the record that fills it, so it seldom grows.
-        out = OutputBuffer(chunkCapacity: chunkBytes + chunkBytes / 4)
-    }
-
-    @inline(__always)
-    func deliverIfFull() {
-        if out.position >= chunkBytes { deliver() }
+        out = OutputBuffer(chunkCapacity: chunkBytes + chunkBytes / 4, handOnAt: chunkBytes)
+        // Handed on when a record ends with a chunk's worth written: the buffer checks
+        // that in `recordDone`, which every writer calls after each record anyway, so
+        // a frame costs nothing more than in a one-job run (a per-frame closure call,
+        // its context retained and released, cost about 85 instructions a frame).
+        out.onChunkFull = { [unowned self] in self.deliver() }
     }
 
     func deliver() {
@@ -111,25 +110,6 @@ final class ChunkTarget {
     func report(_ line: String) {
         order.putError(index, Array(line.utf8))
     }
-}
-
-/// Passes everything to `inner` and hands the output on whenever a chunk is full.
-final class ChunkingSink<Inner: DecodeSink>: DecodeSink {
-    let inner: Inner
-    let target: ChunkTarget
-
-    init(_ inner: Inner, target: ChunkTarget) {
-        self.inner = inner
-        self.target = target
-    }
-
-    var depth: DecodeDepth { inner.depth }
-    func begin(_ input: InputDescription) { inner.begin(input); target.deliverIfFull() }
-    @inline(__always) func frame(_ frame: Frame) { inner.frame(frame); target.deliverIfFull() }
-    @inline(__always) func frameInPlace(_ frame: inout Frame) { inner.frameInPlace(&frame); target.deliverIfFull() }
-    func record<R: DecodedRecord>(_ record: R) { inner.record(record); target.deliverIfFull() }
-    func problem(_ problem: InputProblem) { inner.problem(problem); target.deliverIfFull() }
-    func end(_ input: InputDescription) { inner.end(input); target.deliverIfFull() }
 }
 
 /// The chunks of every input until their turn comes, under one lock.
@@ -433,10 +413,9 @@ extension ParallelRun {
             var hooks = CommandLineTool.fileHooks(options, report: shownOnOutput ? { _ in } : target.report,
                                                   errorLine: target.report,
                                                   raise: { status = max(status, $0) })
-            // `stats` writes its one record when the file ends, and the job hands it on
-            // then: a per-frame hand-on check would cost a closure call and a retain and
-            // release of its context per frame (about 85 instructions), for nothing.
-            if case .standard(.stats) = kind {} else { hooks.tick = { _ in target.deliverIfFull() } }
+            // No per-frame `tick`: the job's buffer hands its chunks on itself when a
+            // record ends with the chunk full (`ChunkTarget.init`), and `stats` writes
+            // its one record when the file ends.
             hooks.whileWaiting = { target.deliver() }
             // A filter caches what it worked out: one per thread.
             let filter = options.view.recordFilter()

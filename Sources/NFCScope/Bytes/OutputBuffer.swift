@@ -31,6 +31,9 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Memory mode for `-j`'s workers (`init(chunkCapacity:)`): a full buffer grows
     /// instead of flushing, so everything written since the last `takeChunk` is one block.
     private var growsInsteadOfFlushing = false
+    /// Chunk mode: called when a record ends with the flush threshold (`handOnAt`)
+    /// reached, to take the chunk (`takeChunk`); nil flushes as any memory buffer does.
+    package var onChunkFull: (() -> Void)?
     /// The digits of the last `counter` value, right-aligned in 24 bytes: frame
     /// numbers go up by one, so the next one is an in-place increment.
     /// (Filled with "0" at first: `frameOpening` reads the last eight bytes as one word.)
@@ -73,10 +76,13 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     /// Output handed on in chunks (`takeChunk`), starting with room for `chunkCapacity`
-    /// bytes: nothing is flushed or copied before a chunk is taken.
-    package init(chunkCapacity: Int) {
+    /// bytes: nothing is flushed or copied before a chunk is taken. Once a record ends
+    /// (`recordDone`) with `handOnAt` bytes or more written, `onChunkFull` is called
+    /// (it takes the chunk): the check is the one `recordDone` makes anyway, so the
+    /// writers pay nothing per record for it.
+    package init(chunkCapacity: Int, handOnAt: Int = .max) {
         self.fd = nil
-        self.flushThreshold = .max
+        self.flushThreshold = Swift.max(1, handOnAt)
         capacity = Swift.max(64, chunkCapacity)
         storage = .allocate(capacity: capacity)
         growsInsteadOfFlushing = true
@@ -118,7 +124,14 @@ public final class OutputBuffer: @unchecked Sendable {
     @inline(__always)
     public func recordDone() {
         recordEnd = count
-        if (count >= flushThreshold || flushEachRecord) && !holdsFlush { flush() }
+        if (count >= flushThreshold || flushEachRecord) && !holdsFlush { recordFull() }
+    }
+
+    /// A record ended with the buffer full: a chunk buffer's is handed on
+    /// (`onChunkFull`), any other's flushed.
+    @inline(never)
+    private func recordFull() {
+        if growsInsteadOfFlushing, let onChunkFull { onChunkFull() } else { flush() }
     }
 
     /// End (in `storage`) of the last whole record, for `flushForExit`.
