@@ -44,17 +44,14 @@ public struct EMVContext: Sendable {
             let index = i
             i += 1
             let tag = nodes[index].tag
-            switch tag {
-            case 0x61:
+            if tag == 0x61 {
                 directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd)
-            case 0x5F2A, 0x9F42, 0x9F38, 0x8C, 0x8D, 0x84, 0x4F:
-                guard !nodes[index].isError, !nodes[index].constructed else { continue }
-                // 4F inside a directory entry (61) names a candidate, not the selected application.
-                if tag == 0x4F && index < directoryEnd { continue }
-                learn(tag: tag, value: nodes[index].value, arrays: &arrays)
-            default:
                 continue
             }
+            guard Self.learns(tag), !nodes[index].isError, !nodes[index].constructed else { continue }
+            // 4F inside a directory entry (61) names a candidate, not the selected application.
+            if tag == 0x4F && index < directoryEnd { continue }
+            learn(tag: tag, value: nodes[index].value, arrays: &arrays)
         }
     }
 
@@ -72,9 +69,20 @@ public struct EMVContext: Sendable {
         learn(tag: tag, value: value, arrays: &arrays)
     }
 
+    /// Whether `learn(tag:value:)` records anything for `tag`: the one list of the tags
+    /// learnt, which the tree walk tests before it calls (a tag handled below is added here).
+    @inline(__always)
+    static func learns(_ tag: UInt32) -> Bool {
+        switch tag {
+        case 0x5F2A, 0x9F42, 0x9F38, 0x8C, 0x8D, 0x84, 0x4F: return true
+        default: return false
+        }
+    }
+
     /// `learn(tag:value:)`, a DOL taken from `arrays` (kept when it holds the same bytes).
     @inline(__always)
     mutating func learn(tag: UInt32, value: ByteView, arrays: inout RecentArrays) {
+        guard Self.learns(tag) else { return }
         switch tag {
         case 0x5F2A: if let c = emvBCDNumber(value) { transactionCurrency = c }
         case 0x9F42: if let c = emvBCDNumber(value) { applicationCurrency = c }

@@ -89,14 +89,16 @@ struct ODAEvidence {
         }
     }
 
-    /// `keep(terminal: true, ..., replacing: true)` for a value no check reads: the
-    /// budget counted alike, nothing copied.
-    private mutating func count(_ value: ByteView) {
-        guard keptBytes + value.count <= ODAEvidence.byteBudget else {
+    /// Charges `n` bytes to the session's budget: true when they fit, else false and
+    /// `overBudget` set. The one budget test of every value kept or counted.
+    @inline(__always)
+    private mutating func charge(_ n: Int) -> Bool {
+        guard keptBytes + n <= ODAEvidence.byteBudget else {
             overBudget = true
-            return
+            return false
         }
-        keptBytes += value.count
+        keptBytes += n
+        return true
     }
 
     /// `x` is `inout` only to be read in place: taken by value, the ~510-byte
@@ -118,7 +120,9 @@ struct ODAEvidence {
                 if ODAEvidence.terminalRead(v.tag) {
                     keep(terminal: true, v.tag, v.value, replacing: true)
                 } else {
-                    count(v.value)
+                    // `keep(terminal: true, ..., replacing: true)` for a value no check
+                    // reads: the budget charged alike, nothing copied.
+                    _ = charge(v.value.count)
                 }
                 if v.tag == 0x9F02 { amount = v.value }
                 if v.tag == 0x5F2A { currency = v.value }
@@ -146,11 +150,11 @@ struct ODAEvidence {
         case (0x00, 0xB2):
             guard c.p2 & 0x07 == 0x04 else { return }
             let sfi = Int(c.p2 >> 3), record = Int(c.p1)
-            guard records.count < ODAEvidence.maxRecords, keptBytes + r.data.count <= ODAEvidence.byteBudget else {
+            guard records.count < ODAEvidence.maxRecords else {
                 overBudget = true
                 return
             }
-            keptBytes += r.data.count
+            guard charge(r.data.count) else { return }
             records.append(sfi: sfi, record: record, r.data)
             if let tlv = x.responseTLV {
                 if let sdad = collect(tlv), fddaSignature == nil { keepSignature(tlv.nodes[sdad].value) }
@@ -252,24 +256,13 @@ struct ODAEvidence {
                     if ODAEvidence.countedOnlySlots & (1 << UInt64(slot)) != 0 {
                         // A tag no check reads (the ATC, 9F36, in every GPO answer): its
                         // first value is counted against the budget as before, not copied.
-                        if countedOnly & (1 << UInt64(slot)) == 0 {
-                            let n = nodes[i].value.count
-                            if keptBytes + n <= ODAEvidence.byteBudget {
-                                keptBytes += n
-                                countedOnly |= 1 << UInt64(slot)
-                            } else {
-                                overBudget = true
-                            }
+                        if countedOnly & (1 << UInt64(slot)) == 0, charge(nodes[i].value.count) {
+                            countedOnly |= 1 << UInt64(slot)
                         }
                     } else if !card.contains(slot: slot) {
                         let value = nodes[i].value
                         // The budget as `keep` counts it.
-                        if keptBytes + value.count <= ODAEvidence.byteBudget {
-                            keptBytes += value.count
-                            card.add(nodes[i].tag, slot: slot, value)
-                        } else {
-                            overBudget = true
-                        }
+                        if charge(value.count) { card.add(nodes[i].tag, slot: slot, value) }
                     }
                 } else if slot == TagValues.signatureSlot, signature == nil {
                     signature = i
@@ -283,11 +276,7 @@ struct ODAEvidence {
     private mutating func keep(terminal: Bool, _ tag: UInt32, _ value: ByteView, replacing: Bool) {
         if !replacing, terminal ? self.terminal.contains(tag) : card.contains(tag) { return }
         // The budget as `copy` counts it; the bytes go into the values' shared storage.
-        guard keptBytes + value.count <= ODAEvidence.byteBudget else {
-            overBudget = true
-            return
-        }
-        keptBytes += value.count
+        guard charge(value.count) else { return }
         // A tag just found absent (not replacing) is added without looking for it again.
         switch (terminal, replacing) {
         case (true, true): self.terminal.set(tag, value)
@@ -319,11 +308,7 @@ struct ODAEvidence {
     /// Keeps a value counted against the budget (nil and `overBudget` when over);
     /// `storing: false` counts it without keeping it.
     private mutating func copy(_ v: ByteView, storing: Bool = true) -> Kept? {
-        guard keptBytes + v.count <= ODAEvidence.byteBudget else {
-            overBudget = true
-            return nil
-        }
-        keptBytes += v.count
+        guard charge(v.count) else { return nil }
         return storing ? append(v) : store.count..<store.count
     }
 
