@@ -46,6 +46,67 @@ struct RenderedJSON {
         }
     }
 
+    /// The members of an object, found in one pass (`Members`): each lookup then
+    /// compares keys only, instead of skipping every earlier member again.
+    var members: Members { Members(self) }
+
+    /// An index of an object's members (key and value offsets), built by one pass
+    /// that stops where the object breaks. `members[key]` answers what `self[key]`
+    /// answers: the first member named `key` before any break; nil for other values.
+    struct Members {
+        let text: ByteView
+        /// Per member: key start (its quote), key end (after its quote), value start,
+        /// value end, and 1 when the key holds a backslash (compared unescaped).
+        private var offsets: [Int] = []
+
+        init(_ value: RenderedJSON) {
+            text = value.text
+            guard value.first == 0x7B else { return }
+            let t = value.text
+            let end = value.end
+            var i = value.start + 1
+            while true {
+                i = RenderedJSON.skipSpace(t, i)
+                guard i < end, t[i] == 0x22, let keyEnd = RenderedJSON.skipString(t, i) else { return }
+                let keyStart = i
+                i = RenderedJSON.skipSpace(t, keyEnd)
+                guard i < end, t[i] == 0x3A else { return }
+                i = RenderedJSON.skipSpace(t, i + 1)
+                guard let valueEnd = RenderedJSON.skipValue(t, i) else { return }
+                var escaped = 0
+                for j in (keyStart + 1)..<(keyEnd - 1) where t[j] == 0x5C { escaped = 1; break }
+                offsets.append(keyStart)
+                offsets.append(keyEnd)
+                offsets.append(i)
+                offsets.append(valueEnd)
+                offsets.append(escaped)
+                i = RenderedJSON.skipSpace(t, valueEnd)
+                guard i < end, t[i] == 0x2C else { return }
+                i += 1
+            }
+        }
+
+        subscript(key: StaticString) -> RenderedJSON? {
+            let n = key.utf8CodeUnitCount
+            var m = 0
+            while m < offsets.count {
+                let keyStart = offsets[m], keyEnd = offsets[m + 1]
+                var same = keyEnd - keyStart - 2 == n
+                if same {
+                    key.withUTF8Buffer { k in
+                        for j in 0..<n where text[keyStart + 1 + j] != k[j] { same = false; break }
+                    }
+                }
+                if !same && offsets[m + 4] != 0 {
+                    same = RenderedJSON.stringEquals(text, keyStart, keyEnd, key)
+                }
+                if same { return RenderedJSON(text, offsets[m + 2], offsets[m + 3]) }
+                m += 5
+            }
+            return nil
+        }
+    }
+
     /// Calls `body` with an array's elements in order until it returns false; false
     /// for other values or a broken array.
     @discardableResult
@@ -119,7 +180,7 @@ struct RenderedJSON {
 
     // MARK: scanning
 
-    private static func skipSpace(_ t: ByteView, _ i: Int) -> Int {
+    fileprivate static func skipSpace(_ t: ByteView, _ i: Int) -> Int {
         var i = i
         while i < t.count {
             let b = t[i]
@@ -130,7 +191,7 @@ struct RenderedJSON {
     }
 
     /// After the string starting at `i` (its opening quote).
-    private static func skipString(_ t: ByteView, _ i: Int) -> Int? {
+    fileprivate static func skipString(_ t: ByteView, _ i: Int) -> Int? {
         var i = i + 1
         while i < t.count {
             let b = t[i]
@@ -141,7 +202,7 @@ struct RenderedJSON {
     }
 
     /// After the value starting at `i`; nil when there is none or it is cut short.
-    private static func skipValue(_ t: ByteView, _ i: Int) -> Int? {
+    fileprivate static func skipValue(_ t: ByteView, _ i: Int) -> Int? {
         guard i < t.count else { return nil }
         switch t[i] {
         case 0x22:
@@ -179,7 +240,7 @@ struct RenderedJSON {
 
     /// Whether the string `t[i..<e]` (quotes included) is `key` (keys are plain ASCII:
     /// an escaped key is compared after unescaping).
-    private static func stringEquals(_ t: ByteView, _ i: Int, _ e: Int, _ key: StaticString) -> Bool {
+    fileprivate static func stringEquals(_ t: ByteView, _ i: Int, _ e: Int, _ key: StaticString) -> Bool {
         let n = key.utf8CodeUnitCount
         if e - i - 2 == n {
             var same = true

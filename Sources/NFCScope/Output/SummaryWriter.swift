@@ -118,8 +118,10 @@ public final class SummaryWriter: DecodeSink {
             case "apdu": apdu(value)
             case "felica": feliCa(value)
             case "ndef": ndef(value)
-            case "snep": other(value, what: "SNEP " + (value["name"]?.stringValue ?? "?"), status: "", meaning: "")
-            case "npp": other(value, what: "NPP message", status: "", meaning: "")
+            case "snep":
+                let m = value.members
+                other(m, what: "SNEP " + (m["name"]?.stringValue ?? "?"), status: "", meaning: "")
+            case "npp": other(value.members, what: "NPP message", status: "", meaning: "")
             default: transaction(value)
             }
         }
@@ -161,8 +163,9 @@ public final class SummaryWriter: DecodeSink {
         out.recordDone()
     }
 
-    private func apdu(_ v: RenderedJSON) {
+    private func apdu(_ record: RenderedJSON) {
         flushSession()
+        let v = record.members
         let frames = Self.frameNumbers(v)
         let app = v["application"]?["name"]?.stringValue ?? v["application"]?["aid"]?.stringValue ?? ""
         var command = v["name"]?.stringValue ?? ""
@@ -186,7 +189,8 @@ public final class SummaryWriter: DecodeSink {
         entry(frames, app: app, command: command, status: status, meaning: meaning.joined(separator: ", "), timing: timing)
     }
 
-    private func feliCa(_ v: RenderedJSON) {
+    private func feliCa(_ record: RenderedJSON) {
+        let v = record.members
         let frames = Self.frameNumbers(v)
         if let idm = v["idm"]?.stringValue, session?.identity != "IDm " + idm.uppercased() {
             flushSession()
@@ -224,11 +228,13 @@ public final class SummaryWriter: DecodeSink {
               meaning: meaning.joined(separator: ", "), timing: timingText(frames, wtx: 0))
     }
 
-    private func ndef(_ v: RenderedJSON) {
+    private func ndef(_ record: RenderedJSON) {
+        let v = record.members
         let frames = Self.frameNumbers(v)
         var meaning: [String] = []
         var seen = 0
-        v["records"]?.forEachElement { r in
+        v["records"]?.forEachElement { element in
+            let r = element.members
             if let uri = r["uri"]?.stringValue { meaning.append(uri) }
             else if let text = r["text"]?.stringValue { meaning.append("\"" + text + "\"") }
             else if let name = r["name"]?.stringValue { meaning.append(name) }
@@ -243,13 +249,14 @@ public final class SummaryWriter: DecodeSink {
               timing: "")
     }
 
-    private func other(_ v: RenderedJSON, what: String, status: String, meaning: String) {
+    private func other(_ v: RenderedJSON.Members, what: String, status: String, meaning: String) {
         entry(Self.frameNumbers(v), app: "", command: what, status: status, meaning: meaning)
     }
 
-    private func transaction(_ v: RenderedJSON) {
+    private func transaction(_ record: RenderedJSON) {
         closingCount += 1
         guard closing.count < 1000 else { return }
+        let v = record.members
         let frames = Self.frameNumbers(v)
         var text = "  "
         if let a = frames.first, let b = frames.last { text += "frames \(a)-\(b): " }
@@ -363,7 +370,7 @@ public final class SummaryWriter: DecodeSink {
     }
 
     /// The `frames` (or `n`) of a record (as `RecordFilter.frameNumbers` reads them).
-    private static func frameNumbers(_ v: RenderedJSON) -> [Int] {
+    private static func frameNumbers(_ v: RenderedJSON.Members) -> [Int] {
         var numbers: [Int] = []
         if let frames = v["frames"], frames.isArray {
             frames.forEachElement { item in
@@ -387,9 +394,9 @@ public final class SummaryWriter: DecodeSink {
     /// One walk over the nodes a filter's `tlv` path reaches (`FilterPath.values`), in
     /// its order: the answer's tree, then the command's fields and tree, each node
     /// before its children.
-    private static func firstTexts(_ v: RenderedJSON) -> TagTexts {
+    private static func firstTexts(_ v: RenderedJSON.Members) -> TagTexts {
         var texts = TagTexts()
-        func visit(_ node: RenderedJSON) {
+        func visit(_ node: RenderedJSON.Members) {
             guard let tag = node["tag"] else { return }
             func take(_ name: StaticString, _ slot: inout String?) {
                 if slot == nil, tag.isString(name), let text = node["text"]?.stringValue { slot = text }
@@ -400,11 +407,12 @@ public final class SummaryWriter: DecodeSink {
             take("9F36", &texts.t9F36)
         }
         func flatten(_ value: RenderedJSON) {
-            guard value.isArray else { visit(value); return }
+            guard value.isArray else { visit(value.members); return }
             value.forEachElement { item in
                 if item.isArray { flatten(item); return true }
-                visit(item)
-                if let nested = item["children"] { flatten(nested) }
+                let node = item.members
+                visit(node)
+                if let nested = node["children"] { flatten(nested) }
                 return true
             }
         }
