@@ -54,15 +54,24 @@ extension OutputBuffer {
         guard let noteBase = note.base ?? (n == 0 ? quads : nil) else { return false }
         let src = hex.base
         appending(upTo: room &+ 64) { dst in
-            let blanks: UInt64 = 0x2020_2020_2020_2020
             // `column` of the byte at `o` is `o - lineBase`.
+            // Up to 32 columns (the data and CRC columns' pads) as two 16-byte stores with
+            // no loop, wider pads 16 bytes a store (session 24); the bytes past the pad
+            // are overwritten by what follows or lie in the reservation's slack (each
+            // line's bound counts the CRC column and more on top of its own columns).
+            let wideBlanks = SIMD16<UInt8>(repeating: 0x20)
             @inline(__always) func padTo(_ col: Int, _ o: inout Int, _ lineBase: Int) {
                 let k = col &- (o &- lineBase)
                 guard k > 0 else { return }
-                var j = 0
-                while j < k {
-                    dst.storeBytes(of: blanks, toByteOffset: o &+ j, as: UInt64.self)
-                    j &+= 8
+                if k <= 32 {
+                    dst.storeBytes(of: wideBlanks, toByteOffset: o, as: SIMD16<UInt8>.self)
+                    dst.storeBytes(of: wideBlanks, toByteOffset: o &+ 16, as: SIMD16<UInt8>.self)
+                } else {
+                    var j = 0
+                    while j < k {
+                        dst.storeBytes(of: wideBlanks, toByteOffset: o &+ j, as: SIMD16<UInt8>.self)
+                        j &+= 16
+                    }
                 }
                 o &+= k
             }

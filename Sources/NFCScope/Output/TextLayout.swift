@@ -119,7 +119,7 @@ enum TextWrap {
     /// its text. Lines that fit are copied in runs, as they are. Newlines are found
     /// with `memchr`; only a line longer than the width in bytes is looked at again
     /// (a character is at least one byte), and when it is plain ASCII (tested sixteen
-    /// bytes a step, `isASCIIWithoutEscapeLong`) its width is its length.
+    /// bytes a step as it is copied, `wrapLineIfPlain`) its width is its length.
     static func wrap(_ text: ByteView, width: Int, into out: OutputBuffer) {
         // The lines that fit are passed over by `ByteView.firstLineLonger` (a `memchr`
         // per line in a loop of its own); each long one is handled as in `wrapByLines`.
@@ -128,14 +128,20 @@ enum TextWrap {
         var copied = 0
         var from = 0
         while let line = text.firstLineLonger(than: width, from: from) {
-            let plain = text.isASCIIWithoutEscapeLong(line.start, line.end)
-            if plain || displayWidth(text, line.start, line.end) > width {
-                out.bytes(text[copied..<line.start])
-                // A plain line (most are) is wrapped on its bytes (Bytes/PlainWrap.swift).
-                if !plain || !out.wrapPlainLine(text, line.start, line.end, width: width) {
-                    writeWrapped(text, line.start, line.end, width: width, plain: plain, into: out)
-                }
+            out.bytes(text[copied..<line.start])
+            copied = line.start
+            // A plain line (most are) is tested and wrapped in one pass on its bytes
+            // (`wrapLineIfPlain`, Bytes/PlainWrap.swift); any other as in `wrapByLines`.
+            if out.wrapLineIfPlain(text, line.start, line.end, width: width) {
                 copied = line.end
+            } else {
+                let plain = text.isASCIIWithoutEscapeLong(line.start, line.end)
+                if plain || displayWidth(text, line.start, line.end) > width {
+                    if !plain || !out.wrapPlainLine(text, line.start, line.end, width: width) {
+                        writeWrapped(text, line.start, line.end, width: width, plain: plain, into: out)
+                    }
+                    copied = line.end
+                }
             }
             from = line.end &+ 1
         }
