@@ -7,19 +7,29 @@ enum ODARendering {
 
     /// `,"oda":{...}` (null when the session showed no EMV application) and `,"warnings":[...]`.
     static func writeJSONMembers(_ s: TransactionSummary, to out: OutputBuffer) {
+        // The usual verdict (method, result, step, reason and notes, nothing recovered)
+        // read in place through the optional: `if let r = s.oda` copied the whole
+        // verdict (~500 bytes, its Strings and arrays retained and released) at every
+        // session end.
+        if let result = s.oda?.result, s.oda?.caKey == nil, s.oda?.issuerCertificate == nil,
+           s.oda?.iccCertificate == nil, s.oda?.signedData == nil {
+            // The method and result as JSON literals (their raw values need no escaping).
+            out.ascii(",\"oda\":{\"method\":"); out.ascii(jsonLiteral(s.oda?.method))
+            out.ascii(",\"result\":"); out.ascii(jsonLiteral(result))
+            out.ascii(",\"step\":"); string(s.oda?.step, out)
+            out.ascii(",\"reason\":"); string(s.oda?.reason, out)
+            // Nothing recovered: its four nulls as one literal.
+            out.ascii(",\"ca_key\":null,\"issuer_certificate\":null,\"icc_certificate\":null,\"signed_data\":null,\"notes\":")
+            notes(s.oda?.notes ?? [], out)
+            out.byte(0x7D)
+            return writeJSONTail(s, to: out)
+        }
         if let r = s.oda {
             // The method and result as JSON literals (their raw values need no escaping).
             out.ascii(",\"oda\":{\"method\":"); out.ascii(jsonLiteral(r.method))
             out.ascii(",\"result\":"); out.ascii(jsonLiteral(r.result))
             out.ascii(",\"step\":"); string(r.step, out)
             out.ascii(",\"reason\":"); string(r.reason, out)
-            // The usual verdict recovered nothing: its four nulls as one literal.
-            if r.caKey == nil && r.issuerCertificate == nil && r.iccCertificate == nil && r.signedData == nil {
-                out.ascii(",\"ca_key\":null,\"issuer_certificate\":null,\"icc_certificate\":null,\"signed_data\":null,\"notes\":")
-                notes(r.notes, out)
-                out.byte(0x7D)
-                return writeJSONTail(s, to: out)
-            }
             out.ascii(",\"ca_key\":")
             if let k = r.caKey {
                 out.ascii("{\"rid\":"); hex(k.rid, out)
