@@ -44,6 +44,11 @@ public struct ISODEPExchange {
 /// the capture, no copy) and is copied only when a second chained block arrives.
 /// The last block may be tentative: taken from a frame with a bad CRC because the
 /// other side acted on it, and replaced if a good copy of the same block follows.
+///
+/// `copying` false (the reassembler's receiver only counts exchanges, `stats`): the
+/// chained blocks' bytes are not copied, only their length is kept (`held`), which is
+/// all the count reads of them (the cap, `heldBytes`; `hasBytes`). One assembly is fed
+/// in one mode (the reassembler's receiver type decides it).
 final class ChainAssembly {
     @exclusivity(unchecked) private var single: ByteView?
     /// Set once the chain ran past the cap: blocks are still counted, bytes dropped.
@@ -57,6 +62,11 @@ final class ChainAssembly {
     /// The INF of the last block taken, to tell a repeated block from a new one
     /// that happens to carry the same block number.
     @exclusivity(unchecked) private(set) var lastINF = ByteView()
+    /// Bytes of the chain while `chained`: `buffer.count` when copying, else the length
+    /// the buffer would have. Set where the chain becomes chained (`append`, `detach`),
+    /// read only while it is: not reset with the rest (two stores an exchange), and
+    /// declared last so that the other fields' resets stay paired stores.
+    @exclusivity(unchecked) private var held = 0
 
     var isEmpty: Bool { blocks == 0 }
 
@@ -76,7 +86,7 @@ final class ChainAssembly {
     }
 
     /// Bytes held (0 for a single block, which is a view into the capture).
-    var heldBytes: Int { chained ? buffer.count : 0 }
+    var heldBytes: Int { chained ? held : 0 }
 
     /// Lets the bytes go for the rest of the chain (see `ISODEPExchange.overlong`).
     func discard() {
@@ -87,18 +97,22 @@ final class ChainAssembly {
     }
 
     @inline(__always)
-    func append(_ inf: ByteView, blockNumber: UInt8, tentative: Bool) {
+    func append(_ inf: ByteView, blockNumber: UInt8, tentative: Bool, copying: Bool = true) {
         if discarding {
         } else if blocks == 0 {
             single = inf
         } else {
             if !chained, let first = single {
-                buffer.removeAll()
-                buffer.append(first)
+                if copying {
+                    buffer.removeAll()
+                    buffer.append(first)
+                }
+                held = first.count
                 chained = true
             }
-            lastStart = buffer.count
-            buffer.append(inf)
+            lastStart = held
+            if copying { buffer.append(inf) }
+            held = lastStart &+ inf.count
         }
         blocks += 1
         lastBlockNumber = blockNumber
@@ -116,11 +130,14 @@ final class ChainAssembly {
     }
 
     /// Puts a good copy in place of a tentative last block.
-    func replaceLast(_ inf: ByteView) {
+    func replaceLast(_ inf: ByteView, copying: Bool = true) {
         if discarding {
         } else if chained {
-            buffer.truncate(to: lastStart)
-            buffer.append(inf)
+            if copying {
+                buffer.truncate(to: lastStart)
+                buffer.append(inf)
+            }
+            held = lastStart &+ inf.count
         } else {
             single = inf
         }
@@ -135,6 +152,7 @@ final class ChainAssembly {
         buffer.append(first)
         chained = true
         lastStart = 0
+        held = first.count
         single = nil
     }
 
@@ -298,7 +316,7 @@ public final class ISODEPReassembler {
                 // command: the one before it got no answer.
                 note(n)
                 retransmissions += 1
-                if good && command.lastTentative { command.replaceLast(block.inf) }
+                if good && command.lastTentative { command.replaceLast(block.inf, copying: !R.countsExchangesOnly) }
                 if !good { badCRC = true }
                 return
             }
@@ -317,7 +335,7 @@ public final class ISODEPReassembler {
         }
         note(n)
         if !good { badCRC = true }
-        command.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
+        command.append(block.inf, blockNumber: block.blockNumber, tentative: !good, copying: !R.countsExchangesOnly)
         phase = .command(complete: !block.chaining)
         if command.heldBytes > Self.maxMessageBytes { becomeOverlong() }
     }
@@ -334,7 +352,7 @@ public final class ISODEPReassembler {
             if !response.isEmpty && block.blockNumber == response.lastBlockNumber {
                 note(n)
                 retransmissions += 1
-                if good && response.lastTentative { response.replaceLast(block.inf) }
+                if good && response.lastTentative { response.replaceLast(block.inf, copying: !R.countsExchangesOnly) }
                 if !good { badCRC = true }
                 if good && !block.chaining { emit(to: receiver, incomplete: false) }
                 return
@@ -343,7 +361,7 @@ public final class ISODEPReassembler {
         phase = .response
         note(n)
         if !good { badCRC = true }
-        response.append(block.inf, blockNumber: block.blockNumber, tentative: !good)
+        response.append(block.inf, blockNumber: block.blockNumber, tentative: !good, copying: !R.countsExchangesOnly)
         responseEnded = !block.chaining
         if response.heldBytes > Self.maxMessageBytes { becomeOverlong() }
         // A corrupted last block may still be repeated after the reader's NAK, so

@@ -859,15 +859,9 @@ public struct LinkDecoder: Sendable {
         if level == uidLevels + 1, selectedLevel == level {
             let part = selectedPart
             let ct = UInt8(truncatingIfNeeded: part >> 24) == NFCA.cascadeTag
-            if !complete && ct {
-                uid.append(UInt8(truncatingIfNeeded: part >> 16))
-                uid.append(UInt8(truncatingIfNeeded: part >> 8))
-                uid.append(UInt8(truncatingIfNeeded: part))
-            } else {
-                for shift in stride(from: 24, through: 0, by: -8) {
-                    uid.append(UInt8(truncatingIfNeeded: part >> UInt32(shift)))
-                }
-            }
+            // The part's last three bytes after a cascade tag, else all four, in one
+            // step (`appendBigEndian`: the same bytes as one `append` each).
+            uid.appendBigEndian(part, count: !complete && ct ? 3 : 4)
             uidLevels = level
         }
         var fullUID: UIDBytes?

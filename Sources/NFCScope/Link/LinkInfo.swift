@@ -24,6 +24,23 @@ public struct UIDBytes: Sendable, Equatable {
         count += 1
     }
 
+    /// Appends the low `n` bytes (1 to 4) of `part`, most significant first: the same
+    /// as `append` of each of them in turn, in one step while they fit the first word
+    /// (a SELECT's UID part: four bytes, or three after the cascade tag).
+    @inline(__always)
+    mutating func appendBigEndian(_ part: UInt32, count n: Int) {
+        guard n >= 1, n <= 4 else { return }
+        if count &+ n <= 8 {
+            let v = UInt64(part.byteSwapped &>> UInt32(8 &* (4 &- n)))
+            storage.0 |= v &<< UInt64(8 &* count)
+            count &+= n
+        } else {
+            for shift in stride(from: 8 * (n - 1), through: 0, by: -8) {
+                append(UInt8(truncatingIfNeeded: part >> UInt32(shift)))
+            }
+        }
+    }
+
     public mutating func removeAll() { self = UIDBytes() }
 
     public subscript(i: Int) -> UInt8 {

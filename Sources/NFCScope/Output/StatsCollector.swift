@@ -48,7 +48,7 @@ public final class StatsCollector: DecodeSink {
         } else {
             let d = frame.dir.map { Int($0.rawValue) } ?? 2
             tally.add(Int(frame.tech.rawValue) &* 3 &+ d)
-            current.bytes += frame.bytes.count
+            current.bytes &+= frame.bytes.count
         }
         switch frame.crc {
         case .ok: current.crcOK &+= 1
