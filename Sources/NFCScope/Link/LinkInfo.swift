@@ -41,6 +41,16 @@ public struct UIDBytes: Sendable, Equatable {
         }
     }
 
+    /// The bytes of `bytes` in reverse order (an NFC-V UID as the tag sends it,
+    /// least significant byte first, read most significant first).
+    init(reversing bytes: ByteView) {
+        var i = bytes.count
+        while i > 0 {
+            i &-= 1
+            if let b = bytes.byte(i) { append(b) }
+        }
+    }
+
     public mutating func removeAll() { self = UIDBytes() }
 
     public subscript(i: Int) -> UInt8 {

@@ -80,7 +80,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         case .t2t(let t): type2.type2Frame(t, n: frame.n, to: sink)
         case .nfcv(let v): type5.type5Frame(v, n: frame.n, to: sink)
         case .felica: feliCa.feed(frame, to: self)
-        case .sak(_, _, _, _, let uid?): cardIdentified(uid.array)
+        case .sak(_, _, _, _, let uid?): cardIdentified(uid)
         case .reqa, .wupa: type4.cardIdentified(nil)
         case .llcp(let pdu): llcp.feed(pdu, n: frame.n, to: sink)
         case .nfcDEP(let dep): nfcDEP.feed(dep, n: frame.n, llcp: llcp, to: sink)
@@ -109,7 +109,11 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         endCardSession(fieldDropped: false)
     }
 
-    private func cardIdentified(_ uid: [UInt8]) {
+    /// The stages keep the UID as it is (no array made per activation). Not inlined:
+    /// once a card session, and inlined it cost `otherFrame` an instruction on every
+    /// frame (FeliCa captures' frames all go through it).
+    @inline(never)
+    private func cardIdentified(_ uid: UIDBytes) {
         type2.cardIdentified(uid, to: sink)
         type4.cardIdentified(uid)
     }

@@ -128,6 +128,10 @@ struct FrameList {
     }
 
     mutating func removeAll() {
+        // An empty list is left as it is: `removeAll(keepingCapacity:)` of an empty
+        // array still replaced its storage (~250 instructions a card session, where the
+        // Type 2 stage is reset at every new UID).
+        guard !numbers.isEmpty || omitted != 0 else { return }
         numbers.removeAll(keepingCapacity: true)
         omitted = 0
     }

@@ -21,11 +21,12 @@ final class Type4TagStage {
     @exclusivity(unchecked) private var frames = FrameList()
     /// The message last emitted (the same message read again is not emitted twice).
     @exclusivity(unchecked) private var emitted: [UInt8]?
-    @exclusivity(unchecked) private var uid: [UInt8]?
+    /// Kept as it came; the record's array is made when one is emitted.
+    @exclusivity(unchecked) private var uid: UIDBytes?
 
     /// The UID of the card the session is with (NFC-A activation), for the record;
     /// nil when a new activation starts and the card is not known yet.
-    func cardIdentified(_ uid: [UInt8]?) {
+    func cardIdentified(_ uid: UIDBytes?) {
         self.uid = uid
     }
 
@@ -141,7 +142,7 @@ final class Type4TagStage {
     }
 
     private func emit<Sink: DecodeSink>(message: ByteView, problem: String?, to sink: Sink) {
-        let record = NDEFTagRecord(source: .t4t, frames: frames, tagID: uid, tagIDName: "uid",
+        let record = NDEFTagRecord(source: .t4t, frames: frames, tagID: uid?.array, tagIDName: "uid",
                                    container: capability.map { .t4t($0) }, message: message,
                                    assemblyProblem: problem)
         sink.record(record)
