@@ -7,11 +7,31 @@
 extension OutputBuffer {
     /// Where and how wide the frame line's columns are (`TextLayout`).
     struct TextFrameColumns {
-        var bytesPerLine: Int
-        var dataColumn: Int
-        var crcColumn: Int
-        var annotationColumn: Int
-        var annotationWidth: Int
+        let bytesPerLine: Int
+        let dataColumn: Int
+        let crcColumn: Int
+        let annotationColumn: Int
+        let annotationWidth: Int
+        /// Worked out once per writer instead of per frame (session 25): whether the
+        /// columns are ones `textFrameBody` handles (in order, none past its limits), the
+        /// columns of a line's bound other than the opening's, and `bytesPerLine`'s
+        /// power of two (-1 when it is not one).
+        let usable: Bool
+        let lineColumns: Int
+        let perShift: Int
+
+        init(bytesPerLine per: Int, dataColumn: Int, crcColumn: Int, annotationColumn: Int, annotationWidth width: Int) {
+            bytesPerLine = per
+            self.dataColumn = dataColumn
+            self.crcColumn = crcColumn
+            self.annotationColumn = annotationColumn
+            annotationWidth = width
+            usable = per > 0 && per <= 4096 && width >= 2 && width <= 1 << 20 && dataColumn >= 0 && dataColumn <= 4096
+                && crcColumn >= dataColumn &+ per &* 3 &- 1 && crcColumn <= 8192
+                && annotationColumn >= crcColumn &+ 5 && annotationColumn <= 8192
+            lineColumns = usable ? 16 &+ annotationColumn &+ crcColumn &+ per &* 3 &+ width : 0
+            perShift = usable && per & (per &- 1) == 0 ? per.trailingZeroBitCount : -1
+        }
     }
 
     /// Writes, for the line that began at `lineStart` (a `position`): `lead` (five bytes,
@@ -28,25 +48,22 @@ extension OutputBuffer {
                        columns c: TextFrameColumns) -> Bool {
         let per = c.bytesPerLine, width = c.annotationWidth
         let column0 = position &- lineStart
-        guard per > 0, width >= 2, column0 >= 0, column0 <= 4096, c.dataColumn >= 0, c.dataColumn <= 4096,
-              c.crcColumn >= c.dataColumn &+ per &* 3 &- 1, c.crcColumn <= 8192,
-              c.annotationColumn >= c.crcColumn &+ 5, c.annotationColumn <= 8192, width <= 1 << 20, per <= 4096 else {
-            return false
-        }
+        // The columns' own checks were made once, by `TextFrameColumns.init`.
+        guard c.usable, column0 >= 0, column0 <= 4096 else { return false }
         let n = note.count
         if n > width && !note.isASCIIWithoutEscape(0, n) { return false }
         let hexCount = hex.count
         // Lines: the hex lines (at least one), or the pieces: each piece but the first
         // and the last takes at least width / 2 + 1 bytes of the annotation (a cut lies
         // past the middle of the piece, and the spaces after it are skipped).
-        let hexLines = hexCount == 0 ? 1 : (hexCount &- 1) / per &+ 1
+        let hexLines = hexCount == 0 ? 1 : (c.perShift >= 0 ? (hexCount &- 1) &>> c.perShift : (hexCount &- 1) / per) &+ 1
         let pieceLines = n <= width ? 1 : n / (width / 2 &+ 1) &+ 2
         let lines = Swift.max(hexLines, pieceLines)
         // Per line at most: the newline, the opening's columns and the lead, spaces to
         // the data column, the hex, spaces to the CRC column, the CRC, spaces to the
         // annotation column and a piece; 64 bytes of slack for the word stores that run
         // past what they keep.
-        let perLine = 16 &+ column0 &+ c.annotationColumn &+ c.crcColumn &+ per &* 3 &+ width
+        let perLine = column0 &+ c.lineColumns
         let (room, overflow) = lines.multipliedReportingOverflow(by: perLine)
         guard !overflow, room < Int.max / 4 else { return false }
         let quads = UnsafeRawPointer(hexLowerSpacedQuads)
