@@ -186,25 +186,26 @@ public struct CaptureReader: Sendable {
               // A little-endian file's fields are read as they lie; a big-endian file's are
               // swapped in a call of its own, so that the common case does not load both
               // byte orders and pick one for every record (three `cmov`s and three `bswap`s).
-              let (seconds, fraction, captured, _) = layout.bigEndian ? Self.bigEndianRecordHeader(view, offset)
-                                                                      : view.u32x4(offset, bigEndian: false),
-              Int(captured) <= layout.recordLimit,
-              let data = view.slice(offset &+ 16, Int(captured))
+              // Header and data in one step (`ByteView.pcapRecord`): the data's bounds
+              // follow from the header's with one comparison, where `slice` checked its
+              // start, the sum's overflow and its end again.
+              let (seconds, fraction, data) = layout.bigEndian
+                  ? Self.bigEndianRecord(view, offset, limit: layout.recordLimit)
+                  : view.pcapRecord(at: offset, limit: layout.recordLimit, bigEndian: false)
         else { return nil }
         let n = pcap.recordsRead &+ 1
         pcap.recordsRead = n
         let at = offset
-        offset = offset &+ 16 &+ Int(captured)
+        offset = offset &+ 16 &+ data.count
         // Neither product overflows: both factors are at most 32 bits wide.
         let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* layout.fractionScale
         return (n, at &+ base, timestamp, data)
     }
 
-    /// The four fields of a big-endian pcap's record header at `offset` (see
-    /// `nextWholePcapRecord`).
+    /// A big-endian pcap's record at `offset` (see `nextWholePcapRecord`).
     @inline(never)
-    static func bigEndianRecordHeader(_ view: ByteView, _ offset: Int) -> (UInt32, UInt32, UInt32, UInt32)? {
-        view.u32x4(offset, bigEndian: true)
+    static func bigEndianRecord(_ view: ByteView, _ offset: Int, limit: Int) -> (UInt32, UInt32, ByteView)? {
+        view.pcapRecord(at: offset, limit: limit, bigEndian: true)
     }
 
     @inline(never)

@@ -8,10 +8,16 @@ public struct PcapFrameSource: FrameSource {
     private var reader: CaptureReader
     /// A classic pcap of link type 264: its whole records take the short way in `next`.
     private let iso14443Pcap: Bool
+    /// `reader.problemCount`, taken again after every reader step that can find a
+    /// problem (opening, `resume`, `nextRecord`): the short way of `next` finds none,
+    /// and the per-frame loop asks for the count after every frame (the reader's
+    /// count picks between its two formats' lists and loads the list's count).
+    private var problemsFound = 0
 
     public init(view: ByteView, final: Bool = true) throws(CaptureFileError) {
         reader = try CaptureReader(view: view, final: final)
         iso14443Pcap = reader.format == .pcap && reader.pcapHeader?.linkType == LinkType.iso14443
+        problemsFound = reader.problemCount
     }
 
     static func needsMoreToOpen(_ view: ByteView) -> Bool { CaptureReader.needsMoreToOpen(view) }
@@ -20,6 +26,7 @@ public struct PcapFrameSource: FrameSource {
 
     public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
         reader.resume(with: view, dropped: dropped, final: final)
+        problemsFound = reader.problemCount
     }
 
     /// The link type that makes this capture undecodable: the first record's, when no
@@ -69,7 +76,7 @@ public struct PcapFrameSource: FrameSource {
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }
     public var timestampDigits: Int { reader.timestampDigits }
     public var position: Int { reader.offset }
-    public var problemCount: Int { reader.problemCount }
+    public var problemCount: Int { problemsFound }
 
     public func problem(_ index: Int) -> SourceProblem {
         let p = reader.problems[index]
@@ -126,6 +133,7 @@ public struct PcapFrameSource: FrameSource {
     /// formats, damaged records, the file's end.
     @inline(never)
     mutating func nextRecord(into frame: inout Frame) -> Bool {
+        defer { problemsFound = reader.problemCount }
         guard let record = reader.next() else { return false }
         frame = Frame(n: record.n, offset: record.offset, time: record.timestamp,
                       dir: nil, tech: .unknown, bytes: record.data)
