@@ -180,6 +180,30 @@ public struct CaptureReader: Sendable {
     /// `next`, which reads it the general way.
     /// Only for the usual record layout (`plainPcap`), read the way
     /// `PcapReader.wholeRecord` reads it (`CaptureReaderTests` compares the two).
+    /// The record cap and the nanoseconds per timestamp-fraction unit of a
+    /// little-endian classic pcap with the usual record layout (`plainPcap`), nil for
+    /// every other file: what `nextLittleEndianRecord` reads with.
+    public var plainLittleEndian: (recordLimit: Int, fractionScale: Int64)? {
+        guard let layout = plainPcap, !layout.bigEndian else { return nil }
+        return (layout.recordLimit, layout.fractionScale)
+    }
+
+    /// `nextWholePcapRecord` for a file whose `plainLittleEndian` is (`limit`, `scale`):
+    /// the caller looked at the layout once, so a record costs no test of it (whether
+    /// there is one, its byte order).
+    @inline(__always)
+    public mutating func nextLittleEndianRecord(limit: Int, scale: Int64) -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
+        guard !ended, let (seconds, fraction, data) = view.pcapRecord(at: offset, limit: limit, bigEndian: false)
+        else { return nil }
+        let n = pcap.recordsRead &+ 1
+        pcap.recordsRead = n
+        let at = offset
+        offset = offset &+ 16 &+ data.count
+        // Neither product overflows: both factors are at most 32 bits wide.
+        let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* scale
+        return (n, at &+ base, timestamp, data)
+    }
+
     @inline(__always)
     public mutating func nextWholePcapRecord() -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
         guard let layout = plainPcap, !ended,

@@ -13,11 +13,20 @@ public struct PcapFrameSource: FrameSource {
     /// and the per-frame loop asks for the count after every frame (the reader's
     /// count picks between its two formats' lists and loads the list's count).
     private var problemsFound = 0
+    /// A little-endian classic pcap of link type 264 with the usual record layout (nearly
+    /// every one): its record cap and timestamp-fraction scale, read once, so that
+    /// `next` tests one value a record instead of the link type, the layout and the
+    /// byte order. -1 (no record fits) for every other file.
+    private let littleEndianLimit: Int
+    private let littleEndianScale: Int64
 
     public init(view: ByteView, final: Bool = true) throws(CaptureFileError) {
         reader = try CaptureReader(view: view, final: final)
         iso14443Pcap = reader.format == .pcap && reader.pcapHeader?.linkType == LinkType.iso14443
         problemsFound = reader.problemCount
+        let plain = iso14443Pcap ? reader.plainLittleEndian : nil
+        littleEndianLimit = plain?.recordLimit ?? -1
+        littleEndianScale = plain?.fractionScale ?? 0
     }
 
     static func needsMoreToOpen(_ view: ByteView) -> Bool { CaptureReader.needsMoreToOpen(view) }
@@ -87,7 +96,10 @@ public struct PcapFrameSource: FrameSource {
     // frame of one) is read and filled in place; everything else goes the general way.
     @inline(__always)
     public mutating func next(into frame: inout Frame) -> Bool {
-        if iso14443Pcap, let record = reader.nextWholePcapRecord() {
+        let record = littleEndianLimit >= 0
+            ? reader.nextLittleEndianRecord(limit: littleEndianLimit, scale: littleEndianScale)
+            : (iso14443Pcap ? reader.nextWholePcapRecord() : nil)
+        if let record {
             // Nearly every record: version 0, a reader or card frame with its CRC kept
             // (event FE or FF), and a length field that agrees with the record. That is
             // what `ISO14443PseudoHeader.parse` makes of such a header, with nothing to
