@@ -149,6 +149,38 @@ import Testing
         #expect(problems > 100 && frames > 5_000)
     }
 
+    /// A little-endian file's records read with the layout taken once
+    /// (`plainLittleEndian`, `nextLittleEndianRecord`, what `PcapFrameSource` does) are
+    /// the records `nextWholePcapRecord` reads, up to the same refusal; a big-endian
+    /// file has no such layout.
+    @Test func littleEndianRecordsAreTheWholeRecords() throws {
+        var g = Generator(state: 0x5EED_2505)
+        var records = 0
+        for round in 0..<1_500 {
+            let big = round % 4 == 3
+            let file = Self.pcapFile(&g, bigEndian: big)
+            try ByteView.with(file) { v in
+                var a = try CaptureReader(view: v), b = try CaptureReader(view: v)
+                guard let plain = a.plainLittleEndian else {
+                    #expect(big, "round \(round)")
+                    return
+                }
+                #expect(!big && plain.recordLimit >= 0, "round \(round)")
+                while true {
+                    let x = a.nextLittleEndianRecord(limit: plain.recordLimit, scale: plain.fractionScale)
+                    let y = b.nextWholePcapRecord()
+                    #expect((x == nil) == (y == nil), "round \(round)")
+                    guard let x, let y else { break }
+                    #expect(x.n == y.n && x.offset == y.offset && x.timestamp == y.timestamp, "round \(round)")
+                    #expect(x.data.base == y.data.base && x.data.count == y.data.count, "round \(round)")
+                    #expect(a.offset == b.offset, "round \(round)")
+                    records += 1
+                }
+            }
+        }
+        #expect(records > 5_000)
+    }
+
     // MARK: the short way's verdict
 
     /// `decodeTellingBlocks` as it was before session 25.
