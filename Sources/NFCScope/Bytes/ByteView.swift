@@ -95,6 +95,26 @@ public struct ByteView: @unchecked Sendable {
         return (UInt32(littleEndian: a), UInt32(littleEndian: b), UInt32(littleEndian: c), UInt32(littleEndian: d))
     }
 
+    /// A classic pcap record at `i` with the usual 16-byte header in the given byte
+    /// order: its first two header words (timestamp seconds and fraction) and its data,
+    /// the captured length (third word) bytes after the header. Nil when the header is
+    /// not whole, the captured length is above `limit`, or the data runs past the view:
+    /// what `u32x4(i, bigEndian:)` and a `slice(i + 16, captured)` of at most `limit`
+    /// bytes give, after one bounds check of each (`limit` must not be negative).
+    @inlinable @inline(__always)
+    public func pcapRecord(at i: Int, limit: Int, bigEndian: Bool) -> (UInt32, UInt32, ByteView)? {
+        guard i >= 0, i <= count &- 16, let base else { return nil }
+        let a = base.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+        let b = base.loadUnaligned(fromByteOffset: i &+ 4, as: UInt32.self)
+        let c = base.loadUnaligned(fromByteOffset: i &+ 8, as: UInt32.self)
+        let captured = Int(bigEndian ? UInt32(bigEndian: c) : UInt32(littleEndian: c))
+        // `count - 16 - i` is at least 0 here: the data fits exactly when `captured`
+        // is at most that (no sum that could overflow).
+        guard captured <= limit, captured <= count &- 16 &- i else { return nil }
+        let data = ByteView(base: base + (i &+ 16), count: captured)
+        if bigEndian { return (UInt32(bigEndian: a), UInt32(bigEndian: b), data) }
+        return (UInt32(littleEndian: a), UInt32(littleEndian: b), data)
+    }
     @inlinable
     public func u64le(_ i: Int) -> UInt64? {
         guard i >= 0, i <= count &- 8, let base else { return nil }

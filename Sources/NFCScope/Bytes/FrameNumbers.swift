@@ -98,6 +98,9 @@ final class FrameNumberList: @unchecked Sendable {
     @exclusivity(unchecked) private var storage: UnsafeMutablePointer<Int>?
     @exclusivity(unchecked) private var capacity: Int = 0
     @exclusivity(unchecked) private(set) var count: Int = 0
+    /// The first and last numbers counted by `tally` (valid while `count > 0`).
+    @exclusivity(unchecked) private var tallyFirst = 0
+    @exclusivity(unchecked) private var tallyLast = 0
 
     init(capacity: Int = 0) {
         if capacity > 0 { grow(to: capacity) }
@@ -128,6 +131,30 @@ final class FrameNumberList: @unchecked Sendable {
         guard let storage else { return }
         storage[count] = n
         count &+= 1
+    }
+
+    /// Counts `n` without storing it: only the count and the first and last numbers
+    /// are kept (`first(counting: true)`, `last(counting: true)`). For a list whose
+    /// numbers nobody reads (a receiver that only counts exchanges); a list is filled
+    /// by `tally` or by `append` between two `removeAll`s, not both.
+    @inline(__always)
+    func tally(_ n: Int) {
+        if count == 0 { tallyFirst = n }
+        tallyLast = n
+        count &+= 1
+    }
+
+    /// The first number of the list, nil when it is empty; `counting`: it was filled
+    /// by `tally`.
+    func first(counting: Bool) -> Int? {
+        if counting { return count > 0 ? tallyFirst : nil }
+        return number(0)
+    }
+
+    /// The last number of the list, nil when it is empty; `counting` as for `first`.
+    func last(counting: Bool) -> Int? {
+        if counting { return count > 0 ? tallyLast : nil }
+        return number(count &- 1)
     }
 
     /// The number at `i`; nil outside the list.

@@ -180,31 +180,56 @@ public struct CaptureReader: Sendable {
     /// `next`, which reads it the general way.
     /// Only for the usual record layout (`plainPcap`), read the way
     /// `PcapReader.wholeRecord` reads it (`CaptureReaderTests` compares the two).
+    /// The record cap and the nanoseconds per timestamp-fraction unit of a
+    /// little-endian classic pcap with the usual record layout (`plainPcap`), nil for
+    /// every other file: what `nextLittleEndianRecord` reads with.
+    public var plainLittleEndian: (recordLimit: Int, fractionScale: Int64)? {
+        guard let layout = plainPcap, !layout.bigEndian else { return nil }
+        return (layout.recordLimit, layout.fractionScale)
+    }
+
+    /// `nextWholePcapRecord` for a file whose `plainLittleEndian` is (`limit`, `scale`):
+    /// the caller looked at the layout once, so a record costs no test of it (whether
+    /// there is one, its byte order).
+    @inline(__always)
+    public mutating func nextLittleEndianRecord(limit: Int, scale: Int64) -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
+        guard !ended, let (seconds, fraction, data) = view.pcapRecord(at: offset, limit: limit, bigEndian: false)
+        else { return nil }
+        let n = pcap.recordsRead &+ 1
+        pcap.recordsRead = n
+        let at = offset
+        offset = offset &+ 16 &+ data.count
+        // Neither product overflows: both factors are at most 32 bits wide.
+        let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* scale
+        return (n, at &+ base, timestamp, data)
+    }
+
     @inline(__always)
     public mutating func nextWholePcapRecord() -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
         guard let layout = plainPcap, !ended,
               // A little-endian file's fields are read as they lie; a big-endian file's are
               // swapped in a call of its own, so that the common case does not load both
               // byte orders and pick one for every record (three `cmov`s and three `bswap`s).
-              let (seconds, fraction, captured, _) = layout.bigEndian ? Self.bigEndianRecordHeader(view, offset)
-                                                                      : view.u32x4(offset, bigEndian: false),
-              Int(captured) <= layout.recordLimit,
-              let data = view.slice(offset &+ 16, Int(captured))
+              // Header and data in one step (`ByteView.pcapRecord`): the data's bounds
+              // follow from the header's with one comparison, where `slice` checked its
+              // start, the sum's overflow and its end again.
+              let (seconds, fraction, data) = layout.bigEndian
+                  ? Self.bigEndianRecord(view, offset, limit: layout.recordLimit)
+                  : view.pcapRecord(at: offset, limit: layout.recordLimit, bigEndian: false)
         else { return nil }
         let n = pcap.recordsRead &+ 1
         pcap.recordsRead = n
         let at = offset
-        offset = offset &+ 16 &+ Int(captured)
+        offset = offset &+ 16 &+ data.count
         // Neither product overflows: both factors are at most 32 bits wide.
         let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* layout.fractionScale
         return (n, at &+ base, timestamp, data)
     }
 
-    /// The four fields of a big-endian pcap's record header at `offset` (see
-    /// `nextWholePcapRecord`).
+    /// A big-endian pcap's record at `offset` (see `nextWholePcapRecord`).
     @inline(never)
-    static func bigEndianRecordHeader(_ view: ByteView, _ offset: Int) -> (UInt32, UInt32, UInt32, UInt32)? {
-        view.u32x4(offset, bigEndian: true)
+    static func bigEndianRecord(_ view: ByteView, _ offset: Int, limit: Int) -> (UInt32, UInt32, ByteView)? {
+        view.pcapRecord(at: offset, limit: limit, bigEndian: true)
     }
 
     @inline(never)

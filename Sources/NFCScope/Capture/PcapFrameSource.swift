@@ -8,10 +8,25 @@ public struct PcapFrameSource: FrameSource {
     private var reader: CaptureReader
     /// A classic pcap of link type 264: its whole records take the short way in `next`.
     private let iso14443Pcap: Bool
+    /// `reader.problemCount`, taken again after every reader step that can find a
+    /// problem (opening, `resume`, `nextRecord`): the short way of `next` finds none,
+    /// and the per-frame loop asks for the count after every frame (the reader's
+    /// count picks between its two formats' lists and loads the list's count).
+    private var problemsFound = 0
+    /// A little-endian classic pcap of link type 264 with the usual record layout (nearly
+    /// every one): its record cap and timestamp-fraction scale, read once, so that
+    /// `next` tests one value a record instead of the link type, the layout and the
+    /// byte order. -1 (no record fits) for every other file.
+    private let littleEndianLimit: Int
+    private let littleEndianScale: Int64
 
     public init(view: ByteView, final: Bool = true) throws(CaptureFileError) {
         reader = try CaptureReader(view: view, final: final)
         iso14443Pcap = reader.format == .pcap && reader.pcapHeader?.linkType == LinkType.iso14443
+        problemsFound = reader.problemCount
+        let plain = iso14443Pcap ? reader.plainLittleEndian : nil
+        littleEndianLimit = plain?.recordLimit ?? -1
+        littleEndianScale = plain?.fractionScale ?? 0
     }
 
     static func needsMoreToOpen(_ view: ByteView) -> Bool { CaptureReader.needsMoreToOpen(view) }
@@ -20,6 +35,7 @@ public struct PcapFrameSource: FrameSource {
 
     public mutating func resume(with view: ByteView, dropped: Int, final: Bool) {
         reader.resume(with: view, dropped: dropped, final: final)
+        problemsFound = reader.problemCount
     }
 
     /// The link type that makes this capture undecodable: the first record's, when no
@@ -69,7 +85,7 @@ public struct PcapFrameSource: FrameSource {
     public var formatName: StaticString { reader.format == .pcap ? "pcap" : "pcapng" }
     public var timestampDigits: Int { reader.timestampDigits }
     public var position: Int { reader.offset }
-    public var problemCount: Int { reader.problemCount }
+    public var problemCount: Int { problemsFound }
 
     public func problem(_ index: Int) -> SourceProblem {
         let p = reader.problems[index]
@@ -80,7 +96,10 @@ public struct PcapFrameSource: FrameSource {
     // frame of one) is read and filled in place; everything else goes the general way.
     @inline(__always)
     public mutating func next(into frame: inout Frame) -> Bool {
-        if iso14443Pcap, let record = reader.nextWholePcapRecord() {
+        let record = littleEndianLimit >= 0
+            ? reader.nextLittleEndianRecord(limit: littleEndianLimit, scale: littleEndianScale)
+            : (iso14443Pcap ? reader.nextWholePcapRecord() : nil)
+        if let record {
             // Nearly every record: version 0, a reader or card frame with its CRC kept
             // (event FE or FF), and a length field that agrees with the record. That is
             // what `ISO14443PseudoHeader.parse` makes of such a header, with nothing to
@@ -126,6 +145,7 @@ public struct PcapFrameSource: FrameSource {
     /// formats, damaged records, the file's end.
     @inline(never)
     mutating func nextRecord(into frame: inout Frame) -> Bool {
+        defer { problemsFound = reader.problemCount }
         guard let record = reader.next() else { return false }
         frame = Frame(n: record.n, offset: record.offset, time: record.timestamp,
                       dir: nil, tech: .unknown, bytes: record.data)

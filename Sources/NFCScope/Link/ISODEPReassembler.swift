@@ -274,7 +274,7 @@ public final class ISODEPReassembler {
             cardIBlock(block, n: n, good: good, to: receiver)
         case (.r, _):
             if case .idle = phase { return }
-            note(n)
+            note(n, counting: R.countsExchangesOnly)
             if !good { badCRC = true }
         case (.s, .card):
             if case .idle = phase {
@@ -284,12 +284,12 @@ public final class ISODEPReassembler {
                 startExchange()
                 phase = .command(complete: true)
             }
-            note(n)
+            note(n, counting: R.countsExchangesOnly)
             if block.sType == .wtx { wtx += 1 }
             if !good { badCRC = true }
         case (.s, .reader):
             if case .idle = phase { return }
-            note(n)
+            note(n, counting: R.countsExchangesOnly)
             if !good { badCRC = true }
         }
         if frames.count >= Self.maxExchangeFrames {
@@ -302,7 +302,7 @@ public final class ISODEPReassembler {
         if !good, case .response = phase {
             // A damaged reader block cannot be told from noise; it does not prove the
             // response is over, so it stays with the exchange in progress.
-            note(n)
+            note(n, counting: R.countsExchangesOnly)
             badCRC = true
             return
         }
@@ -314,7 +314,7 @@ public final class ISODEPReassembler {
                 // The same block again: the reader is repeating it (after a NAK or a
                 // lost answer). A different block with the same number is a new
                 // command: the one before it got no answer.
-                note(n)
+                note(n, counting: R.countsExchangesOnly)
                 retransmissions += 1
                 if good && command.lastTentative { command.replaceLast(block.inf, copying: !R.countsExchangesOnly) }
                 if !good { badCRC = true }
@@ -333,11 +333,11 @@ public final class ISODEPReassembler {
         if case .idle = phase {
             startExchange()
         }
-        note(n)
+        note(n, counting: R.countsExchangesOnly)
         if !good { badCRC = true }
         command.append(block.inf, blockNumber: block.blockNumber, tentative: !good, copying: !R.countsExchangesOnly)
         phase = .command(complete: !block.chaining)
-        if command.heldBytes > Self.maxMessageBytes { becomeOverlong() }
+        if command.heldBytes > Self.maxMessageBytes { becomeOverlong(R.self) }
     }
 
     @inline(__always)
@@ -350,7 +350,7 @@ public final class ISODEPReassembler {
             break
         case .response:
             if !response.isEmpty && block.blockNumber == response.lastBlockNumber {
-                note(n)
+                note(n, counting: R.countsExchangesOnly)
                 retransmissions += 1
                 if good && response.lastTentative { response.replaceLast(block.inf, copying: !R.countsExchangesOnly) }
                 if !good { badCRC = true }
@@ -359,11 +359,11 @@ public final class ISODEPReassembler {
             }
         }
         phase = .response
-        note(n)
+        note(n, counting: R.countsExchangesOnly)
         if !good { badCRC = true }
         response.append(block.inf, blockNumber: block.blockNumber, tentative: !good, copying: !R.countsExchangesOnly)
         responseEnded = !block.chaining
-        if response.heldBytes > Self.maxMessageBytes { becomeOverlong() }
+        if response.heldBytes > Self.maxMessageBytes { becomeOverlong(R.self) }
         // A corrupted last block may still be repeated after the reader's NAK, so
         // only a good one closes the exchange; otherwise the next command or the
         // end of the capture does.
@@ -372,28 +372,39 @@ public final class ISODEPReassembler {
         }
     }
 
+    /// Frame `n` is one of the exchange's. A receiver that only counts exchanges never
+    /// sees their frame numbers: for it the list keeps its count and its first and last
+    /// numbers only (`FrameNumberList.tally`), which is all the caps and the overlong
+    /// report read.
     @inline(__always)
-    private func note(_ n: Int) {
-        frames.append(n)
+    private func note(_ n: Int, counting: Bool) {
+        if counting { frames.tally(n) } else { frames.append(n) }
     }
 
     /// Drops the bytes of the exchange in progress: it will be reported overlong.
-    private func becomeOverlong() {
+    private func becomeOverlong<R: ExchangeReceiver>(_: R.Type) {
         command.discard()
         response.discard()
         guard !overlong else { return }
         overlong = true
-        overlongReports.append((frames.number(0) ?? 0, frames.number(frames.count - 1) ?? 0))
+        let counting = R.countsExchangesOnly
+        overlongReports.append((frames.first(counting: counting) ?? 0, frames.last(counting: counting) ?? 0))
         hasOverlongReport = true
     }
 
     /// An exchange with more frames than one record lists: the frames so far go out
-    /// as an overlong record and the exchange goes on (its bytes are not kept).
+    /// as an overlong record and the exchange goes on (its bytes are not kept). A
+    /// counting receiver counts it as `exchange(_:)` would have: an exchange without
+    /// a response.
     private func tooManyFrames<R: ExchangeReceiver>(to receiver: R) {
-        becomeOverlong()
-        receiver.exchange(ISODEPExchange(frames: frames.view, command: nil, response: nil,
-                                         waitingTimeExtensions: wtx, retransmissions: retransmissions,
-                                         sawBadCRC: badCRC, incomplete: true, overlong: true))
+        becomeOverlong(R.self)
+        if R.countsExchangesOnly {
+            receiver.countExchange(withResponse: false)
+        } else {
+            receiver.exchange(ISODEPExchange(frames: frames.view, command: nil, response: nil,
+                                             waitingTimeExtensions: wtx, retransmissions: retransmissions,
+                                             sawBadCRC: badCRC, incomplete: true, overlong: true))
+        }
         frames.removeAll()
     }
 

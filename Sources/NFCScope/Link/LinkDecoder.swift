@@ -82,17 +82,22 @@ public struct LinkDecoder: Sendable {
     /// tag decodes a frame). `.unknown`: ask `frame.info` (`LoopBlockVerdict`).
     @inline(__always)
     mutating func decodeTellingBlocks(_ frame: inout Frame, blockShortWay: Bool = true) -> LoopBlockVerdict {
-        if blockShortWay, let answer = shortWayBlockAnswer(dir: frame.dir, bytes: frame.bytes, flags: frame.flags,
-                                                             event: frame.event, tech: frame.tech,
-                                                             crcIncluded: frame.crcIncluded) {
-            frame.crc = .none
-            let error = decodeShortWayBlock(&frame, answer: answer)
-            if frame.error == nil { frame.error = error }
-            // The short way's frame has a first byte, so `decodeBlock` set `info`: a block
-            // exactly when the parse found no error. S(DESELECT) is PCB 1100 x010 (CID bit
-            // free); every other block ends no session. (Returning the verdict from
-            // `decodeShortWayBlock` made the CRC split a call of its own there.)
-            guard error == nil, let pcb = frame.bytes.byte(0) else { return .unknown }
+        if blockShortWay, let (answer, pcb, kind) = shortWayBlock(dir: frame.dir, bytes: frame.bytes, flags: frame.flags,
+                                                                   event: frame.event, tech: frame.tech,
+                                                                   crcIncluded: frame.crcIncluded) {
+            // `decodeBlock` sets `crc` first thing.
+            let error = decodeShortWayBlock(&frame, answer: answer, pcb: pcb, kind: kind)
+            // The short way's frame has a first byte (`pcb`, unchanged by the decode), so
+            // `decodeBlock` set `info`: a block exactly when the parse found no error.
+            // S(DESELECT) is PCB 1100 x010 (CID bit free); every other block ends no
+            // session. (Returning the verdict from `decodeShortWayBlock` made the CRC
+            // split a call of its own there.) An error goes into a frame that has none
+            // yet; no error leaves the frame's as it is (storing nil over nil was three
+            // stores a block).
+            guard error == nil else {
+                if frame.error == nil { frame.error = error }
+                return .unknown
+            }
             return pcb & 0xF7 == 0xC2 ? .deselect : .block
         }
         decodeInGeneral(&frame)
@@ -118,17 +123,25 @@ public struct LinkDecoder: Sendable {
     @inline(__always)
     func shortWayBlockAnswer(dir: Direction?, bytes: ByteView, flags: FrameFlags, event: FieldEvent?, tech: Tech,
                              crcIncluded: Bool) -> Bool? {
+        shortWayBlock(dir: dir, bytes: bytes, flags: flags, event: event, tech: tech, crcIncluded: crcIncluded)?.answer
+    }
+    /// `shortWayBlockAnswer`, with the frame's first byte (the block's PCB) and its
+    /// block kind, which the test works out: the block's decoding and the loop's
+    /// verdict need them after it.
+    @inline(__always)
+    func shortWayBlock(dir: Direction?, bytes: ByteView, flags: FrameFlags, event: FieldEvent?, tech: Tech,
+                       crcIncluded: Bool) -> (answer: Bool, pcb: UInt8, kind: ISODEPBlockKind)? {
         guard isoDEP, flags.isEmpty, event == nil, tech == .unknown, crypto1 == .off,
-              let b0 = bytes.byte(0), ISODEPBlockParser.kind(ofPCB: b0) != nil,
+              let b0 = bytes.byte(0), let kind = ISODEPBlockParser.kind(ofPCB: b0),
               !(nfcDEP && b0 == 0xF0)
         else { return nil }
         switch dir {
         case .reader?:
             guard t2tStep == nil, b0 & 0xF0 != 0xD0 else { return nil }
-            return false
+            return (false, b0, kind)
         case .card?:
             guard crcIncluded, case .block = pending else { return nil }
-            return true
+            return (true, b0, kind)
         case nil:
             return nil
         }
@@ -698,17 +711,26 @@ public struct LinkDecoder: Sendable {
     }
 
     /// `decodeBlock` for the short way (`decode(_:blockShortWay:)`): one call per block
-    /// with the block's decoding and the CRC of the session's technology inlined.
+    /// with the block's decoding and the CRC of the session's technology inlined. The
+    /// frame's first byte `pcb` and its block kind `kind` are what the short way's test
+    /// read and worked out (`shortWayBlock`): the decoding does not work them out again.
     @inline(never)
-    mutating func decodeShortWayBlock(_ frame: inout Frame, answer: Bool) -> FrameError? {
-        decodeBlock(&frame, requireCRC: false, answer: answer, inlineCRC: true)
+    mutating func decodeShortWayBlock(_ frame: inout Frame, answer: Bool, pcb: UInt8, kind: ISODEPBlockKind) -> FrameError? {
+        decodeBlock(&frame, pcb: pcb, kind: kind, requireCRC: false, answer: answer, inlineCRC: true)
     }
 
     @inline(__always)
     mutating func decodeBlock(_ frame: inout Frame, requireCRC: Bool, answer: Bool, inlineCRC: Bool) -> FrameError? {
+        guard let pcb = frame.bytes.byte(0) else { frame.tech = tech; return nil }
+        return decodeBlock(&frame, pcb: pcb, kind: ISODEPBlockParser.kind(ofPCB: pcb), requireCRC: requireCRC,
+                           answer: answer, inlineCRC: inlineCRC)
+    }
+    /// `decodeBlock` for a frame whose first byte `pcb` (of block kind `kind`) the
+    /// caller has read.
+    @inline(__always)
+    mutating func decodeBlock(_ frame: inout Frame, pcb: UInt8, kind: ISODEPBlockKind?, requireCRC: Bool, answer: Bool,
+                              inlineCRC: Bool) -> FrameError? {
         let bytes = frame.bytes
-        guard let pcb = bytes.byte(0) else { frame.tech = tech; return nil }
-        let kind = ISODEPBlockParser.kind(ofPCB: pcb)
         var payload = bytes
         var crcTech: Tech?
         frame.crc = .none

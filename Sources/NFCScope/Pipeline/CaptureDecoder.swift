@@ -100,11 +100,11 @@ public enum CaptureDecoder {
         var link = LinkDecoder()
         let isoDEP = ISODEPReassembler()
         let stages = ApplicationStages(sink: sink, registry: registry)
-        // The first frame's time, from which every frame's time is counted (`started`
-        // once there is one): a plain value and a flag rather than an `Int64?` that the
-        // loop unwrapped and picked with `cmov`s on every frame.
+        // The first frame's time, from which every frame's time is counted (taken when
+        // `outcome.frames` is still 0): a plain value rather than an `Int64?` that the
+        // loop unwrapped and picked with `cmov`s on every frame, and no flag of its own
+        // (the frame count says the same; the flag was set again on every frame).
         var base: Int64 = 0
-        var started = false
         // What the decoder passed goes back to the kernel every few MiB (`diff` has two
         // inputs mapped at once, so the window counts twice against the memory bound).
         let releaseStep = 4 << 20
@@ -134,7 +134,7 @@ public enum CaptureDecoder {
         var nextCheck = 1 << 20
         while true {
         while source.next(into: &frame) {
-            if !started { base = frame.time; started = true }
+            if outcome.frames == 0 { base = frame.time }
             frame.time = frame.time &- base
             let verdict = link.decodeTellingBlocks(&frame)
             // The frame is read where it lies. Every call below that is not inlined takes
@@ -144,8 +144,9 @@ public enum CaptureDecoder {
             // Lines writer none. An inlined sink that reads fields only (`stats`) copies
             // nothing. Any by-value use of the whole frame in an inlined call made a copy
             // of its own (sessions 16 and 18).
-            if frame.error != nil { outcome.frameErrors += 1 }
-            outcome.frames += 1
+            // Counts of frames read: no trap (they cannot reach 2^63).
+            if frame.error != nil { outcome.frameErrors &+= 1 }
+            outcome.frames &+= 1
             // A frame that ends the session closes the pending exchange first, so the
             // exchange is reported inside the session it belongs to.
             // Whether the frame closes the exchange and whether it is an ISO-DEP block: from
@@ -162,8 +163,12 @@ public enum CaptureDecoder {
             sink.frameInPlace(&frame)
             // Only blocks reach the reassembler (it inlines its per-block steps, too much
             // code to inline into the loops of sources without ISO-DEP).
-            if !closes && isBlock { isoDEP.feedBlock(of: &frame, to: stages) }
-            if isoDEP.hasOverlongReport { reportOverlong() }
+            // Only a block can make an exchange overlong (`flush` never does): the
+            // report is looked for after a block, not after every frame.
+            if !closes && isBlock {
+                isoDEP.feedBlock(of: &frame, to: stages)
+                if isoDEP.hasOverlongReport { reportOverlong() }
+            }
             stages.frame(&frame, closesExchange: closes, isBlock: isBlock)
             if problemsReported < source.problemCount { reportProblems() }
             let position = source.position
@@ -192,7 +197,7 @@ public enum CaptureDecoder {
             outcome.problems += 1
         }
         isoDEP.flush(to: stages)
-        outcome.startTime = started ? base : nil
+        outcome.startTime = outcome.frames > 0 ? base : nil
         stages.finish()
         reportProblems()
         outcome.problems += problemsReported + overlongReported
