@@ -102,7 +102,7 @@ public struct ByteView: @unchecked Sendable {
     /// what `u32x4(i, bigEndian:)` and a `slice(i + 16, captured)` of at most `limit`
     /// bytes give, after one bounds check of each (`limit` must not be negative).
     @inlinable @inline(__always)
-    public func pcapRecord(at i: Int, limit: Int, bigEndian: Bool) -> (UInt32, UInt32, ByteView)? {
+    func pcapRecord(at i: Int, limit: Int, bigEndian: Bool) -> (UInt32, UInt32, ByteView)? {
         guard i >= 0, i <= count &- 16, let base else { return nil }
         let a = base.loadUnaligned(fromByteOffset: i, as: UInt32.self)
         let b = base.loadUnaligned(fromByteOffset: i &+ 4, as: UInt32.self)

@@ -183,7 +183,7 @@ public struct CaptureReader: Sendable {
     /// The record cap and the nanoseconds per timestamp-fraction unit of a
     /// little-endian classic pcap with the usual record layout (`plainPcap`), nil for
     /// every other file: what `nextLittleEndianRecord` reads with.
-    public var plainLittleEndian: (recordLimit: Int, fractionScale: Int64)? {
+    var plainLittleEndian: (recordLimit: Int, fractionScale: Int64)? {
         guard let layout = plainPcap, !layout.bigEndian else { return nil }
         return (layout.recordLimit, layout.fractionScale)
     }
@@ -192,7 +192,7 @@ public struct CaptureReader: Sendable {
     /// the caller looked at the layout once, so a record costs no test of it (whether
     /// there is one, its byte order).
     @inline(__always)
-    public mutating func nextLittleEndianRecord(limit: Int, scale: Int64) -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
+    mutating func nextLittleEndianRecord(limit: Int, scale: Int64) -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
         guard !ended, let (seconds, fraction, data) = view.pcapRecord(at: offset, limit: limit, bigEndian: false)
         else { return nil }
         let n = pcap.recordsRead &+ 1
