@@ -118,8 +118,8 @@ import Testing
                                   crcIncluded: spec.crcIncluded, event: spec.event)
                     a.flags = spec.flags
                     var b = a
-                    if short.shortWayBlockAnswer(dir: a.dir, bytes: a.bytes, flags: a.flags, event: a.event,
-                                                 tech: a.tech, crcIncluded: a.crcIncluded) != nil { shortWays += 1 }
+                    if short.shortWayBlock(dir: a.dir, bytes: a.bytes, flags: a.flags, event: a.event,
+                                           tech: a.tech, crcIncluded: a.crcIncluded) != nil { shortWays += 1 }
                     short.decode(&a, blockShortWay: true)
                     general.decode(&b, blockShortWay: false)
                     frames += 1

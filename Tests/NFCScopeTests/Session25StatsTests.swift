@@ -185,8 +185,8 @@ import Testing
 
     /// `decodeTellingBlocks` as it was before session 25.
     static func oldTelling(_ d: inout LinkDecoder, _ frame: inout Frame) -> LoopBlockVerdict {
-        if let answer = d.shortWayBlockAnswer(dir: frame.dir, bytes: frame.bytes, flags: frame.flags, event: frame.event,
-                                              tech: frame.tech, crcIncluded: frame.crcIncluded) {
+        if let answer = d.shortWayBlock(dir: frame.dir, bytes: frame.bytes, flags: frame.flags, event: frame.event,
+                                        tech: frame.tech, crcIncluded: frame.crcIncluded)?.answer {
             frame.crc = .none
             // The old `decodeShortWayBlock(_:answer:)`.
             let error = d.decodeBlock(&frame, requireCRC: false, answer: answer, inlineCRC: true)

@@ -174,12 +174,6 @@ public struct CaptureReader: Sendable {
         return record
     }
 
-    /// A classic pcap's next record when it is whole and its length plausible: what
-    /// `next` returns for it, as the four fields a frame takes (the link type is the
-    /// file's, the error nil). Nil when anything else is due: the caller then calls
-    /// `next`, which reads it the general way.
-    /// Only for the usual record layout (`plainPcap`), read the way
-    /// `PcapReader.wholeRecord` reads it (`CaptureReaderTests` compares the two).
     /// The record cap and the nanoseconds per timestamp-fraction unit of a
     /// little-endian classic pcap with the usual record layout (`plainPcap`), nil for
     /// every other file: what `nextLittleEndianRecord` reads with.
@@ -195,15 +189,15 @@ public struct CaptureReader: Sendable {
     mutating func nextLittleEndianRecord(limit: Int, scale: Int64) -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
         guard !ended, let (seconds, fraction, data) = view.pcapRecord(at: offset, limit: limit, bigEndian: false)
         else { return nil }
-        let n = pcap.recordsRead &+ 1
-        pcap.recordsRead = n
-        let at = offset
-        offset = offset &+ 16 &+ data.count
-        // Neither product overflows: both factors are at most 32 bits wide.
-        let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* scale
-        return (n, at &+ base, timestamp, data)
+        return took(seconds, fraction, data, scale: scale)
     }
 
+    /// A classic pcap's next record when it is whole and its length plausible: what
+    /// `next` returns for it, as the four fields a frame takes (the link type is the
+    /// file's, the error nil). Nil when anything else is due: the caller then calls
+    /// `next`, which reads it the general way.
+    /// Only for the usual record layout (`plainPcap`), read the way
+    /// `PcapReader.wholeRecord` reads it (`CaptureReaderTests` compares the two).
     @inline(__always)
     public mutating func nextWholePcapRecord() -> (n: Int, offset: Int, timestamp: Int64, data: ByteView)? {
         guard let layout = plainPcap, !ended,
@@ -217,12 +211,20 @@ public struct CaptureReader: Sendable {
                   ? Self.bigEndianRecord(view, offset, limit: layout.recordLimit)
                   : view.pcapRecord(at: offset, limit: layout.recordLimit, bigEndian: false)
         else { return nil }
+        return took(seconds, fraction, data, scale: layout.fractionScale)
+    }
+
+    /// The record at `offset` (header words `seconds` and `fraction`, its `data`) is
+    /// read: counts it, steps past it and gives it as the record readers return it.
+    @inline(__always)
+    private mutating func took(_ seconds: UInt32, _ fraction: UInt32, _ data: ByteView,
+                               scale: Int64) -> (n: Int, offset: Int, timestamp: Int64, data: ByteView) {
         let n = pcap.recordsRead &+ 1
         pcap.recordsRead = n
         let at = offset
         offset = offset &+ 16 &+ data.count
         // Neither product overflows: both factors are at most 32 bits wide.
-        let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* layout.fractionScale
+        let timestamp = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* scale
         return (n, at &+ base, timestamp, data)
     }
 

@@ -106,7 +106,9 @@ public struct LinkDecoder: Sendable {
 
     /// Whether `frame` is an ISO-DEP block that the general way (`decodeInGeneral`,
     /// `decodeReader`, `decodeCard`) would hand straight to `decodeBlock`, and if so
-    /// with which `answer`; nil sends the frame the general way. Most frames of a
+    /// with which `answer`, with the frame's first byte (the block's PCB) and its block
+    /// kind, which the test works out and the block's decoding and the loop's verdict
+    /// need after it; nil sends the frame the general way. Most frames of a
     /// payment capture are such blocks: this skips the general way's checks (and the
     /// reset of `frame.info`, which `decodeBlock` always sets).
     ///
@@ -120,14 +122,6 @@ public struct LinkDecoder: Sendable {
     /// Everything the general way looks at before these outcomes is excluded here, so
     /// the two agree (`LinkShortWayTests`). The frame's fields rather than the frame:
     /// passing the `inout` frame can make a copy of the whole `Frame`.
-    @inline(__always)
-    func shortWayBlockAnswer(dir: Direction?, bytes: ByteView, flags: FrameFlags, event: FieldEvent?, tech: Tech,
-                             crcIncluded: Bool) -> Bool? {
-        shortWayBlock(dir: dir, bytes: bytes, flags: flags, event: event, tech: tech, crcIncluded: crcIncluded)?.answer
-    }
-    /// `shortWayBlockAnswer`, with the frame's first byte (the block's PCB) and its
-    /// block kind, which the test works out: the block's decoding and the loop's
-    /// verdict need them after it.
     @inline(__always)
     func shortWayBlock(dir: Direction?, bytes: ByteView, flags: FrameFlags, event: FieldEvent?, tech: Tech,
                        crcIncluded: Bool) -> (answer: Bool, pcb: UInt8, kind: ISODEPBlockKind)? {
