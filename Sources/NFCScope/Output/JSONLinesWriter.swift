@@ -155,6 +155,17 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         out.recordDone()
     }
 
+    /// `record(_:)`, the record read where the caller keeps it (nothing here changes it;
+    /// see `DecodeSink.recordInPlace`): the same lines, on the caller's value.
+    public func recordInPlace<R: DecodedRecord>(_ record: inout R) {
+        out.ascii("{\"type\":\"")
+        out.ascii(R.typeName)
+        out.byte(0x22)
+        record.writeJSONMembers(out, context)
+        out.ascii("}\n")
+        out.recordDone()
+    }
+
     public func problem(_ problem: InputProblem) {
         out.ascii("{\"type\":\"error\",\"file\":\"")
         out.jsonEscaped(problem.path)

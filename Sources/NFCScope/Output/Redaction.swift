@@ -593,6 +593,14 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         masked { inner.record(record) }
     }
 
+    /// `record(_:)`, the record passed on where the caller keeps it (see
+    /// `DecodeSink.recordInPlace`).
+    public func recordInPlace<R: DecodedRecord>(_ record: inout R) {
+        if let bytes = record.secretBearingBytes { redactor.learn(fromResponse: bytes) }
+        release()
+        masked { inner.recordInPlace(&record) }
+    }
+
     public func problem(_ problem: InputProblem) {
         inner.problem(problem)
     }

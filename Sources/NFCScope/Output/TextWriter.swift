@@ -253,11 +253,23 @@ public final class TextWriter: MaskableFrameWriter {
     /// Any stage's record: its lines under the frame that completed it, or kept for
     /// the closing section.
     public func record<R: DecodedRecord>(_ record: R) {
-        switch R.textPlacement {
+        writeRecord(R.textPlacement) { record.writeText($0, $1) }
+    }
+
+    /// `record(_:)`, the record read where the caller keeps it (nothing here changes it;
+    /// see `DecodeSink.recordInPlace`).
+    public func recordInPlace<R: DecodedRecord>(_ record: inout R) {
+        writeRecord(R.textPlacement) { record.writeText($0, $1) }
+    }
+
+    /// Both record paths: `writeText` writes the record's text.
+    @inline(__always)
+    private func writeRecord(_ placement: TextPlacement, _ writeText: (OutputBuffer, RenderContext) -> Void) {
+        switch placement {
         case .inline:
             let text = recordText
             text.removeAll()
-            record.writeText(text, context)
+            writeText(text, context)
             if maskText == nil && !layout.palette.enabled {
                 text.withContents { TextWrap.wrap($0, width: layout.width, into: out) }
             } else {
@@ -271,7 +283,7 @@ public final class TextWriter: MaskableFrameWriter {
             closingCount += 1
             guard closingKept < Self.closingLimit else { return }
             if closingHeading == nil { closingHeading = heading }
-            record.writeText(closing, context)
+            writeText(closing, context)
             closingKept += 1
         }
     }

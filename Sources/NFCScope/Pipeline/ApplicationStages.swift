@@ -122,7 +122,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     private func endCardSession(fieldDropped: Bool) {
         type2.sessionEnded()
         type4.endSession(to: sink)
-        if let summary = cards.endSession(fieldDropped: fieldDropped) { sink.record(summary) }
+        // Written where the tracker keeps it (a by-value record copied the ~4.7 KB summary).
+        cards.endSessionInPlace(fieldDropped: fieldDropped) { sink.recordInPlace(&$0) }
     }
 
     // MARK: Inputs from other stages
@@ -144,7 +145,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
             return
         }
         cards.interpretInPlace(exchange) { x in
-            sink.record(x)
+            // In place: by value, the ~520-byte interpretation was copied for the sink.
+            sink.recordInPlace(&x)
             // Applications chosen by the registry's kind of their AID.
             if x.handler == .ndef { type4.feed(x, to: sink) }
         }

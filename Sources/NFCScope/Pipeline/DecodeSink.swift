@@ -53,6 +53,12 @@ public protocol DecodeSink: AnyObject {
     /// not inlined copies the whole `Frame` first. The default calls `frame(_:)`; a
     /// writer that implements this writes exactly what its `frame(_:)` writes.
     func frameInPlace(_ frame: inout Frame)
+    /// `record(_:)` with the record read where its stage keeps it (`inout` only to be
+    /// handed its address: nothing changes it). A by-value call copies the record first
+    /// (a transaction summary ~4.7 KB, an APDU ~520 bytes). The default calls
+    /// `record(_:)`; a sink that implements this writes exactly what its `record(_:)`
+    /// writes, and a wrapper forwards it to its inner sink's `recordInPlace`.
+    func recordInPlace<R: DecodedRecord>(_ record: inout R)
     /// True for a sink that reads of an ISO-DEP exchange of the air only that it
     /// happened and whether it had a response (`stats`), and whose depth is `.link`:
     /// such exchanges then arrive as `exchangeCounted(withResponse:)` calls instead of
@@ -68,6 +74,8 @@ public protocol DecodeSink: AnyObject {
 extension DecodeSink {
     @inline(__always)
     public func frameInPlace(_ frame: inout Frame) { self.frame(frame) }
+    @inline(__always)
+    public func recordInPlace<R: DecodedRecord>(_ record: inout R) { self.record(record) }
     public static var takesExchangeCounts: Bool { false }
     public func exchangeCounted(withResponse: Bool) {}
 }

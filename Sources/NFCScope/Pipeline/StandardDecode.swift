@@ -34,6 +34,7 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
         if let tick { tick(frame.offset) }
     }
     package func record<R: DecodedRecord>(_ record: R) { inner.record(record) }
+    package func recordInPlace<R: DecodedRecord>(_ record: inout R) { inner.recordInPlace(&record) }
     package func problem(_ problem: InputProblem) {
         report(problem.line)
         inner.problem(problem)

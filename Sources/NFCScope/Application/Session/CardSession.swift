@@ -244,6 +244,16 @@ public final class CardSession {
         return tracker.finish(fieldDropped: fieldDropped)
     }
 
+    /// `endSession`, with the summary handed to `body` where the tracker keeps it (as
+    /// `inout`: `body` must not change it), not returned. Nothing is called when the
+    /// session carried no APDUs.
+    @inline(__always)
+    func endSessionInPlace(fieldDropped: Bool, _ body: (inout TransactionSummary) -> Void) {
+        defer { reset() }
+        guard !tracker.isEmpty else { return }
+        tracker.finishInPlace(fieldDropped: fieldDropped, body)
+    }
+
     /// Forgets the session in progress.
     public func reset() {
         // Every change to the session comes with an APDU the tracker counts: with none

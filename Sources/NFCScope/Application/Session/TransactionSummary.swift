@@ -252,12 +252,35 @@ struct TransactionTracker {
         }
         // One return (of `s`): a second one, before the stop was decided, made the
         // compiler copy the summary and destroy the original at every session end.
-        if s.cryptogram == nil { decideStop(&s, fieldDropped: fieldDropped) }
+        if s.cryptogram == nil {
+            Self.decideStop(&s, fieldDropped: fieldDropped, lastCommand: lastCommand, lastSW: lastSW,
+                            lastHadResponse: lastHadResponse, lastIncomplete: lastIncomplete)
+        }
         return s
     }
 
-    /// Where and why a session without a cryptogram stopped.
-    private func decideStop(_ s: inout TransactionSummary, fieldDropped: Bool) {
+    /// `finish`, with the summary completed where the tracker keeps it and handed to
+    /// `body` there (valid only during the call; `body` must not change it): handed over,
+    /// the ~4.7 KB summary was swapped out, returned and copied on to the sink. `reset`
+    /// must come next (it makes a new summary).
+    mutating func finishInPlace<R>(fieldDropped: Bool, _ body: (inout TransactionSummary) -> R) -> R {
+        handedOver = false
+        if let registry {
+            let scratch = self.scratch ?? SessionEndScratch()
+            self.scratch = scratch
+            EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch, to: &summary)
+        }
+        if summary.cryptogram == nil {
+            Self.decideStop(&summary, fieldDropped: fieldDropped, lastCommand: lastCommand, lastSW: lastSW,
+                            lastHadResponse: lastHadResponse, lastIncomplete: lastIncomplete)
+        }
+        return body(&summary)
+    }
+
+    /// Where and why a session without a cryptogram stopped, from the last command's
+    /// name, status word and answer.
+    private static func decideStop(_ s: inout TransactionSummary, fieldDropped: Bool, lastCommand: LastCommand?,
+                                   lastSW: UInt16?, lastHadResponse: Bool, lastIncomplete: Bool) {
         let last = lastCommand.map { String(describing: $0.name) } ?? "the first command"
         if !s.directory.isEmpty, let aid = s.aid, !s.selectAccepted,
            !s.directory.contains(where: { $0.aid == aid }) {

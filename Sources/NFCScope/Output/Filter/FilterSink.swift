@@ -70,12 +70,19 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     }
 
     public func record<R: DecodedRecord>(_ record: R) {
+        var record = record
+        recordInPlace(&record)
+    }
+
+    /// `record(_:)`, the record read and passed on where the caller keeps it (see
+    /// `DecodeSink.recordInPlace`).
+    public func recordInPlace<R: DecodedRecord>(_ record: inout R) {
         let type = "\(R.typeName)"
         var rendered: JSONValue??
         func render() -> JSONValue? {
             if let rendered { return rendered }
             scratch.removeAll()
-            json.record(record)
+            json.recordInPlace(&record)
             let value = parsedScratch()
             rendered = .some(value)
             return value
@@ -84,7 +91,7 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         if keepsCarriers, case .inline = R.textPlacement, let output = (inner as? any MaskableFrameWriter)?.output {
             writeCarriers(RecordFilter.frameNumbers(render()), to: output)
         }
-        inner.record(record)
+        inner.recordInPlace(&record)
     }
 
     /// Problems with the input are always passed on: an error is shown once, whatever
