@@ -122,7 +122,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     private func endCardSession(fieldDropped: Bool) {
         type2.sessionEnded()
         type4.endSession(to: sink)
-        // Written where the tracker keeps it (a by-value record copied the ~4.7 KB summary).
+        // Written where the tracker keeps it (handed over by value, it was copied 7 times).
         cards.endSessionInPlace(fieldDropped: fieldDropped) { sink.recordInPlace(&$0) }
     }
 
@@ -145,7 +145,8 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
             return
         }
         cards.interpretInPlace(exchange) { x in
-            // In place: by value, the ~520-byte interpretation was copied for the sink.
+            // In place down to the writer, whose call of the record's `writeJSONMembers`/
+            // `writeText` (`self` borrowed) still copies it (that copy was made here before).
             sink.recordInPlace(&x)
             // Applications chosen by the registry's kind of their AID.
             if x.handler == .ndef { type4.feed(x, to: sink) }

@@ -55,7 +55,7 @@ public protocol DecodeSink: AnyObject {
     func frameInPlace(_ frame: inout Frame)
     /// `record(_:)` with the record read where its stage keeps it (`inout` only to be
     /// handed its address: nothing changes it). A by-value call copies the record first
-    /// (a transaction summary ~4.7 KB, an APDU ~520 bytes). The default calls
+    /// (a transaction summary ~800 bytes, an APDU ~520). The default calls
     /// `record(_:)`; a sink that implements this writes exactly what its `record(_:)`
     /// writes, and a wrapper forwards it to its inner sink's `recordInPlace`.
     func recordInPlace<R: DecodedRecord>(_ record: inout R)

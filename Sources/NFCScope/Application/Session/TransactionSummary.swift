@@ -261,7 +261,7 @@ struct TransactionTracker {
 
     /// `finish`, with the summary completed where the tracker keeps it and handed to
     /// `body` there (valid only during the call; `body` must not change it): handed over,
-    /// the ~4.7 KB summary was swapped out, returned and copied on to the sink. `reset`
+    /// the ~800-byte summary was swapped out, returned and copied (7 copies). `reset`
     /// must come next (it makes a new summary).
     mutating func finishInPlace<R>(fieldDropped: Bool, _ body: (inout TransactionSummary) -> R) -> R {
         handedOver = false
