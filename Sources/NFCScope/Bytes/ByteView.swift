@@ -131,6 +131,15 @@ public struct ByteView: @unchecked Sendable {
         return ByteView(base: base.map { $0 + start }, count: length)
     }
 
+    /// `slice(start, length) ?? ByteView()`: two unsigned compares and no optional (the
+    /// BER-TLV parse's value of every node).
+    @inline(__always)
+    func sliceOrEmpty(_ start: Int, _ length: Int) -> ByteView {
+        guard UInt(bitPattern: start) <= UInt(bitPattern: count),
+              UInt(bitPattern: length) <= UInt(bitPattern: count &- start) else { return ByteView() }
+        return ByteView(base: base.map { $0 + start }, count: length)
+    }
+
     /// The bytes from `start` to the end; empty when `start` is past the end.
     /// Always inlined: left to the optimizer, the text view's frame lines called it
     /// three times a frame (a dozen instructions and a call each).

@@ -44,11 +44,19 @@ public struct EMVContext: Sendable {
             let index = i
             i += 1
             let tag = nodes[index].tag
-            if tag == 0x61 {
-                directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd)
+            // A one-byte tag by a table ("L" learnt, "D" the directory entry 61); the
+            // others are 5F2A, 9F42 or 9F38 (the tests were a search of ~12 a node).
+            if tag < 0x100 {
+                let k = tableByte(Self.oneByteTags, UInt8(truncatingIfNeeded: tag))
+                if k == 0x2E { continue }
+                if k == 0x44 {
+                    directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd)
+                    continue
+                }
+            } else if tag != 0x5F2A && tag != 0x9F42 && tag != 0x9F38 {
                 continue
             }
-            guard Self.learns(tag), !nodes[index].isError, !nodes[index].constructed else { continue }
+            guard !nodes[index].isError, !nodes[index].constructed else { continue }
             // 4F inside a directory entry (61) names a candidate, not the selected application.
             if tag == 0x4F && index < directoryEnd { continue }
             learn(tag: tag, value: nodes[index].value, arrays: &arrays)
@@ -78,6 +86,10 @@ public struct EMVContext: Sendable {
         default: return false
         }
     }
+
+    /// `learns` and 61 for the one-byte tags: "L" at the index of 8C, 8D, 84 and 4F, "D"
+    /// at 61's, "." elsewhere.
+    private static var oneByteTags: StaticString { @inline(__always) get { "...............................................................................L.................D..................................L.......LL.................................................................................................................." } }
 
     /// `learn(tag:value:)`, a DOL taken from `arrays` (kept when it holds the same bytes).
     @inline(__always)

@@ -547,7 +547,7 @@ public struct BERTLV: Sendable {
             let present = overrun ? remaining : length
             let index = put(TLVNode(parsed: tag, tagLength: tagLength, headerLength: headerLength,
                                     depth: depth, offset: pos, declaredLength: length,
-                                    value: root.slice(valueStart, present) ?? ByteView(),
+                                    value: root.sliceOrEmpty(valueStart, present),
                                     constructed: constructed, subtreeEnd: count &+ 1))
             var error = false
             if overrun {
