@@ -147,21 +147,22 @@ public final class JSONLinesWriter: MaskableFrameWriter {
 
     /// Any stage's record: `{"type":...,` its members `}`.
     public func record<R: DecodedRecord>(_ record: R) {
-        out.ascii("{\"type\":\"")
-        out.ascii(R.typeName)
-        out.byte(0x22)
-        record.writeJSONMembers(out, context)
-        out.ascii("}\n")
-        out.recordDone()
+        writeRecord(R.typeName) { record.writeJSONMembers($0, $1) }
     }
 
     /// `record(_:)`, the record read where the caller keeps it (nothing here changes it;
     /// see `DecodeSink.recordInPlace`): the same lines, on the caller's value.
     public func recordInPlace<R: DecodedRecord>(_ record: inout R) {
+        writeRecord(R.typeName) { record.writeJSONMembers($0, $1) }
+    }
+
+    /// Both record paths: `members` writes the record's members.
+    @inline(__always)
+    private func writeRecord(_ typeName: StaticString, _ members: (OutputBuffer, RenderContext) -> Void) {
         out.ascii("{\"type\":\"")
-        out.ascii(R.typeName)
+        out.ascii(typeName)
         out.byte(0x22)
-        record.writeJSONMembers(out, context)
+        members(out, context)
         out.ascii("}\n")
         out.recordDone()
     }

@@ -241,21 +241,12 @@ struct TransactionTracker {
     /// Strings and arrays at every session end): afterwards the tracker holds only the
     /// APDU count until `reset`, which must come next.
     mutating func finish(fieldDropped: Bool) -> TransactionSummary {
+        // Completed in place (the same checks and stop), then handed over.
+        finishInPlace(fieldDropped: fieldDropped) { _ in }
         var s = TransactionSummary()
         swap(&s, &summary)
         summary.apdus = s.apdus
         handedOver = true
-        if let registry {
-            let scratch = self.scratch ?? SessionEndScratch()
-            self.scratch = scratch
-            EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch, to: &s)
-        }
-        // One return (of `s`): a second one, before the stop was decided, made the
-        // compiler copy the summary and destroy the original at every session end.
-        if s.cryptogram == nil {
-            Self.decideStop(&s, fieldDropped: fieldDropped, lastCommand: lastCommand, lastSW: lastSW,
-                            lastHadResponse: lastHadResponse, lastIncomplete: lastIncomplete)
-        }
         return s
     }
 
