@@ -104,7 +104,7 @@ public final class OutputBuffer: @unchecked Sendable {
     // every writing function.
     @inline(never)
     private func growOrFlush(_ n: Int) {
-        if holdsFlush || growsInsteadOfFlushing {
+        if holdsFlush || growsInsteadOfFlushing || growsForText {
             let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: (count + n) * 2)
             fresh.update(from: storage, count: count)
             storage.deallocate()
@@ -411,6 +411,44 @@ public final class OutputBuffer: @unchecked Sendable {
             }
             count = o
         }
+    }
+
+    /// While `writeText` runs its body: a full buffer grows (what the body wrote is read back).
+    @exclusivity(unchecked) private var growsForText = false
+
+    /// Runs `body`, which writes text, and leaves what it wrote as `string` (`json`:
+    /// `jsonEscaped`) of `String(decoding: written, as: UTF8.self)` would write it: read
+    /// in place and kept as it is when it is ASCII (and, for JSON, needs no escaping),
+    /// else written again from that String. The buffer grows instead of flushing while
+    /// `body` runs. Returns how many bytes `body` wrote.
+    @discardableResult
+    func writeText(json: Bool, _ body: () -> Void) -> Int {
+        let begin = count
+        let growing = growsForText
+        growsForText = true
+        body()
+        growsForText = growing
+        let n = count &- begin
+        guard n > 0 else { return 0 }
+        let p = UnsafeRawPointer(storage + begin)
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var plain = true
+        var i = 0
+        while i &+ 8 <= n {
+            let w = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if w & highs != 0 || json && !Self.noneEscaped(w) { plain = false; break }
+            i &+= 8
+        }
+        while plain && i < n {
+            let c = p.load(fromByteOffset: i, as: UInt8.self)
+            if c >= 0x80 || json && (c < 0x20 || c == 0x22 || c == 0x5C) { plain = false }
+            i &+= 1
+        }
+        if plain { return n }
+        let text = String(decoding: UnsafeBufferPointer(start: storage + begin, count: n), as: UTF8.self)
+        count = begin
+        if json { jsonEscaped(text) } else { string(text) }
+        return n
     }
 
     /// Whether none of the eight bytes of `w` needs escaping in a JSON string (none is

@@ -59,11 +59,11 @@ enum ODARendering {
             out.ascii(",\"warnings\":"); strings(s.warnings, out)
             out.ascii(",\"issuer_application_data\":")
         }
-        hexAndText(s.issuerApplicationData, out)
-        if s.cvmResults == nil {
+        hexAndText(s.iadValue, out)
+        if s.cvmValue == nil {
             out.ascii(",\"cvm_results\":null,\"kernel\":")
         } else {
-            out.ascii(",\"cvm_results\":"); hexAndText(s.cvmResults, out)
+            out.ascii(",\"cvm_results\":"); hexAndText(s.cvmValue, out)
             out.ascii(",\"kernel\":")
         }
         if let k = s.kernel {
@@ -186,11 +186,11 @@ enum ODARendering {
             for note in r.notes { out.ascii("      note: "); out.string(note); out.byte(0x0A) }
         }
         for w in s.warnings { out.ascii("    warning: "); out.string(w); out.byte(0x0A) }
-        if let iad = s.issuerApplicationData {
-            out.ascii("    issuer application data: "); out.string(iad.text.isEmpty ? iad.hex : iad.text); out.byte(0x0A)
+        if let iad = s.iadValue {
+            out.ascii("    issuer application data: "); textOrHex(iad, out); out.byte(0x0A)
         }
-        if let cvm = s.cvmResults {
-            out.ascii("    CVM results: "); out.string(cvm.text.isEmpty ? cvm.hex : cvm.text); out.byte(0x0A)
+        if let cvm = s.cvmValue {
+            out.ascii("    CVM results: "); textOrHex(cvm, out); out.byte(0x0A)
         }
         if let k = s.kernel {
             out.ascii("    kernel: ")
@@ -266,11 +266,33 @@ enum ODARendering {
         out.byte(0x22)
     }
 
-    private static func hexAndText(_ v: (hex: String, text: String)?, _ out: OutputBuffer) {
-        guard let v else { out.ascii("null"); return }
-        out.ascii("{\"hex\":"); string(v.hex, out)
-        out.ascii(",\"text\":"); string(v.text, out)
-        out.byte(0x7D)
+    /// `{"hex":...,"text":...}`: a tag's value rendered here (its hex needs no escaping,
+    /// its text is read back and escaped only when it must be), Strings escaped.
+    private static func hexAndText(_ v: SessionValue?, _ out: OutputBuffer) {
+        switch v {
+        case nil: out.ascii("null")
+        case let .strings(hex, text)?:
+            out.ascii("{\"hex\":"); string(hex, out)
+            out.ascii(",\"text\":"); string(text, out)
+            out.byte(0x7D)
+        case let .tag(t)?:
+            out.ascii("{\"hex\":\"")
+            ByteView.with(t.value) { out.hex($0, uppercase: true) }
+            out.ascii("\",\"text\":\"")
+            out.writeText(json: true) { t.writeText(to: out) }
+            out.ascii("\"}")
+        }
+    }
+
+    /// The text line's value: the text, or the hex when the text is empty.
+    private static func textOrHex(_ v: SessionValue, _ out: OutputBuffer) {
+        switch v {
+        case let .strings(hex, text): out.string(text.isEmpty ? hex : text)
+        case let .tag(t):
+            if out.writeText(json: false, { t.writeText(to: out) }) == 0 {
+                ByteView.with(t.value) { out.hex($0, uppercase: true) }
+            }
+        }
     }
 
     private static func bool(_ b: Bool?, _ out: OutputBuffer) {

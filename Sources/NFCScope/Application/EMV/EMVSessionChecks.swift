@@ -14,40 +14,28 @@ enum EMVSessionChecks {
         // optional went through its value witness (~120 instructions a session end).
         if let token = token(e, registry: registry) { s.token = token } else if s.token != nil { s.token = nil }
         s.transactionLog = transactionLog(e)
-        s.issuerApplicationData = rendered(0x9F10, e.card.slice(0x9F10), e, registry, scratch)
-        s.cvmResults = rendered(0x9F34, e.terminal.slice(0x9F34), e, registry, scratch)
+        // The values' bytes and entries: the writers render them (no Strings made here).
+        s.iadValue = renderedTag(0x9F10, e.card.slice(0x9F10), e, registry, scratch)
+        s.cvmValue = renderedTag(0x9F34, e.terminal.slice(0x9F34), e, registry, scratch)
     }
 
-    /// A value as the tag's renderer shows it, inside the session's application.
-    private static func rendered(_ tag: UInt32, _ value: ArraySlice<UInt8>?, _ e: ODAEvidence, _ registry: Registry,
-                                 _ scratch: SessionEndScratch) -> (hex: String, text: String)? {
+    /// A value with what renders its text inside the session's application.
+    private static func renderedTag(_ tag: UInt32, _ value: ArraySlice<UInt8>?, _ e: ODAEvidence, _ registry: Registry,
+                                    _ scratch: SessionEndScratch) -> SessionValue? {
         guard let value else { return nil }
-        // What `learn(tag: 0x84, ...)` makes of the AID, sharing its array.
-        var context = EMVContext()
-        if let aid = e.aid, !aid.isEmpty { context.selectedAID = aid }
-        // The TLV writer's lookup and renderer (no entry copied, no renderer resolved
-        // again), into the session end's reused buffer.
-        let out = scratch.buffer
-        out.removeAll()
-        return ByteView.with(value) { v in
-            out.hex(v, uppercase: true)
-            // Made where the buffer holds it (`out.string` copied it out first, and the
-            // copy was emptied again).
-            let hex = out.withContents { $0.decodedUTF8 }
-            out.removeAll()
-            let shown: Bool = context.withSelectedAID { aid in
-                // The entry's index kept by tag, length and AID (`tagHandle` worked the
-                // AID's dictionary out at every session end, ~430 instructions).
-                guard let index = scratch.tagIndex(tag, length: v.count, aid: context.selectedAID, registry: registry,
-                                                   lookup: { registry.tagHandle(tag, length: v.count, aid: aid)?.index })
-                else { return false }
-                let handle = EMVTagHandle(tag: tag, length: v.count, aid: aid, index: index)
-                guard registry.tagHasText(handle) else { return false }
-                registry.renderTagValue(handle, v, context: context, to: out, target: .text)
-                return true
-            }
-            return (hex, shown ? scratch.text(of: out) : "")
+        let aid = e.aid.flatMap { $0.isEmpty ? nil : $0 }
+        let length = value.count
+        // The entry's index kept by tag, length and AID (`tagHandle` worked the AID's
+        // dictionary out at every session end, ~430 instructions).
+        let lookup: (ByteView?) -> Int? = { view in
+            scratch.tagIndex(tag, length: length, aid: aid, registry: registry,
+                             lookup: { registry.tagHandle(tag, length: length, aid: view)?.index })
         }
+        let index = if let aid { ByteView.with(aid) { lookup($0) } } else { lookup(nil) }
+        let shown = index.flatMap { i in
+            registry.tagHasText(EMVTagHandle(tag: tag, length: length, aid: nil, index: i)) ? i : nil
+        }
+        return .tag(RenderedTagValue(tag: tag, value: Array(value), aid: aid, index: shown, registry: registry))
     }
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {

@@ -69,8 +69,19 @@ public struct TransactionSummary: Sendable {
     public var transactionLog: [LogEntry] = []
     /// What the card decided and why: its last issuer application data (9F10) and the
     /// terminal's CVM results (9F34), each as hex and rendered text.
-    public var issuerApplicationData: (hex: String, text: String)?
-    public var cvmResults: (hex: String, text: String)?
+    public var issuerApplicationData: (hex: String, text: String)? {
+        get { iadValue?.strings }
+        set { iadValue = newValue.map { .strings(hex: $0.hex, text: $0.text) } }
+    }
+    public var cvmResults: (hex: String, text: String)? {
+        get { cvmValue?.strings }
+        set { cvmValue = newValue.map { .strings(hex: $0.hex, text: $0.text) } }
+    }
+    /// `issuerApplicationData` and `cvmResults` as the session end keeps them: the value's
+    /// bytes, rendered by the record writers into their output (the two Strings made at
+    /// every session end were escaped again by the writer).
+    var iadValue: SessionValue?
+    var cvmValue: SessionValue?
 
     /// The outcome in a few words.
     public var outcome: String { outcomeLiteral.description }
@@ -243,6 +254,9 @@ struct TransactionTracker {
     mutating func finish(fieldDropped: Bool) -> TransactionSummary {
         // Completed in place (the same checks and stop), then handed over.
         finishInPlace(fieldDropped: fieldDropped) { _ in }
+        // Handed over: its values as the Strings they were (no registry or bytes kept).
+        summary.iadValue = summary.iadValue?.madeStrings(scratch)
+        summary.cvmValue = summary.cvmValue?.madeStrings(scratch)
         var s = TransactionSummary()
         swap(&s, &summary)
         summary.apdus = s.apdus
@@ -288,6 +302,68 @@ struct TransactionTracker {
             s.stoppedAt = last
             s.stopReason = fieldDropped ? "the field dropped before a cryptogram" : "the session ended before a cryptogram"
         }
+    }
+}
+
+/// A value of the session shown as hex and rendered text (`TransactionSummary`'s
+/// `issuerApplicationData`, `cvmResults`).
+enum SessionValue: Sendable {
+    /// Set through the public property.
+    case strings(hex: String, text: String)
+    /// A tag's value as the session end found it, rendered when written.
+    case tag(RenderedTagValue)
+
+    var strings: (hex: String, text: String) {
+        switch self {
+        case let .strings(hex, text): (hex, text)
+        case let .tag(v): (hexUpper(v.value), v.text(nil))
+        }
+    }
+
+    /// As the Strings (`scratch`: its buffer and last texts used, a text made before shared).
+    func madeStrings(_ scratch: SessionEndScratch?) -> SessionValue {
+        switch self {
+        case .strings: self
+        case let .tag(v): .strings(hex: hexUpper(v.value), text: v.text(scratch))
+        }
+    }
+}
+
+/// A tag's value and what renders its text: the registry's entry (nil when it has no
+/// text) inside the session's selected AID.
+struct RenderedTagValue: Sendable {
+    var tag: UInt32
+    var value: [UInt8]
+    /// The selected AID (nil when none or empty).
+    var aid: [UInt8]?
+    var index: Int?
+    var registry: Registry
+
+    /// The value's text as the entry's renderer writes it (nothing when it has none).
+    func writeText(to out: OutputBuffer) {
+        guard let index else { return }
+        var context = EMVContext()
+        if let aid { context.selectedAID = aid }
+        ByteView.with(value) { v in
+            context.withSelectedAID { aid in
+                registry.renderTagValue(EMVTagHandle(tag: tag, length: v.count, aid: aid, index: index), v,
+                                        context: context, to: out, target: .text)
+            }
+        }
+    }
+
+    /// The text as a String (`scratch`: written in its buffer, one of its last texts
+    /// when the same bytes).
+    func text(_ scratch: SessionEndScratch?) -> String {
+        guard index != nil else { return "" }
+        guard let scratch else {
+            let out = OutputBuffer(initialCapacity: 256)
+            writeText(to: out)
+            return out.withContents { $0.decodedUTF8 }
+        }
+        scratch.buffer.removeAll()
+        writeText(to: scratch.buffer)
+        return scratch.text(of: scratch.buffer)
     }
 }
 
