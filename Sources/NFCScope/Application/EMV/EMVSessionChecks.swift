@@ -120,9 +120,9 @@ enum EMVSessionChecks {
 }
 
 /// What the session end reuses from one session to the next: a buffer (memory mode)
-/// rendered values are written into, the last rendered text (most sessions of a
-/// capture render the same one: shared instead of made again) and the kernel names
-/// looked up.
+/// the rendered values of a summary handed over (`TransactionTracker.finish`) are
+/// written into, the last rendered texts (most sessions of a capture render one of a
+/// few: shared instead of made again), the entries' indexes and the kernel names looked up.
 final class SessionEndScratch {
     let buffer = OutputBuffer(initialCapacity: 256)
     /// The ODA verdicts' length reasons made so far.
