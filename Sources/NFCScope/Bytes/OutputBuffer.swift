@@ -954,8 +954,14 @@ public final class OutputBuffer: @unchecked Sendable {
     /// is the last counter value plus one (frame numbers), the literals and the number
     /// go in one reservation, a number of up to 8 digits as one word (its kept digits
     /// are right-aligned: the word's leading bytes are shifted out).
-    @inline(__always)
     public func frameOpening(_ n: Int, time: Int64, digits: Int) {
+        frameOpeningInline(n, time: time, digits: digits)
+    }
+
+    /// `frameOpening`, inlined where it is called (`JSONLinesWriter.frameInPlace`: the
+    /// public function, `@inline(__always)`, was left a call).
+    @inline(always)
+    func frameOpeningInline(_ n: Int, time: Int64, digits: Int) {
         let opening: StaticString = "{\"type\":\"frame\",\"n\":"
         let timeMember: StaticString = ",\"time\":"
         if n == counterValue &+ 1 && n > 0 {

@@ -49,11 +49,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         let out = self.out
         // The opening, number and time in one reservation; the time in nanoseconds when the
         // input has them, else in microseconds.
-        if digits >= 9 {
-            out.frameOpening(frame.n, time: frame.time, digits: 9)
-        } else {
-            out.frameOpening(frame.n, time: frame.time / 1000, digits: 6)
-        }
+        let nine = digits >= 9
+        out.frameOpeningInline(frame.n, time: nine ? frame.time : frame.time / 1000, digits: nine ? 9 : 6)
         // The members up to the info text in two reservations (names are at most 9
         // bytes: 64 bytes hold dir, tech, event and the literals; 128 the rest).
         // Whether there is a mask, without a copy of it (a copy retained and released
