@@ -1,5 +1,4 @@
-// Owns the bytes of one input: a read-only private mapping of a regular file (read
-// as it flows instead when decoding, as a stream is), or
+// Owns the bytes of one input: a read-only private mapping of a regular file, or
 // a pipe / stdin, either read as it flows (`StreamInput`, for decoding) or read
 // once whole (for callers that pass over the input twice: convert, diff), parked in
 // an unlinked temporary file and mapped (in memory only when no temporary file can
@@ -102,12 +101,8 @@ public final class CaptureInput: @unchecked Sendable {
             close(fd)
             throw InputError(path: path, reason: Self.endlessDeviceReason)
         }
-        if streaming {
-            // A regular file too (read into the stream's buffer up to its size now; see
-            // `StreamInput`): a single pass reads it faster than from a mapping.
-            stream = (st.st_mode & S_IFMT) == S_IFREG
-                ? StreamInput(fd: fd, ownsDescriptor: true, fileSize: Int(st.st_size), path: path)
-                : StreamInput(fd: fd, ownsDescriptor: true)
+        if streaming && (st.st_mode & S_IFMT) != S_IFREG {
+            stream = StreamInput(fd: fd, ownsDescriptor: true)
             owned = nil
             mapped = nil
             mappedLength = 0
@@ -233,10 +228,7 @@ public final class CaptureInput: @unchecked Sendable {
     /// (convert and diff read theirs twice): its pages are released again from the
     /// start, else the second pass would keep the whole input resident.
     public func release(upTo offset: Int) {
-        guard let mapped else {
-            stream?.release(upTo: offset)
-            return
-        }
+        guard let mapped else { return }
         let page = 1 << 16
         let end = min(offset, mappedLength) & ~(page - 1)
         if end < releasedUpTo { releasedUpTo = 0 }

@@ -5,8 +5,7 @@
 // ends the run cleanly: the output written so far is flushed (a record still being
 // built for redaction is left out, so nothing unmasked escapes), a line names the
 // file, the offset being read and the file's new size, and the exit status is 2.
-// Any other SIGBUS is re-raised with the default action. A regular file read with
-// read() (`StreamInput`) that ends before its size ends the run the same way.
+// Any other SIGBUS is re-raised with the default action.
 //
 // Everything the handler touches is fixed-size storage set up beforehand, and it
 // calls only async-signal-safe functions (write, stat, _exit) apart from the
@@ -117,39 +116,26 @@ enum InputShrinkGuard {
         for i in 0..<slots {
             let m = mappings[i]
             guard let path = m.path, address >= m.base, address < m.base + UInt(m.length) else { continue }
-            endRun(path: path, offset: Int(address - m.base), length: m.length)
+            for k in 0..<slots {
+                if let out = outputSlots[k] { out.takeUnretainedValue().flushForExit() }
+            }
+            var st = stat()
+            let size = stat(path, &st) == 0 ? Int(st.st_size) : -1
+            writeError(path)
+            writeError(": input shrank while it was read: reading offset ")
+            writeNumber(Int(address - m.base))
+            if size >= 0 {
+                writeError(", the file now has ")
+                writeNumber(size)
+                writeError(" of its ")
+                writeNumber(m.length)
+                writeError(" bytes")
+            }
+            writeError("; decoding stopped\n")
+            _exit(2)
         }
         // Not ours: the default action, on return the fault happens again.
         signal(SIGBUS, SIG_DFL)
-    }
-
-    /// A regular file read with read() (`StreamInput`) ended at `offset`, before its
-    /// `length` bytes when opened: the run ends as on a shrunk mapping.
-    static func shrank(path: String, offset: Int, length: Int) -> Never {
-        _ = outputSlots
-        path.withCString { endRun(path: $0, offset: offset, length: length) }
-    }
-
-    /// Flushes the registered outputs' whole records, names the file, the offset and
-    /// its new size, and exits with status 2 (async-signal-safe).
-    private static func endRun(path: UnsafePointer<CChar>, offset: Int, length: Int) -> Never {
-        for k in 0..<slots {
-            if let out = outputSlots[k] { out.takeUnretainedValue().flushForExit() }
-        }
-        var st = stat()
-        let size = stat(path, &st) == 0 ? Int(st.st_size) : -1
-        writeError(path)
-        writeError(": input shrank while it was read: reading offset ")
-        writeNumber(offset)
-        if size >= 0 {
-            writeError(", the file now has ")
-            writeNumber(size)
-            writeError(" of its ")
-            writeNumber(length)
-            writeError(" bytes")
-        }
-        writeError("; decoding stopped\n")
-        _exit(2)
     }
 
     private static func writeError(_ s: UnsafePointer<CChar>) {

@@ -7,14 +7,6 @@
 //
 // Offsets: `view` starts at stream offset `consumed`, so a decoder's offsets into the
 // view plus `consumed` are offsets in the stream as a whole.
-//
-// A regular file is read the same way (single-pass decoding: the bytes are then read
-// from a buffer that stays in the core's cache, rather than from mapped page-cache
-// pages), but only up to its size when opened, as a mapping of it would be; a read
-// that ends before that ends the run as a shrunk mapping does. A record
-// longer than the buffer (or a format that needs the whole input: a Flipper dump, a
-// .trz) maps the rest of the file instead of growing the buffer, so such a file is
-// decoded exactly as from the mapping.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -42,44 +34,21 @@ public final class StreamInput: @unchecked Sendable {
     /// Runs before a read that would block (nothing has arrived yet): the output is
     /// flushed there, so whoever reads it sees what is decoded while the writer pauses.
     @exclusivity(unchecked) public var beforeWaiting: (() -> Void)?
-    /// A regular file: its size when opened (nothing past it is read), else -1.
-    let fileSize: Int
-    /// A regular file's path (named if it shrinks while it is read).
-    private let filePath: String
-    /// A regular file mapped whole once the buffer was too small; `view` then starts at
-    /// `mapping + consumed`.
-    @exclusivity(unchecked) private var mapping: UnsafeMutableRawPointer?
-    /// Bytes of `mapping` before this offset were handed back to the kernel.
-    @exclusivity(unchecked) private var releasedUpTo = 0
 
-    public convenience init(fd: Int32, ownsDescriptor: Bool, capacity: Int = StreamInput.initialCapacity) {
-        self.init(fd: fd, ownsDescriptor: ownsDescriptor, capacity: capacity, fileSize: -1, path: "")
-    }
-
-    /// A regular file of `fileSize` bytes (its size when opened), read from `fd`'s offset 0.
-    init(fd: Int32, ownsDescriptor: Bool, capacity: Int = StreamInput.initialCapacity, fileSize: Int, path: String) {
+    public init(fd: Int32, ownsDescriptor: Bool, capacity: Int = StreamInput.initialCapacity) {
         self.fd = fd
         self.ownsDescriptor = ownsDescriptor
         self.capacity = max(capacity, 64)
-        self.fileSize = fileSize
-        filePath = path
         storage = .allocate(byteCount: self.capacity, alignment: 16)
-        if fileSize == 0 { atEnd = true }
     }
 
     deinit {
         storage.deallocate()
-        if let mapping {
-            InputShrinkGuard.unwatch(base: mapping)
-            munmap(mapping, fileSize)
-        }
         if ownsDescriptor { close(fd) }
     }
 
     /// The bytes held. Valid until the next `refill`.
-    public var view: ByteView {
-        ByteView(base: UnsafeRawPointer(mapping.map { $0 + consumed } ?? storage), count: count)
-    }
+    public var view: ByteView { ByteView(base: UnsafeRawPointer(storage), count: count) }
 
     /// Drops the bytes before `keepFrom` (an offset into `view`: everything before it
     /// has been decoded and is no longer looked at), then reads until at least one new
@@ -90,12 +59,11 @@ public final class StreamInput: @unchecked Sendable {
         let drop = min(max(keepFrom, 0), count)
         if drop > 0 {
             let rest = count - drop
-            if rest > 0 && mapping == nil { (storage).copyMemory(from: storage + drop, byteCount: rest) }
+            if rest > 0 { (storage).copyMemory(from: storage + drop, byteCount: rest) }
             count = rest
             consumed += drop
         }
         guard !atEnd else { return drop }
-        if count == capacity && fileSize >= 0 && mapRest() { return drop }
         if count == capacity {
             guard capacity < Self.maximumCapacity else {
                 atEnd = true
@@ -109,24 +77,18 @@ public final class StreamInput: @unchecked Sendable {
             storage = fresh
             capacity = bigger
         }
-        if fileSize < 0, let beforeWaiting, !readable() { beforeWaiting() }
+        if let beforeWaiting, !readable() { beforeWaiting() }
         while true {
             if Interruption.requested {
                 atEnd = true
                 return drop
             }
-            let want = fileSize < 0 ? capacity - count : min(capacity - count, fileSize - consumed - count)
-            let n = read(fd, storage + count, want)
+            let n = read(fd, storage + count, capacity - count)
             if n > 0 {
                 count += n
-                // A regular file ends at its size when opened (a mapping would too).
-                if fileSize >= 0 && consumed + count == fileSize { atEnd = true }
                 return drop
             }
             if n == 0 {
-                if fileSize >= 0 && consumed + count < fileSize {
-                    InputShrinkGuard.shrank(path: filePath, offset: consumed + count, length: fileSize)
-                }
                 atEnd = true
                 return drop
             }
@@ -141,33 +103,6 @@ public final class StreamInput: @unchecked Sendable {
             atEnd = true
             return drop
         }
-    }
-
-    /// A regular file whose record does not fit the buffer: maps the whole file and
-    /// views the rest of it from `consumed` (the bytes held are the same bytes), as if
-    /// read to its end. False when it cannot be mapped (the buffer grows instead).
-    private func mapRest() -> Bool {
-        let p = mmap(nil, fileSize, PROT_READ, MAP_PRIVATE, fd, 0)
-        guard let p, p != MAP_FAILED else { return false }
-        _ = madvise(p, fileSize, MADV_SEQUENTIAL)
-        // A file truncated while it is read would otherwise kill the run with SIGBUS.
-        InputShrinkGuard.watch(base: p, length: fileSize, path: filePath)
-        mapping = p
-        releasedUpTo = consumed & ~((1 << 16) - 1)
-        count = fileSize - consumed
-        atEnd = true
-        return true
-    }
-
-    /// Once the rest of a regular file is mapped: hands the pages before `offset` (an
-    /// offset into `view`) back to the kernel, as `CaptureInput.release` does.
-    func release(upTo offset: Int) {
-        guard let mapping else { return }
-        let page = 1 << 16
-        let end = min(consumed + offset, fileSize) & ~(page - 1)
-        guard end > releasedUpTo else { return }
-        _ = madvise(mapping + releasedUpTo, end - releasedUpTo, MADV_DONTNEED)
-        releasedUpTo = end
     }
 
     /// Reads everything to the end, growing as needed (callers that need the whole
