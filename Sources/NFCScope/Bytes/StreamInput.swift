@@ -34,6 +34,17 @@ public final class StreamInput: @unchecked Sendable {
     /// Runs before a read that would block (nothing has arrived yet): the output is
     /// flushed there, so whoever reads it sees what is decoded while the writer pauses.
     @exclusivity(unchecked) public var beforeWaiting: (() -> Void)?
+    /// Buffers left where they were by `refill(keepingFrom:keepingOldBytes:)` because
+    /// views into them were still held (the redacting sink's frames); freed at the first
+    /// refill that no longer needs them, or with the stream.
+    @exclusivity(unchecked) private var retired: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) private var retiredBytes = 0
+    /// Old buffers kept for held views amount to at most this (16 buffers of the initial
+    /// size): the caller asks for no more, and the holder lets go instead (see
+    /// `DecodeSink.inputWillMove(mayKeep:)`).
+    public static let retiredByteLimit = 16 << 20
+    /// Whether one more refill may keep the old bytes in place (`keepingOldBytes`).
+    public var mayKeepOldBytes: Bool { retiredBytes + capacity <= Self.retiredByteLimit }
 
     public init(fd: Int32, ownsDescriptor: Bool, capacity: Int = StreamInput.initialCapacity) {
         self.fd = fd
@@ -44,6 +55,7 @@ public final class StreamInput: @unchecked Sendable {
 
     deinit {
         storage.deallocate()
+        for buffer in retired { buffer.deallocate() }
         if ownsDescriptor { close(fd) }
     }
 
@@ -54,14 +66,34 @@ public final class StreamInput: @unchecked Sendable {
     /// has been decoded and is no longer looked at), then reads until at least one new
     /// byte arrived or the stream ended. Returns how many bytes the view's start moved
     /// by; views handed out before are invalid afterwards.
+    /// With `keepingOldBytes`, the bytes views were handed out for stay where they are
+    /// (in a buffer set aside, while `mayKeepOldBytes`) and the kept tail moves to a
+    /// new buffer: views held across the refill (frames a sink holds back) stay valid
+    /// until the next refill without it.
     @discardableResult
-    public func refill(keepingFrom keepFrom: Int) -> Int {
+    public func refill(keepingFrom keepFrom: Int, keepingOldBytes: Bool = false) -> Int {
         let drop = min(max(keepFrom, 0), count)
-        if drop > 0 {
+        if keepingOldBytes {
             let rest = count - drop
-            if rest > 0 { (storage).copyMemory(from: storage + drop, byteCount: rest) }
+            let fresh = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+            if rest > 0 { fresh.copyMemory(from: storage + drop, byteCount: rest) }
+            retired.append(storage)
+            retiredBytes += capacity
+            storage = fresh
             count = rest
             consumed += drop
+        } else {
+            if !retired.isEmpty {
+                for buffer in retired { buffer.deallocate() }
+                retired.removeAll(keepingCapacity: true)
+                retiredBytes = 0
+            }
+            if drop > 0 {
+                let rest = count - drop
+                if rest > 0 { (storage).copyMemory(from: storage + drop, byteCount: rest) }
+                count = rest
+                consumed += drop
+            }
         }
         guard !atEnd else { return drop }
         if count == capacity {

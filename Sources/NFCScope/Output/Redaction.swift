@@ -605,6 +605,15 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         inner.problem(problem)
     }
 
+    /// Held frames point into the input: the stream keeps their bytes in place while
+    /// they are held, or (when it keeps no more old buffers) they are written now, as
+    /// at the hold limit.
+    public func inputWillMove(mayKeep: Bool) -> Bool {
+        if !mayKeep { release() }
+        let innerHolds = inner.inputWillMove(mayKeep: mayKeep)
+        return !held.isEmpty || innerHolds
+    }
+
     public func end(_ input: InputDescription) {
         release()
         masked { inner.end(input) }

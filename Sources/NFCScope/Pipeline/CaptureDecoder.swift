@@ -186,7 +186,10 @@ public enum CaptureDecoder {
         if problemsReported < source.problemCount { reportProblems() }
         isoDEP.detachFromInput()
         source.detachFromInput()
-        let dropped = stream.refill(keepingFrom: source.position)
+        // A sink holding frames (the redacting sink) keeps the old bytes in place.
+        let mayKeep = stream.mayKeepOldBytes
+        let keep = sink.inputWillMove(mayKeep: mayKeep) && mayKeep
+        let dropped = stream.refill(keepingFrom: source.position, keepingOldBytes: keep)
         if Interruption.requested { break }
         source.resume(with: stream.view, dropped: dropped, final: stream.atEnd)
         nextCheck = source.position + (1 << 20)

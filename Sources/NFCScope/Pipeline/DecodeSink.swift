@@ -69,6 +69,13 @@ public protocol DecodeSink: AnyObject {
     /// One ISO-DEP exchange; `withResponse` is `response != nil` of the record it stands
     /// for. Called only when `takesExchangeCounts` is true.
     func exchangeCounted(withResponse: Bool)
+    /// A stream's bytes are about to move (its buffer is refilled; a mapped file's never
+    /// do). Returns true when the sink still holds frames whose views point into them
+    /// (the redacting sink holds an exchange's frames until its secrets are known): the
+    /// stream then leaves them where they are until a later call returns false. With
+    /// `mayKeep` false (the stream already keeps `StreamInput.retiredByteLimit` of old buffers)
+    /// the sink must let go of them now and return false. Default: nothing held, false.
+    func inputWillMove(mayKeep: Bool) -> Bool
 }
 
 extension DecodeSink {
@@ -78,4 +85,5 @@ extension DecodeSink {
     public func recordInPlace<R: DecodedRecord>(_ record: inout R) { self.record(record) }
     public static var takesExchangeCounts: Bool { false }
     public func exchangeCounted(withResponse: Bool) {}
+    public func inputWillMove(mayKeep: Bool) -> Bool { false }
 }

@@ -40,6 +40,7 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
         inner.problem(problem)
     }
     package func end(_ input: InputDescription) { inner.end(input) }
+    package func inputWillMove(mayKeep: Bool) -> Bool { inner.inputWillMove(mayKeep: mayKeep) }
     package static var takesExchangeCounts: Bool { Inner.takesExchangeCounts }
     @inline(__always) package func exchangeCounted(withResponse: Bool) {
         inner.exchangeCounted(withResponse: withResponse)

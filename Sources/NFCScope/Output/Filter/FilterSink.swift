@@ -100,6 +100,8 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         inner.problem(problem)
     }
 
+    public func inputWillMove(mayKeep: Bool) -> Bool { inner.inputWillMove(mayKeep: mayKeep) }
+
     public func end(_ input: InputDescription) {
         inner.end(input)
     }

@@ -105,6 +105,10 @@ public final class ReportWriter: DecodeSink {
     public func record<R: DecodedRecord>(_ record: R) { front.record(record); collector.harvest() }
     public func problem(_ problem: InputProblem) { front.problem(problem); collector.harvest() }
     public func end(_ input: InputDescription) { front.end(input); collector.harvest(); collector.finishInput() }
+    public func inputWillMove(mayKeep: Bool) -> Bool {
+        defer { collector.harvest() }
+        return front.inputWillMove(mayKeep: mayKeep)
+    }
 
     /// Program name and version named on the page.
     public var generator: String {
