@@ -72,6 +72,13 @@ public final class Registry: Sendable {
     /// its generic metadata, ~0.15 M instructions).
     private let longTagKeys: [UInt32]
     private let longTagRuns: [TagRun]
+    /// The TLV node writers' lookup of a one- or two-byte tag (`tagNodeEntry`), per
+    /// short tag slot and scope (EMV's slots, then ISO 7816's): the candidate the
+    /// general lookup answers whatever the length and AID (0 or more), -1 when it
+    /// answers none, -2 when a restricted candidate comes first (the general lookup).
+    private let shortTagNodeSlots: [Int32]
+    /// `TagNodeEntry` of each candidate, index for index with `tagSlots`.
+    private let tagNodeEntries: [TagNodeEntry]
     /// nil: the built-in currency and country files', parsed on first use.
     private let storedMoneyTables: MoneyTables?
     private var moneyTables: MoneyTables { storedMoneyTables ?? Registry.builtinMoneyTables }
@@ -193,6 +200,32 @@ public final class Registry: Sendable {
         shortTagRuns = shortRuns
         longTagKeys = longKeys
         longTagRuns = longRuns
+        let prefix = Registry.nameMemberPrefix.utf8CodeUnitCount
+        tagNodeEntries = slots.indices.map { index in
+            let slot = slots[index]
+            return TagNodeEntry(index: index, nameMemberStart: slot.jsonNameStart &- prefix,
+                                nameMemberCount: prefix &+ slot.jsonNameCount &+ 1, textNameStart: slot.textNameStart,
+                                textNameCount: slot.textNameCount, hasText: slot.renderer != .none)
+        }
+        // What `slotIndex(_:length:aid:knownScope:)` answers for a known scope: the
+        // first candidate bound to AIDs or of that scope, if it is not restricted.
+        var nodeSlots = [Int32](repeating: -1, count: 2 * Registry.shortTagSlots)
+        for (k, scope) in [TagScope.emv, .iso7816].enumerated() {
+            for short in 0..<Registry.shortTagSlots {
+                let run = shortRuns[short]
+                var i = Int(run.start)
+                let end = i + Int(run.count)
+                while i < end {
+                    let slot = slots[i]
+                    if slot.boundToAIDs || slot.scope == scope {
+                        nodeSlots[k * Registry.shortTagSlots + short] = slot.isRestricted ? -2 : Int32(i)
+                        break
+                    }
+                    i += 1
+                }
+            }
+        }
+        shortTagNodeSlots = nodeSlots
     }
 
     /// How a candidate's values are rendered: `EMVValueRenderer` without payloads,
@@ -241,7 +274,7 @@ public final class Registry: Sendable {
     }
 
     /// One-byte tags, then two-byte tags (whose first byte ends in 1F: 8 first bytes).
-    private static let shortTagSlots = 256 + 8 * 256
+    private static var shortTagSlots: Int { @inline(__always) get { 256 + 8 * 256 } }
 
     @inline(__always)
     private static func shortTagSlot(_ tag: UInt32) -> Int? {
@@ -425,14 +458,24 @@ public final class Registry: Sendable {
     }
 
     /// `tagHandle(_:length:in:)` with the slot's fields the node writers need read once.
+    /// A one- or two-byte tag whose answer depends on neither length nor AID (nearly
+    /// every node) is one read of `shortTagNodeSlots`; the others go the general way.
     @inline(__always)
     func tagNodeEntry(_ tag: UInt32, length: Int, in scope: EMVLookupScope) -> TagNodeEntry? {
+        if let short = Registry.shortTagSlot(tag) {
+            let k = scope.tagScope == .emv ? short : short &+ Registry.shortTagSlots
+            let index = Int(shortTagNodeSlots[k])
+            if index >= 0 { return tagNodeEntries[index] }
+            if index == -1 { return nil }
+        }
+        return restrictedTagNodeEntry(tag, length: length, in: scope)
+    }
+
+    /// `tagNodeEntry` through the general lookup (restricted candidates, long tags).
+    @inline(never)
+    private func restrictedTagNodeEntry(_ tag: UInt32, length: Int, in scope: EMVLookupScope) -> TagNodeEntry? {
         guard let index = slotIndex(tag, length: length, aid: scope.aid, knownScope: scope.tagScope) else { return nil }
-        let slot = tagSlots[index]
-        let prefix = Registry.nameMemberPrefix.utf8CodeUnitCount
-        return TagNodeEntry(index: index, nameMemberStart: slot.jsonNameStart &- prefix,
-                            nameMemberCount: prefix &+ slot.jsonNameCount &+ 1, textNameStart: slot.textNameStart,
-                            textNameCount: slot.textNameCount, hasText: slot.renderer != .none)
+        return tagNodeEntries[index]
     }
 
     @inline(__always)
