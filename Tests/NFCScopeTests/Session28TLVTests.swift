@@ -4,11 +4,10 @@ import Testing
 /// Session 28 (s28-tlv): the TLV node writers' tag lookup (`Registry.tagNodeEntry`) reads
 /// one- and two-byte tags from a table made with the registry (`shortTagNodeSlots`) and
 /// goes the general way only when a restricted candidate comes first or the tag is
-/// longer; `sameBytes` compares the last bytes without a loop. Checked here: the table
-/// against the general lookup for every short tag, both scopes, several AIDs and lengths
-/// (the built-in registry and one with plugin entries); `sameBytes` against a byte
-/// compare; and the JSON of real APDU responses' trees (from emv1.pcap, as the start
-/// binary wrote them) through the registry's writer with and without its cache.
+/// longer. Checked here: the table against the general lookup for every short tag, both
+/// scopes, several AIDs and lengths (the built-in registry and one with plugin entries),
+/// and the JSON of real APDU responses' trees (from emv1.pcap, as the start binary wrote
+/// them) through the registry's writer with and without its cache.
 @Suite("Session 28: the TLV tree writer's tag lookup (s28-tlv)")
 struct Session28TLVTests {
     private static let aids: [[UInt8]?] = [
@@ -87,21 +86,6 @@ struct Session28TLVTests {
             #expect(registry.tagNodeEntry(0xC1, length: 1, in: emv) != nil)
             #expect(registry.tagNodeEntry(0xC2, length: 1, in: emv) == nil)
             #expect(registry.tagNodeEntry(0xC2, length: 2, in: emv) != nil)
-        }
-    }
-
-    @Test func sameBytesIsAByteCompare() {
-        var g = FastPathGenerator(state: 0x28_7155)
-        for n in 0...70 {
-            let a = g.bytes(n)
-            for round in 0..<(n + 2) {
-                var b = a
-                if round < n { b[round] ^= UInt8(1 + g.int(255)) }
-                let same = a.withUnsafeBytes { x in b.withUnsafeBytes { y in
-                    sameBytes(x.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, y.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, n)
-                } }
-                #expect(same == (a == b), "n \(n) round \(round)")
-            }
         }
     }
 

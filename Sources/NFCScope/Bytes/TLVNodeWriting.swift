@@ -26,8 +26,9 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
                            textMember: Bool) -> Int {
     let n = value.count
     let nameCount = name?.count ?? 12
-    // 1 + 8 + 8 + 8 + 20 + 8 + 1 literal and number bytes, the hex, the name, then 9 of `,"text":"`.
-    var c = out.reservedCursor(63 + 2 * n + nameCount)
+    // 1 + 8 + 8 + 8 + 20 + 8 + 1 literal and number bytes, the hex, the name, then 9 of `,"text":"`
+    // (counts of bytes in memory: no overflow; `commit` checks the writing stayed inside).
+    var c = out.reservedCursor(63 &+ n &<< 1 &+ nameCount)
     let dst = c.base
     let start = c.offset
     var o = start
