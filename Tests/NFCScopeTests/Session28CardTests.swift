@@ -61,12 +61,14 @@ struct Session28CardTests {
         // 80 nodes first (the node array grows), then the record (the array shrinks).
         let many = (0..<80).flatMap { Self.tlv(0x9F02, [UInt8($0)]) }
         ByteView.with(many) { v in
-            #expect(tree.reparseIfTLV(v))
+            let parsed1 = tree.reparseIfTLV(v)
+            #expect(parsed1)
             #expect(tree.nodes.count == 80)
             #expect(tree.nodes[79].tag == 0x9F02 && tree.nodes[79].value.array == [79] && tree.nodes[79].offset == 316)
         }
         ByteView.with(record) { v in
-            #expect(tree.reparseIfTLV(v))
+            let parsed2 = tree.reparseIfTLV(v)
+            #expect(parsed2)
             #expect(tree.nodes.map(\.tag) == [0x70, 0x57, 0x5A, 0x5F24])
             #expect(tree.nodes.map(\.depth) == [0, 1, 1, 1])
             #expect(tree.nodes.map(\.offset) == [0, 2, 7, 11])
@@ -80,7 +82,8 @@ struct Session28CardTests {
         }
         // A length past the end: the bytes there are the value, the node an error node.
         ByteView.with([0x77, 0x08, 0x9F, 0x02, 0x06, 0x00, 0x00, 0x01] as [UInt8]) { v in
-            #expect(!tree.reparseIfTLV(v))
+            let parsed3 = tree.reparseIfTLV(v)
+            #expect(!parsed3)
             #expect(tree.nodes.count == 2)
             #expect(tree.nodes[0].error?.kind == .lengthExceedsRemaining && tree.nodes[0].childError)
             #expect(tree.nodes[0].error?.remaining == 6 && tree.nodes[0].declaredLength == 8)
@@ -89,13 +92,15 @@ struct Session28CardTests {
         }
         // The input ends inside a tag, then inside a long length field.
         ByteView.with([0x5A, 0x01, 0x11, 0x9F] as [UInt8]) { v in
-            #expect(!tree.reparseIfTLV(v))
+            let parsed4 = tree.reparseIfTLV(v)
+            #expect(!parsed4)
             #expect(tree.nodes.count == 2 && tree.nodes[0].value.array == [0x11])
             #expect(tree.nodes[1].error == TLVError(kind: .truncatedTag, offset: 4, remaining: 1))
             #expect(tree.nodes[1].tag == 0x9F && tree.nodes[1].headerLength == 0)
         }
         ByteView.with([0x90, 0x82, 0x01] as [UInt8]) { v in
-            #expect(!tree.reparseIfTLV(v))
+            let parsed5 = tree.reparseIfTLV(v)
+            #expect(!parsed5)
             #expect(tree.nodes.count == 1)
             #expect(tree.nodes[0].error == TLVError(kind: .truncatedLength, offset: 3, remaining: 3))
             #expect(tree.nodes[0].tag == 0x90 && tree.nodes[0].value.array == [0x90, 0x82, 0x01])
@@ -104,7 +109,8 @@ struct Session28CardTests {
         var deep: [UInt8] = [0x5A, 0x01, 0x99]
         for _ in 0..<20 { deep = Self.tlv(0xE1, deep) }
         ByteView.with(deep) { v in
-            #expect(!tree.reparseIfTLV(v))
+            let parsed6 = tree.reparseIfTLV(v)
+            #expect(!parsed6)
             #expect(tree.nodes.count == 17)
             #expect(tree.nodes[16].depth == 16 && tree.nodes[16].error?.kind == .depthExceeded)
             #expect(!tree.nodes[16].hasChildren && tree.nodes[16].value.count == deep.count - 2 * 17)
@@ -113,13 +119,15 @@ struct Session28CardTests {
         }
         // Indefinite lengths, closed and not.
         ByteView.with([0x61, 0x80, 0x4F, 0x01, 0xA0, 0x00, 0x00, 0x50, 0x00] as [UInt8]) { v in
-            #expect(!tree.reparseIfTLV(v))
+            let parsed7 = tree.reparseIfTLV(v)
+            #expect(!parsed7)
             #expect(tree.nodes.map(\.tag) == [0x61, 0x4F, 0x50])
             #expect(tree.nodes[0].indefinite && tree.nodes[0].declaredLength == nil && tree.nodes[0].value.array == [0x4F, 0x01, 0xA0])
             #expect(tree.nodes[0].error == nil && tree.nodes[0].subtreeEnd == 2)
         }
         ByteView.with([0x61, 0x80, 0x4F, 0x01, 0xA0] as [UInt8]) { v in
-            #expect(!tree.reparseIfTLV(v))
+            let parsed8 = tree.reparseIfTLV(v)
+            #expect(!parsed8)
             #expect(tree.nodes.count == 2 && tree.nodes[0].error?.kind == .unterminatedIndefinite)
         }
     }
