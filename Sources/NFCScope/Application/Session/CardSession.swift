@@ -15,6 +15,10 @@ public final class CardSession {
     /// The registry index of `selectedAID` (`Registry.aidIndex`), found when it was
     /// selected: every later APDU of the application looked it up again.
     @exclusivity(unchecked) private var selectedAIDIndex: Int?
+    /// `current.applicationAID` is `selectedAID`, assigned from it and neither changed
+    /// since: the next APDU of the application leaves it as it is (assigning it again
+    /// retained the array and released the same one, ~40 instructions an APDU).
+    @exclusivity(unchecked) private var applicationAIDIsSelected = false
     @exclusivity(unchecked) private var generateACCount = 0
     /// A DESFire command whose answer said AF (more frames): the next ADDITIONAL FRAME
     /// continues it, as its frame number + 1.
@@ -23,8 +27,11 @@ public final class CardSession {
     /// Node storage for the next response and command trees: the previous exchange's
     /// trees come back here, so parsing one per APDU does not allocate (the storage
     /// is as big as the biggest tree seen, bounded by the APDU size).
-    @exclusivity(unchecked) private var spareResponseTLV = BERTLV()
-    @exclusivity(unchecked) private var spareCommandTLV = BERTLV()
+    /// A spare is nil while its tree is the interpretation's (`responseTLV`, `commandTLV`):
+    /// the tree goes back and forth by `swap`, and no empty tree is left behind to be
+    /// released when it comes back (a `swift_release` an APDU).
+    @exclusivity(unchecked) private var spareResponseTLV: BERTLV? = BERTLV()
+    @exclusivity(unchecked) private var spareCommandTLV: BERTLV? = BERTLV()
     /// The values' storage of the previous DOL split (GPO, GENERATE AC), reused by the next.
     @exclusivity(unchecked) private var spareDOLValues: [DOLValue] = []
     /// The last few AIDs selected, each as one array with its registry index: a
@@ -81,9 +88,11 @@ public final class CardSession {
         x.commandDOLName = ""
         x.gpoDataParsed = false
         x.gpoPDOLData = nil
-        // The trees go back to the spares (moved, not copied).
-        if x.responseTLV != nil, let tree = x.responseTLV.take() { spareResponseTLV = tree }
-        if x.commandTLV != nil, let tree = x.commandTLV.take() { spareCommandTLV = tree }
+        // The trees go back to the spares (swapped: a spare is nil while its tree is out).
+        assert(x.responseTLV == nil || spareResponseTLV == nil)
+        assert(x.commandTLV == nil || spareCommandTLV == nil)
+        if x.responseTLV != nil { swap(&x.responseTLV, &spareResponseTLV) }
+        if x.commandTLV != nil { swap(&x.commandTLV, &spareCommandTLV) }
 
         let selecting = x.command?.selectedName
         let accepted = x.response?.sw == 0x9000 || (x.response?.sw).map { $0 >> 8 == 0x61 } == true
@@ -93,15 +102,20 @@ public final class CardSession {
             // per AID of the last few selected).
             let (aid, index) = recentAIDs.lookup(name, registry)
             x.applicationAID = aid
+            applicationAIDIsSelected = false
             x.applicationIndex = index
             x.handler = registry.applicationHandler(aidIndex: index)
-        } else if let aid = selectedAID {
+        } else if selectedAID != nil {
             let index = selectedAIDIndex
-            x.applicationAID = aid
+            if !applicationAIDIsSelected {
+                x.applicationAID = selectedAID
+                applicationAIDIsSelected = true
+            }
             x.applicationIndex = index
             x.handler = registry.applicationHandler(aidIndex: index)
         } else {
             x.applicationAID = nil
+            applicationAIDIsSelected = false
         }
         if let c = x.command, c.cla & 0x80 != 0, c.ins == 0xA8 || c.ins == 0xAE, x.handler != .vas {
             // GPO and GENERATE AC are EMV whatever the capture showed of the selection.
@@ -112,9 +126,9 @@ public final class CardSession {
         let desfire = x.desfire != nil || x.mifarePlus != nil
             || DESFireWrapping.isWrapped(x.command) || DESFireWrapping.isWrappedAnswer(sw: x.response?.sw)
         if x.handler.parsesTLV, !desfire, let data = x.response?.data, !data.isEmpty {
-            var tree = BERTLV()
-            swap(&tree, &spareResponseTLV)
-            if tree.reparseIfTLV(data) { x.responseTLV = consume tree } else { spareResponseTLV = consume tree }
+            // Parsed in the spare, swapped out when the answer is TLV (`x.responseTLV` is nil).
+            if spareResponseTLV == nil { spareResponseTLV = BERTLV() }
+            if spareResponseTLV!.reparseIfTLV(data) { swap(&x.responseTLV, &spareResponseTLV) }
         }
         if let c = x.command, !c.data.isEmpty, !desfire {
             splitCommandData(c, into: &x)
@@ -123,12 +137,14 @@ public final class CardSession {
             // A DESFire application is selected: the one selected by ISO SELECT no longer is.
             selectedAID = nil
             selectedAIDIndex = nil
+            applicationAIDIsSelected = false
         }
         if let name = selecting, accepted {
             // The application's own tag meanings apply to its answer (VAS reuses EMV tags).
             // `applicationAID` is the array of `name`'s bytes (`recentAIDs`).
             selectedAID = x.applicationAID
             selectedAIDIndex = x.applicationIndex
+            applicationAIDIsSelected = true
             generateACCount = 0
             if let aid = x.applicationAID {
                 x.context.learnSelected(name, as: aid)
@@ -196,18 +212,20 @@ public final class CardSession {
     private func splitCommandData(_ c: APDUCommand, into x: inout APDUInterpretation) {
         if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xA8 {
             // GPO data is the PDOL values wrapped in tag 83.
-            var wrapper = BERTLV()
+            // Taken from the spare and given back, or to the interpretation, by swaps.
+            var wrapper: BERTLV? = nil
             swap(&wrapper, &spareCommandTLV)
-            wrapper.reparse(c.data)
-            let node83 = wrapper.first(0x83)
+            if wrapper == nil { wrapper = BERTLV() }
+            wrapper!.reparse(c.data)
+            let node83 = wrapper!.first(0x83)
             x.gpoDataParsed = true
             if let node83, node83.depth == 0 { x.gpoPDOLData = node83.value }
             if let pdol = x.context.pdol, let node = node83 {
                 x.commandDOL = ByteView.with(pdol) { DOLSplit(dol: $0, data: node.value, storage: takeSpareDOLValues()) }
                 x.commandDOLName = "PDOL"
-                spareCommandTLV = consume wrapper
+                swap(&wrapper, &spareCommandTLV)
             } else {
-                x.commandTLV = consume wrapper
+                swap(&wrapper, &x.commandTLV)
             }
             return
         }
@@ -220,9 +238,8 @@ public final class CardSession {
             return
         }
         if x.handler.parsesTLV, c.ins != 0xA4 {
-            var tree = BERTLV()
-            swap(&tree, &spareCommandTLV)
-            if tree.reparseIfTLV(c.data) { x.commandTLV = consume tree } else { spareCommandTLV = consume tree }
+            if spareCommandTLV == nil { spareCommandTLV = BERTLV() }
+            if spareCommandTLV!.reparseIfTLV(c.data) { swap(&x.commandTLV, &spareCommandTLV) }
         }
     }
 
@@ -263,6 +280,7 @@ public final class CardSession {
         current.context = EMVContext()
         selectedAID = nil
         selectedAIDIndex = nil
+        applicationAIDIsSelected = false
         generateACCount = 0
         desfireChain = nil
     }

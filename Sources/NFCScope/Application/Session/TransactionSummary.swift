@@ -118,6 +118,12 @@ struct TransactionTracker {
     /// The answer bytes each of `recentDirectories` was read from (same order).
     private var recentDirectoryAnswers: [[UInt8]] = []
     private var recentLabels: [String] = []
+    /// The label bytes each of `recentLabels` was made from (same order): a label is
+    /// looked up by its bytes (a `memcmp`), not by its text (the String's UTF-8 view
+    /// cost ~55 instructions a byte, ~3.5 M on bench-10). Bytes that differ can make the
+    /// same text (`asciiText` shows non-printing bytes as dots): a new String with that
+    /// text then, as before but not shared.
+    private var recentLabelBytes: [[UInt8]] = []
 
     /// `finish` handed the summary over and nothing was observed since: the tracker's
     /// summary is a new one but for its APDU count (the reset then sets just that; making
@@ -208,12 +214,16 @@ struct TransactionTracker {
                 summary.selectAccepted = ok
                 if let tlv = x.responseTLV, let label = tlv.first(0x50) {
                     // One of the last few labels made when the same: shared, not made again.
-                    if let same = recentLabels.first(where: { sameASCIIText(label.value, $0) }) {
-                        summary.label = same
+                    if let k = recentLabelBytes.firstIndex(where: { ByteView.with($0) { label.value.elementsEqual($0) } }) {
+                        summary.label = recentLabels[k]
                     } else {
                         let text = asciiText(label.value)
-                        if recentLabels.count == RecentArrays.capacity { recentLabels.removeFirst() }
+                        if recentLabels.count == RecentArrays.capacity {
+                            recentLabels.removeFirst()
+                            recentLabelBytes.removeFirst()
+                        }
                         recentLabels.append(text)
+                        recentLabelBytes.append(label.value.array)
                         summary.label = text
                     }
                 } else {
