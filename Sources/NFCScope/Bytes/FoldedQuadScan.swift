@@ -119,8 +119,24 @@ extension ByteView {
             }
             var i = 0
             // Four places per 8-byte read: the windows at i ..< i + 4 all lie inside it.
+            // Their four first-stage flags (and pair flags) are read together and tested
+            // once: most reads hold no candidate, and then only that one test is paid.
             while i <= n &- 8 {
                 let w = Self.foldASCII(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                var flags = quads[Self.quadBucket(UInt32(truncatingIfNeeded: w))]
+                    | quads[Self.quadBucket(UInt32(truncatingIfNeeded: w &>> 8))]
+                    | quads[Self.quadBucket(UInt32(truncatingIfNeeded: w &>> 16))]
+                    | quads[Self.quadBucket(UInt32(truncatingIfNeeded: w &>> 24))]
+                if shorts {
+                    flags |= pairs[Int(truncatingIfNeeded: w & 0xFFFF)]
+                        | pairs[Int(truncatingIfNeeded: (w &>> 8) & 0xFFFF)]
+                        | pairs[Int(truncatingIfNeeded: (w &>> 16) & 0xFFFF)]
+                        | pairs[Int(truncatingIfNeeded: (w &>> 24) & 0xFFFF)]
+                }
+                if flags == 0 {
+                    i &+= 4
+                    continue
+                }
                 if hit(i, w, whole: true), candidate(i, w) { return }
                 if hit(i &+ 1, w &>> 8, whole: true), candidate(i &+ 1, foldedOctet(at: i &+ 1)) { return }
                 if hit(i &+ 2, w &>> 16, whole: true), candidate(i &+ 2, foldedOctet(at: i &+ 2)) { return }
@@ -134,6 +150,46 @@ extension ByteView {
                 i &+= 1
             }
         }
+        }
+        }
+    }
+}
+
+extension ByteView {
+    /// The frame side of `--redact` (`FramePatternIndex.search`): calls `candidate(i, w)`,
+    /// `i` increasing, `w` the bytes `i ..< i + 4` big-endian (zeros past the end), for
+    /// every `i` where `digitBits` has the bit of `quadBucket(w >> 8)` (six nibbles from
+    /// nibble `2i`) or of `quadBucket((w >> 4) & 0xFF_FFFF)` (from nibble `2i + 1`), or
+    /// `byteBits` the bit of `w >> 16` (the two bytes at `i`). Tables of another size than
+    /// 1,024 words make every place a candidate.
+    func scanFrameKeys(digitBits: [UInt64], byteBits: [UInt64], _ candidate: (Int, UInt32) -> Void) {
+        let n = count
+        guard n > 0, let base else { return }
+        @inline(__always) func byte(_ k: Int) -> UInt32 {
+            k < n ? UInt32(base.load(fromByteOffset: k, as: UInt8.self)) : 0
+        }
+        var w = byte(0) << 16 | byte(1) << 8 | byte(2)
+        guard digitBits.count == 1024, byteBits.count == 1024 else {
+            for i in 0..<n {
+                w = w << 8 | byte(i &+ 3)
+                candidate(i, w)
+            }
+            return
+        }
+        digitBits.withUnsafeBufferPointer { d in
+        byteBits.withUnsafeBufferPointer { p in
+            @inline(__always) func test(_ t: UnsafeBufferPointer<UInt64>, _ b: Int) -> Bool {
+                t[b &>> 6] & (1 &<< UInt64(b & 63)) != 0
+            }
+            var i = 0
+            while i < n {
+                w = w << 8 | (i &+ 3 < n ? UInt32(base.load(fromByteOffset: i &+ 3, as: UInt8.self)) : 0)
+                if test(d, Self.quadBucket(w >> 8)) || test(d, Self.quadBucket((w >> 4) & 0xFF_FFFF))
+                    || test(p, Int(w >> 16)) {
+                    candidate(i, w)
+                }
+                i &+= 1
+            }
         }
         }
     }

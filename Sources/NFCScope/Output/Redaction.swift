@@ -13,10 +13,12 @@
 /// What to hide, learnt from card responses.
 final class Redactor {
     /// A digit string (PAN, track 2) as nibbles, with what stays visible.
-    struct DigitSecret: Hashable {
+    struct DigitSecret: PackedHashable {
         var nibbles: [UInt8]
         /// Nibble positions to mask.
         var masked: [Bool]
+
+        func packedHash(into hasher: inout Hasher) { nibbles.packedHash(into: &hasher) }
     }
 
     /// Secrets are remembered for the whole input (a later session may return a PAN
@@ -24,9 +26,11 @@ final class Redactor {
     /// oldest is forgotten, so memory and the masking work per frame stay bounded.
     static let secretLimit = 256
 
-    struct TextSecret: Hashable {
+    struct TextSecret: PackedHashable {
         var bytes: [UInt8]
         var masked: [Bool]
+
+        func packedHash(into hasher: inout Hasher) { bytes.packedHash(into: &hasher) }
     }
     @exclusivity(unchecked) private var digits = KeptSecrets<DigitSecret>()
     @exclusivity(unchecked) private var names = KeptSecrets<[UInt8]>()
@@ -111,6 +115,11 @@ final class Redactor {
         while i + 2 < n {
             defer { i += 1 }
             guard let b0 = data.byte(i), let b1 = data.byte(i + 1) else { break }
+            // Most bytes start no tag looked for: one test for them.
+            switch b0 {
+            case 0x56, 0x57, 0x5A, 0x5F, 0x9F: break
+            default: continue
+            }
             var tag = UInt32(b0)
             var lengthAt = i + 1
             if b0 == 0x5F || b0 == 0x9F {
@@ -230,14 +239,16 @@ final class Redactor {
     /// response holds before its exchange is complete (frames released at the hold
     /// limit, an exchange that never ends) or when it never completes.
     func learn(fromCardBlocksOf frames: [Frame]) {
-        var joined: [UInt8] = []
+        cardBlocks.removeAll(keepingCapacity: true)
         for f in frames where f.dir == .card {
             guard case .block(let b) = f.info, b.kind == .i else { continue }
-            joined.append(contentsOf: b.inf)
+            cardBlocks.append(contentsOf: b.inf)
         }
-        guard !joined.isEmpty else { return }
-        ByteView.with(joined) { learn(fromResponse: $0) }
+        guard !cardBlocks.isEmpty else { return }
+        ByteView.with(cardBlocks) { learn(fromResponse: $0) }
     }
+    /// Reused by `learn(fromCardBlocksOf:)`.
+    @exclusivity(unchecked) private var cardBlocks: [UInt8] = []
 
     // MARK: Frames
 
@@ -401,10 +412,7 @@ final class Redactor {
     /// false when no pattern (indexed or starred) can occur in it.
     private func findHits(_ text: ByteView) -> Bool {
         hits.removeAll(keepingCapacity: true)
-        return textIndex.scan(text) { id, at in
-            hits.append(Hit(order: textIndex.orders[id], id: id, at: at))
-            return false
-        }
+        return textIndex.collect(text, into: &hits)
     }
 
     /// Masks `text` at the places `findHits` listed for it (the same bytes), and runs the
@@ -467,9 +475,8 @@ final class Redactor {
     }
     @exclusivity(unchecked) private var prepared = false
 
-    private struct Hit { var order: UInt64, id: Int, at: Int }
     /// Reused by `maskText`.
-    @exclusivity(unchecked) private var hits: [Hit] = []
+    @exclusivity(unchecked) private var hits: [TextPatternIndex.Hit] = []
 
     /// Off only in tests, which compare the indexed and the general text masking: every
     /// pattern, built afresh from the secrets kept, run over the whole text in order.
@@ -644,10 +651,13 @@ public final class RedactingSink<Inner: MaskableFrameWriter>: DecodeSink {
         // input end, an overlong chain): what their payloads hold is learnt first.
         redactor.learn(fromCardBlocksOf: held)
         let masks = redactor.masks(for: held)
-        let frames = held
-        held.removeAll(keepingCapacity: true)
-        for (frame, mask) in zip(frames, masks) { write(frame, mask: mask) }
+        // The held frames move to `releasing` (no copy of the buffer, which `held`
+        // emptied while still shared would make), and `held` takes its empty buffer.
+        swap(&held, &releasing)
+        for (frame, mask) in zip(releasing, masks) { write(frame, mask: mask) }
+        releasing.removeAll(keepingCapacity: true)
     }
+    @exclusivity(unchecked) private var releasing: [Frame] = []
 
     private func write(_ frame: Frame, mask: [Bool]?) {
         // Transaction records written at session ends carry decoded text too.

@@ -8,24 +8,49 @@ struct SecretPatternIDs {
     var frame: Int?
 }
 
+/// A secret hashed by its bytes packed eight to a word (the default hash of an array
+/// feeds the hasher one element at a time). Equality is the secret's own.
+protocol PackedHashable: Hashable {
+    func packedHash(into hasher: inout Hasher)
+}
+
+extension Array: PackedHashable where Element == UInt8 {
+    func packedHash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        var w = UInt64(0)
+        for (k, b) in enumerated() {
+            w = w << 8 | UInt64(b)
+            if k & 7 == 7 { hasher.combine(w); w = 0 }
+        }
+        hasher.combine(w)
+    }
+}
+
+/// `KeptSecrets`' set key: a secret hashed by `packedHash`.
+struct PackedKey<Secret: PackedHashable>: Hashable {
+    var secret: Secret
+    static func == (a: Self, b: Self) -> Bool { a.secret == b.secret }
+    func hash(into hasher: inout Hasher) { secret.packedHash(into: &hasher) }
+}
+
 /// Secrets of one kind, oldest first, each with the ids of its patterns in the indexes.
-struct KeptSecrets<Secret: Hashable> {
+struct KeptSecrets<Secret: PackedHashable> {
     private(set) var items: [Secret] = []
-    private var known: Set<Secret> = []
+    private var known: Set<PackedKey<Secret>> = []
     private var ids: [SecretPatternIDs] = []
 
-    func contains(_ secret: Secret) -> Bool { known.contains(secret) }
+    func contains(_ secret: Secret) -> Bool { known.contains(PackedKey(secret: secret)) }
 
     /// Keeps `secret` (not already kept); past `Redactor.secretLimit` the oldest is
     /// forgotten and the ids of its patterns returned, to be taken out of the indexes.
     mutating func append(_ secret: Secret, ids new: SecretPatternIDs) -> SecretPatternIDs? {
         var forgotten: SecretPatternIDs?
         if items.count >= Redactor.secretLimit {
-            known.remove(items.removeFirst())
+            known.remove(PackedKey(secret: items.removeFirst()))
             forgotten = ids.removeFirst()
         }
         items.append(secret)
-        known.insert(secret)
+        known.insert(PackedKey(secret: secret))
         ids.append(new)
         return forgotten
     }
@@ -198,6 +223,20 @@ struct TextPatternIndex {
         patterns.indices.filter { patterns[$0] != nil }.sorted { orders[$0] < orders[$1] }
     }
 
+    /// A place `scan` found, with its pattern's masking order.
+    struct Hit { var order: UInt64, id: Int, at: Int }
+
+    /// Appends to `hits` every place `scan` finds in `text`; answers as `scan` does.
+    /// Mutating only so that the index is reached in place: a call through a class's
+    /// stored property would otherwise copy it, every array of it retained and released.
+    mutating func collect(_ text: ByteView, into hits: inout [Hit]) -> Bool {
+        let orders = self.orders
+        return scan(text) { id, at in
+            hits.append(Hit(order: orders[id], id: id, at: at))
+            return false
+        }
+    }
+
     /// Calls `found(id, position)` for every position of `text` where a pattern could
     /// stand: increasing positions for the patterns without `*`, which stand there in
     /// `text` as given, and each starred one's at its key's place less its offset (its
@@ -273,7 +312,8 @@ struct FramePatternIndex {
     /// 6 nibbles, byte strings 2 bytes), searched the general way.
     private var unindexed: [Int] = []
 
-    @inline(__always) static func bucket(_ key: UInt32) -> Int { Int((key &* 0x9E37_79B1) >> 16) }
+    /// The bucket `ByteView.scanFrameKeys` tests (`quadBucket`).
+    @inline(__always) static func bucket(_ key: UInt32) -> Int { ByteView.quadBucket(key) }
 
     mutating func add(_ pattern: [UInt8], masked: [Bool], nibbles: Bool) -> Int {
         var key = -1
@@ -318,8 +358,9 @@ struct FramePatternIndex {
     mutating func removeAll() { self = FramePatternIndex() }
 
     /// Calls `hit(byteIndex, nibbleInByte)` for every nibble of `view` that a secret
-    /// masks (a nibble may be reported more than once).
-    func search(_ view: ByteView, hit: (Int, Int) -> Void) {
+    /// masks (a nibble may be reported more than once). Mutating only so that the index
+    /// is reached in place (see `TextPatternIndex.collect`).
+    mutating func search(_ view: ByteView, hit: (Int, Int) -> Void) {
         let n = view.count
         guard n > 0 else { return }
         // Where each pattern found so far may match next (occurrences do not overlap).
@@ -355,11 +396,9 @@ struct FramePatternIndex {
                 for k in 0..<e.pattern.count where e.masked[k] { hit(i + k, 0); hit(i + k, 1) }
             }
         }
-        // w: bytes i ..< i+4 (zeros past the end), big-endian.
-        var w = UInt32(0)
-        for k in 0..<3 { w = w << 8 | UInt32(k < n ? view[k] : 0) }
-        for i in 0..<n {
-            w = w << 8 | UInt32(i + 3 < n ? view[i + 3] : 0)
+        // w: bytes i ..< i+4 (zeros past the end), big-endian; only places where a key's
+        // bit is set come here.
+        view.scanFrameKeys(digitBits: digitBits, byteBits: byteBits) { i, w in
             var b = Self.bucket(w >> 8)
             if digitBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = digitLists[b] { digitsAt(2 * i, list) }
             b = Self.bucket((w >> 4) & 0xFF_FFFF)
