@@ -15,7 +15,7 @@ import NFCScopePcap
             let name = line.dropFirst(3).prefix { $0 != "`" }
             return name.hasSuffix(".pcap") || name.hasSuffix(".pcapng") ? String(name) : nil
         }
-        #expect(listed.count == 17)
+        #expect(listed.count == 18)
         #expect(Set(Fixtures.captureNames()) == Set(listed))
     }
 

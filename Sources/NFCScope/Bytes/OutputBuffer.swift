@@ -337,6 +337,12 @@ public final class OutputBuffer: @unchecked Sendable {
         s.withUTF8 { jsonEscapedUTF8($0) }
     }
 
+    /// UTF-8 bytes as JSON string contents, escaped as `jsonEscaped` escapes a String
+    /// holding them (the same bytes out when they are valid UTF-8).
+    func jsonEscaped(_ v: ByteView) {
+        jsonEscapedUTF8(UnsafeBufferPointer(start: v.base?.assumingMemoryBound(to: UInt8.self), count: v.count))
+    }
+
     @inline(__always)
     private func jsonEscapedUTF8(_ u: UnsafeBufferPointer<UInt8>) {
         do {

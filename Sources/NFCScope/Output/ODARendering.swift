@@ -53,10 +53,10 @@ enum ODARendering {
     /// The members after `oda`: `warnings` to `transaction_log`, the usual empty and
     /// null ones written with their neighbours' keys as one literal.
     private static func writeJSONTail(_ s: TransactionSummary, to out: OutputBuffer) {
-        if s.warnings.isEmpty {
+        if s.warningList.isEmpty {
             out.ascii(",\"warnings\":[],\"issuer_application_data\":")
         } else {
-            out.ascii(",\"warnings\":"); strings(s.warnings, out)
+            out.ascii(",\"warnings\":"); warnings(s.warningList, out)
             out.ascii(",\"issuer_application_data\":")
         }
         hexAndText(s.iadValue, out)
@@ -185,7 +185,12 @@ enum ODARendering {
             }
             for note in r.notes { out.ascii("      note: "); out.string(note); out.byte(0x0A) }
         }
-        for w in s.warnings { out.ascii("    warning: "); out.string(w); out.byte(0x0A) }
+        if let list = s.warningList.list {
+            for w in list { out.ascii("    warning: "); out.string(w); out.byte(0x0A) }
+        } else {
+            // The session end's texts, written from their bytes.
+            s.warningList.forEachText { w in out.ascii("    warning: "); out.bytes(w); out.byte(0x0A) }
+        }
         if let iad = s.iadValue {
             out.ascii("    issuer application data: "); textOrHex(iad, out); out.byte(0x0A)
         }
@@ -314,6 +319,19 @@ enum ODARendering {
         } else {
             strings(list, out)
         }
+    }
+
+    /// `strings(s.warnings)`, the session end's texts escaped from their bytes.
+    private static func warnings(_ w: SessionWarnings, _ out: OutputBuffer) {
+        if let list = w.list { return strings(list, out) }
+        out.byte(0x5B)
+        var first = true
+        w.forEachText { text in
+            if !first { out.byte(0x2C) }
+            first = false
+            out.byte(0x22); out.jsonEscaped(text); out.byte(0x22)
+        }
+        out.byte(0x5D)
     }
 
     static func strings(_ list: [String], _ out: OutputBuffer) {

@@ -8,7 +8,10 @@ enum EMVSessionChecks {
         // The verdict made in the summary; the warnings read the two fields they need
         // (the verdict was copied for the call and destroyed).
         ODAVerifier.verify(e, registry: registry, reasons: scratch.lengthReasons, into: &s.oda)
-        s.warnings = consistencyWarnings(e, iccIdentifier: s.oda?.iccCertificate?.identifier, step: s.oda?.step)
+        // Written as bytes in one array (no String or array made per warning).
+        var warnings = SummaryText(bytes: [])
+        consistencyWarnings(e, iccIdentifier: s.oda?.iccCertificate?.identifier, step: s.oda?.step, into: &warnings)
+        if warnings.count > 0 || !s.warningList.isEmpty { s.warningList = SessionWarnings(entries: warnings.bytes) }
         s.kernel = kernel(e, registry: registry, names: scratch)
         // Assigned only when there is one (or one to clear): an assignment of the
         // optional went through its value witness (~120 instructions a session end).
@@ -35,7 +38,7 @@ enum EMVSessionChecks {
         let shown = index.flatMap { i in
             registry.tagHasText(EMVTagHandle(tag: tag, length: length, aid: nil, index: i)) ? i : nil
         }
-        return .tag(RenderedTagValue(tag: tag, value: Array(value), aid: aid, index: shown, registry: registry))
+        return .tag(RenderedTagValue(tag: tag, value: value, aid: aid, index: shown, registry: registry))
     }
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {
@@ -45,7 +48,15 @@ enum EMVSessionChecks {
     /// The warnings, given the ICC certificate's identifier and the failed step of the
     /// verdict (what they read of it).
     static func consistencyWarnings(_ e: ODAEvidence, iccIdentifier: String?, step: String?) -> [String] {
-        var out: [String] = []
+        var text = SummaryText(bytes: [])
+        consistencyWarnings(e, iccIdentifier: iccIdentifier, step: step, into: &text)
+        return SessionWarnings(entries: text.bytes).strings
+    }
+
+    /// The warnings written after `out`'s bytes, each as an entry (`SummaryText.beginEntry`,
+    /// `SessionWarnings.entries`).
+    static func consistencyWarnings(_ e: ODAEvidence, iccIdentifier: String?, step: String?,
+                                    into out: inout SummaryText) {
         // The PANs are compared and checked as digits read in place: a String per PAN
         // (and per expiry) cost most of a session end; Strings are made for warnings only.
         let track2 = e.card.slice(0x57), track2Mobile = e.card.slice(0x9F6B)
@@ -57,42 +68,40 @@ enum EMVSessionChecks {
         func luhn(_ pan: CardDigits, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
             guard pan.count > 0, pan != a, pan != b, !pan.luhnValid else { return }
             // "PAN \(maskedPAN(pan)) in \(source) fails the Luhn check"
-            var text = SummaryText()
-            text.add("PAN "); pan.writeMasked(to: &text); text.add(" in "); text.add(source)
-            text.add(" fails the Luhn check")
-            out.append(text.string)
+            let at = out.beginEntry()
+            out.add("PAN "); pan.writeMasked(to: &out); out.add(" in "); out.add(source)
+            out.add(" fails the Luhn check"); out.endEntry(at)
         }
         if let pan5A { luhn(pan5A, "5A") }
         if let panT2 { luhn(panT2, "track 2 (57)", seen: pan5A) }
         if let panT2Mobile { luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2) }
         if let a = pan5A, let b = panT2, a != b {
             // "PAN in 5A (\(maskedPAN(a))) differs from track 2 (57) (\(maskedPAN(b)))"
-            var text = SummaryText()
-            text.add("PAN in 5A ("); a.writeMasked(to: &text); text.add(") differs from track 2 (57) (")
-            b.writeMasked(to: &text); text.byte(0x29)
-            out.append(text.string)
+            let at = out.beginEntry()
+            out.add("PAN in 5A ("); a.writeMasked(to: &out); out.add(") differs from track 2 (57) (")
+            b.writeMasked(to: &out); out.byte(0x29); out.endEntry(at)
         }
         if let a = pan5A ?? panT2, let b = panT2Mobile, a != b {
             // "PAN \(maskedPAN(a)) differs from track 2 (9F6B) (\(maskedPAN(b)))"
-            var text = SummaryText()
-            text.add("PAN "); a.writeMasked(to: &text); text.add(" differs from track 2 (9F6B) (")
-            b.writeMasked(to: &text); text.byte(0x29)
-            out.append(text.string)
+            let at = out.beginEntry()
+            out.add("PAN "); a.writeMasked(to: &out); out.add(" differs from track 2 (9F6B) (")
+            b.writeMasked(to: &out); out.byte(0x29); out.endEntry(at)
         }
         if let identifier = iccIdentifier, let pan = pan5A ?? panT2, !pan.equals(identifier),
            step?.contains("PAN") != true {
-            out.append("PAN \(maskedPAN(pan.string)) differs from the ICC certificate's \(maskedPAN(identifier))")
+            let at = out.beginEntry()
+            out.add("PAN \(maskedPAN(pan.string)) differs from the ICC certificate's \(maskedPAN(identifier))")
+            out.endEntry(at)
         }
         // The terminal's amount and currency should be the same in every DOL's data.
         if let first = e.dolAmounts.first {
             func differs(_ what: StaticString, _ a: ODAEvidence.Kept?, _ b: ODAEvidence.Kept?, _ dol: StaticString) {
                 guard let a, let b, e[a] != e[b] else { return }
                 // "\(what) in the \(dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))"
-                var text = SummaryText()
-                text.add(what); text.add(" in the "); text.add(dol); text.add(" data (")
-                text.hex(e[b]); text.add(") differs from the "); text.add(first.dol); text.add(" data (")
-                text.hex(e[a]); text.byte(0x29)
-                out.append(text.string)
+                let at = out.beginEntry()
+                out.add(what); out.add(" in the "); out.add(dol); out.add(" data (")
+                out.hex(e[b]); out.add(") differs from the "); out.add(first.dol); out.add(" data (")
+                out.hex(e[a]); out.byte(0x29); out.endEntry(at)
             }
             for other in e.dolAmounts.dropFirst() {
                 differs("amount", first.amount, other.amount, other.dol)
@@ -105,17 +114,15 @@ enum EMVSessionChecks {
                 guard let t2, let digits = CardDigits(track2Expiry: t2), !digits.equalsNibbles(of: expiry, count: 4) else { return }
                 // "expiry in 5F24 (20YY-MM) differs from \(source) (20yy-mm)", 5F24's bytes as hex
                 let y = expiry[expiry.startIndex], m = expiry[expiry.startIndex + 1]
-                var text = SummaryText()
-                text.add("expiry in 5F24 (20"); text.hex(CollectionOfOne(y)); text.byte(0x2D); text.hex(CollectionOfOne(m))
-                text.add(") differs from "); text.add(source); text.add(" (20")
-                text.byte(0x30 + digits[0]); text.byte(0x30 + digits[1]); text.byte(0x2D)
-                text.byte(0x30 + digits[2]); text.byte(0x30 + digits[3]); text.byte(0x29)
-                out.append(text.string)
+                let at = out.beginEntry()
+                out.add("expiry in 5F24 (20"); out.hex(CollectionOfOne(y)); out.byte(0x2D); out.hex(CollectionOfOne(m))
+                out.add(") differs from "); out.add(source); out.add(" (20")
+                out.byte(0x30 + digits[0]); out.byte(0x30 + digits[1]); out.byte(0x2D)
+                out.byte(0x30 + digits[2]); out.byte(0x30 + digits[3]); out.byte(0x29); out.endEntry(at)
             }
             check(track2, "track 2 (57)")
             check(track2Mobile, "track 2 (9F6B)")
         }
-        return out
     }
 }
 

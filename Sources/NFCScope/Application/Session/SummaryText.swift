@@ -3,10 +3,34 @@
 // thousand instructions per reason or warning at every card session end.
 
 struct SummaryText {
-    private var bytes: [UInt8] = []
+    private(set) var bytes: [UInt8] = []
 
     init(capacity: Int = 64) {
         bytes.reserveCapacity(capacity)
+    }
+
+    /// Holding `bytes` (no capacity reserved: `[]` allocates nothing).
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    var count: Int { bytes.count }
+
+    /// Starts a text whose length `endEntry` writes in the two bytes before it
+    /// (`SessionWarnings.entries`). Returns where the text starts.
+    mutating func beginEntry() -> Int {
+        if bytes.capacity == 0 { bytes.reserveCapacity(128) }
+        bytes.append(0)
+        bytes.append(0)
+        return bytes.count
+    }
+
+    /// The length of the text begun at `start`, in the two bytes before it (big-endian).
+    mutating func endEntry(_ start: Int) {
+        let n = bytes.count - start
+        precondition(n < 1 << 16, "SummaryText entry too long")
+        bytes[start - 2] = UInt8(truncatingIfNeeded: n >> 8)
+        bytes[start - 1] = UInt8(truncatingIfNeeded: n)
     }
 
     mutating func byte(_ b: UInt8) { bytes.append(b) }

@@ -62,7 +62,14 @@ public struct TransactionSummary: Sendable {
     /// Offline data authentication redone from the capture (nil: no EMV application seen).
     public var oda: ODAResult?
     /// Consistency checks that failed (PAN, track 2, expiry, amounts).
-    public var warnings: [String] = []
+    public var warnings: [String] {
+        get { warningList.strings }
+        set { warningList.set(newValue) }
+    }
+    /// `warnings` as the session end writes them: their bytes in one array, written by
+    /// the record writers (a String and a text buffer per warning and an array per
+    /// session were made and freed).
+    var warningList = SessionWarnings()
     /// The contactless kernel, the token (wallet) markers and the card's transaction log.
     public var kernel: KernelInfo?
     public var token: TokenInfo?
@@ -315,6 +322,44 @@ struct TransactionTracker {
     }
 }
 
+/// The warnings of a session: the texts the session end made, in one array, each
+/// after its length (`SummaryText.beginEntry`), or the Strings set through
+/// `TransactionSummary.warnings`.
+struct SessionWarnings: Sendable {
+    /// The session end's texts, each after its length in two bytes (big-endian).
+    var entries: [UInt8] = []
+    /// Set through the public property (then `entries` is empty).
+    var list: [String]?
+
+    var isEmpty: Bool { entries.isEmpty && list?.isEmpty != false }
+
+    var strings: [String] {
+        if let list { return list }
+        var out: [String] = []
+        forEachText { out.append($0.decodedUTF8) }
+        return out
+    }
+
+    mutating func set(_ strings: [String]) {
+        entries = []
+        list = strings
+    }
+
+    /// Calls `body` with each of `entries`' texts (not `list`'s).
+    @inline(__always)
+    func forEachText(_ body: (ByteView) -> Void) {
+        ByteView.with(entries) { all in
+            var i = 0
+            while i &+ 2 <= all.count {
+                let start = i &+ 2
+                let end = start &+ (Int(all[i]) << 8 | Int(all[i &+ 1]))
+                body(all[start..<end])
+                i = end
+            }
+        }
+    }
+}
+
 /// A value of the session shown as hex and rendered text (`TransactionSummary`'s
 /// `issuerApplicationData`, `cvmResults`).
 enum SessionValue: Sendable {
@@ -326,7 +371,7 @@ enum SessionValue: Sendable {
     var strings: (hex: String, text: String) {
         switch self {
         case let .strings(hex, text): (hex, text)
-        case let .tag(v): (hexUpper(v.value), v.text(nil))
+        case let .tag(v): (hexUpper(Array(v.value)), v.text(nil))
         }
     }
 
@@ -334,7 +379,7 @@ enum SessionValue: Sendable {
     func madeStrings(_ scratch: SessionEndScratch?) -> SessionValue {
         switch self {
         case .strings: self
-        case let .tag(v): .strings(hex: hexUpper(v.value), text: v.text(scratch))
+        case let .tag(v): .strings(hex: hexUpper(Array(v.value)), text: v.text(scratch))
         }
     }
 }
@@ -343,7 +388,11 @@ enum SessionValue: Sendable {
 /// text) inside the session's selected AID.
 struct RenderedTagValue: Sendable {
     var tag: UInt32
-    var value: [UInt8]
+    /// The bytes where the session's evidence keeps them (its pool's storage, retained:
+    /// a copy into an array of its own cost an allocation, a copy and a deallocation,
+    /// ~600 instructions a session end). The tracker destroys the summary before the
+    /// evidence's next value is kept, so the pool is not copied then.
+    var value: ArraySlice<UInt8>
     /// The selected AID (nil when none or empty).
     var aid: [UInt8]?
     var index: Int?
