@@ -24,8 +24,12 @@ struct Session28SummaryTests {
     /// (direct and through `members`), and of array elements, depth first.
     @discardableResult
     private static func compare(_ plain: RenderedJSON, _ indexed: RenderedJSON, depth: Int = 0) -> Int {
-        #expect(plain.start == indexed.start && plain.end == indexed.end)
-        guard plain.start == indexed.start, plain.end == indexed.end, depth < 12 else { return 0 }
+        guard plain.start == indexed.start, plain.end == indexed.end else {
+            let text = String(decoding: plain.text[plain.start..<min(plain.text.count, plain.start + 80)], as: UTF8.self)
+            Issue.record("at depth \(depth): \(plain.start)..<\(plain.end) read without the index, \(indexed.start)..<\(indexed.end) with it: \(text)")
+            return 0
+        }
+        guard depth < 12 else { return 0 }
         var lookups = 0
         let members = indexed.members
         for key in keys {
@@ -132,7 +136,7 @@ struct Session28SummaryTests {
         }
         #expect(checked == 3_000)
         #expect(ByteView.with(Array(#""abc"#.utf8)) { $0.jsonStringEnd(from: 0) } == nil)
-        #expect(ByteView.with(Array(#""ab\"c"x"#.utf8)) { $0.jsonStringEnd(from: 0) } == 8)
+        #expect(ByteView.with(Array(#""ab\"c"x"#.utf8)) { $0.jsonStringEnd(from: 0) } == 7)
         #expect(ByteView.with(Array(#""0123456789abcdef0123""#.utf8)) { $0.jsonStringEnd(from: 0) } == 22)
     }
 

@@ -9,16 +9,14 @@
 
 struct RenderedJSON {
     let text: ByteView
-    /// The ends of `text`'s values, when indexed (nil: each skip scans). Not retained:
-    /// its owner (`SummaryWriter`) outlives every value read from a record.
-    unowned(unsafe) let skips: JSONSkips?
+    /// The ends of `text`'s values, when indexed (nil: each skip scans).
+    let skips: JSONSkips?
     /// Where the value starts in `text` (its first byte), and ends (after its last).
     let start: Int
     let end: Int
 
     /// The whole document (a record: one object). With `skips`, its values' ends are
-    /// indexed first (the index is `skips`'s until its next use); the caller keeps
-    /// `skips` alive while it reads the values.
+    /// indexed first (the index is `skips`'s until its next use).
     init(_ text: ByteView, skips: JSONSkips? = nil) {
         self.text = text
         skips?.index(text)
@@ -65,7 +63,7 @@ struct RenderedJSON {
     /// answers: the first member named `key` before any break; nil for other values.
     struct Members {
         let text: ByteView
-        unowned(unsafe) let skips: JSONSkips?
+        let skips: JSONSkips?
         /// Per member: key start (its quote), key end (after its quote), value start,
         /// value end, and 1 when the key holds a backslash (compared unescaped).
         private var offsets: [Int] = []
