@@ -255,6 +255,40 @@ public struct ByteView: @unchecked Sendable {
         return true
     }
 
+    /// After the JSON string whose opening quote is at `start`: one past its closing
+    /// quote, a backslash taking the byte after it; nil when the view ends first. The
+    /// quote and backslash are looked for eight bytes per step (`summary`'s reader of
+    /// rendered records, whose strings are mostly long hex).
+    func jsonStringEnd(from start: Int) -> Int? {
+        guard let base, start >= 0 else { return nil }
+        let n = count
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* 0x22, backslashes = ones &* 0x5C
+        var i = start &+ 1
+        while i < n {
+            var hit = -1
+            while i &+ 8 <= n {
+                let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let x = w ^ quotes, y = w ^ backslashes
+                // The lowest flagged byte of each mask is exact, so the lowest of both is.
+                let m = (((x &- ones) & ~x) | ((y &- ones) & ~y)) & highs
+                if m != 0 { hit = i &+ (m.trailingZeroBitCount &>> 3); break }
+                i &+= 8
+            }
+            if hit < 0 {
+                while i < n {
+                    let b = base.load(fromByteOffset: i, as: UInt8.self)
+                    if b == 0x22 || b == 0x5C { hit = i; break }
+                    i &+= 1
+                }
+                if hit < 0 { return nil }
+            }
+            if base.load(fromByteOffset: hit, as: UInt8.self) == 0x22 { return hit &+ 1 }
+            i = hit &+ 2
+        }
+        return nil
+    }
+
     /// The first index in `[start, end)` whose byte is not `byte` (`end` when there is
     /// none): the end of a run of spaces, eight bytes per step.
     public func firstIndex(notEqualTo byte: UInt8, from start: Int, to end: Int) -> Int {

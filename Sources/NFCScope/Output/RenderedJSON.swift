@@ -3,24 +3,32 @@
 // so no tree of values is built per record (parsing whole records into `JSONValue`
 // trees cost `summary` eight times the rendering). The text is nfcscope's own
 // rendering, valid JSON; on anything else the reader answers nil, never reads
-// outside the text.
+// outside the text. Where each string, object and array ends is found by one pass
+// over the record (`JSONSkips`), so skipping a value is one lookup instead of a scan
+// of everything it holds, again at each level the summary walks down.
 
 struct RenderedJSON {
     let text: ByteView
+    /// The ends of `text`'s values, when indexed (nil: each skip scans).
+    let skips: JSONSkips?
     /// Where the value starts in `text` (its first byte), and ends (after its last).
     let start: Int
     let end: Int
 
-    /// The whole document (a record: one object).
-    init(_ text: ByteView) {
+    /// The whole document (a record: one object). With `skips`, its values' ends are
+    /// indexed first (the index is `skips`'s until its next use).
+    init(_ text: ByteView, skips: JSONSkips? = nil) {
         self.text = text
+        skips?.index(text)
+        self.skips = skips
         let s = Self.skipSpace(text, 0)
         self.start = s
-        self.end = Self.skipValue(text, s) ?? s
+        self.end = Self.skipValue(text, s, skips) ?? s
     }
 
-    private init(_ text: ByteView, _ start: Int, _ end: Int) {
+    private init(_ text: ByteView, _ skips: JSONSkips?, _ start: Int, _ end: Int) {
         self.text = text
+        self.skips = skips
         self.start = start
         self.end = end
     }
@@ -33,13 +41,13 @@ struct RenderedJSON {
         var i = start + 1
         while true {
             i = Self.skipSpace(text, i)
-            guard i < end, text[i] == 0x22, let keyEnd = Self.skipString(text, i) else { return nil }
+            guard i < end, text[i] == 0x22, let keyEnd = Self.skipString(text, i, skips) else { return nil }
             let matches = Self.stringEquals(text, i, keyEnd, key)
             i = Self.skipSpace(text, keyEnd)
             guard i < end, text[i] == 0x3A else { return nil }
             i = Self.skipSpace(text, i + 1)
-            guard let valueEnd = Self.skipValue(text, i) else { return nil }
-            if matches { return RenderedJSON(text, i, valueEnd) }
+            guard let valueEnd = Self.skipValue(text, i, skips) else { return nil }
+            if matches { return RenderedJSON(text, skips, i, valueEnd) }
             i = Self.skipSpace(text, valueEnd)
             guard i < end, text[i] == 0x2C else { return nil }
             i += 1
@@ -55,24 +63,26 @@ struct RenderedJSON {
     /// answers: the first member named `key` before any break; nil for other values.
     struct Members {
         let text: ByteView
+        let skips: JSONSkips?
         /// Per member: key start (its quote), key end (after its quote), value start,
         /// value end, and 1 when the key holds a backslash (compared unescaped).
         private var offsets: [Int] = []
 
         init(_ value: RenderedJSON) {
             text = value.text
+            skips = value.skips
             guard value.first == 0x7B else { return }
             let t = value.text
             let end = value.end
             var i = value.start + 1
             while true {
                 i = RenderedJSON.skipSpace(t, i)
-                guard i < end, t[i] == 0x22, let keyEnd = RenderedJSON.skipString(t, i) else { return }
+                guard i < end, t[i] == 0x22, let keyEnd = RenderedJSON.skipString(t, i, skips) else { return }
                 let keyStart = i
                 i = RenderedJSON.skipSpace(t, keyEnd)
                 guard i < end, t[i] == 0x3A else { return }
                 i = RenderedJSON.skipSpace(t, i + 1)
-                guard let valueEnd = RenderedJSON.skipValue(t, i) else { return }
+                guard let valueEnd = RenderedJSON.skipValue(t, i, skips) else { return }
                 var escaped = 0
                 for j in (keyStart + 1)..<(keyEnd - 1) where t[j] == 0x5C { escaped = 1; break }
                 offsets.append(keyStart)
@@ -100,7 +110,7 @@ struct RenderedJSON {
                 if !same && offsets[m + 4] != 0 {
                     same = RenderedJSON.stringEquals(text, keyStart, keyEnd, key)
                 }
-                if same { return RenderedJSON(text, offsets[m + 2], offsets[m + 3]) }
+                if same { return RenderedJSON(text, skips, offsets[m + 2], offsets[m + 3]) }
                 m += 5
             }
             return nil
@@ -116,8 +126,8 @@ struct RenderedJSON {
         if i < end, text[i] == 0x5D { return true }
         while true {
             i = Self.skipSpace(text, i)
-            guard let valueEnd = Self.skipValue(text, i) else { return false }
-            if !body(RenderedJSON(text, i, valueEnd)) { return true }
+            guard let valueEnd = Self.skipValue(text, i, skips) else { return false }
+            if !body(RenderedJSON(text, skips, i, valueEnd)) { return true }
             i = Self.skipSpace(text, valueEnd)
             guard i < end else { return false }
             if text[i] == 0x2C { i += 1; continue }
@@ -191,42 +201,20 @@ struct RenderedJSON {
     }
 
     /// After the string starting at `i` (its opening quote).
-    fileprivate static func skipString(_ t: ByteView, _ i: Int) -> Int? {
-        var i = i + 1
-        while i < t.count {
-            let b = t[i]
-            if b == 0x22 { return i + 1 }
-            i += b == 0x5C ? 2 : 1
-        }
-        return nil
+    fileprivate static func skipString(_ t: ByteView, _ i: Int, _ skips: JSONSkips?) -> Int? {
+        if let skips, let e = skips.end(at: i, count: t.count) { return e }
+        return t.jsonStringEnd(from: i)
     }
 
     /// After the value starting at `i`; nil when there is none or it is cut short.
-    fileprivate static func skipValue(_ t: ByteView, _ i: Int) -> Int? {
+    fileprivate static func skipValue(_ t: ByteView, _ i: Int, _ skips: JSONSkips?) -> Int? {
         guard i < t.count else { return nil }
         switch t[i] {
         case 0x22:
-            return skipString(t, i)
+            return skipString(t, i, skips)
         case 0x7B, 0x5B:
-            // Nested values: count brackets outside strings.
-            var level = 0
-            var k = i
-            while k < t.count {
-                let b = t[k]
-                if b == 0x22 {
-                    guard let after = skipString(t, k) else { return nil }
-                    k = after
-                    continue
-                }
-                if b == 0x7B || b == 0x5B {
-                    level += 1
-                } else if b == 0x7D || b == 0x5D {
-                    level -= 1
-                    if level == 0 { return k + 1 }
-                }
-                k += 1
-            }
-            return nil
+            if let skips, let e = skips.end(at: i, count: t.count) { return e }
+            return skipContainer(t, i)
         default:
             var k = i
             while k < t.count {
@@ -236,6 +224,28 @@ struct RenderedJSON {
             }
             return k > i ? k : nil
         }
+    }
+
+    /// After the object or array starting at `i`: brackets counted outside strings.
+    fileprivate static func skipContainer(_ t: ByteView, _ i: Int) -> Int? {
+        var level = 0
+        var k = i
+        while k < t.count {
+            let b = t[k]
+            if b == 0x22 {
+                guard let after = t.jsonStringEnd(from: k) else { return nil }
+                k = after
+                continue
+            }
+            if b == 0x7B || b == 0x5B {
+                level += 1
+            } else if b == 0x7D || b == 0x5D {
+                level -= 1
+                if level == 0 { return k + 1 }
+            }
+            k += 1
+        }
+        return nil
     }
 
     /// Whether the string `t[i..<e]` (quotes included) is `key` (keys are plain ASCII:
@@ -255,3 +265,4 @@ struct RenderedJSON {
         return false
     }
 }
+

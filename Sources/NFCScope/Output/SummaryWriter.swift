@@ -13,6 +13,8 @@ public final class SummaryWriter: DecodeSink {
     private let scratch = OutputBuffer()
     private let timeScratch = OutputBuffer(initialCapacity: 32)
     private let json: JSONLinesWriter
+    /// The ends of the rendered record's values (one pass per record).
+    private let skips = JSONSkips()
     private var digits = 6
 
     /// Start, duration (0 when the capture does not record it) and direction of recent
@@ -103,7 +105,7 @@ public final class SummaryWriter: DecodeSink {
     }
 
     public func record<R: DecodedRecord>(_ record: R) {
-        let type = "\(R.typeName)"
+        let type = R.typeName.description
         switch type {
         case "apdu", "felica", "ndef", "snep", "npp", "transaction": break
         default: return  // not shown: not rendered either
@@ -111,7 +113,7 @@ public final class SummaryWriter: DecodeSink {
         scratch.removeAll()
         json.record(record)
         scratch.withContents { bytes in
-            let value = RenderedJSON(bytes.last == 0x0A ? bytes.dropLast(1) : bytes)
+            let value = RenderedJSON(bytes.last == 0x0A ? bytes.dropLast(1) : bytes, skips: skips)
             guard value.isObject else { return }
             if let filter, !filter.selectsRecord(type, json: { value.parsed }) { return }
             switch type {
@@ -396,7 +398,9 @@ public final class SummaryWriter: DecodeSink {
     /// before its children.
     private static func firstTexts(_ v: RenderedJSON.Members) -> TagTexts {
         var texts = TagTexts()
-        func visit(_ node: RenderedJSON.Members) {
+        // A node's members are looked up in place (no index of them per node): with
+        // the record's skips each lookup is a short walk over the node's keys.
+        func visit(_ node: RenderedJSON) {
             guard let tag = node["tag"] else { return }
             func take(_ name: StaticString, _ slot: inout String?) {
                 if slot == nil, tag.isString(name), let text = node["text"]?.stringValue { slot = text }
@@ -407,12 +411,11 @@ public final class SummaryWriter: DecodeSink {
             take("9F36", &texts.t9F36)
         }
         func flatten(_ value: RenderedJSON) {
-            guard value.isArray else { visit(value.members); return }
+            guard value.isArray else { visit(value); return }
             value.forEachElement { item in
                 if item.isArray { flatten(item); return true }
-                let node = item.members
-                visit(node)
-                if let nested = node["children"] { flatten(nested) }
+                visit(item)
+                if let nested = item["children"] { flatten(nested) }
                 return true
             }
         }
