@@ -50,6 +50,7 @@ struct Session28SummaryTests {
         return lookups
     }
 
+    @discardableResult
     private static func compare(_ bytes: [UInt8], _ skips: JSONSkips) -> Int {
         ByteView.with(bytes) { view in compare(RenderedJSON(view), RenderedJSON(view, skips: skips)) }
     }

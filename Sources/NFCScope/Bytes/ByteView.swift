@@ -259,6 +259,7 @@ public struct ByteView: @unchecked Sendable {
     /// quote, a backslash taking the byte after it; nil when the view ends first. The
     /// quote and backslash are looked for eight bytes per step (`summary`'s reader of
     /// rendered records, whose strings are mostly long hex).
+    @inline(__always)
     func jsonStringEnd(from start: Int) -> Int? {
         guard let base, start >= 0 else { return nil }
         let n = count

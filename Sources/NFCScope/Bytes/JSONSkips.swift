@@ -48,37 +48,13 @@ final class JSONSkips {
         }
         pass &+= 1
         let stamp = pass &<< 32
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = ones &* 0x22, backslashes = ones &* 0x5C
         var depth = 0
         var i = 0
         while i < n {
             let b = base.load(fromByteOffset: i, as: UInt8.self)
             if b == 0x22 {
                 // The string's end: the first quote not taken by a backslash.
-                var k = i &+ 1
-                var e = -1
-                while k < n {
-                    var hit = -1
-                    while k &+ 8 <= n {
-                        let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: k, as: UInt64.self))
-                        let x = w ^ quotes, y = w ^ backslashes
-                        let m = (((x &- ones) & ~x) | ((y &- ones) & ~y)) & highs
-                        if m != 0 { hit = k &+ (m.trailingZeroBitCount &>> 3); break }
-                        k &+= 8
-                    }
-                    if hit < 0 {
-                        while k < n {
-                            let c = base.load(fromByteOffset: k, as: UInt8.self)
-                            if c == 0x22 || c == 0x5C { hit = k; break }
-                            k &+= 1
-                        }
-                        if hit < 0 { break }
-                    }
-                    if base.load(fromByteOffset: hit, as: UInt8.self) == 0x22 { e = hit &+ 1; break }
-                    k = hit &+ 2
-                }
-                guard e > 0 else { return }
+                guard let e = t.jsonStringEnd(from: i) else { return }
                 ends[i] = stamp | UInt64(e)
                 i = e
                 continue
