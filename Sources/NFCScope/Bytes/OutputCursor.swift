@@ -41,6 +41,25 @@ public struct OutputCursor {
         OutputBuffer.copyShort(from: UnsafeRawPointer(s.utf8Start), to: base + o, count: n)
     }
 
+    /// `ascii` for a literal of 33 to 48 bytes (the frame line's direction and
+    /// technology, 36 to 40): three 16-byte moves, the last ending at its end, with no
+    /// loop (`copyShort` loops over 16-byte moves from 17 bytes on). Any other length
+    /// takes `copyShort`.
+    @inline(__always)
+    mutating func asciiOf33To48(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        let o = claim(n)
+        let src = UnsafeRawPointer(s.utf8Start), dst = base + o
+        guard n > 32 && n <= 48 else {
+            OutputBuffer.copyShort(from: src, to: dst, count: n)
+            return
+        }
+        dst.storeBytes(of: src.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        dst.storeBytes(of: src.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self), toByteOffset: 16, as: SIMD16<UInt8>.self)
+        dst.storeBytes(of: src.loadUnaligned(fromByteOffset: n &- 16, as: SIMD16<UInt8>.self), toByteOffset: n &- 16,
+                       as: SIMD16<UInt8>.self)
+    }
+
     /// The bytes of a view, as they are.
     @inline(__always)
     public mutating func bytes(_ v: ByteView) {

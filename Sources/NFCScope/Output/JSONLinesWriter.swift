@@ -61,7 +61,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         var c = out.reservedCursor(64 + (masked ? 0 : 2 * frame.bytes.count))
         if frame.event == nil, let dir = frame.dir {
             // Most frames: one literal for the direction and technology.
-            c.ascii(dirTechHexOpening(dir, frame.tech))
+            c.asciiOf33To48(dirTechHexOpening(dir, frame.tech))
         } else {
             c.ascii(",\"dir\":")
             if let dir = frame.dir {
