@@ -654,8 +654,8 @@ public final class OutputBuffer: @unchecked Sendable {
     /// more where the nibble is above 9 (a lane compare and a mask), then the two
     /// interleaved, the high nibble's digit first. The 16-bit lanes of the result, stored
     /// little-endian (callers check `_endian(little)`), put the digits in order; the
-    /// widening and `|` compile to SSE2's byte unpacks (about 20 instructions a step,
-    /// where `hexDigitsSIMD` twice took about 33). Same digits as `hexDigitsSIMD`
+    /// widening and `|` compile to SSE2's byte unpacks (24 instructions a step with the
+    /// load and stores, where `hexDigitsSIMD` twice took 33). Same digits as `hexDigitsSIMD`
     /// (Session29FrameTests).
     @inline(__always)
     static func hexDigitsSIMD16(_ v: SIMD16<UInt8>, _ letterOffset: UInt8) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
