@@ -34,7 +34,7 @@ public final class CardSession {
     @exclusivity(unchecked) private var spareCommandTLV: BERTLV? = BERTLV()
     /// The values' storage of the previous DOL split (GPO, GENERATE AC), reused by the next.
     @exclusivity(unchecked) private var spareDOLValues: [DOLValue] = []
-    /// The items of the last DOL split by (the PDOL or CDOL of most sessions).
+    /// The items of the last DOL a split read (a capture's PDOL and CDOLs recur).
     @exclusivity(unchecked) private var dolItems = DOLItemsKept()
     /// The last few AIDs selected, each as one array with its registry index: a
     /// capture's cards select a few applications over and over (Visa and Mastercard
