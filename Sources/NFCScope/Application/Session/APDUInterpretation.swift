@@ -18,7 +18,8 @@ public enum ApplicationHandlerKind: UInt8, Sendable {
     case ndef
 
     /// Whether command and response data are parsed as BER-TLV.
-    var parsesTLV: Bool { self == .emv || self == .vas || self == .tlv }
+    /// By a mask of the raw values (emv 1, vas 2, tlv 3), inlined: a call per APDU.
+    var parsesTLV: Bool { @inline(__always) get { (UInt8(0b1110) &>> rawValue) & 1 != 0 } }
 }
 
 /// Where an APDU exchange of a contact smart-card trace came from.

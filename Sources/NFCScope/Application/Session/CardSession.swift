@@ -34,6 +34,8 @@ public final class CardSession {
     @exclusivity(unchecked) private var spareCommandTLV: BERTLV? = BERTLV()
     /// The values' storage of the previous DOL split (GPO, GENERATE AC), reused by the next.
     @exclusivity(unchecked) private var spareDOLValues: [DOLValue] = []
+    /// The items of the last DOL a split read (a capture's PDOL and CDOLs recur).
+    @exclusivity(unchecked) private var dolItems = DOLItemsKept()
     /// The last few AIDs selected, each as one array with its registry index: a
     /// capture's cards select a few applications over and over (Visa and Mastercard
     /// in turn), and each SELECT made an array and a registry lookup of its own.
@@ -82,7 +84,11 @@ public final class CardSession {
         x.response = exchange.response.map { APDUResponse(parsing: $0) }
         x.desfire = nil
         x.mifarePlus = nil
-        readNative(&x, exchange)
+        // `readNative` does nothing for an ISO command of the selected application with no
+        // DESFire chain open (most APDUs): not called then (~60 instructions an APDU).
+        if desfireChain != nil || selectedAID == nil || x.command == nil || DESFireWrapping.isWrapped(x.command) {
+            readNative(&x, exchange)
+        }
         x.handler = .none
         if x.commandDOL != nil, let split = x.commandDOL.take() { spareDOLValues = split.values }
         x.commandDOLName = ""
@@ -212,6 +218,15 @@ public final class CardSession {
     private func splitCommandData(_ c: APDUCommand, into x: inout APDUInterpretation) {
         if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xA8 {
             // GPO data is the PDOL values wrapped in tag 83.
+            if let pdol = x.context.pdol, let value = Self.singleShort83(c.data) {
+                // One 83 object with a short length and nothing after it (every GPO of a
+                // capture, nearly): the tree's first 83 at the top level, without the parse.
+                x.gpoDataParsed = true
+                x.gpoPDOLData = value
+                x.commandDOL = dolItems.split(pdol, value, storage: takeSpareDOLValues())
+                x.commandDOLName = "PDOL"
+                return
+            }
             // Taken from the spare and given back, or to the interpretation, by swaps.
             var wrapper: BERTLV? = nil
             swap(&wrapper, &spareCommandTLV)
@@ -221,7 +236,7 @@ public final class CardSession {
             x.gpoDataParsed = true
             if let node83, node83.depth == 0 { x.gpoPDOLData = node83.value }
             if let pdol = x.context.pdol, let node = node83 {
-                x.commandDOL = ByteView.with(pdol) { DOLSplit(dol: $0, data: node.value, storage: takeSpareDOLValues()) }
+                x.commandDOL = dolItems.split(pdol, node.value, storage: takeSpareDOLValues())
                 x.commandDOLName = "PDOL"
                 swap(&wrapper, &spareCommandTLV)
             } else {
@@ -232,7 +247,7 @@ public final class CardSession {
         if x.handler == .emv, c.cla & 0x80 != 0, c.ins == 0xAE {
             generateACCount += 1
             if let cdol = generateACCount == 1 ? x.context.cdol1 : (x.context.cdol2 ?? x.context.cdol1) {
-                x.commandDOL = ByteView.with(cdol) { DOLSplit(dol: $0, data: c.data, storage: takeSpareDOLValues()) }
+                x.commandDOL = dolItems.split(cdol, c.data, storage: takeSpareDOLValues())
                 x.commandDOLName = generateACCount == 1 ? "CDOL1" : "CDOL2"
             }
             return
@@ -241,6 +256,15 @@ public final class CardSession {
             if spareCommandTLV == nil { spareCommandTLV = BERTLV() }
             if spareCommandTLV!.reparseIfTLV(c.data) { swap(&x.commandTLV, &spareCommandTLV) }
         }
+    }
+
+    /// The value of `data` when it is one 83 object of a short length (under 0x80) and
+    /// nothing else: then the parse's first 83 node, at depth 0 with no error.
+    @inline(__always)
+    static func singleShort83(_ data: ByteView) -> ByteView? {
+        guard data.count >= 2, data.byte(0) == 0x83, let n = data.byte(1), n < 0x80,
+              Int(n) &+ 2 == data.count else { return nil }
+        return data.suffix(from: 2)
     }
 
     /// The spare DOL values' storage, the spare left empty.
@@ -283,6 +307,43 @@ public final class CardSession {
         applicationAIDIsSelected = false
         generateACCount = 0
         desfireChain = nil
+    }
+}
+
+/// The items (tag and length) of the last DOL a split read, with the DOL's bytes: the
+/// cards of a capture send the same PDOL and CDOLs (one array each, `RecentArrays`), and
+/// each split read the DOL's BER headers again (~780 instructions a GPO).
+/// `split` answers what `DOLSplit(dol:data:storage:)` answers.
+struct DOLItemsKept {
+    private var dol: [UInt8]?
+    private var items: [DOLItem] = []
+
+    mutating func split(_ dol: [UInt8], _ data: ByteView, storage: consuming [DOLValue]) -> DOLSplit {
+        // The same array as the last (found by identity before its bytes are compared).
+        if self.dol != dol {
+            items.removeAll(keepingCapacity: true)
+            ByteView.with(dol) { v in _ = DataObjectList.forEachItem(in: v) { items.append($0) } }
+            self.dol = dol
+        }
+        var values = storage
+        var pos = 0
+        var missing = 0
+        let n = items.count
+        // Written over the previous split's values when there are as many (the same DOL).
+        let inPlace = values.count == n
+        if !inPlace { values.removeAll(keepingCapacity: true) }
+        var i = 0
+        while i < n {
+            let item = items[i]
+            let available = Swift.max(0, data.count - pos)
+            let take = Swift.min(item.length, available)
+            let value = DOLValue(tag: item.tag, length: item.length, value: data.slice(pos, take) ?? ByteView())
+            if inPlace { values[i] = value } else { values.append(value) }
+            missing += item.length - take
+            pos += take
+            i += 1
+        }
+        return DOLSplit(values: values, missingBytes: missing, extra: pos < data.count ? data.suffix(from: pos) : ByteView())
     }
 }
 

@@ -114,6 +114,47 @@ enum ODAVerifier {
         /// Entries kept (a power of two).
         static let capacity = 1024
 
+        /// The modulus lengths of the keys of a RID and index (`Registry.caPublicKeys(rid:index:)`,
+        /// in order) for the last few asked: a capture's cards name the same few keys, and
+        /// the registry's answer took a lock and a copy of the key list, ~500 instructions
+        /// a session end. A registry's keys do not change.
+        private struct KeyLengths {
+            let registry: Registry
+            let rid: [UInt8]
+            let index: UInt8
+            let lengths: [Int]
+        }
+        @exclusivity(unchecked) private var keyLengths: [KeyLengths] = []
+        @exclusivity(unchecked) private var nextKeyLengths = 0
+        static let keyLengthsCapacity = 4
+
+        /// `registry.caPublicKeyLengths(rid:index:matching:)`.
+        func caPublicKeyLengths(_ registry: Registry, rid: [UInt8], index: UInt8,
+                                matching length: Int) -> (count: Int, firstLength: Int, matches: Bool) {
+            let lengths = modulusLengths(registry, rid: rid, index: index)
+            return (lengths.count, lengths.first ?? 0, lengths.contains(length))
+        }
+
+        private func modulusLengths(_ registry: Registry, rid: [UInt8], index: UInt8) -> [Int] {
+            var i = 0
+            while i < keyLengths.count {
+                // The RID is usually the same array (the evidence's recent RIDs): `==` tests identity first.
+                if keyLengths[i].registry === registry, keyLengths[i].index == index, keyLengths[i].rid == rid {
+                    return keyLengths[i].lengths
+                }
+                i += 1
+            }
+            let lengths = registry.caPublicKeys(rid: rid, index: index).map { $0.modulus.count }
+            let entry = KeyLengths(registry: registry, rid: rid, index: index, lengths: lengths)
+            if keyLengths.count < LengthReasons.keyLengthsCapacity {
+                keyLengths.append(entry)
+            } else {
+                keyLengths[nextKeyLengths] = entry
+                nextKeyLengths = (nextKeyLengths + 1) % LengthReasons.keyLengthsCapacity
+            }
+            return lengths
+        }
+
         func reason(certificate: Int, key: Int) -> String {
             if made.isEmpty { made = [Entry](repeating: Entry(), count: LengthReasons.capacity) }
             let h = UInt(truncatingIfNeeded: certificate) &* 0x9E37_79B9 ^ UInt(truncatingIfNeeded: key) &* 0x85EB_CA6B
@@ -144,7 +185,8 @@ enum ODAVerifier {
         // The keys' count and lengths asked first (most synthetic and altered captures
         // stop at the length), the keys copied out only to be used.
         let certificate90Length = e.card.slice(0x90)?.count
-        let found = registry.caPublicKeyLengths(rid: rid, index: index, matching: certificate90Length ?? -1)
+        let found = reasons?.caPublicKeyLengths(registry, rid: rid, index: index, matching: certificate90Length ?? -1)
+            ?? registry.caPublicKeyLengths(rid: rid, index: index, matching: certificate90Length ?? -1)
         guard found.count > 0 else {
             throw .missing("no CA public key for RID \(hexUpper(rid)) index \(hexUpper([index])) (add it with --plugins)")
         }
