@@ -10,8 +10,9 @@
 // became the head) the calling thread writes, in order, then moves on to the next file. Files further on keep their chunks in memory,
 // up to `memoryCap` bytes over all files; beyond that their chunks go to an unlinked
 // temporary file, one per input, read back in its turn and then reused by a later input
-// (writing over pages already in the page cache is a copy; new pages cost more). When no
-// temporary file can be made, the worker waits for its file's turn instead. The head file itself may get
+// (writing over pages already in the page cache is a copy; new pages cost more), up to
+// `spillCap` bytes over all files. When no temporary file can be made, or the files hold
+// `spillCap` bytes, the worker waits for its file's turn instead. The head file itself may get
 // `headCap` bytes ahead of the writer (a slow reader of the output slows the workers
 // down instead of filling memory). Memory is thus the workers' own working sets plus
 // these caps, whatever the sizes of the files.
@@ -39,6 +40,11 @@ public enum ParallelRun {
         /// bytes each keeps (the rest of a larger one is given back).
         var spillPool = 4
         var spillKeep = 64 << 20
+        /// Bytes in temporary files not yet written out, over all files. Beyond it a
+        /// worker waits for its file's turn: two 1 GiB captures to text at `-j 2` parked
+        /// the second one's whole output (about 17 GB) on disk and took 86-102 s against
+        /// about 15 s one after the other (BENCHMARKS.md, session 29).
+        var spillCap = 256 << 20
     }
 
     /// `-j`'s default: the cores this process may run on.
@@ -57,11 +63,12 @@ public enum ParallelRun {
     /// `run`, where each worker thread makes its own `State` (once, before its first
     /// input) and passes it to every job it runs.
     static func run<State>(count: Int, jobs: Int, out: OutputBuffer, errorLine: (String) -> Void, limits: Limits = Limits(),
-                           perThread: @escaping () -> State,
+                           perThread: @escaping () -> State, afterwards: (OrderedOutput) -> Void = { _ in },
                            job: @escaping (Int, ChunkTarget, State) -> Int32) -> Int32 {
         let order = OrderedOutput(count: count, limits: limits, out: out)
         let chunkBytes = out.flushEachRecord ? 1 : limits.chunkBytes
         var status: Int32 = 0
+        WorkerThreads.keepFreedMemory()
         WorkerThreads.run(count: max(1, min(jobs, count)), {
             var state: State?
             while let index = order.claim() {
@@ -75,6 +82,7 @@ public enum ParallelRun {
         }, meanwhile: {
             status = order.drain(errorLine: errorLine)
         })
+        afterwards(order)
         return status
     }
 }
@@ -164,6 +172,10 @@ final class OrderedOutput: @unchecked Sendable {
     /// Temporary files of inputs already written out, for the next input to park in.
     private var spillPool: [SpillFile] = []
     private var spareMemory = 0
+    /// Bytes in temporary files not yet written out (counted against `spillCap`), and
+    /// the most there were at once.
+    private var parked = 0
+    private(set) var mostParked = 0
     private var maxSpareMemory: Int { limits.memoryCap + limits.headCap }
 
     init(count: Int, limits: ParallelRun.Limits, out: OutputBuffer) {
@@ -219,7 +231,7 @@ final class OrderedOutput: @unchecked Sendable {
                 if slots[index].held == 0 || slots[index].held + n <= limits.headCap { break }
             } else {
                 if held + n <= limits.memoryCap { break }
-                if !slots[index].spillFailed {
+                if !slots[index].spillFailed && parked + n <= limits.spillCap {
                     if park(index, piece) { return wantsSpare ? popSpare() : nil }
                     // The lock was let go meanwhile: look again before waiting.
                     continue
@@ -285,6 +297,8 @@ final class OrderedOutput: @unchecked Sendable {
             return false
         }
         if case .chunk(let chunk) = piece { keepSpare(chunk) }
+        parked += count
+        mostParked = max(mostParked, parked)
         slots[index].pieces.append(.spilled(offset: offset, count: count, isError: piece.isError))
         if index == head { monitor.signal(Self.writerCondition) }
         return true
@@ -305,6 +319,8 @@ final class OrderedOutput: @unchecked Sendable {
         var written: [OutputChunk] = []
         /// Where output parked in a temporary file is read back into.
         var readBack: OutputChunk?
+        /// Bytes of the pieces being written that came from a temporary file.
+        var unparked = 0
         monitor.lock()
         while head < slots.count {
             if !slots[head].pieces.isEmpty {
@@ -325,6 +341,7 @@ final class OrderedOutput: @unchecked Sendable {
                     case .error(let line):
                         errorLine(String(decoding: line, as: UTF8.self))
                     case .spilled(let offset, let count, let isError):
+                        unparked += count
                         let ok: Bool
                         if isError {
                             // An error line is read back whole.
@@ -356,6 +373,12 @@ final class OrderedOutput: @unchecked Sendable {
                 }
                 monitor.lock()
                 draining = false
+                if unparked > 0 {
+                    // Room in the temporary files for workers waiting on `spillCap`.
+                    parked -= unparked
+                    unparked = 0
+                    monitor.broadcast(Self.roomCondition)
+                }
                 // The chunks written out go back to the workers (as many as `keepSpare` keeps).
                 for chunk in written { keepSpare(chunk) }
                 written.removeAll(keepingCapacity: true)

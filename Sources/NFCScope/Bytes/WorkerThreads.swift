@@ -82,6 +82,26 @@ package enum WorkerThreads {
         for thread in threads { pthread_join(thread, nil) }
     }
 
+    /// For `-j`, before its threads start: memory a thread frees stays with its heap (up
+    /// to 64 MiB at the top) and blocks up to 32 MiB come from the heaps, not from
+    /// mappings of their own. Every file is decoded by writers and buffers made for it;
+    /// glibc gave a worker thread's heap back after each file (and mapped each large
+    /// block anew), so the next file faulted the same pages in again, each one zeroed by
+    /// the kernel: `-j 2` text over 100 files of 2 MiB took 26-37 k page faults, 12-13 k
+    /// with this (BENCHMARKS.md, session 29). Peak memory does not change: only what is
+    /// handed back between files. Process-wide, so only the command-line tool calls it.
+    /// `mallopt` is looked up at run time: Glibc's module leaves out <malloc.h>; -3 and
+    /// -1 are glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD.
+    package static func keepFreedMemory() {
+        #if canImport(Glibc)
+        typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
+        _ = mallopt(-3, 32 << 20)
+        _ = mallopt(-1, 64 << 20)
+        #endif
+    }
+
     /// The cores this process may run on (its affinity, as `taskset` sets it: the
     /// `Cpus_allowed` mask of /proc/self/status, since Glibc's module does not export
     /// sched_getaffinity), else the cores online; at least 1.
