@@ -74,6 +74,29 @@ package final class RenderedValueCache {
     @exclusivity(unchecked) private var nextContextID = 0
     @exclusivity(unchecked) private var nextContextSlot = 0
     private static let contextsKept = 8
+    /// The last answer of `context(aid:currency:)` in plain fields: its AID's storage
+    /// address and count (nil address: no AID), its currency, id and tag scope. The AID
+    /// array is held by `contexts[lastSlot]`, so while it is the last one no other
+    /// array's storage can be at that address: the same address and count are the
+    /// same bytes. `lastValid` false: none.
+    @exclusivity(unchecked) private var lastValid = false
+    @exclusivity(unchecked) private var lastAIDBase: UnsafeRawPointer?
+    @exclusivity(unchecked) private var lastAIDCount = 0
+    @exclusivity(unchecked) private var lastCurrency: Int?
+    @exclusivity(unchecked) private var lastID = 0
+    @exclusivity(unchecked) private var lastTagScope = TagScope.emv
+
+    /// The `application` member written last (`ApplicationRendering.writeJSONMembers`):
+    /// the AID array it was written for (held, so its storage is not reused while kept),
+    /// that storage's address and count, the registry entry's index, and the member's
+    /// bytes (`lastApplicationCount` of them; -1: none).
+    @exclusivity(unchecked) private var lastApplicationAID: [UInt8] = []
+    @exclusivity(unchecked) private var lastApplicationBase: UnsafeRawPointer?
+    @exclusivity(unchecked) private var lastApplicationAIDCount = 0
+    @exclusivity(unchecked) private var lastApplicationIndex = 0
+    @exclusivity(unchecked) private var lastApplicationBytes: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var lastApplicationCapacity = 256
+    @exclusivity(unchecked) private var lastApplicationCount = -1
 
     package init(registry: Registry) {
         self.registry = registry
@@ -84,6 +107,7 @@ package final class RenderedValueCache {
         nodeEntries.initialize(repeating: NodeEntry(), count: Self.nodeTableSize)
         nodeStats = .allocate(capacity: 2 * Self.nodeStatBuckets)
         nodeStats.initialize(repeating: 0, count: 2 * Self.nodeStatBuckets)
+        lastApplicationBytes = .allocate(capacity: 256)
         contexts.reserveCapacity(Self.contextsKept)
     }
 
@@ -96,19 +120,51 @@ package final class RenderedValueCache {
         nodeEntries.deinitialize(count: Self.nodeTableSize)
         nodeEntries.deallocate()
         nodeStats.deallocate()
+        lastApplicationBytes.deallocate()
     }
 
     /// The id of the context (selected AID, currency) values are rendered in now, and the
     /// tag scope that AID selects (`Registry.tagScope(aid:)`, worked out once per context).
     func context(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
-        // Most calls ask for the context of the call before (the APDUs of one session):
-        // that one is tried first. The kept contexts are compared in place (a loop over
-        // copies of them retained and released each one's AID).
+        // Most calls ask for the context of the call before (the APDUs of one session),
+        // mostly with the very AID array the last answer holds: that one is tried first,
+        // by the array's storage address (the array's `==` was a call and a retain), then
+        // the kept contexts compared in place (a loop over copies of them retained and
+        // released each one's AID).
+        if lastValid, currency == lastCurrency {
+            if let aid {
+                if aid.withUnsafeBytes({ $0.baseAddress == lastAIDBase && $0.count == lastAIDCount }), lastAIDBase != nil {
+                    return (lastID, lastTagScope)
+                }
+            } else if lastAIDBase == nil {
+                return (lastID, lastTagScope)
+            }
+        }
         let slot = lastSlot
         if slot >= 0, slot < contexts.count, contexts[slot].currency == currency, contexts[slot].aid == aid {
+            noteLast(slot)
             return (contexts[slot].id, contexts[slot].tagScope)
         }
         return lookUpContext(aid: aid, currency: currency)
+    }
+
+    /// Makes `contexts[slot]` the last answer, in the plain fields too.
+    private func noteLast(_ slot: Int) {
+        lastSlot = slot
+        lastValid = true
+        lastCurrency = contexts[slot].currency
+        lastID = contexts[slot].id
+        lastTagScope = contexts[slot].tagScope
+        if let aid = contexts[slot].aid {
+            // An empty array has a storage address of its own (shared by all empty arrays:
+            // the same bytes, none); a non-nil address stands for "an AID".
+            let base = aid.withUnsafeBytes { $0.baseAddress }
+            lastAIDBase = base ?? UnsafeRawPointer(bitPattern: 1)
+            lastAIDCount = base == nil ? -1 : aid.count
+        } else {
+            lastAIDBase = nil
+            lastAIDCount = 0
+        }
     }
 
     /// `context(aid:currency:)` without trying the last one first; makes the one found
@@ -117,7 +173,7 @@ package final class RenderedValueCache {
         var i = 0
         while i < contexts.count {
             if contexts[i].currency == currency && contexts[i].aid == aid {
-                lastSlot = i
+                noteLast(i)
                 return (contexts[i].id, contexts[i].tagScope)
             }
             i += 1
@@ -128,10 +184,10 @@ package final class RenderedValueCache {
         nextContextID += 1
         if contexts.count < Self.contextsKept {
             contexts.append(made)
-            lastSlot = contexts.count - 1
+            noteLast(contexts.count - 1)
         } else {
             contexts[nextContextSlot] = made
-            lastSlot = nextContextSlot
+            noteLast(nextContextSlot)
             nextContextSlot = (nextContextSlot + 1) % Self.contextsKept
         }
         return (made.id, scope)
@@ -173,6 +229,54 @@ package final class RenderedValueCache {
         e.pointee.context = context
         e.pointee.valueCount = n
         e.pointee.textCount = text.count
+    }
+
+    // MARK: The last `application` member
+
+    /// Appends the `application` member kept for this AID array (the very storage it was
+    /// kept for: the same bytes) and entry index of `registry`, and answers true; false
+    /// (writing nothing) when another was kept, or none.
+    @inline(__always)
+    func copyApplicationMember(_ aid: [UInt8], index: Int, registry: Registry, to out: OutputBuffer) -> Bool {
+        guard lastApplicationCount >= 0, index == lastApplicationIndex, registry === self.registry,
+              aid.withUnsafeBytes({ $0.baseAddress == lastApplicationBase && $0.count == lastApplicationAIDCount })
+        else { return false }
+        out.bytes(ByteView(base: UnsafeRawPointer(lastApplicationBytes), count: lastApplicationCount))
+        applicationCopyCount &+= 1
+        return true
+    }
+
+    /// How many `application` members `copyApplicationMember` copied (tests).
+    @exclusivity(unchecked) private(set) var applicationCopyCount = 0
+
+    /// Keeps what `out` was given since `start` as the `application` member of this AID
+    /// array and entry index of `registry` (nothing for another registry's, or when those
+    /// bytes were flushed meanwhile or are too many).
+    func keepApplicationMember(_ aid: [UInt8], index: Int, registry: Registry, since start: Int, in out: OutputBuffer) {
+        guard registry === self.registry, let output = out.written(since: start), output.count <= Self.maxNodeOutputCount,
+              output.count == 0 || output.base != nil else {
+            lastApplicationCount = -1
+            return
+        }
+        if output.count > lastApplicationCapacity {
+            lastApplicationBytes.deallocate()
+            lastApplicationCapacity = Swift.max(output.count, 2 * lastApplicationCapacity)
+            lastApplicationBytes = .allocate(capacity: lastApplicationCapacity)
+        }
+        if output.count > 0, let src = output.base {
+            lastApplicationBytes.update(from: src.assumingMemoryBound(to: UInt8.self), count: output.count)
+        }
+        lastApplicationAID = aid
+        // Read from the array held here (its storage is the caller's).
+        let base = lastApplicationAID.withUnsafeBytes { $0.baseAddress }
+        guard let base else {
+            lastApplicationCount = -1
+            return
+        }
+        lastApplicationBase = base
+        lastApplicationAIDCount = aid.count
+        lastApplicationIndex = index
+        lastApplicationCount = output.count
     }
 
     /// How many texts and whole nodes were copied from the cache so far (tests).
