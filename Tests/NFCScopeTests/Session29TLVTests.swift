@@ -2,8 +2,9 @@ import Testing
 @testable import NFCScope
 
 /// Session 29: the APDU record's `application` member copied while the records carry the
-/// AID array it was written for (`RenderedValueCache.copyApplicationMember`), and the value
-/// cache's last context answered by its AID array's storage (`RenderedValueCache.context`).
+/// AID array it was written for (`RenderedValueCache.copyApplicationMember`); the value
+/// cache's contexts (`RenderedValueCache.context`, whose answer by the AID array's storage
+/// was tried and dropped) against a model.
 @Suite struct Session29TLVTests {
     static func record(aid: [UInt8]?, index: Int?) -> APDUInterpretation {
         var x = APDUInterpretation(exchange: ISODEPExchange(frames: keptFrameNumbers([1, 2]), command: nil, response: nil,
@@ -67,7 +68,7 @@ import Testing
     /// currency) not among the last eight kept, replaced in turn; the same id while kept),
     /// for AIDs handed on as one array, as copies of the same bytes, empty, or none; and the
     /// tag scope against `Registry.tagScope(aid:)`.
-    @Test func contextAnswersByStorageAreTheKeptContexts() {
+    @Test func contextAnswersAreTheKeptContexts() {
         var g = FastPathGenerator(state: 0xC0_29)
         let registry = Registry.builtin
         let cache = RenderedValueCache(registry: registry)

@@ -74,18 +74,6 @@ package final class RenderedValueCache {
     @exclusivity(unchecked) private var nextContextID = 0
     @exclusivity(unchecked) private var nextContextSlot = 0
     private static let contextsKept = 8
-    /// The last answer of `context(aid:currency:)` in plain fields: its AID's storage
-    /// address and count (nil address: no AID), its currency, id and tag scope. The AID
-    /// array is held by `contexts[lastSlot]`, so while it is the last one no other
-    /// array's storage can be at that address: the same address and count are the
-    /// same bytes. `lastValid` false: none.
-    @exclusivity(unchecked) private var lastValid = false
-    @exclusivity(unchecked) private var lastAIDBase: UnsafeRawPointer?
-    @exclusivity(unchecked) private var lastAIDCount = 0
-    @exclusivity(unchecked) private var lastCurrency: Int?
-    @exclusivity(unchecked) private var lastID = 0
-    @exclusivity(unchecked) private var lastTagScope = TagScope.emv
-
     /// The `application` member written last (`ApplicationRendering.writeJSONMembers`):
     /// the AID array it was written for (held, so its storage is not reused while kept),
     /// that storage's address and count, the registry entry's index, and the member's
@@ -126,45 +114,14 @@ package final class RenderedValueCache {
     /// The id of the context (selected AID, currency) values are rendered in now, and the
     /// tag scope that AID selects (`Registry.tagScope(aid:)`, worked out once per context).
     func context(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
-        // Most calls ask for the context of the call before (the APDUs of one session),
-        // mostly with the very AID array the last answer holds: that one is tried first,
-        // by the array's storage address (the array's `==` was a call and a retain), then
-        // the kept contexts compared in place (a loop over copies of them retained and
-        // released each one's AID).
-        if lastValid, currency == lastCurrency {
-            if let aid {
-                if aid.withUnsafeBytes({ $0.baseAddress == lastAIDBase && $0.count == lastAIDCount }), lastAIDBase != nil {
-                    return (lastID, lastTagScope)
-                }
-            } else if lastAIDBase == nil {
-                return (lastID, lastTagScope)
-            }
-        }
+        // Most calls ask for the context of the call before (the APDUs of one session):
+        // that one is tried first. The kept contexts are compared in place (a loop over
+        // copies of them retained and released each one's AID).
         let slot = lastSlot
         if slot >= 0, slot < contexts.count, contexts[slot].currency == currency, contexts[slot].aid == aid {
-            noteLast(slot)
             return (contexts[slot].id, contexts[slot].tagScope)
         }
         return lookUpContext(aid: aid, currency: currency)
-    }
-
-    /// Makes `contexts[slot]` the last answer, in the plain fields too.
-    private func noteLast(_ slot: Int) {
-        lastSlot = slot
-        lastValid = true
-        lastCurrency = contexts[slot].currency
-        lastID = contexts[slot].id
-        lastTagScope = contexts[slot].tagScope
-        if let aid = contexts[slot].aid {
-            // An empty array has a storage address of its own (shared by all empty arrays:
-            // the same bytes, none); a non-nil address stands for "an AID".
-            let base = aid.withUnsafeBytes { $0.baseAddress }
-            lastAIDBase = base ?? UnsafeRawPointer(bitPattern: 1)
-            lastAIDCount = base == nil ? -1 : aid.count
-        } else {
-            lastAIDBase = nil
-            lastAIDCount = 0
-        }
     }
 
     /// `context(aid:currency:)` without trying the last one first; makes the one found
@@ -173,7 +130,7 @@ package final class RenderedValueCache {
         var i = 0
         while i < contexts.count {
             if contexts[i].currency == currency && contexts[i].aid == aid {
-                noteLast(i)
+                lastSlot = i
                 return (contexts[i].id, contexts[i].tagScope)
             }
             i += 1
@@ -184,10 +141,10 @@ package final class RenderedValueCache {
         nextContextID += 1
         if contexts.count < Self.contextsKept {
             contexts.append(made)
-            noteLast(contexts.count - 1)
+            lastSlot = contexts.count - 1
         } else {
             contexts[nextContextSlot] = made
-            noteLast(nextContextSlot)
+            lastSlot = nextContextSlot
             nextContextSlot = (nextContextSlot + 1) % Self.contextsKept
         }
         return (made.id, scope)
