@@ -74,6 +74,17 @@ package final class RenderedValueCache {
     @exclusivity(unchecked) private var nextContextID = 0
     @exclusivity(unchecked) private var nextContextSlot = 0
     private static let contextsKept = 8
+    /// The `application` member written last (`ApplicationRendering.writeJSONMembers`):
+    /// the AID array it was written for (held, so its storage is not reused while kept),
+    /// that storage's address and count, the registry entry's index, and the member's
+    /// bytes (`lastApplicationCount` of them; -1: none).
+    @exclusivity(unchecked) private var lastApplicationAID: [UInt8] = []
+    @exclusivity(unchecked) private var lastApplicationBase: UnsafeRawPointer?
+    @exclusivity(unchecked) private var lastApplicationAIDCount = 0
+    @exclusivity(unchecked) private var lastApplicationIndex = 0
+    @exclusivity(unchecked) private var lastApplicationBytes: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var lastApplicationCapacity = 256
+    @exclusivity(unchecked) private var lastApplicationCount = -1
 
     package init(registry: Registry) {
         self.registry = registry
@@ -84,6 +95,7 @@ package final class RenderedValueCache {
         nodeEntries.initialize(repeating: NodeEntry(), count: Self.nodeTableSize)
         nodeStats = .allocate(capacity: 2 * Self.nodeStatBuckets)
         nodeStats.initialize(repeating: 0, count: 2 * Self.nodeStatBuckets)
+        lastApplicationBytes = .allocate(capacity: 256)
         contexts.reserveCapacity(Self.contextsKept)
     }
 
@@ -96,6 +108,7 @@ package final class RenderedValueCache {
         nodeEntries.deinitialize(count: Self.nodeTableSize)
         nodeEntries.deallocate()
         nodeStats.deallocate()
+        lastApplicationBytes.deallocate()
     }
 
     /// The id of the context (selected AID, currency) values are rendered in now, and the
@@ -173,6 +186,54 @@ package final class RenderedValueCache {
         e.pointee.context = context
         e.pointee.valueCount = n
         e.pointee.textCount = text.count
+    }
+
+    // MARK: The last `application` member
+
+    /// Appends the `application` member kept for this AID array (the very storage it was
+    /// kept for: the same bytes) and entry index of `registry`, and answers true; false
+    /// (writing nothing) when another was kept, or none.
+    @inline(__always)
+    func copyApplicationMember(_ aid: [UInt8], index: Int, registry: Registry, to out: OutputBuffer) -> Bool {
+        guard lastApplicationCount >= 0, index == lastApplicationIndex, registry === self.registry,
+              aid.withUnsafeBytes({ $0.baseAddress == lastApplicationBase && $0.count == lastApplicationAIDCount })
+        else { return false }
+        out.bytes(ByteView(base: UnsafeRawPointer(lastApplicationBytes), count: lastApplicationCount))
+        applicationCopyCount &+= 1
+        return true
+    }
+
+    /// How many `application` members `copyApplicationMember` copied (tests).
+    @exclusivity(unchecked) private(set) var applicationCopyCount = 0
+
+    /// Keeps what `out` was given since `start` as the `application` member of this AID
+    /// array and entry index of `registry` (nothing for another registry's, or when those
+    /// bytes were flushed meanwhile or are too many).
+    func keepApplicationMember(_ aid: [UInt8], index: Int, registry: Registry, since start: Int, in out: OutputBuffer) {
+        guard registry === self.registry, let output = out.written(since: start), output.count <= Self.maxNodeOutputCount,
+              output.count == 0 || output.base != nil else {
+            lastApplicationCount = -1
+            return
+        }
+        if output.count > lastApplicationCapacity {
+            lastApplicationBytes.deallocate()
+            lastApplicationCapacity = Swift.max(output.count, 2 * lastApplicationCapacity)
+            lastApplicationBytes = .allocate(capacity: lastApplicationCapacity)
+        }
+        if output.count > 0, let src = output.base {
+            lastApplicationBytes.update(from: src.assumingMemoryBound(to: UInt8.self), count: output.count)
+        }
+        lastApplicationAID = aid
+        // Read from the array held here (its storage is the caller's).
+        let base = lastApplicationAID.withUnsafeBytes { $0.baseAddress }
+        guard let base else {
+            lastApplicationCount = -1
+            return
+        }
+        lastApplicationBase = base
+        lastApplicationAIDCount = aid.count
+        lastApplicationIndex = index
+        lastApplicationCount = output.count
     }
 
     /// How many texts and whole nodes were copied from the cache so far (tests).

@@ -11,10 +11,14 @@ enum ApplicationRendering {
     /// top-level hex is copied from there).
     static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil,
                                  responseHexAt: Int? = nil, to out: OutputBuffer) {
-        if let aid = x.applicationAID {
+        if let aid = x.applicationAID,
+           cache?.copyApplicationMember(aid, index: x.applicationIndex ?? -1, registry: registry, to: out) != true {
             // The member is what the AID's bytes and its entry (an index into this registry)
-            // give: kept in the cache (when it is this registry's) as a node of tag 0 with
-            // no tag bytes, which no TLV node is, and copied for the session's next APDUs.
+            // give. The last one is kept with the AID array it was written for and copied
+            // while the session's APDUs carry that array (`copyApplicationMember`); others
+            // are kept in the cache (when it is this registry's) as a node of tag 0 with
+            // no tag bytes, which no TLV node is, and copied when their AID comes again.
+            let start = out.position
             ByteView.with(aid) { view in
                 if cache?.registry === registry,
                    let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: x.applicationIndex ?? -1, value: view,
@@ -28,6 +32,7 @@ enum ApplicationRendering {
                     writeApplicationMember(view, index: x.applicationIndex, registry: registry, to: out)
                 }
             }
+            cache?.keepApplicationMember(aid, index: x.applicationIndex ?? -1, registry: registry, since: start, in: out)
         }
         // The registry and the cache passed along, not held in a writer value (retains).
         if let dol = x.commandDOL {
