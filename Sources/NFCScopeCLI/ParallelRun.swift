@@ -41,9 +41,9 @@ public enum ParallelRun {
         var spillPool = 4
         var spillKeep = 64 << 20
         /// Bytes in temporary files not yet written out, over all files. Beyond it a
-        /// worker waits for its file's turn: two 1 GiB captures to text at `-j 2` parked
-        /// the second one's whole output (about 17 GB) on disk and took 86-102 s against
-        /// about 15 s one after the other (BENCHMARKS.md, session 29).
+        /// worker waits for its file's turn: without it, two 1 GiB captures to text at
+        /// `-j 2` parked the second one's whole output, 11.6 GB, in $TMPDIR (in memory
+        /// where /tmp is a tmpfs) (BENCHMARKS.md, session 29).
         var spillCap = 256 << 20
     }
 

@@ -88,8 +88,9 @@ package enum WorkerThreads {
     /// glibc gave a worker thread's heap back after each file (and mapped each large
     /// block anew), so the next file faulted the same pages in again, each one zeroed by
     /// the kernel: `-j 2` text over 100 files of 2 MiB took 26-37 k page faults, 12-13 k
-    /// with this (BENCHMARKS.md, session 29). Peak memory does not change: only what is
-    /// handed back between files. Process-wide, so only the command-line tool calls it.
+    /// with this (BENCHMARKS.md, session 29). The heaps keep what they freed, so the peak
+    /// RSS of that run rose from 43-47 MB to 48-55 MB. Process-wide, so only the
+    /// command-line tool calls it.
     /// `mallopt` is looked up at run time: Glibc's module leaves out <malloc.h>; -3 and
     /// -1 are glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD.
     package static func keepFreedMemory() {
