@@ -3,7 +3,7 @@ import Testing
 
 /// Session 29: the hex digits of 16 bytes in byte lanes (`OutputBuffer.hexDigitsSIMD16`,
 /// the step of `writeHexPairsSIMD`) against the 16-bit-lane form it replaced
-/// (`hexDigitsSIMD`) and the table, for every byte value in every lane and both letter
+/// (`wordLaneDigits`, kept here) and the table, for every byte value in every lane and both letter
 /// cases; and `writeHexPairs` from 16 bytes on against the plain loop.
 @Suite struct Session29FrameTests {
     static func digits(_ v: SIMD16<UInt8>, uppercase: Bool) -> [UInt8] {
@@ -13,6 +13,16 @@ import Testing
             for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: lane[i])); out.append(UInt8(truncatingIfNeeded: lane[i] >> 8)) }
         }
         return out
+    }
+
+    /// The 16-bit-lane form `hexDigitsSIMD16` replaced (8 bytes a call), kept here as an
+    /// oracle: each lane one byte's two digits; 0x76 added to a nibble sets its byte's top
+    /// bit exactly when it is 10 or above, which times `letterOffset` makes the letters.
+    static func wordLaneDigits(_ v: SIMD8<UInt8>, _ letterOffset: SIMD8<UInt16>) -> SIMD8<UInt16> {
+        let w = SIMD8<UInt16>(truncatingIfNeeded: v)
+        let nibbles = (w &>> 4) | ((w & 0x0F) &<< 8)
+        let letters = ((nibbles &+ 0x7676) & 0x8080) &>> 7
+        return nibbles &+ 0x3030 &+ letters &* letterOffset
     }
 
     @Test func sixteenByteDigitsMatchTheWordLanesAndTheTable() {
@@ -30,7 +40,7 @@ import Testing
                     // The 16-bit-lane form, half by half.
                     var old = [UInt8]()
                     for half in [v.lowHalf, v.highHalf] {
-                        let lane = OutputBuffer.hexDigitsSIMD(half, SIMD8<UInt16>(repeating: UInt16(offset)))
+                        let lane = Self.wordLaneDigits(half, SIMD8<UInt16>(repeating: UInt16(offset)))
                         for i in 0..<8 { old.append(UInt8(truncatingIfNeeded: lane[i])); old.append(UInt8(truncatingIfNeeded: lane[i] >> 8)) }
                     }
                     #expect(got == old)

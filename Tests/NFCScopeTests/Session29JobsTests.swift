@@ -46,12 +46,26 @@ import Testing
     /// With room enough, the later inputs do park their output (the cap is what stops it).
     @Test func withRoomTheLaterInputsPark() {
         let limits = ParallelRun.Limits(chunkBytes: 500, memoryCap: 0, headCap: 1_000, spillCap: 1 << 30)
-        // The first input waits on a slow start so that the others run ahead of it.
+        // The first input waits (up to 10 s) until the other two are done, so that they
+        // run while it is the head.
         let out = OutputBuffer()
         var most = -1
+        let done = Monitor()
+        var finished = 0
         _ = ParallelRun.run(count: 3, jobs: 3, out: out, errorLine: { _ in }, limits: limits,
                             perThread: {}, afterwards: { most = $0.mostParked }) { input, target, _ in
-            if input == 0 { usleep(200_000) }
+            defer {
+                done.lock(); finished += 1; done.unlock()
+            }
+            if input == 0 {
+                var waited = 0
+                while waited < 1_000 {
+                    done.lock(); let others = finished; done.unlock()
+                    if others >= 2 { break }
+                    usleep(10_000)
+                    waited += 1
+                }
+            }
             for record in 0..<100 {
                 target.out.bytes([UInt8](repeating: UInt8(truncatingIfNeeded: input &* 31 &+ record), count: 50))
                 target.out.recordDone()

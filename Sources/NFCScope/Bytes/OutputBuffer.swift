@@ -655,8 +655,8 @@ public final class OutputBuffer: @unchecked Sendable {
     /// interleaved, the high nibble's digit first. The 16-bit lanes of the result, stored
     /// little-endian (callers check `_endian(little)`), put the digits in order; the
     /// widening and `|` compile to SSE2's byte unpacks (24 instructions a step with the
-    /// load and stores, where `hexDigitsSIMD` twice took 33). Same digits as `hexDigitsSIMD`
-    /// (Session29FrameTests).
+    /// load and stores, where the 16-bit-lane form it replaced, twice, took 33). Same digits
+    /// as that form and the table (Session29FrameTests).
     @inline(__always)
     static func hexDigitsSIMD16(_ v: SIMD16<UInt8>, _ letterOffset: UInt8) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
         let highNibbles = v &>> 4
@@ -672,22 +672,6 @@ public final class OutputBuffer: @unchecked Sendable {
         let high = SIMD8<UInt16>(truncatingIfNeeded: highDigits.highHalf)
             | SIMD8<UInt16>(truncatingIfNeeded: lowDigits.highHalf) &<< 8
         return (low, high)
-    }
-
-    /// The 16 hex digits of 8 bytes, in memory order: each 16-bit lane holds one byte's
-    /// two digits, its high nibble's first (lanes stored little-endian, which callers
-    /// check with `_endian(little)`). Each nibble goes into a byte of its own and gets
-    /// "0" added, and `letterOffset` (in every lane) more when it is 10 or above: 0x76
-    /// added to a nibble sets its byte's top bit exactly then, and no byte carries into
-    /// the next (0x0F + 0x76 < 0x100); the top bits, shifted down to 1s, times the
-    /// offset give each letter's byte its offset. Widening, shifts and lane arithmetic
-    /// compile to SSE2 (x86-64) or NEON instructions.
-    @inline(__always)
-    static func hexDigitsSIMD(_ v: SIMD8<UInt8>, _ letterOffset: SIMD8<UInt16>) -> SIMD8<UInt16> {
-        let w = SIMD8<UInt16>(truncatingIfNeeded: v)
-        let nibbles = (w &>> 4) | ((w & 0x0F) &<< 8)
-        let letters = ((nibbles &+ 0x7676) & 0x8080) &>> 7
-        return nibbles &+ 0x3030 &+ letters &* letterOffset
     }
 
     /// The plain one-byte-per-step loop `writeHexPairs` must match (tests).

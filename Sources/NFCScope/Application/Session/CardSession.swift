@@ -326,24 +326,18 @@ struct DOLItemsKept {
             self.dol = dol
         }
         var values = storage
-        var pos = 0
-        var missing = 0
+        var cut = DOLCut(data)
         let n = items.count
         // Written over the previous split's values when there are as many (the same DOL).
         let inPlace = values.count == n
         if !inPlace { values.removeAll(keepingCapacity: true) }
         var i = 0
         while i < n {
-            let item = items[i]
-            let available = Swift.max(0, data.count - pos)
-            let take = Swift.min(item.length, available)
-            let value = DOLValue(tag: item.tag, length: item.length, value: data.slice(pos, take) ?? ByteView())
+            let value = cut.next(items[i])
             if inPlace { values[i] = value } else { values.append(value) }
-            missing += item.length - take
-            pos += take
             i += 1
         }
-        return DOLSplit(values: values, missingBytes: missing, extra: pos < data.count ? data.suffix(from: pos) : ByteView())
+        return cut.finish(values)
     }
 }
 

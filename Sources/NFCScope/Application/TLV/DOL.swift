@@ -49,18 +49,37 @@ public struct DataObjectList: Sendable {
     public func split(_ data: ByteView) -> DOLSplit {
         var values: [DOLValue] = []
         values.reserveCapacity(items.count)
-        var pos = 0
-        var missing = 0
-        for item in items {
-            let available = Swift.max(0, data.count - pos)
-            let take = Swift.min(item.length, available)
-            let value = data.slice(pos, take) ?? ByteView()
-            values.append(DOLValue(tag: item.tag, length: item.length, value: value))
-            missing += item.length - take
-            pos += take
-        }
-        let extra = data.suffix(from: pos)
-        return DOLSplit(values: values, missingBytes: missing, extra: pos < data.count ? extra : ByteView())
+        var cut = DOLCut(data)
+        for item in items { values.append(cut.next(item)) }
+        return cut.finish(values)
+    }
+}
+
+/// Command data cut by DOL items, one after another: each item takes its length from
+/// where the last one stopped, or what is left (the rest counted as missing); bytes
+/// after the last item are extra. Shared by `split`, `DOLSplit(dol:data:storage:)` and
+/// the card session's kept items (`DOLItemsKept`).
+struct DOLCut {
+    let data: ByteView
+    private var pos = 0
+    private var missing = 0
+
+    init(_ data: ByteView) { self.data = data }
+
+    /// The next item's value.
+    @inline(__always)
+    mutating func next(_ item: DOLItem) -> DOLValue {
+        let take = Swift.min(item.length, Swift.max(0, data.count - pos))
+        let value = DOLValue(tag: item.tag, length: item.length, value: data.slice(pos, take) ?? ByteView())
+        missing += item.length - take
+        pos += take
+        return value
+    }
+
+    /// The split of the values cut.
+    @inline(__always)
+    func finish(_ values: consuming [DOLValue]) -> DOLSplit {
+        DOLSplit(values: values, missingBytes: missing, extra: pos < data.count ? data.suffix(from: pos) : ByteView())
     }
 }
 
@@ -94,16 +113,9 @@ extension DOLSplit {
     init(dol: ByteView, data: ByteView, storage: consuming [DOLValue]) {
         var values = storage
         values.removeAll(keepingCapacity: true)
-        var pos = 0
-        var missing = 0
+        var cut = DOLCut(data)
         // The same steps as `split`, item by item as `DataObjectList(parsing:)` reads them.
-        _ = DataObjectList.forEachItem(in: dol) { item in
-            let available = Swift.max(0, data.count - pos)
-            let take = Swift.min(item.length, available)
-            values.append(DOLValue(tag: item.tag, length: item.length, value: data.slice(pos, take) ?? ByteView()))
-            missing += item.length - take
-            pos += take
-        }
-        self.init(values: values, missingBytes: missing, extra: pos < data.count ? data.suffix(from: pos) : ByteView())
+        _ = DataObjectList.forEachItem(in: dol) { values.append(cut.next($0)) }
+        self = cut.finish(values)
     }
 }
