@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// This package's directory (absolute): the release link's library search path names a
+/// folder in it.
+let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
+
 // Targets (docs/architecture.md, "Targets"):
 // - NFCScope: the decoder as a library an app can embed. No C library, no unsafeFlags,
 //   Glibc/Darwin only behind `#if canImport` in the byte-owning files (Bytes/).
@@ -51,7 +55,15 @@ let package = Package(
             // binds 5 libraries instead of 13 (BENCHMARKS.md, "Session 21": start-up
             // 20.13 M -> 17.71 M instructions, the per-frame path about 0.5 % less through
             // direct calls into the runtime). Debug builds (the test suite) stay dynamic.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+            exclude: ["StaticLink"],
+            // libstdc++ is linked statically too (StaticLink/libstdc++.so, a linker script
+            // naming the static archive) and the executable exports no dynamic symbols
+            // (the runtime's link arguments ask for -export-dynamic; nothing loads symbols
+            // from the executable): start-up 7.83 M -> 5.85 M instructions, about 1 ms less
+            // (BENCHMARKS.md, "Session 30: start-up").
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-L", packageDirectory + "/Sources/nfcscope/StaticLink",
+                                           "-Xlinker", "--no-export-dynamic"],
+                                          .when(configuration: .release))]
         ),
         .executableTarget(
             name: "nfcscope-bench",
