@@ -267,4 +267,86 @@ struct Session30SessionTests {
             for (a, b) in zip(kept, model) { #expect(a.0 == b.0 && a.1 == b.1 && a.2 == b.2) }
         }
     }
+
+    // MARK: The card values marked by the context's walk
+
+    /// Every tag with a card slot (or 9F4B's) is marked by the context's walk, wherever
+    /// it lies in the first 64 nodes (the mask may hold more: `collect` checks each).
+    @Test func contextWalkMarksEveryCardValue() {
+        var tags: [UInt32] = Array(0..<0x100)
+        tags += (0..<0x100).map { 0x9F00 | UInt32($0) }
+        tags += (0..<0x100).map { 0x5F00 | UInt32($0) }
+        tags += [0xDF01, 0xBF0C, 0x9F8C01, 0x1F8C]
+        var marked = 0
+        for tag in tags {
+            guard let slot = TagValues.slot(tag), slot < TagValues.cardSlots || slot == TagValues.signatureSlot else { continue }
+            var bytes: [UInt8] = []
+            // The tag at node 0, then after filler nodes at 5 and 63.
+            for position in [0, 5, 63] {
+                bytes = Array(repeating: [0xC1, 0x00], count: position).flatMap { $0 }
+                let t: [UInt8] = tag > 0xFF ? [UInt8(tag >> 8), UInt8(tag & 0xFF)] : [UInt8(tag)]
+                bytes += t + [0x01, 0x00]
+                ByteView.with(bytes) { b in
+                    let tree = BERTLV(parsing: b)
+                    var c = EMVContext(), arrays = RecentArrays()
+                    let mask = c.learn(from: tree, arrays: &arrays)
+                    #expect(tree.nodes.count == position + 1)
+                    #expect(mask & (1 << UInt64(position)) != 0, "tag \(String(tag, radix: 16)) at \(position)")
+                    marked += 1
+                }
+            }
+        }
+        #expect(marked == 3 * 27)
+    }
+
+    /// `collect` reading the marked nodes (and those past the 64th) against its walk of
+    /// every node, on generated answers: nested, past 64 nodes, errors, cut short.
+    @Test func collectOfMarkedNodesAsTheWalk() {
+        var g = Generator(state: 0x30_3A5C)
+        let cardTags: [UInt32] = [0x82, 0x94, 0x8F, 0x90, 0x92, 0x93, 0x9F32, 0x9F46, 0x9F47, 0x9F48, 0x9F4A, 0x5A, 0x57,
+                                  0x9F6B, 0x5F24, 0x5F34, 0x9F69, 0x9F10, 0x9F6E, 0x9F19, 0x9F24, 0x9F4D, 0x9F4F,
+                                  0x9F2A, 0x9F6C, 0x9F36, 0x9F4B]
+        let others: [UInt32] = [0x50, 0x84, 0x4F, 0x8C, 0x8D, 0x9F38, 0x9F42, 0x5F2A, 0x9F02, 0x9A, 0x9F37, 0x9F27,
+                                0x9F26, 0xDF01, 0x61, 0x87]
+        let templates: [UInt8] = [0x70, 0x77, 0x6F, 0xA5, 0x61]
+        func tagBytes(_ tag: UInt32) -> [UInt8] { tag > 0xFF ? [UInt8(tag >> 8), UInt8(tag & 0xFF)] : [UInt8(tag)] }
+        func object(_ g: inout Generator, _ depth: Int) -> [UInt8] {
+            if depth < 4, g.chance(20) {
+                var body: [UInt8] = []
+                for _ in 0..<(1 + g.int(4)) { body += object(&g, depth + 1) }
+                return [g.pick(templates), UInt8(min(body.count, 0x7F))] + body.prefix(0x7F)
+            }
+            let tag = g.chance(55) ? g.pick(cardTags) : g.pick(others)
+            var t = tagBytes(tag)
+            if g.chance(4) { t[0] |= 0x20 }  // constructed form of a kept tag
+            let v = g.bytes(g.int(10))
+            return t + [UInt8(v.count + (g.chance(3) ? 1 : 0))] + v
+        }
+        var compared = 0, long = 0
+        for _ in 0..<6_000 {
+            var bytes: [UInt8] = []
+            let count = g.chance(15) ? 40 + g.int(60) : 1 + g.int(12)
+            for _ in 0..<count { bytes += object(&g, 0) }
+            if g.chance(10), !bytes.isEmpty { bytes.removeLast(1 + g.int(bytes.count)) }
+            ByteView.with(bytes) { b in
+                let tree = BERTLV(parsing: b)
+                if tree.nodes.count > 64 { long += 1 }
+                var c = EMVContext(), arrays = RecentArrays()
+                let mask = c.learn(from: tree, arrays: &arrays)
+                var a = ODAEvidence(), w = ODAEvidence()
+                if g.chance(30) {
+                    // Some values kept before (first value kept wins).
+                    ByteView.with([0x01, 0x02]) { a.card.add(0x5A, $0); w.card.add(0x5A, $0) }
+                }
+                let sa = a.collect(tree, cardValues: mask), sw = w.collect(tree)
+                #expect(sa == sw)
+                for tag in cardTags {
+                    #expect(a.card.slice(tag).map(Array.init) == w.card.slice(tag).map(Array.init))
+                }
+                #expect(a.keptBytes == w.keptBytes && a.overBudget == w.overBudget)
+                compared += 1
+            }
+        }
+        #expect(compared == 6_000 && long > 300)
+    }
 }
