@@ -133,23 +133,10 @@ struct ODAEvidence {
         }
         if let dol = x.commandDOL {
             var amount: ByteView?, currency: ByteView?
-            // The values lie in the command's data: kept once, the values the checks read
-            // are entries into it (each was copied on its own), while every value's charge
-            // is sure to fit the budget and the storage stays under twice the budget.
-            let data = c.data
-            let inPlace = keptBytes &+ data.count <= ODAEvidence.byteBudget
-                && terminal.storedBytes &+ data.count <= 2 * ODAEvidence.byteBudget
-            var base = -1
             for v in dol.values where v.isComplete {
                 // Counted against the budget as before; copied only when a check reads it.
                 if ODAEvidence.terminalRead(v.tag) {
-                    if inPlace, let at = v.value.offset(in: data) {
-                        // `keep(terminal: true, ..., replacing: true)` (the charge fits).
-                        if base < 0 { base = terminal.keepBytes(data).lowerBound }
-                        if charge(v.value.count) { terminal.set(v.tag, at: base &+ at, count: v.value.count) }
-                    } else {
-                        keep(terminal: true, v.tag, v.value, replacing: true)
-                    }
+                    keep(terminal: true, v.tag, v.value, replacing: true)
                 } else {
                     // `keep(terminal: true, ..., replacing: true)` for a value no check
                     // reads: the budget charged alike, nothing copied.
@@ -281,12 +268,9 @@ struct ODAEvidence {
     /// `tlv.first(0x9F4B)` is (the GPO answer and the records looked it up in a walk of
     /// their own); its tag has a slot, so the walk finds it with the kept tags.
     /// `record`: the record `tlv` was parsed from and where `card` keeps its bytes
-    /// (`card.keepBytes`): a value inside it is kept there, not copied again. Without
-    /// one, the answer's bytes are kept whole at its first value kept (one copy, not one
-    /// a value) while `card`'s storage stays under twice the budget.
+    /// (`card.keepBytes`): a value inside it is kept there, not copied again.
     @discardableResult
     mutating func collect(_ tlv: BERTLV, record: (bytes: ByteView, start: Int)? = nil) -> Int? {
-        var kept = record ?? (tlv.bytes, -1)
         // By index, the error tested without making it (every node of every EMV answer).
         let nodes = tlv.nodes
         var signature: Int?
@@ -307,13 +291,8 @@ struct ODAEvidence {
                         let value = nodes[i].value
                         // The budget as `keep` counts it.
                         if charge(value.count) {
-                            if kept.start == -1 {
-                                // The answer kept whole (-2: not, past twice the budget).
-                                kept.start = card.storedBytes &+ kept.bytes.count <= 2 * ODAEvidence.byteBudget
-                                    ? card.keepBytes(kept.bytes).lowerBound : -2
-                            }
-                            if kept.start >= 0, let at = value.offset(in: kept.bytes) {
-                                card.add(nodes[i].tag, slot: slot, at: kept.start &+ at, count: value.count)
+                            if let record, let at = value.offset(in: record.bytes) {
+                                card.add(nodes[i].tag, slot: slot, at: record.start &+ at, count: value.count)
                             } else {
                                 card.add(nodes[i].tag, slot: slot, value)
                             }
@@ -646,21 +625,6 @@ struct TagValues {
 
     /// Bytes `keepBytes` kept, read in place.
     func bytes(_ kept: Range<Int>) -> ArraySlice<UInt8> { pool[kept] }
-
-    /// Bytes in the storage (values and `keepBytes`'), until `removeAll`.
-    var storedBytes: Int { pool.count }
-
-    /// `set` for a value already in the storage (`keepBytes`), at `start`.
-    mutating func set(_ tag: UInt32, at start: Int, count: Int) {
-        let entry = Entry(tag: tag, start: start, count: count)
-        if let s = TagValues.slot(tag) {
-            store(entry, slot: s)
-        } else if let i = scan(tag) {
-            entries[i] = entry
-        } else {
-            appendOther(entry)
-        }
-    }
 
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
 
