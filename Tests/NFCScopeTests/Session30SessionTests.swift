@@ -150,7 +150,8 @@ struct Session30SessionTests {
         func tlv(_ tag: UInt32, _ value: [UInt8]) -> [UInt8] {
             let t: [UInt8] = tag > 0xFF ? [UInt8(tag >> 8), UInt8(tag & 0xFF)] : [UInt8(tag)]
             let n = value.count
-            return t + (n >= 0x80 ? [0x81, UInt8(n)] : [UInt8(n)]) + value
+            let length: [UInt8] = n >= 0x100 ? [0x82, UInt8(n >> 8), UInt8(n & 0xFF)] : n >= 0x80 ? [0x81, UInt8(n)] : [UInt8(n)]
+            return t + length + value
         }
         var keptInPlace = 0
         for _ in 0..<2_000 {
