@@ -27,8 +27,8 @@ enum ODAVerifier {
 
     /// `verify`, written into `result` where it lies (the session end's summary): the
     /// verdict (a struct of several hundred bytes) was copied four times on its way there.
-    /// `reasons`: the length reasons made before (the session end keeps them from one
-    /// session to the next), nil to make each one.
+    /// `reasons`: what the session end keeps from one session to the next (the CA keys'
+    /// lengths looked up), nil to look them up each time.
     static func verify(_ e: ODAEvidence, registry: Registry, reasons: LengthReasons? = nil,
                        into result: inout ODAResult?) {
         let cdaAC = e.generateACs.last { $0.signedDynamicData != nil }
@@ -117,6 +117,8 @@ enum ODAVerifier {
         return text.string
     }
 
+    /// (The verifier no longer makes the length reason: the verdict keeps the two lengths,
+    /// `ODAResult.UsualStop`; `reason` stays for its tests. The CA keys' lengths are used.)
     /// The reasons of the issuer certificate length check made before, by the two
     /// lengths: most sessions of synthetic and altered captures stop there, with a few
     /// hundred pairs between them (the reason was built and freed at each session end).
