@@ -16,8 +16,17 @@ enum ODARendering {
             // The method and result as JSON literals (their raw values need no escaping).
             out.ascii(",\"oda\":{\"method\":"); out.ascii(jsonLiteral(s.oda?.method))
             out.ascii(",\"result\":"); out.ascii(jsonLiteral(result))
-            out.ascii(",\"step\":"); string(s.oda?.step, out)
-            out.ascii(",\"reason\":"); string(s.oda?.reason, out)
+            // The verifier's usual stops from what they are made of (no String escaped).
+            switch s.oda?.usual {
+            case let .noSignedData(aip)?:
+                out.ascii(",\"step\":null,\"reason\":"); out.ascii(ODAVerifier.noSignedDataJSON(aip: aip))
+            case let .certificateLength(certificate, key)?:
+                out.ascii(",\"step\":\"issuer certificate length\",\"reason\":\"the certificate is ")
+                out.int(certificate); out.ascii(" bytes, the CA key "); out.int(key); out.byte(0x22)
+            default:
+                out.ascii(",\"step\":"); string(s.oda?.stepText, out)
+                out.ascii(",\"reason\":"); string(s.oda?.reasonText, out)
+            }
             // Nothing recovered: its four nulls as one literal.
             out.ascii(",\"ca_key\":null,\"issuer_certificate\":null,\"icc_certificate\":null,\"signed_data\":null,\"notes\":")
             notes(s.oda?.notes ?? [], out)
@@ -163,8 +172,16 @@ enum ODARendering {
             out.ascii("    offline data authentication: ")
             if let m = r.method { out.string(m.rawValue); out.byte(0x20) }
             out.string(r.result.rawValue)
-            if let step = r.step { out.ascii(" at "); out.string(step) }
-            if let reason = r.reason { out.ascii(": "); out.string(reason) }
+            switch r.usual {
+            case let .noSignedData(aip):
+                out.ascii(": "); out.string(ODAVerifier.noSignedData(aip: aip))
+            case let .certificateLength(certificate, key):
+                out.ascii(" at issuer certificate length: the certificate is "); out.int(certificate)
+                out.ascii(" bytes, the CA key "); out.int(key)
+            case .none:
+                if let step = r.stepText { out.ascii(" at "); out.string(step) }
+                if let reason = r.reasonText { out.ascii(": "); out.string(reason) }
+            }
             out.byte(0x0A)
             if let k = r.caKey {
                 out.string("      CA key \(hexUpper(k.rid)) \(hexUpper([k.index])) (\(k.modulus.count * 8) bits, \(k.origin))\n")

@@ -285,7 +285,7 @@ extension EMVSessionChecks {
         guard let sfi = e.card.slice(0x9F4D)?.first.map(Int.init), let format = e.card[0x9F4F] else { return [] }
         let dol = ByteView.with(format) { DataObjectList(parsing: $0) }
         var out: [LogEntry] = []
-        for r in e.records.records(sfi: sfi) {
+        for r in e.records(sfi: sfi) {
             // The split's views point into the record: used only inside this closure.
             out.append(ByteView.with(r.data) { data in logEntry(record: r.record, dol.split(data)) })
         }

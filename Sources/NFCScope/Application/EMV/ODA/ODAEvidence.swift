@@ -35,8 +35,10 @@ struct ODAEvidence {
     var card = TagValues()
     /// Terminal data elements from the PDOL and CDOL data (last value seen).
     var terminal = TagValues()
-    /// The records read (READ RECORD answers with their SFI and number), in order.
-    var records = RecordStore()
+    /// The records read (READ RECORD answers with their SFI and number), in order: their
+    /// keys, the bytes kept with the card values (`card.keepBytes`), so that a record's
+    /// values are kept where the record is, not copied again (`collect(_:record:)`).
+    private(set) var recordKeys = RecordStore()
     /// The GPO data, signatures, GENERATE AC parts and DOL amounts, back to back in one
     /// array a new session reuses: keeping them allocates nothing per APDU.
     private var store = BytePool()
@@ -46,7 +48,13 @@ struct ODAEvidence {
     var internalAuthenticate: (ddolData: Kept, signature: Kept)?
     var generateACs: [GenerateAC] = []
     /// Amount (9F02) and currency (5F2A) of each DOL's data, in order (PDOL, CDOL1, CDOL2).
-    var dolAmounts: [(dol: StaticString, amount: Kept?, currency: Kept?)] = []
+    var dolAmounts: ArraySlice<(dol: StaticString, amount: Kept?, currency: Kept?)> {
+        dolAmountStorage[..<dolAmountCount]
+    }
+    /// `dolAmounts` are `dolAmountStorage[..<dolAmountCount]`: a new session writes over
+    /// the storage (emptying the array cost ~85 instructions a session end).
+    private var dolAmountStorage: [(dol: StaticString, amount: Kept?, currency: Kept?)] = []
+    private var dolAmountCount = 0
     var keptBytes = 0
     var overBudget = false
     /// Kept across sessions: the last AID and RID made (shared when selected again)
@@ -60,6 +68,16 @@ struct ODAEvidence {
 
     /// Kept bytes as an array of their own (the checks past the common outcomes).
     func array(_ kept: Kept) -> [UInt8] { Array(store[kept]) }
+
+    /// The last record read with this SFI and number.
+    func record(sfi: Int, record: Int) -> [UInt8]? {
+        recordKeys.lastKept(sfi: sfi, record: record).map { Array(card.bytes($0)) }
+    }
+
+    /// The records of an SFI in the order read, as (number, bytes).
+    func records(sfi: Int) -> [(record: Int, data: [UInt8])] {
+        recordKeys.kept(sfi: sfi).map { ($0.record, Array(card.bytes($0.kept))) }
+    }
 
     /// Card tags worth keeping (ODA, consistency, what the card decided).
     static func keeps(_ tag: UInt32) -> Bool {
@@ -150,14 +168,17 @@ struct ODAEvidence {
         case (0x00, 0xB2):
             guard c.p2 & 0x07 == 0x04 else { return }
             let sfi = Int(c.p2 >> 3), record = Int(c.p1)
-            guard records.count < ODAEvidence.maxRecords else {
+            guard recordKeys.count < ODAEvidence.maxRecords else {
                 overBudget = true
                 return
             }
             guard charge(r.data.count) else { return }
-            records.append(sfi: sfi, record: record, r.data)
+            let kept = card.keepBytes(r.data)
+            recordKeys.append(sfi: sfi, record: record, kept: kept)
             if let tlv = x.responseTLV {
-                if let sdad = collect(tlv), fddaSignature == nil { keepSignature(tlv.nodes[sdad].value) }
+                if let sdad = collect(tlv, record: (r.data, kept.lowerBound)), fddaSignature == nil {
+                    keepSignature(tlv.nodes[sdad].value)
+                }
             }
         case (0x00, 0x88):
             guard let tlv = x.responseTLV, let ddol = copy(c.data) else { return }
@@ -184,9 +205,14 @@ struct ODAEvidence {
 
     /// The amount and currency of a DOL's data (the first four DOLs that had either).
     mutating func keepDOLAmounts(_ dol: StaticString, amount: ByteView?, currency: ByteView?) {
-        guard (amount != nil || currency != nil) && dolAmounts.count < 4 else { return }
+        guard (amount != nil || currency != nil) && dolAmountCount < 4 else { return }
         let a = amount.map { append($0) }, k = currency.map { append($0) }
-        dolAmounts.append((dol, a, k))
+        if dolAmountCount < dolAmountStorage.count {
+            dolAmountStorage[dolAmountCount] = (dol, a, k)
+        } else {
+            dolAmountStorage.append((dol, a, k))
+        }
+        dolAmountCount += 1
     }
 
     /// Signed dynamic data (9F4B) of the GPO answer or a record (fDDA).
@@ -241,8 +267,10 @@ struct ODAEvidence {
     /// index of its first signed dynamic data (9F4B) that is not an error node, the node
     /// `tlv.first(0x9F4B)` is (the GPO answer and the records looked it up in a walk of
     /// their own); its tag has a slot, so the walk finds it with the kept tags.
+    /// `record`: the record `tlv` was parsed from and where `card` keeps its bytes
+    /// (`card.keepBytes`): a value inside it is kept there, not copied again.
     @discardableResult
-    mutating func collect(_ tlv: BERTLV) -> Int? {
+    mutating func collect(_ tlv: BERTLV, record: (bytes: ByteView, start: Int)? = nil) -> Int? {
         // By index, the error tested without making it (every node of every EMV answer).
         let nodes = tlv.nodes
         var signature: Int?
@@ -262,7 +290,13 @@ struct ODAEvidence {
                     } else if !card.contains(slot: slot) {
                         let value = nodes[i].value
                         // The budget as `keep` counts it.
-                        if charge(value.count) { card.add(nodes[i].tag, slot: slot, value) }
+                        if charge(value.count) {
+                            if let record, let at = value.offset(in: record.bytes) {
+                                card.add(nodes[i].tag, slot: slot, at: record.start &+ at, count: value.count)
+                            } else {
+                                card.add(nodes[i].tag, slot: slot, value)
+                            }
+                        }
                     }
                 } else if slot == TagValues.signatureSlot, signature == nil {
                     signature = i
@@ -293,13 +327,13 @@ struct ODAEvidence {
         aid = nil
         card.removeAll()
         terminal.removeAll()
-        records.removeAll()
+        recordKeys.removeAll()
         store.removeAll()
         pdolData = nil
         fddaSignature = nil
         internalAuthenticate = nil
         if !generateACs.isEmpty { generateACs.removeAll(keepingCapacity: true) }
-        if !dolAmounts.isEmpty { dolAmounts.removeAll(keepingCapacity: true) }
+        dolAmountCount = 0
         keptBytes = 0
         overBudget = false
         countedOnly = 0
@@ -578,6 +612,20 @@ struct TagValues {
         store(Entry(tag: tag, start: kept.lowerBound, count: value.count), slot: s)
     }
 
+    /// Keeps bytes in the values' storage with no entry (a record whose values are then
+    /// kept where they lie in it, `add(_:slot:at:count:)`); where they lie.
+    @inline(__always)
+    mutating func keepBytes(_ v: ByteView) -> Range<Int> { pool.append(v) }
+
+    /// `add` for a value already in the storage (`keepBytes`), at `start`.
+    @inline(__always)
+    mutating func add(_ tag: UInt32, slot s: Int, at start: Int, count: Int) {
+        store(Entry(tag: tag, start: start, count: count), slot: s)
+    }
+
+    /// Bytes `keepBytes` kept, read in place.
+    func bytes(_ kept: Range<Int>) -> ArraySlice<UInt8> { pool[kept] }
+
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
 
     /// The value of `tag` where it is kept (valid until the next change).
@@ -648,6 +696,25 @@ struct RecordStore {
         let key = (sfi: sfi, record: record, start: kept.lowerBound, count: data.count)
         if keyCount < keys.count { keys[keyCount] = key } else { keys.append(key) }
         keyCount += 1
+    }
+
+    /// `append` for bytes kept elsewhere (`TagValues.keepBytes`): the key only (read
+    /// with `lastKept` and `kept`, not `last` and `records`).
+    mutating func append(sfi: Int, record: Int, kept: Range<Int>) {
+        let key = (sfi: sfi, record: record, start: kept.lowerBound, count: kept.count)
+        if keyCount < keys.count { keys[keyCount] = key } else { keys.append(key) }
+        keyCount += 1
+    }
+
+    /// Where the last record read with this SFI and number is kept (`append(sfi:record:kept:)`).
+    func lastKept(sfi: Int, record: Int) -> Range<Int>? {
+        guard let k = keys[..<keyCount].last(where: { $0.sfi == sfi && $0.record == record }) else { return nil }
+        return k.start..<(k.start + k.count)
+    }
+
+    /// Where the records of an SFI are kept, in the order read (`append(sfi:record:kept:)`).
+    func kept(sfi: Int) -> [(record: Int, kept: Range<Int>)] {
+        keys[..<keyCount].filter { $0.sfi == sfi }.map { ($0.record, $0.start..<($0.start + $0.count)) }
     }
 
     /// The last record read with this SFI and number.

@@ -16,8 +16,48 @@ public struct ODAResult: Sendable {
     public var method: Method?
     public var result: Outcome
     /// The step that failed (`issuer certificate header`, `ICC certificate hash`, ...).
-    public var step: String?
-    public var reason: String?
+    public var step: String? {
+        get {
+            switch usual {
+            case .none: stepText
+            case .noSignedData: nil
+            case .certificateLength: "issuer certificate length"
+            }
+        }
+        set {
+            madeTexts()
+            stepText = newValue
+        }
+    }
+    public var reason: String? {
+        get {
+            switch usual {
+            case .none: reasonText
+            case let .noSignedData(aip): ODAVerifier.noSignedData(aip: aip)
+            case let .certificateLength(certificate, key): ODAVerifier.lengthReason(certificate: certificate, key: key)
+            }
+        }
+        set {
+            madeTexts()
+            reasonText = newValue
+        }
+    }
+    /// `step` and `reason` when set as Strings (`usual` is `.none`).
+    var stepText: String?
+    var reasonText: String?
+    /// The verifier's two usual stops, kept as what their texts are made from: the
+    /// writers write them without a String (the length reason was a String made per
+    /// pair of lengths, and both texts were escaped for every transaction record).
+    var usual = UsualStop.none
+    /// The same verdict set as Strings: `step` and `reason` keep their texts when one
+    /// of them is set.
+    private mutating func madeTexts() {
+        guard usual != .none else { return }
+        let (s, r) = (step, reason)
+        usual = .none
+        stepText = s
+        reasonText = r
+    }
     /// The CA key the issuer certificate was recovered with.
     public var caKey: CAPublicKey?
     public var issuerCertificate: RecoveredCertificate?
@@ -25,6 +65,15 @@ public struct ODAResult: Sendable {
     public var signedData: RecoveredSignedData?
     /// Checks that could not be made (no transaction date for the expiry check, ...).
     public var notes: [String] = []
+
+    /// Stops whose texts `ODAResult` makes when read (`step`, `reason`).
+    enum UsualStop: Sendable, Equatable {
+        case none
+        /// Not possible: no signed data, the AIP's byte 1 naming the methods (`ODAVerifier.noSignedData`).
+        case noSignedData(aip: UInt8)
+        /// Failed at "issuer certificate length" (`ODAVerifier.lengthReason`).
+        case certificateLength(certificate: Int, key: Int)
+    }
 }
 
 /// An issuer (format 02) or ICC (format 04) public key certificate after recovery.

@@ -12,6 +12,8 @@ enum ODAVerifier {
         var outcome: ODAResult.Outcome
         var step: String?
         var reason: String
+        /// A usual stop, whose texts the verdict makes when read (`step` and `reason` unused).
+        var usual = ODAResult.UsualStop.none
         static func failed(_ step: String, _ reason: String) -> Stop { Stop(outcome: .failed, step: step, reason: reason) }
         static func missing(_ reason: String) -> Stop { Stop(outcome: .notPossible, step: nil, reason: reason) }
     }
@@ -25,8 +27,8 @@ enum ODAVerifier {
 
     /// `verify`, written into `result` where it lies (the session end's summary): the
     /// verdict (a struct of several hundred bytes) was copied four times on its way there.
-    /// `reasons`: the length reasons made before (the session end keeps them from one
-    /// session to the next), nil to make each one.
+    /// `reasons`: what the session end keeps from one session to the next (the CA keys'
+    /// lengths looked up), nil to look them up each time.
     static func verify(_ e: ODAEvidence, registry: Registry, reasons: LengthReasons? = nil,
                        into result: inout ODAResult?) {
         let cdaAC = e.generateACs.last { $0.signedDynamicData != nil }
@@ -44,8 +46,8 @@ enum ODAVerifier {
                 result = nil
                 return
             }
-            result = ODAResult(method: nil, result: .notPossible)
-            result?.reason = noSignedData(aip: aip)
+            // The reason kept as the AIP's byte (its text made when read or written).
+            result = ODAResult(method: nil, result: .notPossible, usual: .noSignedData(aip: aip))
             return
         }
         result = ODAResult(method: method, result: .verified)
@@ -53,8 +55,12 @@ enum ODAVerifier {
             try result?.check(method, e, cdaAC, registry, reasons)
         } catch {
             result?.result = error.outcome
-            result?.step = error.step
-            result?.reason = error.reason
+            if error.usual != .none {
+                result?.usual = error.usual
+            } else {
+                result?.step = error.step
+                result?.reason = error.reason
+            }
         }
     }
 
@@ -89,6 +95,20 @@ enum ODAVerifier {
         }
     }
 
+    /// `noSignedData(aip:)` as a JSON string (quoted; nothing in it to escape).
+    static func noSignedDataJSON(aip: UInt8) -> StaticString {
+        switch (aip & 0x40 != 0, aip & 0x20 != 0, aip & 0x01 != 0) {
+        case (false, false, false): "\"the card supports no offline data authentication (AIP)\""
+        case (true, false, false): "\"no signed data in the capture (the AIP says SDA supported)\""
+        case (false, true, false): "\"no signed data in the capture (the AIP says DDA supported)\""
+        case (false, false, true): "\"no signed data in the capture (the AIP says CDA supported)\""
+        case (true, true, false): "\"no signed data in the capture (the AIP says SDA, DDA supported)\""
+        case (true, false, true): "\"no signed data in the capture (the AIP says SDA, CDA supported)\""
+        case (false, true, true): "\"no signed data in the capture (the AIP says DDA, CDA supported)\""
+        case (true, true, true): "\"no signed data in the capture (the AIP says SDA, DDA, CDA supported)\""
+        }
+    }
+
     /// The reason of the issuer certificate length check, as `run` words it.
     static func lengthReason(certificate: Int, key: Int) -> String {
         var text = SummaryText()
@@ -97,6 +117,8 @@ enum ODAVerifier {
         return text.string
     }
 
+    /// (The verifier no longer makes the length reason: the verdict keeps the two lengths,
+    /// `ODAResult.UsualStop`; `reason` stays for its tests. The CA keys' lengths are used.)
     /// The reasons of the issuer certificate length check made before, by the two
     /// lengths: most sessions of synthetic and altered captures stop there, with a few
     /// hundred pairs between them (the reason was built and freed at each session end).
@@ -195,9 +217,10 @@ enum ODAVerifier {
         }
         guard e.card.contains(0x9F32) else { throw .missing("issuer public key exponent (9F32) not in the capture") }
         guard found.matches else {
-            let reason = reasons?.reason(certificate: certificateLength, key: found.firstLength)
-                ?? lengthReason(certificate: certificateLength, key: found.firstLength)
-            throw .failed("issuer certificate length", reason)
+            // "issuer certificate length", `lengthReason(certificate:key:)`: kept as the two
+            // lengths (the reason was a String made per pair, ~1,400 instructions each).
+            throw Stop(outcome: .failed, step: nil, reason: "",
+                       usual: .certificateLength(certificate: certificateLength, key: found.firstLength))
         }
         let keys = registry.caPublicKeys(rid: rid, index: index)
         guard let cert90 = e.card[0x90], let issuerExponent = e.card[0x9F32] else { return }
@@ -416,7 +439,7 @@ enum ODAVerifier {
             i += 4
             guard count > 0 else { continue }
             for record in first..<(first + count) {
-                guard let data = e.records.last(sfi: sfi, record: record) else {
+                guard let data = e.record(sfi: sfi, record: record) else {
                     throw .missing("record \(record) of SFI \(sfi), signed for ODA, was not read in the capture")
                 }
                 if sfi <= 10 {
