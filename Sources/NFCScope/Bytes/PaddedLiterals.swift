@@ -12,30 +12,31 @@ final class PaddedLiterals {
     private let base: UnsafeMutableRawPointer
     let count: Int
 
-    /// Entry `i` is `bytes[ends[i - 1] ..< ends[i]]` (from 0 for the first).
-    init(_ bytes: [UInt8], ends: [Int]) {
-        count = ends.count
-        let size = Swift.max(1, ends.count) * Self.slot
+    /// Entry `i` is `bytes[ranges[i]]`.
+    init(_ bytes: [UInt8], ranges: [Range<Int>]) {
+        count = ranges.count
+        let size = Swift.max(1, ranges.count) * Self.slot
         base = .allocate(byteCount: size, alignment: 16)
         base.initializeMemory(as: UInt8.self, repeating: 0x20, count: size)
-        var start = 0
         bytes.withUnsafeBytes { src in
-            for (i, end) in ends.enumerated() {
-                let n = end - start
-                precondition(n >= 0 && n <= Self.copied && end <= bytes.count, "PaddedLiterals: entry longer than 112 bytes")
-                if n > 0, let from = src.baseAddress { (base + i * Self.slot).copyMemory(from: from + start, byteCount: n) }
+            for (i, range) in ranges.enumerated() {
+                let n = range.count
+                precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count && n <= Self.copied,
+                             "PaddedLiterals: entry outside the bytes or longer than 112 bytes")
+                if n > 0, let from = src.baseAddress {
+                    (base + i * Self.slot).copyMemory(from: from + range.lowerBound, byteCount: n)
+                }
                 base.storeBytes(of: UInt8(n), toByteOffset: i * Self.slot + Self.slot - 1, as: UInt8.self)
-                start = end
             }
         }
     }
 
     /// One entry per element of `entries`.
     convenience init(_ entries: [[UInt8]]) {
-        var ends: [Int] = []
+        var ranges: [Range<Int>] = []
         var total = 0
-        for e in entries { total += e.count; ends.append(total) }
-        self.init(entries.flatMap { $0 }, ends: ends)
+        for e in entries { ranges.append(total..<(total + e.count)); total += e.count }
+        self.init(entries.flatMap { $0 }, ranges: ranges)
     }
 
     deinit { base.deallocate() }

@@ -164,8 +164,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     /// NAK), without the INF length.
     static func makeBlockTails() -> PaddedLiterals {
         let b = OutputBuffer(initialCapacity: 96 * 128)
-        var ends: [Int] = []
-        ends.reserveCapacity(96)
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(96)
         for crc in [CRCStatus.none, .ok, .bad] {
             for kind in [ISODEPBlockKind.i, .r] {
                 for pcb: UInt8 in kind == .i ? [0x02, 0x03, 0x12, 0x13] : [0xA2, 0xA3, 0xB2, 0xB3] {
@@ -173,7 +173,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
                         for flag in [false, true] {
                             let block = ISODEPBlock(kind: kind, pcb: pcb, blockNumber: number,
                                                     chaining: kind == .i && flag, nak: kind == .r && flag)
-                            precondition((block.iBlockTail ?? block.rBlockTail) == ends.count & 31)
+                            precondition((block.iBlockTail ?? block.rBlockTail) == ranges.count & 31)
+                            let start = b.position
                             b.withReserved(128 + ISODEPBlock.infoAndJSONMembersBound) { c in
                                 c.ascii("\",\"crc\":\"")
                                 c.ascii(crc.jsonName)
@@ -181,13 +182,13 @@ public final class JSONLinesWriter: MaskableFrameWriter {
                                 block.writeInfoAndJSONMembers(&c)
                             }
                             // The INF length, 0 here, is written per frame.
-                            ends.append(b.position - 1)
+                            ranges.append(start..<(b.position - 1))
                         }
                     }
                 }
             }
         }
-        return PaddedLiterals(b.contents, ends: ends)
+        return PaddedLiterals(b.contents, ranges: ranges)
     }
 
     /// `","crc":"..."`, `bits`, the flags and `,"info":"` (at most 128 bytes).
