@@ -60,6 +60,22 @@ public struct OutputCursor {
                        as: SIMD16<UInt8>.self)
     }
 
+    /// `ascii` for a literal of 17 to 32 bytes: two 16-byte moves, the second ending at
+    /// its end. Any other length takes `copyShort`.
+    @inline(__always)
+    mutating func asciiOf17To32(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        let o = claim(n)
+        let src = UnsafeRawPointer(s.utf8Start), dst = base + o
+        guard n > 16 && n <= 32 else {
+            OutputBuffer.copyShort(from: src, to: dst, count: n)
+            return
+        }
+        dst.storeBytes(of: src.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        dst.storeBytes(of: src.loadUnaligned(fromByteOffset: n &- 16, as: SIMD16<UInt8>.self), toByteOffset: n &- 16,
+                       as: SIMD16<UInt8>.self)
+    }
+
     /// The bytes of a view, as they are.
     @inline(__always)
     public mutating func bytes(_ v: ByteView) {
@@ -162,6 +178,17 @@ public struct OutputCursor {
         precondition(end &- offset >= 20, "OutputCursor: write past the reserved space")
         if v < 0 { byte(0x2D) }
         offset &+= OutputBuffer.writeDigits(UInt64(v.magnitude), to: base, at: offset)
+    }
+
+    /// `int(v)`, `}` and a newline in one claim (the JSON Lines frame line's INF length
+    /// and end): up to five digits without a digit loop.
+    @inline(__always)
+    mutating func intLineEnd(_ v: Int) {
+        let o = offset
+        precondition(end &- o >= 22, "OutputCursor: write past the reserved space")
+        let p = o &+ storeDecimal(v, at: o)
+        base.storeBytes(of: UInt16(0x0A7D).littleEndian, toByteOffset: p, as: UInt16.self)
+        offset = p &+ 2
     }
 
     // A field's lead and its value in one claim (the FeliCa 16-byte fields writer):

@@ -14,6 +14,10 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     /// written next, copies its hex from there.
     private let recentHex = RecentHex()
     @exclusivity(unchecked) private var digits = 6
+    /// The tail of a common I- or R-block's frame line (`ISODEPBlock.iBlockTail`,
+    /// `rBlockTail`) without bits, flags or error, from the CRC verdict to `"inf_len":`:
+    /// entry `crc * 32 + tail`, written by the general writers once.
+    private let blockTails = JSONLinesWriter.makeBlockTails()
 
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
     public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false) {
@@ -83,7 +87,11 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // The case is tested without binding its payload: binding it copied the whole
         // `LinkInfo` on every frame (+44-58 instructions a frame on the other shapes).
         if frame.info.isISODEPBlock {
-            writeBlockMembers(&frame, masked: masked)
+            // A plain I-block's line is closed there (`}` and the newline).
+            if writeBlockMembers(&frame, masked: masked) {
+                out.recordDone()
+                return
+            }
         } else if frame.info.isNFCAActivation {
             // Events and activation frames: info and members in one switch.
             out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
@@ -109,11 +117,36 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         out.recordDone()
     }
 
-    /// An ISO-DEP block frame's members after its hex: its info text and members go in
-    /// the same reservation as the CRC verdict. The frame's hex was just written (unless
-    /// masked): an I-block's is remembered for the APDU's response hex. `inout` only to
-    /// read the frame in place.
-    private func writeBlockMembers(_ frame: inout Frame, masked: Bool) {
+    /// An ISO-DEP block frame's members after its hex. A common I- or R-block without
+    /// bits, flags or error (most blocks) takes its tail from `blockTails`, then its INF
+    /// length and the line's end, and true is returned (the line is closed); every other
+    /// block goes to `writeBlockMembersInGeneral`. The frame's hex was just written
+    /// (unless masked): an I-block's is remembered for the APDU's response hex (here
+    /// after the members: `writtenAt` is a position, which stays valid). `inout` only
+    /// to read the frame in place.
+    @inline(never)
+    private func writeBlockMembers(_ frame: inout Frame, masked: Bool) -> Bool {
+        guard case .block(let block) = frame.info else { return false }
+        guard frame.bits == 0, frame.flags.isEmpty, frame.error == nil, let k = block.iBlockTail ?? block.rBlockTail else {
+            writeBlockMembersInGeneral(&frame, masked: masked)
+            return false
+        }
+        let hexEnd = out.position
+        out.withReserved(PaddedLiterals.copied + 32) { c in
+            c.padded(blockTails, Int(frame.crc.rawValue) &* 32 &+ k)
+            c.intLineEnd(block.inf.count)
+        }
+        // Entries 0-15 are I-blocks.
+        if k < 16, !masked, block.inf.count >= RecentHex.worthwhile {
+            recentHex.remember(frame.bytes, writtenAt: hexEnd &- (frame.bytes.count &<< 1), in: out)
+        }
+        return true
+    }
+
+    /// `writeBlockMembers` for every other block, out of line (the fast path above reads
+    /// only the fields it needs).
+    @inline(never)
+    private func writeBlockMembersInGeneral(_ frame: inout Frame, masked: Bool) {
         guard case .block(let block) = frame.info else { return }
         if !masked, block.kind == .i, block.inf.count >= RecentHex.worthwhile {
             recentHex.remember(frame.bytes, writtenAt: out.position - 2 * frame.bytes.count, in: out)
@@ -124,9 +157,48 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         }
     }
 
+    /// `blockTails`: what the frame line's CRC member and `writeInfoAndJSONMembers` write
+    /// for each CRC verdict and each block `iBlockTail` and `rBlockTail` name (I-blocks
+    /// without CID or NAD, PCB 02, 03, 12 or 13, block number 0 or 1, chaining or not;
+    /// R-blocks without CID or NAD, PCB A2, A3, B2 or B3, block number 0 or 1, ACK or
+    /// NAK), without the INF length.
+    static func makeBlockTails() -> PaddedLiterals {
+        let b = OutputBuffer(initialCapacity: 96 * 128)
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(96)
+        for crc in [CRCStatus.none, .ok, .bad] {
+            for kind in [ISODEPBlockKind.i, .r] {
+                for pcb: UInt8 in kind == .i ? [0x02, 0x03, 0x12, 0x13] : [0xA2, 0xA3, 0xB2, 0xB3] {
+                    for number: UInt8 in [0, 1] {
+                        for flag in [false, true] {
+                            let block = ISODEPBlock(kind: kind, pcb: pcb, blockNumber: number,
+                                                    chaining: kind == .i && flag, nak: kind == .r && flag)
+                            precondition((block.iBlockTail ?? block.rBlockTail) == ranges.count & 31)
+                            let start = b.position
+                            b.withReserved(128 + ISODEPBlock.infoAndJSONMembersBound) { c in
+                                c.ascii("\",\"crc\":\"")
+                                c.ascii(crc.jsonName)
+                                c.ascii("\",\"info\":\"")
+                                block.writeInfoAndJSONMembers(&c)
+                            }
+                            // The INF length, 0 here, is written per frame.
+                            ranges.append(start..<(b.position - 1))
+                        }
+                    }
+                }
+            }
+        }
+        return PaddedLiterals(b.contents, ranges: ranges)
+    }
+
     /// `","crc":"..."`, `bits`, the flags and `,"info":"` (at most 128 bytes).
     @inline(__always)
     private func writeCRCBitsFlags(_ crc: CRCStatus, _ bits: UInt8, _ flags: FrameFlags, _ c: inout OutputCursor) {
+        if bits == 0 && flags.isEmpty {
+            // Nearly every frame: one literal of 21-23 bytes.
+            c.asciiOf17To32(crcInfoOpening(crc))
+            return
+        }
         c.ascii("\",\"crc\":\"")
         c.ascii(crc.jsonName)
         c.byte(0x22)
@@ -202,6 +274,37 @@ func dirTechHexOpening(_ dir: Direction, _ tech: Tech) -> StaticString {
     case (.card, .nfcB): ",\"dir\":\"card\",\"tech\":\"nfc-b\",\"hex\":\""
     case (.card, .nfcF): ",\"dir\":\"card\",\"tech\":\"nfc-f\",\"hex\":\""
     case (.card, .nfcV): ",\"dir\":\"card\",\"tech\":\"nfc-v\",\"hex\":\""
+    }
+}
+
+/// `","crc":"<verdict>","info":"`: what `writeCRCBitsFlags` writes for a frame without
+/// bits or flags.
+@inline(__always)
+func crcInfoOpening(_ crc: CRCStatus) -> StaticString {
+    switch crc {
+    case .none: "\",\"crc\":\"none\",\"info\":\""
+    case .ok: "\",\"crc\":\"ok\",\"info\":\""
+    case .bad: "\",\"crc\":\"bad\",\"info\":\""
+    }
+}
+
+extension ISODEPBlock {
+    /// An I-block without CID or NAD whose PCB is 02, 03, 12 or 13 and block number 0 or
+    /// 1 (nearly every block of a payment capture): its index in `JSONLinesWriter`'s
+    /// `blockTails`, 0-15 (PCB, block number, chaining bit); nil for any other block.
+    @inline(__always)
+    var iBlockTail: Int? {
+        guard kind == .i, cid == nil, nad == nil, pcb & 0xEE == 0x02, blockNumber <= 1 else { return nil }
+        return Int(pcb & 0x01 | (pcb &>> 3) & 0x02) &<< 2 | Int(blockNumber) &<< 1 | (chaining ? 1 : 0)
+    }
+
+    /// An R-block without CID or NAD whose PCB is A2, A3, B2 or B3 and block number 0 or
+    /// 1 (the acknowledgements of chained blocks): its index in `blockTails`, 16-31 (PCB,
+    /// block number, NAK); nil for any other block.
+    @inline(__always)
+    var rBlockTail: Int? {
+        guard kind == .r, cid == nil, nad == nil, pcb & 0xEE == 0xA2, blockNumber <= 1 else { return nil }
+        return 16 | Int(pcb & 0x01 | (pcb &>> 3) & 0x02) &<< 2 | Int(blockNumber) &<< 1 | (nak ? 1 : 0)
     }
 }
 
