@@ -1,7 +1,7 @@
 import Testing
 @testable import NFCScope
 
-/// Session 30: answer trees copied by their bytes (`TLVParseMemo`, `BERTLV.reparseIfTLV(_:maxDepth:memo:)`)
+/// Session 30: answer trees copied by their layout (`TLVParseMemo`, `BERTLV.reparseIfTLV(_:maxDepth:memo:)`)
 /// against a fresh parse; the node cache's lookups counted per tag (`RenderedValueCache.nodeKey`).
 @Suite struct Session30TreeTests {
     /// A node's fields, its value as an offset into the parsed bytes (nil: no base).
@@ -57,9 +57,11 @@ import Testing
     /// Reparses drawn from a pool of answers (each given in a buffer of its own every
     /// time, as a capture's answers are) into two trees in turn through one memo, against
     /// a fresh parse node by node and `reparseIfTLV` without the memo. The pool holds
-    /// answers of 16-256 bytes and others, trees of more nodes than are kept, bytes that
+    /// answers of 16-384 bytes and others, trees of more nodes than are kept, bytes that
     /// share their length and first and last eight bytes with another answer of the pool
-    /// (a key that matches bytes that differ), several depth caps, damaged answers.
+    /// (another layout behind the same fingerprint), several depth caps, damaged answers;
+    /// drawn answers get new bytes in plain leaves' values (the same layout) or a byte
+    /// changed anywhere.
     @Test func copiedTreesAreTheParse() {
         var g = FastPathGenerator(state: 0x5E55_1030)
         var pool: [[UInt8]] = []
@@ -84,7 +86,9 @@ import Testing
         pool.append(Array(repeating: 0, count: 40))                            // padding only: no nodes
         pool.append([0x70, 0x81, 0xFA] + g.bytes(250))                          // 253 bytes
         pool.append([0x70, 0x81, 0xFD] + g.bytes(253))                          // 256 bytes
-        pool.append([0x70, 0x81, 0xFE] + g.bytes(254))                          // 257 bytes: not kept
+        pool.append([0x70, 0x81, 0xFE] + g.bytes(254))                          // 257 bytes
+        pool.append([0x70, 0x82, 0x01, 0x7C] + g.bytes(380))                    // 384 bytes
+        pool.append([0x70, 0x82, 0x01, 0x7D] + g.bytes(381))                    // 385 bytes: not kept
 
         let memo = TLVParseMemo()
         var trees = [BERTLV(), BERTLV()]
@@ -93,21 +97,39 @@ import Testing
         for round in 0..<20_000 {
             let bytes = g.chance(70) ? pool[g.int(12)] : g.pick(pool)
             let maxDepth = g.chance(90) ? BERTLV.defaultMaxDepth : g.pick([0, 1, 2, 3, -1])
-            let copy = Array(bytes)
+            var copy = Array(bytes)
+            switch g.int(10) {
+            case 0, 1, 2, 3:
+                // Other values in the same layout: new bytes in some plain leaves' values.
+                let leaves = ByteView.with(bytes) { v in
+                    BERTLV(parsing: v, maxDepth: maxDepth).nodes.compactMap { n -> Range<Int>? in
+                        guard !n.constructed, !n.isError, n.declaredLength == n.value.count, n.value.count > 0,
+                              let start = n.value.offset(in: v) else { return nil }
+                        return start..<(start + n.value.count)
+                    }
+                }
+                for leaf in leaves where g.chance(50) {
+                    for i in leaf where g.chance(60) { copy[i] = UInt8(truncatingIfNeeded: g.next()) }
+                }
+            case 4 where !copy.isEmpty:
+                // A byte anywhere (a header, a padding byte, a value).
+                copy[g.int(copy.count)] = UInt8(truncatingIfNeeded: g.next())
+            default: break
+            }
             copy.withUnsafeBytes { raw in
                 let v = ByteView(base: raw.baseAddress, count: raw.count)
                 let fresh = BERTLV(parsing: v, maxDepth: maxDepth)
                 let k = round & 1
                 let isTLV = trees[k].reparseIfTLV(v, maxDepth: maxDepth, memo: memo)
                 let expected = plain.reparseIfTLV(v, maxDepth: maxDepth)
-                #expect(isTLV == expected, "round \(round): \(bytes)")
+                #expect(isTLV == expected, "round \(round): \(copy)")
                 #expect(trees[k].bytes.base == v.base && trees[k].bytes.count == v.count)
-                #expect(Self.seen(trees[k], in: v) == Self.seen(fresh, in: v), "round \(round) cap \(maxDepth): \(bytes)")
+                #expect(Self.seen(trees[k], in: v) == Self.seen(fresh, in: v), "round \(round) cap \(maxDepth): \(copy)")
             }
             rounds += 1
         }
         #expect(rounds == 20_000)
-        #expect(memo.copyCount > 4_000, "\(memo.copyCount) copied")
+        #expect(memo.copyCount > 5_000, "\(memo.copyCount) copied")
         #expect(memo.keepCount > 20, "\(memo.keepCount) kept")
     }
 

@@ -1,31 +1,29 @@
-// BER-TLV trees kept by their bytes, for the card session's answer parses. The same
-// bytes parse to the same nodes (the parse reads nothing else but the depth cap), so
-// an answer that comes back byte for byte (the PPSE answer of every card of a kind,
-// a card read again) has its nodes copied from the kept tree, each value moved onto
-// the new bytes, instead of being parsed again (~1,300 instructions for the PPSE
-// answer's 8 nodes).
+// BER-TLV trees kept by their structure, for the card session's answer parses. The
+// parse reads the bytes of headers, padding and end-of-contents markers, never the
+// value of a primitive node of definite length that is whole (a plain leaf): it steps
+// over it by its length. So bytes of the same count that equal a parsed answer's
+// everywhere but inside its plain leaves' values parse to the same nodes, values at
+// the same offsets, with the same depth cap (the parse reads nothing else): the same
+// card's answer again, another card's PPSE or SELECT answer, a record or a GPO answer
+// of the same layout with other keys, cryptograms and counters. Such an answer has its
+// nodes copied from the kept tree, each value moved onto the new bytes, instead of
+// being parsed again (~150 instructions a node parsed, ~30 copied and checked).
 //
-// A fingerprint of the byte count, the first and last eight bytes and the depth cap
-// finds the kept tree (direct-mapped) and is confirmed by comparing all the bytes. A
-// tree is kept only once its fingerprint was seen before: an answer that never repeats
-// (records, cryptograms) costs the fingerprint, a probe and a note (~20 instructions,
-// in line), not a copy of its bytes and nodes. Output does not depend on whether a
-// tree was parsed or copied: the nodes are the same.
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+// A fingerprint of the byte count, the first eight bytes and the depth cap finds the
+// kept tree (direct-mapped); the bytes between its plain leaves' values (its gaps) are
+// compared. A tree is kept only once its fingerprint was seen before: an answer whose
+// layout never repeats costs the fingerprint, a probe and a note (in line), not a copy.
+// Output does not depend on whether a tree was parsed or copied: the nodes are the same.
 
 final class TLVParseMemo {
-    /// Answers shorter than this are parsed (a few nodes; the fingerprint reads 16 bytes).
+    /// Answers shorter than this are parsed (a few nodes; the fingerprint reads 8 bytes).
     static let minBytes = 16
     /// Longer answers and bigger trees are parsed every time.
-    static let maxBytes = 256
+    static let maxBytes = 384
     static let maxNodes = 48
-    private static let keptBits = 4
-    private static let seenBits = 6
+    private static let maxGaps = maxNodes + 1
+    private static let keptBits = 8
+    private static let seenBits = 10
 
     private struct Kept {
         /// 0 while empty (no fingerprint is 0).
@@ -33,14 +31,16 @@ final class TLVParseMemo {
         var count = 0
         var maxDepth = 0
         var nodeCount = 0
+        var gapCount = 0
         var clean = false
     }
 
     private let kept: UnsafeMutablePointer<Kept>
-    /// `maxBytes` bytes and `maxNodes` nodes per kept slot. A kept node's value is a
-    /// view of the slot's bytes.
+    /// `maxBytes` bytes, `maxNodes` nodes and `maxGaps` gaps per kept slot. A kept node's
+    /// value is a view of the slot's bytes; a gap is its start and, 16 bits up, its count.
     private let keptBytes: UnsafeMutablePointer<UInt8>
     private let keptNodes: UnsafeMutablePointer<TLVNode>
+    private let keptGaps: UnsafeMutablePointer<UInt32>
     private let seen: UnsafeMutablePointer<UInt64>
 
     /// Trees copied so far (tests).
@@ -56,6 +56,7 @@ final class TLVParseMemo {
         // Raw node memory: a node is plain data (views, numbers, flags), written whole
         // before it is read.
         keptNodes = .allocate(capacity: keptSlots * Self.maxNodes)
+        keptGaps = .allocate(capacity: keptSlots * Self.maxGaps)
         seen = .allocate(capacity: seenSlots)
         seen.initialize(repeating: 0, count: seenSlots)
     }
@@ -64,6 +65,7 @@ final class TLVParseMemo {
         kept.deallocate()
         keptBytes.deallocate()
         keptNodes.deallocate()
+        keptGaps.deallocate()
         seen.deallocate()
     }
 
@@ -74,21 +76,20 @@ final class TLVParseMemo {
         let n = bytes.count
         guard n >= minBytes, n <= maxBytes, let base = bytes.base else { return 0 }
         let head = base.loadUnaligned(as: UInt64.self)
-        let tail = base.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
-        let f = (head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xBF58_476D_1CE4_E5B9)
-            ^ (UInt64(truncatingIfNeeded: n) &* 0x94D0_49BB_1331_11EB) ^ UInt64(truncatingIfNeeded: maxDepth)
+        var f = (head ^ (UInt64(truncatingIfNeeded: n) &<< 48) ^ UInt64(truncatingIfNeeded: maxDepth))
+            &* 0x9E37_79B9_7F4A_7C15
+        f ^= f >> 29
         return f | 1
     }
 
-    /// The nodes kept for exactly these bytes and depth cap (`f` their fingerprint, not
-    /// 0), written into `nodes` (which then holds them alone) with their values on
-    /// `bytes`, and whether that tree was clean (`BERTLV.reparseIfTLV`'s sense); nil
-    /// when none is kept (`nodes` untouched).
+    /// The nodes of the kept tree whose parse these bytes (`f` their fingerprint, not 0)
+    /// are known to give, written into `nodes` (which then holds them alone) with their
+    /// values on `bytes`, and whether that tree was clean (`BERTLV.reparseIfTLV`'s
+    /// sense); nil when none is kept (`nodes` untouched).
     @inline(__always)
     func copyTree(_ f: UInt64, of bytes: ByteView, maxDepth: Int, into nodes: inout [TLVNode]) -> Bool? {
         let slot = Int(truncatingIfNeeded: f >> UInt64(64 - Self.keptBits))
-        let e = kept + slot
-        guard e.pointee.fingerprint == f else { return nil }
+        guard kept[slot].fingerprint == f else { return nil }
         return copyKept(slot, of: bytes, maxDepth: maxDepth, into: &nodes)
     }
 
@@ -96,9 +97,17 @@ final class TLVParseMemo {
     private func copyKept(_ slot: Int, of bytes: ByteView, maxDepth: Int, into nodes: inout [TLVNode]) -> Bool? {
         let e = kept + slot
         let n = bytes.count
-        let from = keptBytes + slot &* Self.maxBytes
-        guard e.pointee.count == n, e.pointee.maxDepth == maxDepth, let base = bytes.base,
-              memcmp(from, base, n) == 0 else { return nil }
+        let from = UnsafeRawPointer(keptBytes + slot &* Self.maxBytes)
+        guard e.pointee.count == n, e.pointee.maxDepth == maxDepth, let base = bytes.base else { return nil }
+        // The bytes the parse read: the same.
+        let gaps = keptGaps + slot &* Self.maxGaps
+        var g = 0
+        while g < e.pointee.gapCount {
+            let gap = Int(truncatingIfNeeded: gaps[g])
+            let start = gap & 0xFFFF
+            guard sameBytes(from + start, base + start, gap &>> 16) else { return nil }
+            g &+= 1
+        }
         let k = e.pointee.nodeCount
         let src = keptNodes + slot &* Self.maxNodes
         if nodes.count != k {
@@ -108,7 +117,7 @@ final class TLVParseMemo {
             nodes.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: src, count: k) }
         }
         // Each value from the kept bytes onto `bytes` (the same offset).
-        let delta = UnsafeRawPointer(from).distance(to: base)
+        let delta = from.distance(to: base)
         nodes.withUnsafeMutableBufferPointer { dst in
             var i = 0
             while i < k {
@@ -123,7 +132,7 @@ final class TLVParseMemo {
     /// Whether fingerprint `f` (not 0) was noted before; notes it.
     @inline(__always)
     func seenBefore(_ f: UInt64) -> Bool {
-        let s = seen + Int(truncatingIfNeeded: (f >> 52) & UInt64((1 << Self.seenBits) - 1))
+        let s = seen + Int(truncatingIfNeeded: (f >> 40) & UInt64((1 << Self.seenBits) - 1))
         if s.pointee == f { return true }
         s.pointee = f
         return false
@@ -138,20 +147,37 @@ final class TLVParseMemo {
         let slot = Int(truncatingIfNeeded: f >> UInt64(64 - Self.keptBits))
         let to = keptBytes + slot &* Self.maxBytes
         let dst = keptNodes + slot &* Self.maxNodes
-        let fits = nodes.withUnsafeBufferPointer { src -> Bool in
-            // Every value is a view of `bytes` (the parse makes no other); checked, so a
-            // kept value can be moved onto other bytes.
+        let gaps = keptGaps + slot &* Self.maxGaps
+        // The gaps: everything but the values of plain leaves (primitive, no error, a
+        // definite length, the value whole and not empty), in order (the nodes are in
+        // the order of their offsets). Every value is checked to be a view of `bytes`
+        // (the parse makes no other), so it can be moved onto other bytes.
+        let gapCount = nodes.withUnsafeBufferPointer { src -> Int in
+            var cursor = 0, count = 0
             var i = 0
             while i < k {
-                if let b = src[i].value.base {
+                let node = src[i]
+                if let b = node.value.base {
                     let d = base.distance(to: b)
-                    guard d >= 0, d <= n, src[i].value.count <= n &- d else { return false }
+                    guard d >= 0, d <= n, node.value.count <= n &- d else { return -1 }
+                    if !node.constructed, !node.isError, node.declaredLength == node.value.count, node.value.count > 0 {
+                        guard d >= cursor else { return -1 }
+                        if d > cursor {
+                            gaps[count] = UInt32(truncatingIfNeeded: cursor | (d &- cursor) &<< 16)
+                            count &+= 1
+                        }
+                        cursor = d &+ node.value.count
+                    }
                 }
                 i &+= 1
             }
-            return true
+            if cursor < n {
+                gaps[count] = UInt32(truncatingIfNeeded: cursor | (n &- cursor) &<< 16)
+                count &+= 1
+            }
+            return count
         }
-        guard fits else { return }
+        guard gapCount >= 0 else { return }
         to.update(from: base.assumingMemoryBound(to: UInt8.self), count: n)
         let delta = base.distance(to: UnsafeRawPointer(to))
         nodes.withUnsafeBufferPointer { src in
@@ -163,7 +189,7 @@ final class TLVParseMemo {
                 i &+= 1
             }
         }
-        kept[slot] = Kept(fingerprint: f, count: n, maxDepth: maxDepth, nodeCount: k, clean: clean)
+        kept[slot] = Kept(fingerprint: f, count: n, maxDepth: maxDepth, nodeCount: k, gapCount: gapCount, clean: clean)
         keepCount &+= 1
     }
 }

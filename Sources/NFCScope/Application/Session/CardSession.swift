@@ -32,7 +32,8 @@ public final class CardSession {
     /// released when it comes back (a `swift_release` an APDU).
     @exclusivity(unchecked) private var spareResponseTLV: BERTLV? = BERTLV()
     @exclusivity(unchecked) private var spareCommandTLV: BERTLV? = BERTLV()
-    /// Answer trees kept by their bytes: an answer seen before is copied, not parsed.
+    /// Answer trees kept by their layout: an answer whose layout was seen before (the
+    /// same bytes but in plain values) is copied, not parsed.
     private let parseMemo = TLVParseMemo()
     /// The values' storage of the previous DOL split (GPO, GENERATE AC), reused by the next.
     @exclusivity(unchecked) private var spareDOLValues: [DOLValue] = []

@@ -239,9 +239,10 @@ public struct BERTLV: Sendable {
         return clean && !nodes.isEmpty
     }
 
-    /// `reparseIfTLV`, with the nodes of bytes parsed before copied from `memo` when it
-    /// kept them (a card session's answers: the PPSE answer comes back with every card
-    /// of a kind), else parsed and offered to `memo`. The same nodes either way.
+    /// `reparseIfTLV`, with the nodes copied from `memo` when it kept a tree these bytes
+    /// are known to parse to (the same bytes but in plain leaves' values: a card session's
+    /// PPSE, SELECT, GPO answers and records of one layout), else parsed and offered to
+    /// `memo`. The same nodes either way.
     /// In line, with the parse: out of line, the wrapper's call and the parse's cost ~90
     /// instructions an answer.
     @inline(__always)
