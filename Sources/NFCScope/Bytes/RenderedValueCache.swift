@@ -93,8 +93,8 @@ package final class RenderedValueCache {
         slotStats = .allocate(capacity: 0)
         nodeEntries = .allocate(capacity: Self.nodeTableSize)
         nodeEntries.initialize(repeating: NodeEntry(), count: Self.nodeTableSize)
-        nodeStats = .allocate(capacity: 2 * Self.nodeStatBuckets)
-        nodeStats.initialize(repeating: 0, count: 2 * Self.nodeStatBuckets)
+        nodeStats = calloc(2 * Self.nodeStatBuckets, MemoryLayout<UInt32>.stride)!
+            .bindMemory(to: UInt32.self, capacity: 2 * Self.nodeStatBuckets)
         lastApplicationBytes = .allocate(capacity: 256)
         contexts.reserveCapacity(Self.contextsKept)
     }
@@ -107,7 +107,7 @@ package final class RenderedValueCache {
         for i in 0..<Self.nodeTableSize { nodeEntries[i].bytes?.deallocate() }
         nodeEntries.deinitialize(count: Self.nodeTableSize)
         nodeEntries.deallocate()
-        nodeStats.deallocate()
+        free(nodeStats)
         lastApplicationBytes.deallocate()
     }
 
@@ -327,8 +327,12 @@ package final class RenderedValueCache {
     /// Nodes with longer values or outputs are written every time.
     static let maxNodeValueCount = 128
     static let maxNodeOutputCount = 1024
-    /// Lookups and hits are counted per bucket of tags (a hash of the tag).
-    private static let nodeStatBuckets = 256
+    /// Lookups and hits are counted per tag for one- and two-byte tags (a bucket each,
+    /// by the tag's value: in buckets of a hash of the tag, bench-10's 9F10 issuer data,
+    /// never repeated, shared 82's and was looked up and kept for every node), per bucket
+    /// of the tag's halves xored for longer ones. Zeroed memory from `calloc`: only the
+    /// pages of the tags met are touched.
+    private static let nodeStatBuckets = 1 << 16
     /// A bucket is no longer looked up once it had `trialLookups` lookups and no hit, or
     /// this many lookups with fewer than one hit in eight (after `trialLookups` alone,
     /// as for the texts, a tag with a few hundred values, an amount or a key exponent,
@@ -369,7 +373,7 @@ package final class RenderedValueCache {
 
     @inline(__always)
     private static func nodeStatBucket(_ tag: UInt32) -> Int {
-        Int(truncatingIfNeeded: (UInt64(tag) &* 0x9E37_79B9_7F4A_7C15) >> 56)
+        Int(truncatingIfNeeded: (tag ^ (tag >> 16)) & 0xFFFF)
     }
 
     @inline(__always)

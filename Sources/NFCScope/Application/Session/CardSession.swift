@@ -32,6 +32,9 @@ public final class CardSession {
     /// released when it comes back (a `swift_release` an APDU).
     @exclusivity(unchecked) private var spareResponseTLV: BERTLV? = BERTLV()
     @exclusivity(unchecked) private var spareCommandTLV: BERTLV? = BERTLV()
+    /// Answer trees kept by their layout: an answer whose layout was seen before (the
+    /// same bytes but in plain values) is copied, not parsed.
+    private let parseMemo = TLVParseMemo()
     /// The values' storage of the previous DOL split (GPO, GENERATE AC), reused by the next.
     @exclusivity(unchecked) private var spareDOLValues: [DOLValue] = []
     /// The items of the last DOL a split read (a capture's PDOL and CDOLs recur).
@@ -134,7 +137,7 @@ public final class CardSession {
         if x.handler.parsesTLV, !desfire, let data = x.response?.data, !data.isEmpty {
             // Parsed in the spare, swapped out when the answer is TLV (`x.responseTLV` is nil).
             if spareResponseTLV == nil { spareResponseTLV = BERTLV() }
-            if spareResponseTLV!.reparseIfTLV(data) { swap(&x.responseTLV, &spareResponseTLV) }
+            if spareResponseTLV!.reparseIfTLV(data, memo: parseMemo) { swap(&x.responseTLV, &spareResponseTLV) }
         }
         if let c = x.command, !c.data.isEmpty, !desfire {
             splitCommandData(c, into: &x)
