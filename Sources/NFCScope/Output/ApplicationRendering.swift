@@ -11,6 +11,14 @@ enum ApplicationRendering {
     /// top-level hex is copied from there).
     static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil,
                                  responseHexAt: Int? = nil, to out: OutputBuffer) {
+        var x = x
+        writeJSONMembersInPlace(&x, registry: registry, cache: cache, responseHexAt: responseHexAt, to: out)
+    }
+
+    /// The same, the record read where the caller keeps it (`inout` only for that: a
+    /// record passed by value from an `inout` was copied whole for the call).
+    static func writeJSONMembersInPlace(_ x: inout APDUInterpretation, registry: Registry, cache: RenderedValueCache?,
+                                        responseHexAt: Int?, to out: OutputBuffer) {
         if let aid = x.applicationAID,
            cache?.copyApplicationMember(aid, index: x.applicationIndex ?? -1, registry: registry, to: out) != true {
             // The member is what the AID's bytes and its entry (an index into this registry)
@@ -19,20 +27,21 @@ enum ApplicationRendering {
             // are kept in the cache (when it is this registry's) as a node of tag 0 with
             // no tag bytes, which no TLV node is, and copied when their AID comes again.
             let start = out.position
+            let index = x.applicationIndex
             ByteView.with(aid) { view in
                 if cache?.registry === registry,
-                   let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: x.applicationIndex ?? -1, value: view,
+                   let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: index ?? -1, value: view,
                                             context: applicationJSONContext), key.tried {
                     if cache?.copyNode(key, view, to: out) != true {
                         let at = out.position
-                        writeApplicationMember(view, index: x.applicationIndex, registry: registry, to: out)
+                        writeApplicationMember(view, index: index, registry: registry, to: out)
                         cache?.keepNode(key, view, since: at, in: out)
                     }
                 } else {
-                    writeApplicationMember(view, index: x.applicationIndex, registry: registry, to: out)
+                    writeApplicationMember(view, index: index, registry: registry, to: out)
                 }
             }
-            cache?.keepApplicationMember(aid, index: x.applicationIndex ?? -1, registry: registry, since: start, in: out)
+            cache?.keepApplicationMember(aid, index: index ?? -1, registry: registry, since: start, in: out)
         }
         // The registry and the cache passed along, not held in a writer value (retains).
         if let dol = x.commandDOL {
@@ -146,6 +155,13 @@ enum ApplicationRendering {
     /// `cache`: texts of TLV values rendered before (`TLVTreeWriter` keys them by target).
     static func writeText(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil, indent: Int,
                           to out: OutputBuffer) {
+        var x = x
+        writeTextInPlace(&x, registry: registry, cache: cache, indent: indent, to: out)
+    }
+
+    /// The same, the record read where the caller keeps it (as `writeJSONMembersInPlace`).
+    static func writeTextInPlace(_ x: inout APDUInterpretation, registry: Registry, cache: RenderedValueCache?, indent: Int,
+                                 to out: OutputBuffer) {
         if let aid = x.applicationAID, let index = x.applicationIndex, x.command?.selectedName != nil {
             pad(indent, out)
             // After the indentation, what the AID's bytes and its entry give: kept and copied

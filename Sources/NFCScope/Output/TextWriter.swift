@@ -259,7 +259,7 @@ public final class TextWriter: MaskableFrameWriter {
     /// `record(_:)`, the record read where the caller keeps it (nothing here changes it;
     /// see `DecodeSink.recordInPlace`).
     public func recordInPlace<R: DecodedRecord>(_ record: inout R) {
-        writeRecord(R.textPlacement) { record.writeText($0, $1) }
+        writeRecord(R.textPlacement) { record.writeTextInPlace($0, $1) }
     }
 
     /// Both record paths: `writeText` writes the record's text.
