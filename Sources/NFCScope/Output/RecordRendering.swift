@@ -83,7 +83,8 @@ extension APDUInterpretation: DecodedRecord {
                                        to: out)
         desfire?.writeTextLine(out, indent: context.indent + (isNative ? 0 : 5))
         mifarePlus?.writeTextLine(out, indent: context.indent)
-        if smartCardSource == nil { exchange.writeLinkText(out, indent: context.indent + 4) }
+        // Most exchanges have nothing to report on the link: tested here, not in a call.
+        if smartCardSource == nil && exchange.hasLinkNote { exchange.writeLinkText(out, indent: context.indent + 4) }
     }
 }
 
@@ -135,9 +136,14 @@ extension ISODEPExchange: DecodedRecord {
         out.ascii("}\n")
     }
 
+    /// Whether `writeLinkText` writes a line.
+    var hasLinkNote: Bool {
+        @inline(__always) get { incomplete || waitingTimeExtensions > 0 || retransmissions > 0 || sawBadCRC }
+    }
+
     /// One line naming what happened on the link, when anything did.
     func writeLinkText(_ out: OutputBuffer, indent: Int) {
-        guard incomplete || waitingTimeExtensions > 0 || retransmissions > 0 || sawBadCRC else { return }
+        guard hasLinkNote else { return }
         out.pad(toColumn: indent, lineStart: out.position)
         out.ascii("(")
         var sep = false
