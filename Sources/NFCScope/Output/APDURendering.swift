@@ -147,7 +147,25 @@ public struct APDUExchangeView: Sendable {
     /// word's members in one literal (9000, or no status word). Returns where the hex of
     /// the response data starts, nil without a response.
     static func writeRecordJSONMembers(_ x: inout APDUInterpretation, uicc: Bool, recentHex: RecentHex?,
-                                       cache: RenderedValueCache?, to out: OutputBuffer) -> Int? {
+                                       cache: RenderedValueCache?, commands: ShortCommandTable?,
+                                       to out: OutputBuffer) -> Int? {
+        // A short command's members from the table (one compare), else as below and kept there.
+        if let command = x.exchange.command, let slot = commands?.slot(command, uicc: uicc) {
+            if commands?.copy(slot, to: out) != true {
+                let at = out.position
+                writeCommandJSONMembers(&x, uicc: uicc, cache: cache, to: out)
+                commands?.keep(slot, since: at, in: out)
+            }
+        } else {
+            writeCommandJSONMembers(&x, uicc: uicc, cache: cache, to: out)
+        }
+        return writeRecordJSONResponseMembers(&x, recentHex: recentHex, to: out)
+    }
+
+    /// The command members, copied from the value cache or written (and kept there).
+    @inline(__always)
+    private static func writeCommandJSONMembers(_ x: inout APDUInterpretation, uicc: Bool, cache: RenderedValueCache?,
+                                                to out: OutputBuffer) {
         if cache != nil, let command = x.exchange.command,
            let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
                                     context: commandJSONContext), key.tried {
@@ -161,6 +179,12 @@ public struct APDUExchangeView: Sendable {
             APDUExchangeView(command: x.exchange.command, response: nil)
                 .writeJSONCommandMembers(out, parsed: x.command, error: x.commandError, uicc: uicc)
         }
+    }
+
+    /// `response`, `sw`, `sw_text`; where the response data's hex starts.
+    @inline(__always)
+    private static func writeRecordJSONResponseMembers(_ x: inout APDUInterpretation, recentHex: RecentHex?,
+                                                       to out: OutputBuffer) -> Int? {
         guard let resp = x.response else {
             out.ascii(",\"response\":null,\"sw\":null,\"sw_text\":null")
             return nil
@@ -317,9 +341,26 @@ public struct APDUExchangeView: Sendable {
     /// no payload decoders (the writers pass none); the response line of a 9000 answer in
     /// one reservation.
     static func writeRecordText(_ x: inout APDUInterpretation, indent: Int, uicc: Bool, cache: RenderedValueCache?,
-                                to out: OutputBuffer) {
-        let view = APDUExchangeView(command: x.exchange.command, response: nil)
+                                commands: ShortCommandTable?, to out: OutputBuffer) {
         writeIndent(indent, out)
+        // A short command's line from the table, as the JSON members.
+        if let command = x.exchange.command, let slot = commands?.slot(command, uicc: uicc) {
+            if commands?.copy(slot, to: out) != true {
+                let at = out.position
+                writeCommandTextLine(&x, uicc: uicc, cache: cache, to: out)
+                commands?.keep(slot, since: at, in: out)
+            }
+        } else {
+            writeCommandTextLine(&x, uicc: uicc, cache: cache, to: out)
+        }
+        writeRecordTextResponseLine(&x, indent: indent, to: out)
+    }
+
+    /// The command line after its indentation, copied from the value cache or written (and kept there).
+    @inline(__always)
+    private static func writeCommandTextLine(_ x: inout APDUInterpretation, uicc: Bool, cache: RenderedValueCache?,
+                                             to out: OutputBuffer) {
+        let view = APDUExchangeView(command: x.exchange.command, response: nil)
         if cache != nil, let command = view.command,
            let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
                                     context: commandTextContext), key.tried {
@@ -331,6 +372,11 @@ public struct APDUExchangeView: Sendable {
         } else {
             view.writeTextCommandLine(out, parsed: x.command, error: x.commandError, uicc: uicc)
         }
+    }
+
+    /// The response line; a 9000 answer's in one reservation.
+    @inline(__always)
+    private static func writeRecordTextResponseLine(_ x: inout APDUInterpretation, indent: Int, to out: OutputBuffer) {
         if let resp = x.response, resp.sw == 0x9000 {
             // What the general line below writes for 9000: 32 bytes of literal, 20 digits, 8.
             let n = resp.data.count
@@ -343,7 +389,8 @@ public struct APDUExchangeView: Sendable {
                 }
             }
         } else {
-            view.writeTextResponseLine(out, indent: indent, parsed: x.command, response: x.response, decoders: .none)
+            APDUExchangeView(command: x.exchange.command, response: x.exchange.response)
+                .writeTextResponseLine(out, indent: indent, parsed: x.command, response: x.response, decoders: .none)
         }
     }
 

@@ -21,6 +21,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         var context = RenderContext(registry: registry, redact: redact)
         context.valueCache = RenderedValueCache(registry: registry)
         context.recentHex = recentHex
+        context.commandTable = ShortCommandTable()
         self.context = context
     }
 

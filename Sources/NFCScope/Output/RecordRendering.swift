@@ -42,7 +42,8 @@ extension APDUInterpretation: DecodedRecord {
         } else {
             let uicc = usesSIMNames
             responseHexAt = APDUExchangeView.writeRecordJSONMembers(&self, uicc: uicc, recentHex: context.recentHex,
-                                                                    cache: context.valueCache, to: out)
+                                                                    cache: context.valueCache,
+                                                                    commands: context.commandTable, to: out)
         }
         ApplicationRendering.writeJSONMembersInPlace(&self, registry: context.registry, cache: context.valueCache,
                                               responseHexAt: responseHexAt, to: out)
@@ -53,7 +54,14 @@ extension APDUInterpretation: DecodedRecord {
             out.ascii(",\"transport\":\""); out.ascii(source.jsonName); out.byte(0x22)
             if line { out.ascii("}\n") }
         } else if line {
-            exchange.writeLinkJSONMembersAndEnd(out)
+            // Most exchanges: nothing happened on the link; the fields read in place (the
+            // exchange was copied for a call).
+            if exchange.waitingTimeExtensions == 0 && exchange.retransmissions == 0 && !exchange.sawBadCRC
+                && !exchange.incomplete && !exchange.overlong {
+                out.ascii(",\"wtx\":0,\"retransmissions\":0,\"crc\":\"ok\",\"complete\":true}\n")
+            } else {
+                exchange.writeLinkJSONMembersAndEnd(out)
+            }
         } else {
             exchange.writeLinkJSONMembers(out)
         }
@@ -77,7 +85,8 @@ extension APDUInterpretation: DecodedRecord {
     public mutating func writeTextInPlace(_ out: OutputBuffer, _ context: RenderContext) {
         if !isNative {
             let uicc = usesSIMNames
-            APDUExchangeView.writeRecordText(&self, indent: context.indent, uicc: uicc, cache: context.valueCache, to: out)
+            APDUExchangeView.writeRecordText(&self, indent: context.indent, uicc: uicc, cache: context.valueCache,
+                                             commands: context.commandTable, to: out)
         }
         ApplicationRendering.writeTextInPlace(&self, registry: context.registry, cache: context.valueCache, indent: context.indent,
                                        to: out)

@@ -48,6 +48,7 @@ public final class TextWriter: MaskableFrameWriter {
         var context = RenderContext(registry: registry, indent: Self.dataColumn - 4, redact: redact)
         // Texts of TLV values kept per distinct value, as in JSON Lines.
         context.valueCache = RenderedValueCache(registry: registry)
+        context.commandTable = ShortCommandTable()
         self.context = context
         self.layout = layout
         bytesPerLine = layout.bytesPerLine

@@ -25,6 +25,8 @@ public struct RenderContext {
     package var valueCache: RenderedValueCache?
     /// The JSON writer's last frame hex, for an APDU's response hex (see `RecentHex`).
     package var recentHex: RecentHex?
+    /// The writer's command parts of short APDU commands (see `ShortCommandTable`).
+    package var commandTable: ShortCommandTable?
 
     public init(registry: Registry, indent: Int = 26, redact: Bool = false) {
         self.registry = registry

@@ -1,0 +1,100 @@
+// The APDU record's command part (the JSON members from `cla` on, or the text command
+// line) of short commands, kept by the command's bytes in a small direct-mapped table:
+// most commands of a payment capture are READ RECORD, GET DATA and SELECT of 5 to 15
+// bytes that come again in every card session. A command of 4 to 15 bytes is its key,
+// two words with its length and the `uicc` flag (what the part depends on besides the
+// bytes, as `APDUExchangeView` keys it in the value cache); one compare of the two words
+// finds the part, which is then copied. The writer's value cache stays behind it for
+// other commands and for the table's misses.
+
+package final class ShortCommandTable {
+    /// Where a command's part is (or goes) and its key.
+    struct Slot {
+        let index: Int
+        let low: UInt64
+        let high: UInt64
+    }
+
+    static let slotCount = 64
+    /// Longer parts are not kept.
+    static let maxPartCount = 256
+
+    private let lows: UnsafeMutablePointer<UInt64>
+    private let highs: UnsafeMutablePointer<UInt64>
+    /// The part's byte count; -1: the slot is empty.
+    private let counts: UnsafeMutablePointer<Int>
+    private let parts: UnsafeMutablePointer<UInt8>
+
+    /// How many parts were copied (tests).
+    @exclusivity(unchecked) private(set) var copyCount = 0
+
+    package init() {
+        lows = .allocate(capacity: Self.slotCount)
+        highs = .allocate(capacity: Self.slotCount)
+        counts = .allocate(capacity: Self.slotCount)
+        parts = .allocate(capacity: Self.slotCount * Self.maxPartCount)
+        lows.initialize(repeating: 0, count: Self.slotCount)
+        highs.initialize(repeating: 0, count: Self.slotCount)
+        counts.initialize(repeating: -1, count: Self.slotCount)
+    }
+
+    deinit {
+        lows.deallocate()
+        highs.deallocate()
+        counts.deallocate()
+        parts.deallocate()
+    }
+
+    /// The slot of a command of 4 to 15 bytes; nil for others. The key: bytes 0-7 (zeros
+    /// after the last) in `low`; bytes 8-14 in `high`'s low seven bytes, the length in its
+    /// top byte's low four bits and `uicc` in the bit above them.
+    @inline(__always)
+    func slot(_ command: ByteView, uicc: Bool) -> Slot? {
+        let n = command.count
+        guard n >= 4 && n <= 15, let p = command.base else { return nil }
+        var low: UInt64
+        var high: UInt64 = UInt64(truncatingIfNeeded: n) &<< 56 | (uicc ? 1 &<< 60 : 0)
+        if n >= 8 {
+            low = p.loadUnaligned(as: UInt64.self)
+            if n > 8 {
+                high |= p.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) &>> UInt64(truncatingIfNeeded: (16 &- n) &<< 3)
+            }
+        } else {
+            // Bytes 0-3 and the four ending at n (overlapping: the same bytes where they meet).
+            let first = UInt64(p.loadUnaligned(as: UInt32.self))
+            let last = UInt64(p.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+            low = first | last &<< UInt64(truncatingIfNeeded: (n &- 4) &<< 3)
+        }
+        let mixed = (low ^ (high &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+        return Slot(index: Int(truncatingIfNeeded: mixed &>> 58), low: low, high: high)
+    }
+
+    /// Appends the part kept for the slot's key and answers true; false (writing nothing)
+    /// when the slot holds another command's part, or none.
+    @inline(__always)
+    func copy(_ slot: Slot, to out: OutputBuffer) -> Bool {
+        let i = slot.index
+        let n = counts[i]
+        guard n >= 0, lows[i] == slot.low, highs[i] == slot.high else { return false }
+        out.bytes(ByteView(base: UnsafeRawPointer(parts + i &* Self.maxPartCount), count: n))
+        copyCount &+= 1
+        return true
+    }
+
+    /// Keeps what `out` was given since `start` as the part of the slot's key (nothing when
+    /// those bytes were flushed meanwhile or are too many; the slot is emptied then).
+    func keep(_ slot: Slot, since start: Int, in out: OutputBuffer) {
+        let i = slot.index
+        guard let written = out.written(since: start), written.count <= Self.maxPartCount,
+              written.count == 0 || written.base != nil else {
+            counts[i] = -1
+            return
+        }
+        if let src = written.base, written.count > 0 {
+            (parts + i &* Self.maxPartCount).update(from: src.assumingMemoryBound(to: UInt8.self), count: written.count)
+        }
+        lows[i] = slot.low
+        highs[i] = slot.high
+        counts[i] = written.count
+    }
+}
