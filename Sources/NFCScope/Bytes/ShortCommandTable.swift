@@ -1,11 +1,14 @@
-// The APDU record's command part (the JSON members from `cla` on, or the text command
-// line) of short commands, kept by the command's bytes in a small direct-mapped table:
-// most commands of a payment capture are READ RECORD, GET DATA and SELECT of 5 to 15
-// bytes that come again in every card session. A command of 4 to 15 bytes is its key,
-// two words with its length and the `uicc` flag (what the part depends on besides the
-// bytes, as `APDUExchangeView` keys it in the value cache); one compare of the two words
-// finds the part, which is then copied. The writer's value cache stays behind it for
-// other commands and for the table's misses.
+// Parts of the APDU record that short byte strings decide, kept by those bytes in a small
+// direct-mapped table: the command part (the JSON members from `cla` on, or the text
+// command line) of commands of 4 to 15 bytes (most commands of a payment capture are READ
+// RECORD, GET DATA and SELECT that come again in every card session), and the
+// `application` member or text line of AIDs of 4 to 15 bytes with their registry entry.
+// The key is the bytes in two words with their length, a flag (`uicc` for a command, what
+// its part depends on besides the bytes, as `APDUExchangeView` keys it in the value
+// cache), the kind, and a third word (the AID's entry index); one compare of the three
+// words finds the part, which is then copied. A table belongs to one writer (one output,
+// one registry). The writer's value cache stays behind it for everything else and for
+// the table's misses.
 
 package final class ShortCommandTable {
     /// Where a command's part is (or goes) and its key.
@@ -13,14 +16,21 @@ package final class ShortCommandTable {
         let index: Int
         let low: UInt64
         let high: UInt64
+        let extra: Int
     }
 
-    static let slotCount = 64
+    /// What the bytes are the key of.
+    enum Kind: UInt64 {
+        case command = 0, application = 1
+    }
+
+    static let slotCount = 128
     /// Longer parts are not kept.
     static let maxPartCount = 256
 
     private let lows: UnsafeMutablePointer<UInt64>
     private let highs: UnsafeMutablePointer<UInt64>
+    private let extras: UnsafeMutablePointer<Int>
     /// The part's byte count; -1: the slot is empty.
     private let counts: UnsafeMutablePointer<Int>
     private let parts: UnsafeMutablePointer<UInt8>
@@ -31,29 +41,33 @@ package final class ShortCommandTable {
     package init() {
         lows = .allocate(capacity: Self.slotCount)
         highs = .allocate(capacity: Self.slotCount)
+        extras = .allocate(capacity: Self.slotCount)
         counts = .allocate(capacity: Self.slotCount)
         parts = .allocate(capacity: Self.slotCount * Self.maxPartCount)
         lows.initialize(repeating: 0, count: Self.slotCount)
         highs.initialize(repeating: 0, count: Self.slotCount)
+        extras.initialize(repeating: 0, count: Self.slotCount)
         counts.initialize(repeating: -1, count: Self.slotCount)
     }
 
     deinit {
         lows.deallocate()
         highs.deallocate()
+        extras.deallocate()
         counts.deallocate()
         parts.deallocate()
     }
 
-    /// The slot of a command of 4 to 15 bytes; nil for others. The key: bytes 0-7 (zeros
-    /// after the last) in `low`; bytes 8-14 in `high`'s low seven bytes, the length in its
-    /// top byte's low four bits and `uicc` in the bit above them.
+    /// The slot of 4 to 15 bytes of a kind; nil for other lengths. The key: bytes 0-7
+    /// (zeros after the last) in `low`; bytes 8-14 in `high`'s low seven bytes, the length
+    /// in its top byte's low four bits, `flag` in the bit above them and the kind above
+    /// that; `extra` as it is.
     @inline(__always)
-    func slot(_ command: ByteView, uicc: Bool) -> Slot? {
-        let n = command.count
-        guard n >= 4 && n <= 15, let p = command.base else { return nil }
+    func slot(_ bytes: ByteView, kind: Kind = .command, flag: Bool, extra: Int = 0) -> Slot? {
+        let n = bytes.count
+        guard n >= 4 && n <= 15, let p = bytes.base else { return nil }
         var low: UInt64
-        var high: UInt64 = UInt64(truncatingIfNeeded: n) &<< 56 | (uicc ? 1 &<< 60 : 0)
+        var high: UInt64 = UInt64(truncatingIfNeeded: n) &<< 56 | (flag ? 1 &<< 60 : 0) | kind.rawValue &<< 61
         if n >= 8 {
             low = p.loadUnaligned(as: UInt64.self)
             if n > 8 {
@@ -65,8 +79,8 @@ package final class ShortCommandTable {
             let last = UInt64(p.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
             low = first | last &<< UInt64(truncatingIfNeeded: (n &- 4) &<< 3)
         }
-        let mixed = (low ^ (high &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
-        return Slot(index: Int(truncatingIfNeeded: mixed &>> 58), low: low, high: high)
+        let mixed = (low ^ ((high ^ UInt64(bitPattern: Int64(extra))) &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+        return Slot(index: Int(truncatingIfNeeded: mixed &>> 57), low: low, high: high, extra: extra)
     }
 
     /// Appends the part kept for the slot's key and answers true; false (writing nothing)
@@ -75,7 +89,7 @@ package final class ShortCommandTable {
     func copy(_ slot: Slot, to out: OutputBuffer) -> Bool {
         let i = slot.index
         let n = counts[i]
-        guard n >= 0, lows[i] == slot.low, highs[i] == slot.high else { return false }
+        guard n >= 0, lows[i] == slot.low, highs[i] == slot.high, extras[i] == slot.extra else { return false }
         out.bytes(ByteView(base: UnsafeRawPointer(parts + i &* Self.maxPartCount), count: n))
         copyCount &+= 1
         return true
@@ -95,6 +109,7 @@ package final class ShortCommandTable {
         }
         lows[i] = slot.low
         highs[i] = slot.high
+        extras[i] = slot.extra
         counts[i] = written.count
     }
 }

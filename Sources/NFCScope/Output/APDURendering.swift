@@ -150,7 +150,7 @@ public struct APDUExchangeView: Sendable {
                                        cache: RenderedValueCache?, commands: ShortCommandTable?,
                                        to out: OutputBuffer) -> Int? {
         // A short command's members from the table (one compare), else as below and kept there.
-        if let command = x.exchange.command, let slot = commands?.slot(command, uicc: uicc) {
+        if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
             if commands?.copy(slot, to: out) != true {
                 let at = out.position
                 writeCommandJSONMembers(&x, uicc: uicc, cache: cache, to: out)
@@ -344,7 +344,7 @@ public struct APDUExchangeView: Sendable {
                                 commands: ShortCommandTable?, to out: OutputBuffer) {
         writeIndent(indent, out)
         // A short command's line from the table, as the JSON members.
-        if let command = x.exchange.command, let slot = commands?.slot(command, uicc: uicc) {
+        if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
             if commands?.copy(slot, to: out) != true {
                 let at = out.position
                 writeCommandTextLine(&x, uicc: uicc, cache: cache, to: out)

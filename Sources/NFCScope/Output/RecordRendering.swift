@@ -46,7 +46,7 @@ extension APDUInterpretation: DecodedRecord {
                                                                     commands: context.commandTable, to: out)
         }
         ApplicationRendering.writeJSONMembersInPlace(&self, registry: context.registry, cache: context.valueCache,
-                                              responseHexAt: responseHexAt, to: out)
+                                                     table: context.commandTable, responseHexAt: responseHexAt, to: out)
         desfire?.writeJSONMember(out)
         mifarePlus?.writeJSONMember(out)
         if let source = smartCardSource {
@@ -88,8 +88,8 @@ extension APDUInterpretation: DecodedRecord {
             APDUExchangeView.writeRecordText(&self, indent: context.indent, uicc: uicc, cache: context.valueCache,
                                              commands: context.commandTable, to: out)
         }
-        ApplicationRendering.writeTextInPlace(&self, registry: context.registry, cache: context.valueCache, indent: context.indent,
-                                       to: out)
+        ApplicationRendering.writeTextInPlace(&self, registry: context.registry, cache: context.valueCache,
+                                              table: context.commandTable, indent: context.indent, to: out)
         desfire?.writeTextLine(out, indent: context.indent + (isNative ? 0 : 5))
         mifarePlus?.writeTextLine(out, indent: context.indent)
         // Most exchanges have nothing to report on the link: tested here, not in a call.
