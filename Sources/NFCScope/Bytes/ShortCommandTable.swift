@@ -6,13 +6,16 @@
 // The key is the bytes in two words with their length, a flag (`uicc` for a command, what
 // its part depends on besides the bytes, as `APDUExchangeView` keys it in the value
 // cache), the kind, and a third word (the AID's entry index); one compare of the three
-// words finds the part, which is then copied. A table belongs to one writer (one output,
+// words finds the part, which is then copied. Two slots a key may be in (a pair, the one
+// used longer ago replaced): two keys that meet in a slot do not push each other out on
+// every turn. A table belongs to one writer (one output,
 // one registry). The writer's value cache stays behind it for everything else and for
 // the table's misses.
 
 package final class ShortCommandTable {
     /// Where a command's part is (or goes) and its key.
     struct Slot {
+        /// The pair's first slot.
         let index: Int
         let low: UInt64
         let high: UInt64
@@ -34,6 +37,8 @@ package final class ShortCommandTable {
     /// The part's byte count; -1: the slot is empty.
     private let counts: UnsafeMutablePointer<Int>
     private let parts: UnsafeMutablePointer<UInt8>
+    /// Per pair, which of its two slots was used last (copied or kept).
+    private let lastUsed: UnsafeMutablePointer<Int>
 
     /// How many parts were copied (tests).
     @exclusivity(unchecked) private(set) var copyCount = 0
@@ -44,6 +49,8 @@ package final class ShortCommandTable {
         extras = .allocate(capacity: Self.slotCount)
         counts = .allocate(capacity: Self.slotCount)
         parts = .allocate(capacity: Self.slotCount * Self.maxPartCount)
+        lastUsed = .allocate(capacity: Self.slotCount / 2)
+        lastUsed.initialize(repeating: 0, count: Self.slotCount / 2)
         lows.initialize(repeating: 0, count: Self.slotCount)
         highs.initialize(repeating: 0, count: Self.slotCount)
         extras.initialize(repeating: 0, count: Self.slotCount)
@@ -56,6 +63,7 @@ package final class ShortCommandTable {
         extras.deallocate()
         counts.deallocate()
         parts.deallocate()
+        lastUsed.deallocate()
     }
 
     /// The slot of 4 to 15 bytes of a kind; nil for other lengths. The key: bytes 0-7
@@ -80,30 +88,36 @@ package final class ShortCommandTable {
             low = first | last &<< UInt64(truncatingIfNeeded: (n &- 4) &<< 3)
         }
         let mixed = (low ^ ((high ^ UInt64(bitPattern: Int64(extra))) &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
-        return Slot(index: Int(truncatingIfNeeded: mixed &>> 57), low: low, high: high, extra: extra)
+        return Slot(index: Int(truncatingIfNeeded: mixed &>> 58) &<< 1, low: low, high: high, extra: extra)
     }
 
     /// Appends the part kept for the slot's key and answers true; false (writing nothing)
     /// when the slot holds another command's part, or none.
     @inline(__always)
     func copy(_ slot: Slot, to out: OutputBuffer) -> Bool {
-        let i = slot.index
+        var i = slot.index
+        if lows[i] != slot.low || highs[i] != slot.high || extras[i] != slot.extra {
+            i &+= 1
+            guard lows[i] == slot.low, highs[i] == slot.high, extras[i] == slot.extra else { return false }
+        }
         let n = counts[i]
-        guard n >= 0, lows[i] == slot.low, highs[i] == slot.high, extras[i] == slot.extra else { return false }
+        guard n >= 0 else { return false }
+        lastUsed[i &>> 1] = i & 1
         out.bytes(ByteView(base: UnsafeRawPointer(parts + i &* Self.maxPartCount), count: n))
         copyCount &+= 1
         return true
     }
 
-    /// Keeps what `out` was given since `start` as the part of the slot's key (nothing when
-    /// those bytes were flushed meanwhile or are too many; the slot is emptied then).
+    /// Keeps what `out` was given since `start` as the part of the slot's key, in an empty
+    /// slot of its pair, else in the one used longer ago (nothing when those bytes were
+    /// flushed meanwhile or are too many).
     func keep(_ slot: Slot, since start: Int, in out: OutputBuffer) {
-        let i = slot.index
         guard let written = out.written(since: start), written.count <= Self.maxPartCount,
-              written.count == 0 || written.base != nil else {
-            counts[i] = -1
-            return
-        }
+              written.count == 0 || written.base != nil else { return }
+        let pair = slot.index
+        let way = counts[pair] < 0 ? 0 : counts[pair &+ 1] < 0 ? 1 : 1 &- lastUsed[pair &>> 1]
+        let i = pair &+ way
+        lastUsed[pair &>> 1] = way
         if let src = written.base, written.count > 0 {
             (parts + i &* Self.maxPartCount).update(from: src.assumingMemoryBound(to: UInt8.self), count: written.count)
         }
