@@ -125,8 +125,8 @@ struct Session30APDUTests {
             withHex += sink.withResponseHex
             text += sink.textCompared
         }
-        #expect(compared > 1_000)
-        #expect(withHex > 500)
+        #expect(compared > 150)
+        #expect(withHex > 100)
         #expect(text == 4 * compared)
     }
 
