@@ -1,19 +1,18 @@
 // Parts of the APDU record that short byte strings decide, kept by those bytes in a small
-// direct-mapped table: the command part (the JSON members from `cla` on, or the text
-// command line) of commands of 4 to 15 bytes (most commands of a payment capture are READ
-// RECORD, GET DATA and SELECT that come again in every card session), and the
-// `application` member or text line of AIDs of 4 to 15 bytes with their registry entry.
-// The key is the bytes in two words with their length, a flag (`uicc` for a command, what
-// its part depends on besides the bytes, as `APDUExchangeView` keys it in the value
-// cache), the kind, and a third word (the AID's entry index); one compare of the three
-// words finds the part, which is then copied. Two slots a key may be in (a pair, the one
-// used longer ago replaced): two keys that meet in a slot do not push each other out on
-// every turn. A table belongs to one writer (one output,
-// one registry). The writer's value cache stays behind it for everything else and for
-// the table's misses.
+// table: the command part (the JSON members from `cla` on, or the text command line) of
+// commands of 4 to 15 bytes (most commands of a payment capture are READ RECORD, GET DATA
+// and SELECT that come again in every card session), and the `application` member or
+// text line of AIDs of 4 to 15 bytes with their registry entry. The key is the bytes in
+// two words with their length, a flag (`uicc` for a command, what its part depends on
+// besides the bytes, as `APDUExchangeView` keys it in the value cache), the kind, and a
+// third word (the AID's entry index); one compare of the three words finds the part,
+// which is then copied. A key may be in either slot of a pair (a new part replaces the
+// one used longer ago): two keys that meet do not push each other out on every turn. A
+// table belongs to one writer (one output, one registry); the writer's value cache stays
+// behind it for everything else and for the table's misses.
 
 package final class ShortCommandTable {
-    /// Where a command's part is (or goes) and its key.
+    /// Where a part is (or goes) and its key.
     struct Slot {
         /// The pair's first slot.
         let index: Int
@@ -92,7 +91,7 @@ package final class ShortCommandTable {
     }
 
     /// Appends the part kept for the slot's key and answers true; false (writing nothing)
-    /// when the slot holds another command's part, or none.
+    /// when neither slot of the pair holds the key's part.
     @inline(__always)
     func copy(_ slot: Slot, to out: OutputBuffer) -> Bool {
         var i = slot.index
