@@ -25,7 +25,7 @@ public struct RenderContext {
     package var valueCache: RenderedValueCache?
     /// The JSON writer's last frame hex, for an APDU's response hex (see `RecentHex`).
     package var recentHex: RecentHex?
-    /// The writer's command parts of short APDU commands (see `ShortCommandTable`).
+    /// The writer's parts of APDU records kept by short commands and AIDs (see `ShortCommandTable`).
     package var commandTable: ShortCommandTable?
 
     public init(registry: Registry, indent: Int = 26, redact: Bool = false) {
