@@ -141,6 +141,77 @@ public struct APDUExchangeView: Sendable {
         return writeJSONResponseMembers(out, parsed: parsed, response: resp, decoders: decoders, recentHex: recentHex)
     }
 
+    /// `writeJSONMembers(_:parsed:error:response:...)` for an APDU record read in place,
+    /// with no payload decoders (the writers pass none): the command members copied or
+    /// written as there; the response data's hex, then its closing quote and the status
+    /// word's members in one literal (9000, or no status word). Returns where the hex of
+    /// the response data starts, nil without a response.
+    static func writeRecordJSONMembers(_ x: inout APDUInterpretation, uicc: Bool, recentHex: RecentHex?,
+                                       cache: RenderedValueCache?, commands: ShortCommandTable?,
+                                       to out: OutputBuffer) -> Int? {
+        // A short command's members from the table (one compare), else as below and kept there.
+        if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
+            if commands?.copy(slot, to: out) != true {
+                let at = out.position
+                writeCommandJSONMembers(&x, uicc: uicc, cache: cache, to: out)
+                commands?.keep(slot, since: at, in: out)
+            }
+        } else {
+            writeCommandJSONMembers(&x, uicc: uicc, cache: cache, to: out)
+        }
+        return writeRecordJSONResponseMembers(&x, recentHex: recentHex, to: out)
+    }
+
+    /// The command members, copied from the value cache or written (and kept there).
+    @inline(__always)
+    private static func writeCommandJSONMembers(_ x: inout APDUInterpretation, uicc: Bool, cache: RenderedValueCache?,
+                                                to out: OutputBuffer) {
+        if cache != nil, let command = x.exchange.command,
+           let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
+                                    context: commandJSONContext), key.tried {
+            if cache?.copyNode(key, command, to: out) != true {
+                let at = out.position
+                APDUExchangeView(command: command, response: nil)
+                    .writeJSONCommandMembers(out, parsed: x.command, error: x.commandError, uicc: uicc)
+                cache?.keepNode(key, command, since: at, in: out)
+            }
+        } else {
+            APDUExchangeView(command: x.exchange.command, response: nil)
+                .writeJSONCommandMembers(out, parsed: x.command, error: x.commandError, uicc: uicc)
+        }
+    }
+
+    /// `response`, `sw`, `sw_text`; where the response data's hex starts.
+    @inline(__always)
+    private static func writeRecordJSONResponseMembers(_ x: inout APDUInterpretation, recentHex: RecentHex?,
+                                                       to out: OutputBuffer) -> Int? {
+        guard let resp = x.response else {
+            out.ascii(",\"response\":null,\"sw\":null,\"sw_text\":null")
+            return nil
+        }
+        let member: StaticString = ",\"response\":\""
+        let responseHexAt = out.position + member.utf8CodeUnitCount
+        if recentHex != nil, resp.data.count >= RecentHex.worthwhile {
+            // Most response data is inside the frame written just before: its hex is copied.
+            out.ascii(member); recentHex?.hex(resp.data, to: out)
+        } else {
+            out.withReserved(member.utf8CodeUnitCount + 2 * resp.data.count) { w in
+                w.ascii(member); w.hex(resp.data)
+            }
+        }
+        if let sw = resp.sw {
+            if sw == 0x9000 {
+                out.ascii("\",\"sw\":\"9000\",\"sw_text\":\"Normal processing\"")
+            } else {
+                out.ascii("\",\"sw\":\""); out.hex16(sw, uppercase: true)
+                out.ascii("\",\"sw_text\":\""); writeStatusWordText(sw, to: out); out.byte(0x22)
+            }
+        } else {
+            out.ascii("\",\"sw\":null,\"sw_text\":null")
+        }
+        return responseHexAt
+    }
+
     /// The cache's contexts of the command members (JSON) and command line (text): apart
     /// from any context id of the TLV writers.
     static var commandJSONContext: Int { Int.min }
@@ -264,6 +335,63 @@ public struct APDUExchangeView: Sendable {
             writeTextCommandLine(out, parsed: parsed, error: error, uicc: uicc)
         }
         writeTextResponseLine(out, indent: indent, parsed: parsed, response: resp, decoders: decoders)
+    }
+
+    /// `writeText(_:indent:parsed:error:response:...)` for an APDU record read in place, with
+    /// no payload decoders (the writers pass none); the response line of a 9000 answer in
+    /// one reservation.
+    static func writeRecordText(_ x: inout APDUInterpretation, indent: Int, uicc: Bool, cache: RenderedValueCache?,
+                                commands: ShortCommandTable?, to out: OutputBuffer) {
+        writeIndent(indent, out)
+        // A short command's line from the table, as the JSON members.
+        if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
+            if commands?.copy(slot, to: out) != true {
+                let at = out.position
+                writeCommandTextLine(&x, uicc: uicc, cache: cache, to: out)
+                commands?.keep(slot, since: at, in: out)
+            }
+        } else {
+            writeCommandTextLine(&x, uicc: uicc, cache: cache, to: out)
+        }
+        writeRecordTextResponseLine(&x, indent: indent, to: out)
+    }
+
+    /// The command line after its indentation, copied from the value cache or written (and kept there).
+    @inline(__always)
+    private static func writeCommandTextLine(_ x: inout APDUInterpretation, uicc: Bool, cache: RenderedValueCache?,
+                                             to out: OutputBuffer) {
+        let view = APDUExchangeView(command: x.exchange.command, response: nil)
+        if cache != nil, let command = view.command,
+           let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
+                                    context: commandTextContext), key.tried {
+            if cache?.copyNode(key, command, to: out) != true {
+                let at = out.position
+                view.writeTextCommandLine(out, parsed: x.command, error: x.commandError, uicc: uicc)
+                cache?.keepNode(key, command, since: at, in: out)
+            }
+        } else {
+            view.writeTextCommandLine(out, parsed: x.command, error: x.commandError, uicc: uicc)
+        }
+    }
+
+    /// The response line; a 9000 answer's in one reservation.
+    @inline(__always)
+    private static func writeRecordTextResponseLine(_ x: inout APDUInterpretation, indent: Int, to out: OutputBuffer) {
+        if let resp = x.response, resp.sw == 0x9000 {
+            // What the general line below writes for 9000: 32 bytes of literal, 20 digits, 8.
+            let n = resp.data.count
+            out.withReserved(Swift.max(indent, 0) + 64) { c in
+                c.spaces(indent)
+                if n == 0 {
+                    c.ascii("     -> 9000 Normal processing\n")
+                } else {
+                    c.ascii("     -> 9000 Normal processing ("); c.int(n); c.ascii(n == 1 ? " byte)\n" : " bytes)\n")
+                }
+            }
+        } else {
+            APDUExchangeView(command: x.exchange.command, response: x.exchange.response)
+                .writeTextResponseLine(out, indent: indent, parsed: x.command, response: x.response, decoders: .none)
+        }
     }
 
     /// `APDU` and what the command's bytes (parsed) give, and the newline.

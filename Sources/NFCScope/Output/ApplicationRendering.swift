@@ -11,28 +11,37 @@ enum ApplicationRendering {
     /// top-level hex is copied from there).
     static func writeJSONMembers(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil,
                                  responseHexAt: Int? = nil, to out: OutputBuffer) {
+        var x = x
+        writeJSONMembersInPlace(&x, registry: registry, cache: cache, table: nil, responseHexAt: responseHexAt, to: out)
+    }
+
+    /// The same, the record read where the caller keeps it (`inout` only for that: a
+    /// record passed by value from an `inout` was copied whole for the call). `table`: the
+    /// writer's, of this registry.
+    static func writeJSONMembersInPlace(_ x: inout APDUInterpretation, registry: Registry, cache: RenderedValueCache?,
+                                        table: ShortCommandTable?, responseHexAt: Int?, to out: OutputBuffer) {
         if let aid = x.applicationAID,
            cache?.copyApplicationMember(aid, index: x.applicationIndex ?? -1, registry: registry, to: out) != true {
             // The member is what the AID's bytes and its entry (an index into this registry)
             // give. The last one is kept with the AID array it was written for and copied
             // while the session's APDUs carry that array (`copyApplicationMember`); others
-            // are kept in the cache (when it is this registry's) as a node of tag 0 with
-            // no tag bytes, which no TLV node is, and copied when their AID comes again.
+            // are kept by the AID's bytes and index, a short AID's in the writer's table,
+            // another's in the cache, and copied when they come again.
             let start = out.position
+            let index = x.applicationIndex
             ByteView.with(aid) { view in
-                if cache?.registry === registry,
-                   let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: x.applicationIndex ?? -1, value: view,
-                                            context: applicationJSONContext), key.tried {
-                    if cache?.copyNode(key, view, to: out) != true {
+                // A short AID's member from the table (one compare), else as below and kept there.
+                if let slot = table?.slot(view, kind: .application, flag: false, extra: index ?? -1) {
+                    if table?.copy(slot, to: out) != true {
                         let at = out.position
-                        writeApplicationMember(view, index: x.applicationIndex, registry: registry, to: out)
-                        cache?.keepNode(key, view, since: at, in: out)
+                        writeApplicationMemberCached(view, index: index, registry: registry, cache: cache, to: out)
+                        table?.keep(slot, since: at, in: out)
                     }
                 } else {
-                    writeApplicationMember(view, index: x.applicationIndex, registry: registry, to: out)
+                    writeApplicationMemberCached(view, index: index, registry: registry, cache: cache, to: out)
                 }
             }
-            cache?.keepApplicationMember(aid, index: x.applicationIndex ?? -1, registry: registry, since: start, in: out)
+            cache?.keepApplicationMember(aid, index: index ?? -1, registry: registry, since: start, in: out)
         }
         // The registry and the cache passed along, not held in a writer value (retains).
         if let dol = x.commandDOL {
@@ -58,6 +67,41 @@ enum ApplicationRendering {
             let parsedFrom = responseHexAt.flatMap { at in x.response.map { (bytes: $0.data, position: at) } }
             RegistryNodeWriter.writeTreeJSON(tlv, registry: registry, cache: cache, context: x.context,
                                              parsedFrom: parsedFrom, to: out)
+        }
+    }
+
+    /// The `application` member, copied from the value cache (when it is this registry's) or
+    /// written and kept there: a node of tag 0 with no tag bytes, which no TLV node is.
+    @inline(__always)
+    private static func writeApplicationMemberCached(_ view: ByteView, index: Int?, registry: Registry,
+                                                     cache: RenderedValueCache?, to out: OutputBuffer) {
+        if cache?.registry === registry,
+           let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: index ?? -1, value: view,
+                                    context: applicationJSONContext), key.tried {
+            if cache?.copyNode(key, view, to: out) != true {
+                let at = out.position
+                writeApplicationMember(view, index: index, registry: registry, to: out)
+                cache?.keepNode(key, view, since: at, in: out)
+            }
+        } else {
+            writeApplicationMember(view, index: index, registry: registry, to: out)
+        }
+    }
+
+    /// The same for the text line after its indentation (its own context).
+    @inline(__always)
+    private static func writeApplicationLineCached(_ view: ByteView, index: Int, registry: Registry,
+                                                   cache: RenderedValueCache?, to out: OutputBuffer) {
+        if cache?.registry === registry,
+           let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: index, value: view,
+                                    context: applicationTextContext), key.tried {
+            if cache?.copyNode(key, view, to: out) != true {
+                let at = out.position
+                writeApplicationLine(view, index: index, registry: registry, to: out)
+                cache?.keepNode(key, view, since: at, in: out)
+            }
+        } else {
+            writeApplicationLine(view, index: index, registry: registry, to: out)
         }
     }
 
@@ -146,21 +190,26 @@ enum ApplicationRendering {
     /// `cache`: texts of TLV values rendered before (`TLVTreeWriter` keys them by target).
     static func writeText(_ x: APDUInterpretation, registry: Registry, cache: RenderedValueCache? = nil, indent: Int,
                           to out: OutputBuffer) {
+        var x = x
+        writeTextInPlace(&x, registry: registry, cache: cache, table: nil, indent: indent, to: out)
+    }
+
+    /// The same, the record read where the caller keeps it (as `writeJSONMembersInPlace`).
+    static func writeTextInPlace(_ x: inout APDUInterpretation, registry: Registry, cache: RenderedValueCache?,
+                                 table: ShortCommandTable?, indent: Int, to out: OutputBuffer) {
         if let aid = x.applicationAID, let index = x.applicationIndex, x.command?.selectedName != nil {
             pad(indent, out)
-            // After the indentation, what the AID's bytes and its entry give: kept and copied
-            // as the JSON member is (its own context).
+            // After the indentation, what the AID's bytes and its entry give: from the table
+            // for a short AID, else kept and copied as the JSON member is (its own context).
             ByteView.with(aid) { view in
-                if cache?.registry === registry,
-                   let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: index, value: view,
-                                            context: applicationTextContext), key.tried {
-                    if cache?.copyNode(key, view, to: out) != true {
+                if let slot = table?.slot(view, kind: .application, flag: false, extra: index) {
+                    if table?.copy(slot, to: out) != true {
                         let at = out.position
-                        writeApplicationLine(view, index: index, registry: registry, to: out)
-                        cache?.keepNode(key, view, since: at, in: out)
+                        writeApplicationLineCached(view, index: index, registry: registry, cache: cache, to: out)
+                        table?.keep(slot, since: at, in: out)
                     }
                 } else {
-                    writeApplicationLine(view, index: index, registry: registry, to: out)
+                    writeApplicationLineCached(view, index: index, registry: registry, cache: cache, to: out)
                 }
             }
         }

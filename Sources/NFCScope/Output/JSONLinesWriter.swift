@@ -25,6 +25,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         var context = RenderContext(registry: registry, redact: redact)
         context.valueCache = RenderedValueCache(registry: registry)
         context.recentHex = recentHex
+        context.commandTable = ShortCommandTable()
         self.context = context
     }
 
@@ -220,9 +221,11 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     }
 
     /// `record(_:)`, the record read where the caller keeps it (nothing here changes it;
-    /// see `DecodeSink.recordInPlace`): the same lines, on the caller's value.
+    /// see `DecodeSink.recordInPlace`): the same lines, on the caller's value, which writes
+    /// its whole line (`DecodedRecord.writeJSONLineInPlace`: an APDU's is not copied).
     public func recordInPlace<R: DecodedRecord>(_ record: inout R) {
-        writeRecord(R.typeName) { record.writeJSONMembers($0, $1) }
+        record.writeJSONLineInPlace(out, context)
+        out.recordDone()
     }
 
     /// Both record paths: `members` writes the record's members.

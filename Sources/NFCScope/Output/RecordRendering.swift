@@ -8,7 +8,21 @@ extension APDUInterpretation: DecodedRecord {
     public var secretBearingBytes: ByteView? { exchange.response }
 
     public func writeJSONMembers(_ out: OutputBuffer, _ context: RenderContext) {
-        out.ascii(",\"frames\":")
+        var x = self
+        x.writeJSON(out, context, line: false)
+    }
+
+    /// The whole line, read in place: nothing of the record is copied for the writers'
+    /// calls (they take it `inout`; a borrowed `self` read from an `inout` was copied whole).
+    public mutating func writeJSONLineInPlace(_ out: OutputBuffer, _ context: RenderContext) {
+        writeJSON(out, context, line: true)
+    }
+
+    /// The members, or with `line` the whole line (`{"type":"apdu"` to the newline, the
+    /// opening and the end each in one literal with the members next to them).
+    @inline(__always)
+    private mutating func writeJSON(_ out: OutputBuffer, _ context: RenderContext, line: Bool) {
+        out.ascii(line ? "{\"type\":\"apdu\",\"frames\":" : ",\"frames\":")
         out.jsonNumbers(exchange.frames)
         var responseHexAt: Int?
         if isNative {
@@ -26,39 +40,60 @@ extension APDUInterpretation: DecodedRecord {
             }
             out.ascii(",\"sw\":null,\"sw_text\":null")
         } else {
-            responseHexAt = APDUExchangeView(command: exchange.command, response: exchange.response)
-                .writeJSONMembers(out, parsed: command, error: commandError, response: response, uicc: usesSIMNames,
-                                  recentHex: context.recentHex, cache: context.valueCache)
+            let uicc = usesSIMNames
+            responseHexAt = APDUExchangeView.writeRecordJSONMembers(&self, uicc: uicc, recentHex: context.recentHex,
+                                                                    cache: context.valueCache,
+                                                                    commands: context.commandTable, to: out)
         }
-        ApplicationRendering.writeJSONMembers(self, registry: context.registry, cache: context.valueCache,
-                                              responseHexAt: responseHexAt, to: out)
+        ApplicationRendering.writeJSONMembersInPlace(&self, registry: context.registry, cache: context.valueCache,
+                                                     table: context.commandTable, responseHexAt: responseHexAt, to: out)
         desfire?.writeJSONMember(out)
         mifarePlus?.writeJSONMember(out)
         if let source = smartCardSource {
             // No ISO-DEP blocks carried it: no WTX, retransmissions or CRC to report.
             out.ascii(",\"transport\":\""); out.ascii(source.jsonName); out.byte(0x22)
+            if line { out.ascii("}\n") }
+        } else if line {
+            // Most exchanges: nothing happened on the link; the fields read in place (the
+            // exchange was copied for a call).
+            if exchange.waitingTimeExtensions == 0 && exchange.retransmissions == 0 && !exchange.sawBadCRC
+                && !exchange.incomplete && !exchange.overlong {
+                out.ascii(",\"wtx\":0,\"retransmissions\":0,\"crc\":\"ok\",\"complete\":true}\n")
+            } else {
+                exchange.writeLinkJSONMembersAndEnd(out)
+            }
         } else {
             exchange.writeLinkJSONMembers(out)
         }
     }
 
-    /// SIM traces, and GSM SIM commands (class A0) of any smart-card trace.
+    /// SIM traces, and GSM SIM commands (class A0) of any smart-card trace. Inlined: a
+    /// call on a record read in place copied it.
     private var usesSIMNames: Bool {
-        guard let source = smartCardSource else { return false }
-        return source == .gsmtapSIM || command?.cla == 0xA0
+        @inline(__always) get {
+            guard let source = smartCardSource else { return false }
+            return source == .gsmtapSIM || command?.cla == 0xA0
+        }
     }
 
     public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
+        var x = self
+        x.writeTextInPlace(out, context)
+    }
+
+    /// `writeText` read in place (as `writeJSONLineInPlace`).
+    public mutating func writeTextInPlace(_ out: OutputBuffer, _ context: RenderContext) {
         if !isNative {
-            APDUExchangeView(command: exchange.command, response: exchange.response)
-                .writeText(out, indent: context.indent, parsed: command, error: commandError, response: response,
-                           uicc: usesSIMNames, cache: context.valueCache)
+            let uicc = usesSIMNames
+            APDUExchangeView.writeRecordText(&self, indent: context.indent, uicc: uicc, cache: context.valueCache,
+                                             commands: context.commandTable, to: out)
         }
-        ApplicationRendering.writeText(self, registry: context.registry, cache: context.valueCache, indent: context.indent,
-                                       to: out)
+        ApplicationRendering.writeTextInPlace(&self, registry: context.registry, cache: context.valueCache,
+                                              table: context.commandTable, indent: context.indent, to: out)
         desfire?.writeTextLine(out, indent: context.indent + (isNative ? 0 : 5))
         mifarePlus?.writeTextLine(out, indent: context.indent)
-        if smartCardSource == nil { exchange.writeLinkText(out, indent: context.indent + 4) }
+        // Most exchanges have nothing to report on the link: tested here, not in a call.
+        if smartCardSource == nil && exchange.hasLinkNote { exchange.writeLinkText(out, indent: context.indent + 4) }
     }
 }
 
@@ -99,9 +134,25 @@ extension ISODEPExchange: DecodedRecord {
         if overlong { out.ascii(",\"overlong\":true") }
     }
 
+    /// `writeLinkJSONMembers` and the line's end: for a quiet exchange one literal.
+    @inline(__always)
+    func writeLinkJSONMembersAndEnd(_ out: OutputBuffer) {
+        if waitingTimeExtensions == 0 && retransmissions == 0 && !sawBadCRC && !incomplete && !overlong {
+            out.ascii(",\"wtx\":0,\"retransmissions\":0,\"crc\":\"ok\",\"complete\":true}\n")
+            return
+        }
+        writeLinkJSONMembers(out)
+        out.ascii("}\n")
+    }
+
+    /// Whether `writeLinkText` writes a line.
+    var hasLinkNote: Bool {
+        @inline(__always) get { incomplete || waitingTimeExtensions > 0 || retransmissions > 0 || sawBadCRC }
+    }
+
     /// One line naming what happened on the link, when anything did.
     func writeLinkText(_ out: OutputBuffer, indent: Int) {
-        guard incomplete || waitingTimeExtensions > 0 || retransmissions > 0 || sawBadCRC else { return }
+        guard hasLinkNote else { return }
         out.pad(toColumn: indent, lineStart: out.position)
         out.ascii("(")
         var sep = false

@@ -48,6 +48,7 @@ public final class TextWriter: MaskableFrameWriter {
         var context = RenderContext(registry: registry, indent: Self.dataColumn - 4, redact: redact)
         // Texts of TLV values kept per distinct value, as in JSON Lines.
         context.valueCache = RenderedValueCache(registry: registry)
+        context.commandTable = ShortCommandTable()
         self.context = context
         self.layout = layout
         bytesPerLine = layout.bytesPerLine
@@ -259,7 +260,7 @@ public final class TextWriter: MaskableFrameWriter {
     /// `record(_:)`, the record read where the caller keeps it (nothing here changes it;
     /// see `DecodeSink.recordInPlace`).
     public func recordInPlace<R: DecodedRecord>(_ record: inout R) {
-        writeRecord(R.textPlacement) { record.writeText($0, $1) }
+        writeRecord(R.textPlacement) { record.writeTextInPlace($0, $1) }
     }
 
     /// Both record paths: `writeText` writes the record's text.

@@ -25,6 +25,8 @@ public struct RenderContext {
     package var valueCache: RenderedValueCache?
     /// The JSON writer's last frame hex, for an APDU's response hex (see `RecentHex`).
     package var recentHex: RecentHex?
+    /// The writer's parts of APDU records kept by short commands and AIDs (see `ShortCommandTable`).
+    package var commandTable: ShortCommandTable?
 
     public init(registry: Registry, indent: Int = 26, redact: Bool = false) {
         self.registry = registry
@@ -47,11 +49,30 @@ public protocol DecodedRecord {
     /// Bytes that may reveal a card's secrets (BER-TLV answer data), for `--redact`
     /// to learn from before the record and its frames are written.
     var secretBearingBytes: ByteView? { get }
+    /// The record's JSON Lines line, `{"type":...` to the newline, read where the caller
+    /// keeps it (`DecodeSink.recordInPlace`). `mutating` only so that a large record is
+    /// not copied for the call (a borrowed `self` read from an `inout` is); nothing here
+    /// changes it. The default frames `writeJSONMembers` as the writer does.
+    mutating func writeJSONLineInPlace(_ out: OutputBuffer, _ context: RenderContext)
+    /// `writeText`, read where the caller keeps it (as `writeJSONLineInPlace`).
+    mutating func writeTextInPlace(_ out: OutputBuffer, _ context: RenderContext)
 }
 
 extension DecodedRecord {
     public static var textPlacement: TextPlacement { .inline }
     public var secretBearingBytes: ByteView? { nil }
+
+    public mutating func writeJSONLineInPlace(_ out: OutputBuffer, _ context: RenderContext) {
+        out.ascii("{\"type\":\"")
+        out.ascii(Self.typeName)
+        out.byte(0x22)
+        writeJSONMembers(out, context)
+        out.ascii("}\n")
+    }
+
+    public mutating func writeTextInPlace(_ out: OutputBuffer, _ context: RenderContext) {
+        writeText(out, context)
+    }
 }
 
 /// How deep a sink wants the pipeline to decode.
