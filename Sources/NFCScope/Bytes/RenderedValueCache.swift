@@ -397,6 +397,16 @@ package final class RenderedValueCache {
         return true
     }
 
+    /// The output kept for the node `key` (tried) with this value, copied; else what
+    /// `write` appends, kept for the next time.
+    @inline(__always)
+    func copyOrWrite(_ key: NodeKey, _ value: ByteView, to out: OutputBuffer, _ write: () -> Void) {
+        guard !copyNode(key, value, to: out) else { return }
+        let at = out.position
+        write()
+        keepNode(key, value, since: at, in: out)
+    }
+
     /// Keeps what `out` was given since `start` (a `position`) as the output of the node
     /// `key` (tried) with this value; nothing when those bytes were flushed meanwhile or
     /// are too many.

@@ -107,6 +107,16 @@ package final class ShortCommandTable {
         return true
     }
 
+    /// The part kept for the slot's key, copied; else what `write` appends, kept for
+    /// the next time.
+    @inline(__always)
+    func copyOrWrite(_ slot: Slot, to out: OutputBuffer, _ write: () -> Void) {
+        guard !copy(slot, to: out) else { return }
+        let at = out.position
+        write()
+        keep(slot, since: at, in: out)
+    }
+
     /// Keeps what `out` was given since `start` as the part of the slot's key, in an empty
     /// slot of its pair, else in the one used longer ago (nothing when those bytes were
     /// flushed meanwhile or are too many).

@@ -130,10 +130,8 @@ public struct APDUExchangeView: Sendable {
         if cache != nil, let command,
            let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
                                     context: Self.commandJSONContext), key.tried {
-            if cache?.copyNode(key, command, to: out) != true {
-                let at = out.position
+            cache?.copyOrWrite(key, command, to: out) {
                 writeJSONCommandMembers(out, parsed: parsed, error: error, uicc: uicc)
-                cache?.keepNode(key, command, since: at, in: out)
             }
         } else {
             writeJSONCommandMembers(out, parsed: parsed, error: error, uicc: uicc)
@@ -151,10 +149,8 @@ public struct APDUExchangeView: Sendable {
                                        to out: OutputBuffer) -> Int? {
         // A short command's members from the table (one compare), else as below and kept there.
         if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
-            if commands?.copy(slot, to: out) != true {
-                let at = out.position
+            commands?.copyOrWrite(slot, to: out) {
                 writeCommandJSONMembers(&x, uicc: uicc, cache: cache, to: out)
-                commands?.keep(slot, since: at, in: out)
             }
         } else {
             writeCommandJSONMembers(&x, uicc: uicc, cache: cache, to: out)
@@ -169,11 +165,9 @@ public struct APDUExchangeView: Sendable {
         if cache != nil, let command = x.exchange.command,
            let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
                                     context: commandJSONContext), key.tried {
-            if cache?.copyNode(key, command, to: out) != true {
-                let at = out.position
+            cache?.copyOrWrite(key, command, to: out) {
                 APDUExchangeView(command: command, response: nil)
                     .writeJSONCommandMembers(out, parsed: x.command, error: x.commandError, uicc: uicc)
-                cache?.keepNode(key, command, since: at, in: out)
             }
         } else {
             APDUExchangeView(command: x.exchange.command, response: nil)
@@ -326,10 +320,8 @@ public struct APDUExchangeView: Sendable {
         if cache != nil, let command,
            let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
                                     context: Self.commandTextContext), key.tried {
-            if cache?.copyNode(key, command, to: out) != true {
-                let at = out.position
+            cache?.copyOrWrite(key, command, to: out) {
                 writeTextCommandLine(out, parsed: parsed, error: error, uicc: uicc)
-                cache?.keepNode(key, command, since: at, in: out)
             }
         } else {
             writeTextCommandLine(out, parsed: parsed, error: error, uicc: uicc)
@@ -345,10 +337,8 @@ public struct APDUExchangeView: Sendable {
         writeIndent(indent, out)
         // A short command's line from the table, as the JSON members.
         if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
-            if commands?.copy(slot, to: out) != true {
-                let at = out.position
+            commands?.copyOrWrite(slot, to: out) {
                 writeCommandTextLine(&x, uicc: uicc, cache: cache, to: out)
-                commands?.keep(slot, since: at, in: out)
             }
         } else {
             writeCommandTextLine(&x, uicc: uicc, cache: cache, to: out)
@@ -364,10 +354,8 @@ public struct APDUExchangeView: Sendable {
         if cache != nil, let command = view.command,
            let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: uicc ? 1 : 0, value: command,
                                     context: commandTextContext), key.tried {
-            if cache?.copyNode(key, command, to: out) != true {
-                let at = out.position
+            cache?.copyOrWrite(key, command, to: out) {
                 view.writeTextCommandLine(out, parsed: x.command, error: x.commandError, uicc: uicc)
-                cache?.keepNode(key, command, since: at, in: out)
             }
         } else {
             view.writeTextCommandLine(out, parsed: x.command, error: x.commandError, uicc: uicc)

@@ -32,10 +32,8 @@ enum ApplicationRendering {
             ByteView.with(aid) { view in
                 // A short AID's member from the table (one compare), else as below and kept there.
                 if let slot = table?.slot(view, kind: .application, flag: false, extra: index ?? -1) {
-                    if table?.copy(slot, to: out) != true {
-                        let at = out.position
+                    table?.copyOrWrite(slot, to: out) {
                         writeApplicationMemberCached(view, index: index, registry: registry, cache: cache, to: out)
-                        table?.keep(slot, since: at, in: out)
                     }
                 } else {
                     writeApplicationMemberCached(view, index: index, registry: registry, cache: cache, to: out)
@@ -78,10 +76,8 @@ enum ApplicationRendering {
         if cache?.registry === registry,
            let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: index ?? -1, value: view,
                                     context: applicationJSONContext), key.tried {
-            if cache?.copyNode(key, view, to: out) != true {
-                let at = out.position
+            cache?.copyOrWrite(key, view, to: out) {
                 writeApplicationMember(view, index: index, registry: registry, to: out)
-                cache?.keepNode(key, view, since: at, in: out)
             }
         } else {
             writeApplicationMember(view, index: index, registry: registry, to: out)
@@ -95,10 +91,8 @@ enum ApplicationRendering {
         if cache?.registry === registry,
            let key = cache?.nodeKey(tag: 0, tagLength: 0, declared: index, value: view,
                                     context: applicationTextContext), key.tried {
-            if cache?.copyNode(key, view, to: out) != true {
-                let at = out.position
+            cache?.copyOrWrite(key, view, to: out) {
                 writeApplicationLine(view, index: index, registry: registry, to: out)
-                cache?.keepNode(key, view, since: at, in: out)
             }
         } else {
             writeApplicationLine(view, index: index, registry: registry, to: out)
@@ -203,10 +197,8 @@ enum ApplicationRendering {
             // for a short AID, else kept and copied as the JSON member is (its own context).
             ByteView.with(aid) { view in
                 if let slot = table?.slot(view, kind: .application, flag: false, extra: index) {
-                    if table?.copy(slot, to: out) != true {
-                        let at = out.position
+                    table?.copyOrWrite(slot, to: out) {
                         writeApplicationLineCached(view, index: index, registry: registry, cache: cache, to: out)
-                        table?.keep(slot, since: at, in: out)
                     }
                 } else {
                     writeApplicationLineCached(view, index: index, registry: registry, cache: cache, to: out)
