@@ -110,12 +110,12 @@ final class TLVParseMemo {
         }
         let k = e.pointee.nodeCount
         let src = keptNodes + slot &* Self.maxNodes
-        if nodes.count != k {
-            nodes.removeAll(keepingCapacity: true)
-            nodes.append(contentsOf: UnsafeBufferPointer(start: src, count: k))
-        } else if k > 0 {
-            nodes.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: src, count: k) }
-        }
+        // Over the nodes there are, the array trimmed or extended by the difference only.
+        let have = nodes.count
+        if have > k { nodes.removeLast(have &- k) }
+        let common = Swift.min(have, k)
+        if common > 0 { nodes.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: src, count: common) } }
+        if k > common { nodes.append(contentsOf: UnsafeBufferPointer(start: src + common, count: k &- common)) }
         // Each value from the kept bytes onto `bytes` (the same offset).
         let delta = from.distance(to: base)
         nodes.withUnsafeMutableBufferPointer { dst in
