@@ -56,11 +56,11 @@ extension APDUInterpretation: DecodedRecord {
         } else if line {
             // Most exchanges: nothing happened on the link; the fields read in place (the
             // exchange was copied for a call).
-            if exchange.waitingTimeExtensions == 0 && exchange.retransmissions == 0 && !exchange.sawBadCRC
-                && !exchange.incomplete && !exchange.overlong {
+            if exchange.isQuietOnLink {
                 out.ascii(",\"wtx\":0,\"retransmissions\":0,\"crc\":\"ok\",\"complete\":true}\n")
             } else {
-                exchange.writeLinkJSONMembersAndEnd(out)
+                exchange.writeLinkJSONMembers(out)
+                out.ascii("}\n")
             }
         } else {
             exchange.writeLinkJSONMembers(out)
@@ -120,7 +120,7 @@ extension ISODEPExchange: DecodedRecord {
     @inline(__always)
     func writeLinkJSONMembers(_ out: OutputBuffer) {
         // Most exchanges: nothing happened on the link, one literal.
-        if waitingTimeExtensions == 0 && retransmissions == 0 && !sawBadCRC && !incomplete && !overlong {
+        if isQuietOnLink {
             out.ascii(",\"wtx\":0,\"retransmissions\":0,\"crc\":\"ok\",\"complete\":true")
             return
         }
@@ -134,15 +134,11 @@ extension ISODEPExchange: DecodedRecord {
         if overlong { out.ascii(",\"overlong\":true") }
     }
 
-    /// `writeLinkJSONMembers` and the line's end: for a quiet exchange one literal.
-    @inline(__always)
-    func writeLinkJSONMembersAndEnd(_ out: OutputBuffer) {
-        if waitingTimeExtensions == 0 && retransmissions == 0 && !sawBadCRC && !incomplete && !overlong {
-            out.ascii(",\"wtx\":0,\"retransmissions\":0,\"crc\":\"ok\",\"complete\":true}\n")
-            return
+    /// Whether `writeLinkJSONMembers` writes only `"wtx":0,"retransmissions":0,"crc":"ok","complete":true`.
+    var isQuietOnLink: Bool {
+        @inline(__always) get {
+            waitingTimeExtensions == 0 && retransmissions == 0 && !sawBadCRC && !incomplete && !overlong
         }
-        writeLinkJSONMembers(out)
-        out.ascii("}\n")
     }
 
     /// Whether `writeLinkText` writes a line.
