@@ -284,21 +284,36 @@ final class OrderedOutput: @unchecked Sendable {
             file = made
             slots[index].spill = file
         }
-        monitor.unlock()
-        let offset: Int?, count: Int
+        // The bytes are counted before the lock is let go: two workers that both found
+        // room under `spillCap` must not both take it (CI once saw 1,500 parked under a
+        // 1,000 cap). The caller looked with the chunk's memory, which is at least this.
+        let count: Int
         switch piece {
-        case .chunk(let chunk): (offset, count) = (file.append(chunk), chunk.count)
-        case .error(let line): (offset, count) = (file.append(line), line.count)
-        case .spilled: (offset, count) = (nil, 0)
+        case .chunk(let chunk): count = chunk.count
+        case .error(let line): count = line.count
+        case .spilled: count = 0
+        }
+        guard parked + count <= limits.spillCap else {
+            // Another worker took the room while the file was made: look again.
+            return false
+        }
+        parked += count
+        mostParked = max(mostParked, parked)
+        monitor.unlock()
+        let offset: Int?
+        switch piece {
+        case .chunk(let chunk): offset = file.append(chunk)
+        case .error(let line): offset = file.append(line)
+        case .spilled: offset = nil
         }
         monitor.lock()
         guard let offset else {
+            parked -= count
             slots[index].spillFailed = true
+            monitor.broadcast(Self.roomCondition)
             return false
         }
         if case .chunk(let chunk) = piece { keepSpare(chunk) }
-        parked += count
-        mostParked = max(mostParked, parked)
         slots[index].pieces.append(.spilled(offset: offset, count: count, isError: piece.isError))
         if index == head { monitor.signal(Self.writerCondition) }
         return true

@@ -43,6 +43,18 @@ import Testing
         #expect(result.mostParked <= spillCap)
     }
 
+    /// Many workers racing for the last room under the cap: the room is taken under the
+    /// lock before a worker writes its file, so no two take the same room (CI once saw
+    /// 1,500 bytes parked under a 1,000-byte cap, session 31).
+    @Test func racingWorkersStayUnderTheCap() {
+        let limits = ParallelRun.Limits(chunkBytes: 500, memoryCap: 0, headCap: 1_000, spillCap: 1_000)
+        for _ in 0..<40 {
+            let result = run(count: 12, records: 40, size: 50, jobs: 6, limits: limits)
+            #expect(result.bytes == expected(count: 12, records: 40, size: 50))
+            #expect(result.mostParked <= 1_000)
+        }
+    }
+
     /// With room enough, the later inputs do park their output (the cap is what stops it).
     @Test func withRoomTheLaterInputsPark() {
         let limits = ParallelRun.Limits(chunkBytes: 500, memoryCap: 0, headCap: 1_000, spillCap: 1 << 30)
