@@ -91,9 +91,37 @@ import Testing
         var g = FastPathGenerator(state: 0x5E55_3132)
         for round in 0..<200 {
             var bytes = g.chance(50) ? small : large
-            if round > 4 { bytes[4] = UInt8(truncatingIfNeeded: g.next()) }
+            if round > 4 { bytes[10] = UInt8(truncatingIfNeeded: g.next()) }  // a plain value past the first eight bytes
             Self.reparse(bytes, maxDepth: BERTLV.defaultMaxDepth, memo: memo, into: &tree, "round \(round)")
         }
         #expect(memo.copyCount > 150, "\(memo.copyCount) copied")
+    }
+
+    /// Two layouts behind one fingerprint (the same count and first eight bytes): a
+    /// 384-byte tree of 38 one-byte values, each after a 9-byte gap (48 words, near the
+    /// bound of 49), and one of two leaves; each keep replaces the other in its way, and
+    /// a copy is made only from the layout kept last.
+    @Test func layoutsBehindOneFingerprintReplaceEachOther() {
+        let unit: [UInt8] = [0x5A, 0x01, 0x33] + Array(repeating: 0, count: 7)
+        let many: [UInt8] = Array((0..<38).map { _ in unit }.joined()) + [0, 0, 0, 0]    // 384 bytes
+        let few: [UInt8] = unit + [0x5A, 0x82, 0x01, 0x6E] + Array(repeating: 0x44, count: 366) + [0, 0, 0, 0]
+        #expect(many.count == 384 && few.count == 384)
+        let memo = TLVParseMemo()
+        var tree = BERTLV()
+        let cap = BERTLV.defaultMaxDepth
+        var g = FastPathGenerator(state: 0x5E55_3133)
+        func run(_ bytes: [UInt8], kept: Int, copied: Int, _ note: String) {
+            var b = bytes
+            b[22] = UInt8(truncatingIfNeeded: g.next())   // a plain value in both layouts
+            Self.reparse(b, maxDepth: cap, memo: memo, into: &tree, note)
+            #expect(memo.keepCount == kept && memo.copyCount == copied, "\(note): \(memo.keepCount) kept, \(memo.copyCount) copied")
+        }
+        run(few, kept: 0, copied: 0, "few noted")
+        run(few, kept: 1, copied: 0, "few kept")
+        run(few, kept: 1, copied: 1, "few copied")
+        run(many, kept: 2, copied: 1, "many kept over few")
+        run(many, kept: 2, copied: 2, "many copied")
+        run(few, kept: 3, copied: 2, "few kept over many")
+        run(few, kept: 3, copied: 3, "few copied again")
     }
 }

@@ -25,8 +25,9 @@ final class TLVParseMemo {
     /// Longer answers and bigger trees are parsed every time.
     static let maxBytes = 384
     static let maxNodes = 48
-    /// Gap words per kept tree (a tree needing more is not kept: at most one a gap plus one
-    /// per eight gap bytes).
+    /// Gap words per kept tree. A word starts at least eight bytes after the one before,
+    /// or at `n - 8` after it: at most `maxBytes / 8 + 1` (49); a tree needing more
+    /// would not be kept.
     private static let maxWords = 64
     /// Sets of two slots.
     private static let setBits = 8
@@ -182,8 +183,8 @@ final class TLVParseMemo {
         let first = set &<< 1
         let slot = kept[first].fingerprint == f ? first : kept[first &+ 1].fingerprint == f ? first &+ 1
             : first &+ (1 &- Int(lastUsed[set]))
-        // Emptied first: its words are written over below, and a tree that needs too many
-        // words is not kept.
+        // Emptied first: its words are written over below, and a tree that is not kept
+        // after all must not leave the tree kept before with them.
         kept[slot].fingerprint = 0
         let to = keptBytes + slot &* Self.maxBytes
         let dst = keptNodes + slot &* Self.maxNodes
