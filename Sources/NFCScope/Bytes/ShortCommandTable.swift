@@ -1,15 +1,15 @@
 // Parts of the APDU record that short byte strings decide, kept by those bytes in a small
 // table: the command part (the JSON members from `cla` on, or the text command line) of
-// commands of 4 to 15 bytes (most commands of a payment capture are READ RECORD, GET DATA
+// commands of 4 to 23 bytes (most commands of a payment capture are READ RECORD, GET DATA
 // and SELECT that come again in every card session), and the `application` member or
 // text line of AIDs of 4 to 15 bytes with their registry entry. The key is the bytes in
 // two words with their length, a flag (`uicc` for a command, what its part depends on
 // besides the bytes, as `APDUExchangeView` keys it in the value cache), the kind, and a
-// third word (the AID's entry index); one compare of the three words finds the part,
-// which is then copied. A key may be in either slot of a pair (a new part replaces the
-// one used longer ago): two keys that meet do not push each other out on every turn. A
-// table belongs to one writer (one output, one registry); the writer's value cache stays
-// behind it for everything else and for the table's misses.
+// third word (the AID's entry index, a command's bytes from 15 on); one compare of the
+// three words finds the part, which is then copied. A key may be in either slot of a pair
+// (a new part replaces the one used longer ago): two keys that meet do not push each other
+// out on every turn. A table belongs to one writer (one output, one registry); the writer's
+// value cache stays behind it for everything else and for the table's misses.
 
 package final class ShortCommandTable {
     /// Where a part is (or goes) and its key.
@@ -65,19 +65,25 @@ package final class ShortCommandTable {
         lastUsed.deallocate()
     }
 
-    /// The slot of 4 to 15 bytes of a kind; nil for other lengths. The key: bytes 0-7
-    /// (zeros after the last) in `low`; bytes 8-14 in `high`'s low seven bytes, the length
-    /// in its top byte's low four bits, `flag` in the bit above them and the kind above
-    /// that; `extra` as it is.
+    /// The slot of 4 to 15 bytes of a kind, or of 16 to 23 bytes of a command (a SELECT of
+    /// the PPSE is 20); nil for other lengths. The key: bytes 0-7 (zeros after the last) in
+    /// `low`; bytes 8-14 in `high`'s low seven bytes, the length in its top byte's low five
+    /// bits, `flag` in the bit above them and the kind above that; `extra` as it is, or for
+    /// a command of 16 bytes or more its bytes from 15 on (zeros after the last).
     @inline(__always)
     func slot(_ bytes: ByteView, kind: Kind = .command, flag: Bool, extra: Int = 0) -> Slot? {
         let n = bytes.count
-        guard n >= 4 && n <= 15, let p = bytes.base else { return nil }
+        guard n >= 4 && n <= (kind == .command ? 23 : 15), let p = bytes.base else { return nil }
         var low: UInt64
-        var high: UInt64 = UInt64(truncatingIfNeeded: n) &<< 56 | (flag ? 1 &<< 60 : 0) | kind.rawValue &<< 61
+        var high: UInt64 = UInt64(truncatingIfNeeded: n) &<< 56 | (flag ? 1 &<< 61 : 0) | kind.rawValue &<< 62
+        var extra = extra
         if n >= 8 {
             low = p.loadUnaligned(as: UInt64.self)
-            if n > 8 {
+            if n > 15 {
+                high |= p.loadUnaligned(fromByteOffset: 8, as: UInt64.self) & 0x00FF_FFFF_FFFF_FFFF
+                extra = Int(bitPattern: UInt(truncatingIfNeeded: p.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+                    &>> UInt64(truncatingIfNeeded: (23 &- n) &<< 3)))
+            } else if n > 8 {
                 high |= p.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) &>> UInt64(truncatingIfNeeded: (16 &- n) &<< 3)
             }
         } else {

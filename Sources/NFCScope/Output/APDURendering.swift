@@ -148,7 +148,10 @@ public struct APDUExchangeView: Sendable {
                                        cache: RenderedValueCache?, commands: ShortCommandTable?,
                                        to out: OutputBuffer) -> Int? {
         // A short command's members from the table (one compare), else as below and kept there.
-        if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
+        if isOneOff(x.command) {
+            APDUExchangeView(command: x.exchange.command, response: nil)
+                .writeJSONCommandMembers(out, parsed: x.command, error: x.commandError, uicc: uicc)
+        } else if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
             commands?.copyOrWrite(slot, to: out) {
                 writeCommandJSONMembers(&x, uicc: uicc, cache: cache, to: out)
             }
@@ -204,6 +207,16 @@ public struct APDUExchangeView: Sendable {
             out.ascii("\",\"sw\":null,\"sw_text\":null")
         }
         return responseHexAt
+    }
+
+    /// Commands whose data is new in every transaction (GET PROCESSING OPTIONS, GENERATE
+    /// AC, INTERNAL and EXTERNAL AUTHENTICATE: amounts, dates, unpredictable numbers,
+    /// cryptograms): their parts are written, neither looked up nor kept (keeping them
+    /// cost a key and a copy, and pushed out parts that come again).
+    @inline(__always)
+    static func isOneOff(_ parsed: APDUCommand?) -> Bool {
+        guard let ins = parsed?.ins else { return false }
+        return ins == 0xA8 || ins == 0xAE || ins == 0x88 || ins == 0x82
     }
 
     /// The cache's contexts of the command members (JSON) and command line (text): apart
@@ -336,7 +349,10 @@ public struct APDUExchangeView: Sendable {
                                 commands: ShortCommandTable?, to out: OutputBuffer) {
         writeIndent(indent, out)
         // A short command's line from the table, as the JSON members.
-        if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
+        if isOneOff(x.command) {
+            APDUExchangeView(command: x.exchange.command, response: nil)
+                .writeTextCommandLine(out, parsed: x.command, error: x.commandError, uicc: uicc)
+        } else if let command = x.exchange.command, let slot = commands?.slot(command, flag: uicc) {
             commands?.copyOrWrite(slot, to: out) {
                 writeCommandTextLine(&x, uicc: uicc, cache: cache, to: out)
             }
@@ -479,6 +495,8 @@ extension APDUCommand {
     }
 }
 
+/// Inlined: a call on every command and response line (twice a record).
+@inline(__always)
 private func writeIndent(_ n: Int, _ out: OutputBuffer) {
     out.spaces(n)
 }

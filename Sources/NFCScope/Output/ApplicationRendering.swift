@@ -334,6 +334,8 @@ enum ApplicationRendering {
         }
     }
 
+    /// Inlined: a call before every heading line of a record.
+    @inline(__always)
     private static func pad(_ n: Int, _ out: OutputBuffer) {
         out.spaces(n)
     }
