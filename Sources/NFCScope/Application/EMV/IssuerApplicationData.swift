@@ -39,7 +39,12 @@
 
 func renderIssuerApplicationData(_ v: ByteView, context: EMVContext, dictionary: some EMVDictionary,
                                  _ out: OutputBuffer, _ target: EMVTextTarget) {
-    let rid: UInt64 = context.selectedAID.map { aid in aid.prefix(5).reduce(0) { $0 << 8 | UInt64($1) } } ?? 0
+    // The AID's first five bytes (fewer when shorter) by index (the slice and its
+    // `reduce` retained and released the array).
+    var rid: UInt64 = 0
+    if let aid = context.selectedAID {
+        for k in 0..<Swift.min(5, aid.count) { rid = rid << 8 | UInt64(aid[k]) }
+    }
     switch rid {
     case _ where v.count == 32 && v[0] == 0x0F && (v[1] == 0xA5 || v[1] == 0xA6) && v[16] == 0x0F:
         out.ascii("Common Core Definitions format A, cryptogram version ")

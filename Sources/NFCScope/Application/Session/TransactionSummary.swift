@@ -402,7 +402,15 @@ struct RenderedTagValue: Sendable {
     func writeText(to out: OutputBuffer) {
         guard let index else { return }
         var context = EMVContext()
-        if let aid { context.selectedAID = aid }
+        context.selectedAID = aid
+        Self.render(tag, index, value, context, registry, out)
+    }
+
+    /// The renderer's call, the context passed in (the closures read it where it lies:
+    /// capturing the optional AID's binding copied and destroyed it through its value
+    /// witnesses at every session end, ~200 instructions).
+    private static func render(_ tag: UInt32, _ index: Int, _ value: ArraySlice<UInt8>, _ context: EMVContext,
+                               _ registry: Registry, _ out: OutputBuffer) {
         ByteView.with(value) { v in
             context.withSelectedAID { aid in
                 registry.renderTagValue(EMVTagHandle(tag: tag, length: v.count, aid: aid, index: index), v,

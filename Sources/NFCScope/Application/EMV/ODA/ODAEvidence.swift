@@ -433,8 +433,44 @@ struct CardDigits: Equatable {
 
     subscript(i: Int) -> UInt8 { trackNibble(bytes, start + i) }
 
+    /// The 4 digits `init(track2Expiry:)` reads, packed a nibble each (the first in the
+    /// high nibble), without keeping the bytes; nil where it answers nil.
+    /// `separator`: the first D nibble's index when known (the count of the track's PAN
+    /// digits read up to it: `CardDigits(bytes, stop: 0x0D, orEnd: false)`), else looked for.
+    static func track2ExpiryPacked(_ bytes: ArraySlice<UInt8>, separator: Int? = nil) -> UInt16? {
+        let n = bytes.count * 2
+        var sep = 0
+        if let separator {
+            sep = separator
+        } else {
+            for b in bytes {
+                if b >> 4 == 0x0D { break }
+                if b & 0x0F == 0x0D { sep += 1; break }
+                sep += 2
+            }
+        }
+        guard sep < n, sep + 4 < n else { return nil }
+        var v: UInt16 = 0
+        for i in (sep + 1)...(sep + 4) {
+            let d = trackNibble(bytes, i)
+            guard d < 10 else { return nil }
+            v = v &<< 4 | UInt16(d)
+        }
+        return v
+    }
+
     static func == (a: CardDigits, b: CardDigits) -> Bool {
         guard a.count == b.count else { return false }
+        if a.start == 0 && b.start == 0 {
+            // PANs: whole bytes (two digits each), then the odd last digit's high nibble
+            // (a nibble at a time cost ~450 instructions a 16-digit PAN).
+            var ia = a.bytes.startIndex, ib = b.bytes.startIndex
+            for _ in 0..<(a.count &>> 1) {
+                guard a.bytes[ia] == b.bytes[ib] else { return false }
+                ia += 1; ib += 1
+            }
+            return a.count & 1 == 0 || a.bytes[ia] &>> 4 == b.bytes[ib] &>> 4
+        }
         for i in 0..<a.count where a[i] != b[i] { return false }
         return true
     }
@@ -458,6 +494,27 @@ struct CardDigits: Equatable {
 
     /// The Luhn (mod 10) check digit test of ISO/IEC 7812-1 (at least two digits).
     var luhnValid: Bool {
+        if start == 0 {
+            // A byte (two digits) at a time: digit i is doubled when count - 1 - i is odd,
+            // so a byte's low digit when count is odd, else its high one; an odd count's
+            // last digit (a high nibble) is not. Every digit is below 10 (`init`).
+            guard count >= 2 else { return false }
+            let lowDoubled = count & 1 == 1
+            var sum = 0
+            var k = bytes.startIndex
+            for _ in 0..<(count &>> 1) {
+                let b = bytes[k]
+                k += 1
+                let hi = Int(b &>> 4), lo = Int(b & 0x0F)
+                if lowDoubled {
+                    sum &+= hi &+ (lo < 5 ? lo &* 2 : lo &* 2 &- 9)
+                } else {
+                    sum &+= (hi < 5 ? hi &* 2 : hi &* 2 &- 9) &+ lo
+                }
+            }
+            if lowDoubled { sum &+= Int(bytes[k] &>> 4) }
+            return sum % 10 == 0
+        }
         var sum = 0
         var double = false
         var i = count - 1
