@@ -615,6 +615,21 @@ extension LinkInfo {
     }
 }
 
+extension LinkInfo {
+    /// `writeISODEPBlockInfo`'s text of a plain I-block (`isPlainIBlock`) as a view of
+    /// its literal; nil for every other info.
+    @inline(__always)
+    var plainIBlockNote: ByteView? {
+        guard case .block(let b) = self, b.isPlainIBlock else { return nil }
+        switch b.pcb {
+        case 0x02: return ByteView(literal: "I(0)")
+        case 0x03: return ByteView(literal: "I(1)")
+        case 0x12: return ByteView(literal: "I(0) chaining")
+        default: return ByteView(literal: "I(1) chaining")
+        }
+    }
+}
+
 fileprivate func writeBlockInfo(_ b: ISODEPBlock, _ out: OutputBuffer) {
     switch b.kind {
     case .i:
