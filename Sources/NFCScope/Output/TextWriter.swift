@@ -88,6 +88,14 @@ public final class TextWriter: MaskableFrameWriter {
     }
 
     public func frame(_ frame: Frame) {
+        var frame = frame
+        frameInPlace(&frame)
+    }
+
+    /// The frame's lines, the frame read where the caller keeps it (nothing here changes
+    /// it; see `DecodeSink.frameInPlace`): the per-frame loop's copy of the frame for
+    /// `frame(_:)` is not made.
+    public func frameInPlace(_ frame: inout Frame) {
         let out = self.out
         var lineStart = out.position
         // A number wider than its 6 columns takes them from the time's padding, so the
@@ -125,7 +133,7 @@ public final class TextWriter: MaskableFrameWriter {
             }
             if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
             // ISO-DEP blocks (most frames) without the switch over every kind of frame.
-            if frame.info.isISODEPBlock { frame.info.writeISODEPBlockInfo(note) } else { frame.info.writeInfo(note) }
+            if frame.info.isISODEPBlock { frame.info.writeISODEPBlockInfo(note) } else { frame.info.writeInfoReserved(note) }
         }
         // Most frames (no colour, no mask, not an event): the rest of the line and the
         // lines under it in one reservation (Bytes/TextFrameLine.swift).
