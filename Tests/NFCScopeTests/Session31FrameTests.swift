@@ -14,10 +14,11 @@ struct Session31FrameTests {
         var sixteen = 0, wholeLines = 0
         for round in 0..<4_000 {
             let dataColumn = g.int(41)
-            let crcColumn = dataColumn + 47 + g.int(4)
+            let per = g.chance(85) ? 16 : g.pick([8, 15, 17, 32])
+            let crcColumn = dataColumn + per * 3 - 1 + g.int(4)
             let annotationColumn = crcColumn + 5 + g.int(3)
             let width = g.pick([2, 3, 8, 16, 17, 40])
-            let c = OutputBuffer.TextFrameColumns(bytesPerLine: g.chance(85) ? 16 : g.pick([8, 15, 17, 32]),
+            let c = OutputBuffer.TextFrameColumns(bytesPerLine: per,
                                                   dataColumn: dataColumn, crcColumn: crcColumn,
                                                   annotationColumn: annotationColumn, annotationWidth: width)
             if c.sixteen { sixteen += 1 }
@@ -105,5 +106,76 @@ struct Session31FrameTests {
             }
         }
     }
-}
 
+    /// NFC-A activation infos of every kind with varied fields, ATSs parsed from generated
+    /// answers (historical bytes of every category indicator, with and without TA-TC).
+    static func activationInfos(_ g: inout FastPathGenerator, _ body: (LinkInfo) -> Void) {
+        for v: UInt16 in [0x0004, 0x0044, 0x0042, 0x0344, 0x0001, 0x00C4, 0x0F20, 0xFFFF, 0x0000] { body(.atqa(v)) }
+        for level: UInt8 in [1, 2, 3, 12] {
+            for nvb: UInt8 in [0x20, 0x21, 0x45, 0x00, 0x6F] { body(.anticollision(level: level, nvb: nvb)) }
+            for n in [0, 3, 4, 5] {
+                let part = g.bytes(n)
+                ByteView.with(part) { p in
+                    for ok in [true, false] {
+                        body(.anticollisionAnswer(level: level, uidPart: p, bccOK: ok))
+                        body(.select(level: level, uidPart: p, bccOK: ok))
+                    }
+                }
+            }
+        }
+        for value: UInt8 in [0x00, 0x04, 0x08, 0x20, 0x24, 0x28, 0x60, 0xFF] {
+            for uidCount in [-1, 0, 4, 7, 10, 16] {
+                let uid = uidCount < 0 ? nil : UIDBytes(g.bytes(uidCount))
+                body(.sak(value: value, level: UInt8(1 + g.int(3)), uidComplete: value & 0x04 == 0,
+                          isoDEP: value & 0x20 != 0, uid: uid))
+            }
+        }
+        for fsdi: UInt8 in [0, 8, 12] { body(.rats(fsdi: fsdi, fsd: [16, 256, 4096][g.int(3)], cid: UInt8(g.int(16)))) }
+        for info in [LinkInfo.reqa, .wupa, .hlta, .unknown, .event, .ppsAnswer(cid: 3), .pps(cid: 1, pps0: 0x11, pps1: 0x05),
+                     .hltbAnswer] { body(info) }
+        for _ in 0..<400 {
+            // TL, T0 (FSCI, TA-TC present bits), TA, TB, TC, historical bytes.
+            var ats: [UInt8] = [0, UInt8(g.int(256))]
+            let t0 = ats[1]
+            if t0 & 0x10 != 0 { ats.append(UInt8(g.int(256))) }
+            if t0 & 0x20 != 0 { ats.append(UInt8(g.int(256))) }
+            if t0 & 0x40 != 0 { ats.append(UInt8(g.int(256))) }
+            let category: [UInt8] = g.pick([[], [0x80], [0x00], [0x10], [0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06],
+                                            [0x80, 0x31, 0x80, 0x65], [0xC1], [0x80, 0x73, 0xC0, 0x21]])
+            ats += category + g.bytes(g.int(6))
+            if g.chance(80) { ats[0] = UInt8(ats.count) } else { ats[0] = UInt8(g.int(30)) }
+            ByteView.with(ats) { p in body(.ats(NFCA.ats(p).0)) }
+        }
+    }
+
+    @Test("the text annotations written in one reservation are writeInfo's")
+    func reservedInfoIsWriteInfo() {
+        var g = FastPathGenerator(state: 0x5331_1AF0_0031_0004)
+        var n = 0
+        Self.activationInfos(&g) { info in
+            let a = OutputBuffer(initialCapacity: n % 2 == 0 ? 8 : 4096), b = OutputBuffer()
+            a.ascii("x"); b.ascii("x")
+            info.writeInfoReserved(a)
+            info.writeInfo(b)
+            #expect(a.contents == b.contents, "\(info)")
+            n += 1
+        }
+        #expect(n > 500)
+    }
+
+    @Test("the JSON frame line's activation members read in place are the general writers'")
+    func activationMembersInPlaceAreTheGeneralWriters() {
+        var g = FastPathGenerator(state: 0x5331_1AF0_0031_0005)
+        var n = 0
+        Self.activationInfos(&g) { info in
+            var copy = info
+            n += 1
+            let a = OutputBuffer(initialCapacity: n % 2 == 0 ? 8 : 4096), b = OutputBuffer()
+            LinkInfo.writeInfoQuoteAndJSONMembers(of: &copy, a)
+            info.writeInfo(b)
+            b.byte(0x22)
+            info.writeJSONMembers(b)
+            #expect(a.contents == b.contents, "\(info)")
+        }
+    }
+}
