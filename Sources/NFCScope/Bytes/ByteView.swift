@@ -26,6 +26,12 @@ public struct ByteView: @unchecked Sendable {
         self.count = count
     }
 
+    /// A view of a string literal's bytes (the binary's constant data).
+    @inline(__always)
+    init(literal: StaticString) {
+        self.init(base: UnsafeRawPointer(literal.utf8Start), count: literal.utf8CodeUnitCount)
+    }
+
     /// An empty view.
     public init() {
         self.base = nil

@@ -19,6 +19,9 @@ extension OutputBuffer {
         let usable: Bool
         let lineColumns: Int
         let perShift: Int
+        /// Lines of sixteen bytes (the layout's default) with the data column at most 32
+        /// columns in: a whole hex line is written by `hexLine16`, its pad in two stores.
+        let sixteen: Bool
 
         init(bytesPerLine per: Int, dataColumn: Int, crcColumn: Int, annotationColumn: Int, annotationWidth width: Int) {
             bytesPerLine = per
@@ -31,6 +34,7 @@ extension OutputBuffer {
                 && annotationColumn >= crcColumn &+ 5 && annotationColumn <= 8192
             lineColumns = usable ? 16 &+ annotationColumn &+ crcColumn &+ per &* 3 &+ width : 0
             perShift = usable && per & (per &- 1) == 0 ? per.trailingZeroBitCount : -1
+            sixteen = usable && per == 16 && dataColumn <= 32
         }
     }
 
@@ -120,6 +124,17 @@ extension OutputBuffer {
                 o &+= m &* 3 &- 1
                 return from &+ m
             }
+            // Sixteen bytes from `s` as one whole hex line at `d` (47 bytes and one more the
+            // next store overwrites): `hexLine` for a full line of 16, without its loop.
+            @inline(__always) func hexLine16(_ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer) {
+                @inline(__always) func quad(_ i: Int) {
+                    let b = Int(s.load(fromByteOffset: i, as: UInt8.self))
+                    d.storeBytes(of: quads.loadUnaligned(fromByteOffset: b &<< 2, as: UInt32.self),
+                                 toByteOffset: i &* 3, as: UInt32.self)
+                }
+                quad(0); quad(1); quad(2); quad(3); quad(4); quad(5); quad(6); quad(7)
+                quad(8); quad(9); quad(10); quad(11); quad(12); quad(13); quad(14); quad(15)
+            }
             // The next piece of the annotation from `start`: its end, and where the
             // piece after it starts (`TextWrap.pieces` on plain text).
             @inline(__always) func piece(_ start: Int) -> (end: Int, next: Int) {
@@ -132,7 +147,14 @@ extension OutputBuffer {
             dst.storeBytes(of: lead.littleEndian, toByteOffset: 0, as: UInt64.self)
             o = 5
             padTo(c.dataColumn, &o, lineBase)
-            var from = hexLine(0, &o)
+            var from: Int
+            if c.sixteen, hexCount >= 16, let src {
+                hexLine16(src, dst + o)
+                o &+= 47
+                from = 16
+            } else {
+                from = hexLine(0, &o)
+            }
             padTo(c.crcColumn, &o, lineBase)
             dst.storeBytes(of: crc.littleEndian, toByteOffset: o, as: UInt64.self)
             o &+= 5
@@ -151,7 +173,16 @@ extension OutputBuffer {
                 dst.storeBytes(of: 0x0A, toByteOffset: o, as: UInt8.self)
                 o &+= 1
                 lineBase = o
-                if from < hexCount {
+                if c.sixteen, hexCount &- from >= 16, let src {
+                    // A whole line of sixteen: the pad to the data column (at most 32) as
+                    // `padTo` writes it, then the line.
+                    dst.storeBytes(of: wideBlanks, toByteOffset: o, as: SIMD16<UInt8>.self)
+                    dst.storeBytes(of: wideBlanks, toByteOffset: o &+ 16, as: SIMD16<UInt8>.self)
+                    o &+= c.dataColumn
+                    hexLine16(src + from, dst + o)
+                    o &+= 47
+                    from &+= 16
+                } else if from < hexCount {
                     padTo(c.dataColumn, &o, lineBase)
                     from = hexLine(from, &o)
                 }

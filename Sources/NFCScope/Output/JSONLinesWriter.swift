@@ -96,7 +96,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         } else if frame.info.isNFCAActivation {
             // Events and activation frames: info and members in one switch.
             out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
-            frame.info.writeInfoQuoteAndJSONMembers(out)
+            LinkInfo.writeInfoQuoteAndJSONMembers(of: &frame.info, out)
         } else {
             out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
             frame.info.writeInfo(out)

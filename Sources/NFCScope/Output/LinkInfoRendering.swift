@@ -615,6 +615,21 @@ extension LinkInfo {
     }
 }
 
+extension LinkInfo {
+    /// `writeISODEPBlockInfo`'s text of a plain I-block (`isPlainIBlock`) as a view of
+    /// its literal; nil for every other info.
+    @inline(__always)
+    var plainIBlockNote: ByteView? {
+        guard case .block(let b) = self, b.isPlainIBlock else { return nil }
+        switch b.pcb {
+        case 0x02: return ByteView(literal: "I(0)")
+        case 0x03: return ByteView(literal: "I(1)")
+        case 0x12: return ByteView(literal: "I(0) chaining")
+        default: return ByteView(literal: "I(1) chaining")
+        }
+    }
+}
+
 fileprivate func writeBlockInfo(_ b: ISODEPBlock, _ out: OutputBuffer) {
     switch b.kind {
     case .i:
@@ -697,7 +712,17 @@ extension LinkInfo {
     /// one reservation for the cases `isNFCAActivation` names (others go through those
     /// three).
     func writeInfoQuoteAndJSONMembers(_ out: OutputBuffer) {
-        switch self {
+        var info = self
+        Self.writeInfoQuoteAndJSONMembers(of: &info, out)
+    }
+
+    /// `writeInfoQuoteAndJSONMembers`, the info read where the caller keeps it (`inout`
+    /// only for its address: nothing changes it). The JSON Lines frame line's: a call on
+    /// the value copied the 80-byte info first and loaded every payload field before
+    /// the switch.
+    @inline(never)
+    static func writeInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer) {
+        switch info {
         case .unknown, .event:
             out.byte(0x22)
         case .reqa:
@@ -761,9 +786,62 @@ extension LinkInfo {
         case .ats(let a):
             writeATSInfoQuoteAndJSONMembers(a, out)
         default:
-            writeInfo(out)
+            info.writeInfo(out)
             out.byte(0x22)
-            writeJSONMembers(out)
+            info.writeJSONMembers(out)
+        }
+    }
+}
+
+extension LinkInfo {
+    /// `writeInfo`, the NFC-A activation frames' texts (`isNFCAActivation` but the ATS) in
+    /// one reservation each, as `writeInfoQuoteAndJSONMembers` writes them; every other
+    /// info through `writeInfo` (the text view's annotation).
+    func writeInfoReserved(_ out: OutputBuffer) {
+        switch self {
+        case .unknown, .event:
+            break
+        case .reqa:
+            out.ascii("REQA")
+        case .wupa:
+            out.ascii("WUPA")
+        case .hlta:
+            out.ascii("HLTA")
+        case .atqa(let v):
+            out.withReserved(64) { c in
+                c.ascii("ATQA "); c.hexUpper(UInt32(v), byteCount: 2)
+                c.ascii(" (uid "); c.ascii(atqaUIDSizeName(v))
+                if v & 0x1F != 0 { c.ascii(", bitframe anticoll") }
+                c.byte(0x29)
+            }
+        case .anticollision(let level, let nvb):
+            out.withReserved(64) { c in
+                c.ascii("ANTICOLL CL"); c.int(Int(level))
+                if nvb != 0x20 { c.ascii(" NVB "); c.hexUpper(UInt32(nvb), byteCount: 1) }
+            }
+        case .anticollisionAnswer(let level, let part, let bccOK):
+            out.withReserved(64 &+ 2 &* part.count) { c in
+                c.ascii("UID CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+                c.ascii(bccOK ? " BCC ok" : " BCC bad")
+            }
+        case .select(let level, let part, let bccOK):
+            out.withReserved(64 &+ 2 &* part.count) { c in
+                c.ascii("SELECT CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+                if !bccOK { c.ascii(" BCC bad") }
+            }
+        case .sak(let value, _, let complete, let isoDEP, let uid):
+            out.withReserved(128) { c in
+                c.ascii("SAK "); c.hexUpper(UInt32(value), byteCount: 1); c.ascii(" (")
+                if isoDEP { c.ascii("ISO-DEP, ") }
+                c.ascii(complete ? "uid complete)" : "uid not complete)")
+                if let uid { c.ascii(" UID "); writeUID(uid, &c) }
+            }
+        case .rats(_, let fsd, let cid):
+            out.withReserved(64) { c in
+                c.ascii("RATS FSD "); c.int(fsd); c.ascii(" CID "); c.int(Int(cid))
+            }
+        default:
+            writeInfo(out)
         }
     }
 }

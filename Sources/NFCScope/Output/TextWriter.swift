@@ -88,6 +88,14 @@ public final class TextWriter: MaskableFrameWriter {
     }
 
     public func frame(_ frame: Frame) {
+        var frame = frame
+        frameInPlace(&frame)
+    }
+
+    /// The frame's lines, the frame read where the caller keeps it (nothing here changes
+    /// it; see `DecodeSink.frameInPlace`): the per-frame loop's copy of the frame for
+    /// `frame(_:)` is not made.
+    public func frameInPlace(_ frame: inout Frame) {
         let out = self.out
         var lineStart = out.position
         // A number wider than its 6 columns takes them from the time's padding, so the
@@ -102,6 +110,17 @@ public final class TextWriter: MaskableFrameWriter {
         let late = layout.timing ? writeTiming(frame) : false
         let colour = layout.palette.enabled
         let masked = nextFrameMask != nil
+        // Most frames of a payment capture: a plain I-block with nothing before its
+        // annotation, which is then one of four literals (`writeISODEPBlockInfo`'s), read
+        // where it lies instead of written into `note` first. False from `textFrameBody`
+        // (nothing written) goes on below.
+        if frame.event == nil && !colour && !masked && !generalFrameLines && !late && frame.bits == 0
+            && !frame.flags.contains(.parityError), let text = frame.info.plainIBlockNote,
+            out.textFrameBody(lineStart: lineStart, lead: Self.leadWord(frame.dir), hex: frame.bytes,
+                              crc: Self.crcWord(frame.crc, frame.flags), note: text, columns: frameColumns) {
+            finishFrame(frame)
+            return
+        }
         // The annotation, before it is fitted to its column.
         let note = self.note
         if frame.event == nil {
@@ -114,23 +133,13 @@ public final class TextWriter: MaskableFrameWriter {
             }
             if frame.flags.contains(.parityError) { note.ascii("(parity!) ") }
             // ISO-DEP blocks (most frames) without the switch over every kind of frame.
-            if frame.info.isISODEPBlock { frame.info.writeISODEPBlockInfo(note) } else { frame.info.writeInfo(note) }
+            if frame.info.isISODEPBlock { frame.info.writeISODEPBlockInfo(note) } else { frame.info.writeInfoReserved(note) }
         }
         // Most frames (no colour, no mask, not an event): the rest of the line and the
         // lines under it in one reservation (Bytes/TextFrameLine.swift).
         if frame.event == nil && !colour && !masked && !generalFrameLines {
-            let lead: UInt64
-            switch frame.dir {
-            case .reader?: lead = 0x7264_5220_20 // "  Rdr"
-            case .card?: lead = 0x6761_5420_20 // "  Tag"
-            case nil: lead = 0x2D2D_2D20_20 // "  ---"
-            }
-            let crc: UInt64
-            switch frame.crc {
-            case .ok: crc = 0x2020_6B6F_20 // " ok  "
-            case .bad: crc = 0x2020_2121_20 // " !!  "
-            case .none: crc = frame.flags.contains(.recovered) ? 0x206B_6863_20 : 0x2020_2020_20 // " chk " or blanks
-            }
+            let lead = Self.leadWord(frame.dir)
+            let crc = Self.crcWord(frame.crc, frame.flags)
             let done = note.withContents { text in
                 out.textFrameBody(lineStart: lineStart, lead: lead, hex: frame.bytes, crc: crc, note: text,
                                   columns: frameColumns)
@@ -193,6 +202,26 @@ public final class TextWriter: MaskableFrameWriter {
             }
         }
         finishFrame(frame)
+    }
+
+    /// `textFrameBody`'s lead: two spaces and the source column.
+    @inline(__always)
+    private static func leadWord(_ dir: Direction?) -> UInt64 {
+        switch dir {
+        case .reader?: 0x7264_5220_20 // "  Rdr"
+        case .card?: 0x6761_5420_20 // "  Tag"
+        case nil: 0x2D2D_2D20_20 // "  ---"
+        }
+    }
+
+    /// `textFrameBody`'s CRC column (five bytes).
+    @inline(__always)
+    private static func crcWord(_ crc: CRCStatus, _ flags: FrameFlags) -> UInt64 {
+        switch crc {
+        case .ok: 0x2020_6B6F_20 // " ok  "
+        case .bad: 0x2020_2121_20 // " !!  "
+        case .none: flags.contains(.recovered) ? 0x206B_6863_20 : 0x2020_2020_20 // " chk " or blanks
+        }
     }
 
     /// The frame's error line, if any, and the line's end.
