@@ -113,8 +113,9 @@ public final class TextWriter: MaskableFrameWriter {
         // Most frames of a payment capture: a plain I-block with nothing before its
         // annotation, which is then one of four literals (`writeISODEPBlockInfo`'s), read
         // where it lies instead of written into `note` first. False from `textFrameBody`
-        // (nothing written) goes on below.
-        if frame.event == nil && !colour && !masked && !generalFrameLines && !late && frame.bits == 0
+        // (nothing written) goes on below. The block test comes first: other frames
+        // (FeliCa, Type 2 Tag, activation) then pay one branch for this path.
+        if frame.info.isISODEPBlock && frame.event == nil && !colour && !masked && !generalFrameLines && !late && frame.bits == 0
             && !frame.flags.contains(.parityError), let text = frame.info.plainIBlockNote,
             out.textFrameBody(lineStart: lineStart, lead: Self.leadWord(frame.dir), hex: frame.bytes,
                               crc: Self.crcWord(frame.crc, frame.flags), note: text, columns: frameColumns) {
