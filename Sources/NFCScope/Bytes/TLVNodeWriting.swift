@@ -12,7 +12,8 @@
 
 /// A TLV node's JSON from its opening brace to its name member: `,` when `separator`,
 /// then `{"tag":"` TAG `","len":` LEN `,"hex":"` HEX `"` NAME, then `,"text":"` when
-/// `textMember`. TAG is the low `tagLength` bytes (1 to 4) of `tag` in uppercase hex;
+/// `textMember`, else `}` when `close` (a node with nothing after its name). TAG is the
+/// low `tagLength` bytes (1 to 4) of `tag` in uppercase hex;
 /// LEN is `declaredLength`, `null` when negative; HEX is `value` in lowercase, copied
 /// from where the hex of `outer` was written (`outerHexAt`, a `position`) when `value`
 /// lies inside `outer` and that hex is still in the buffer, else converted; NAME is
@@ -23,7 +24,7 @@
 @_transparent
 func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, tagLength: Int, declaredLength: Int,
                            value: ByteView, outer: ByteView?, outerHexAt: Int, name: ByteView?,
-                           textMember: Bool) -> Int {
+                           textMember: Bool, close: Bool = false) -> Int {
     let n = value.count
     let nameCount = name?.count ?? 12
     // 1 + 8 + 8 + 8 + 20 + 8 + 1 literal and number bytes, the hex, the name, then 9 of `,"text":"`
@@ -97,6 +98,9 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
         let text: StaticString = ",\"text\":\""
         OutputBuffer.copyShort(from: UnsafeRawPointer(text.utf8Start), to: dst + o, count: 9)
         o &+= 9
+    } else if close {
+        dst.storeBytes(of: 0x7D, toByteOffset: o, as: UInt8.self)
+        o &+= 1
     }
     c.offset = o
     out.commit(c)

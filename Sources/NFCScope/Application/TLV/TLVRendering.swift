@@ -561,9 +561,18 @@ struct RegistryNodeWriter {
     /// The nodes in `start..<end` (siblings) as a JSON array. `outer` is the value whose
     /// hex was written at `outerHexAt` (the parent's, or the response's for the top
     /// level; nil: the hex is converted).
+    @inline(__always)
     func writeJSONArray(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
                         outer: ByteView?, outerHexAt: Int, _ context: EMVContext, _ out: OutputBuffer) {
         out.byte(0x5B)
+        writeJSONElements(registry, cache, nodes, start: start, end: end, outer: outer, outerHexAt: outerHexAt, context, out)
+        out.byte(0x5D)
+    }
+
+    /// The array's elements without its brackets: a node's children follow
+    /// `,"children":[` written in one piece, and are closed with `]}` in one.
+    func writeJSONElements(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
+                           outer: ByteView?, outerHexAt: Int, _ context: EMVContext, _ out: OutputBuffer) {
         var index = start
         let end = Swift.min(end, nodes.count)
         while index < end {
@@ -593,27 +602,35 @@ struct RegistryNodeWriter {
             let length = declared ?? value.count
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
             let text = entry?.hasText == true && !isError && !constructed
+            // A plain node (primitive, no error, no flag) has no member after its text: its
+            // closing brace goes with the fixed part, or with the text's closing quote.
+            let plain = !isError && !constructed && !nodes[index].indefinite && !nodes[index].childError
             let hexAt = writeTLVNodeFixedPart(to: out, separator: separator, tag: tag, tagLength: tagLength,
                                              declaredLength: declared ?? -1, value: value, outer: outer,
-                                             outerHexAt: outerHexAt, name: nameMember(entry), textMember: text)
+                                             outerHexAt: outerHexAt, name: nameMember(entry), textMember: text,
+                                             close: plain && !text)
             if text, let entry {
                 writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
-                out.byte(0x22)
+                if plain { out.ascii("\"}") } else { out.byte(0x22) }
             }
-            if nodes[index].indefinite { out.ascii(",\"indefinite\":true") }
-            if isError, let e = nodes[index].error {
-                out.ascii(",\"error\":\""); e.write(to: out, declaredLength: declared); out.byte(0x22)
+            if !plain {
+                if nodes[index].indefinite { out.ascii(",\"indefinite\":true") }
+                if isError, let e = nodes[index].error {
+                    out.ascii(",\"error\":\""); e.write(to: out, declaredLength: declared); out.byte(0x22)
+                }
+                if nodes[index].childError { out.ascii(",\"children_error\":true") }
+                if nodes[index].hasChildren {
+                    out.ascii(",\"children\":[")
+                    writeJSONElements(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value,
+                                      outerHexAt: hexAt, context, out)
+                    out.ascii("]}")
+                } else {
+                    out.byte(0x7D)
+                }
             }
-            if nodes[index].childError { out.ascii(",\"children_error\":true") }
-            if nodes[index].hasChildren {
-                out.ascii(",\"children\":")
-                writeJSONArray(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value, outerHexAt: hexAt, context, out)
-            }
-            out.byte(0x7D)
             if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
             index = Swift.max(subtreeEnd, index + 1)
         }
-        out.byte(0x5D)
     }
 
     /// DOL-split values as a JSON array (lengths not negative: `DataObjectList` makes none).
@@ -645,15 +662,15 @@ struct RegistryNodeWriter {
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
             let text = complete && entry?.hasText == true
             _ = writeTLVNodeFixedPart(to: out, separator: separator, tag: tag, tagLength: tagLength, declaredLength: length,
-                                     value: value, outer: nil, outerHexAt: 0, name: nameMember(entry), textMember: text)
+                                     value: value, outer: nil, outerHexAt: 0, name: nameMember(entry), textMember: text,
+                                     close: complete && !text)
             if text, let entry {
                 writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
-                out.byte(0x22)
+                out.ascii("\"}")
             }
             if !complete {
-                out.ascii(",\"error\":\"data ends "); out.int(length - value.count); out.ascii(" bytes short\"")
+                out.ascii(",\"error\":\"data ends "); out.int(length - value.count); out.ascii(" bytes short\"}")
             }
-            out.byte(0x7D)
             if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
             k += 1
         }
