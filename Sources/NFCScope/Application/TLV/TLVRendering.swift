@@ -420,13 +420,24 @@ extension RegistryNodeWriter {
     /// `TLVTreeWriter.writeJSON(_:context:to:parsedFrom:)`.
     static func writeTreeJSON(_ tlv: BERTLV, registry: Registry, cache: RenderedValueCache?, context: EMVContext,
                               parsedFrom: (bytes: ByteView, position: Int)? = nil, to out: OutputBuffer) {
+        writeTreeJSON(opening: "[", tlv, registry: registry, cache: cache, context: context, parsedFrom: parsedFrom, to: out)
+    }
+
+    /// The same after the rest of `opening`, which ends with the array's `[` (a record's
+    /// member name and the bracket written in one piece).
+    @inline(__always)
+    static func writeTreeJSON(opening: StaticString, _ tlv: BERTLV, registry: Registry, cache: RenderedValueCache?,
+                              context: EMVContext, parsedFrom: (bytes: ByteView, position: Int)? = nil,
+                              to out: OutputBuffer) {
         let (texts, tagScope) = textContext(registry, cache, context)
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? registry.lookupScope(aid: aid)
             registry.withTagNamePool { pool in
                 let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
-                writer.writeJSONArray(registry, cache, tlv.nodes, start: 0, end: tlv.nodes.count, outer: parsedFrom?.bytes,
-                                      outerHexAt: parsedFrom?.position ?? 0, context, out)
+                out.ascii(opening)
+                writer.writeJSONElements(registry, cache, tlv.nodes, start: 0, end: tlv.nodes.count, outer: parsedFrom?.bytes,
+                                         outerHexAt: parsedFrom?.position ?? 0, context, out)
+                out.byte(0x5D)
             }
         }
     }
