@@ -57,6 +57,11 @@ import Testing
                     RegistryNodeWriter.writeTreeJSON(tree, registry: registry, cache: cache, context: context, to: a)
                     general.writeJSON(tree, context: context, to: b)
                     #expect(a.string == b.string, "cached \(cached) round \(round): \(hexUpper(bytes))")
+                    // A record's member: its name and the bracket in one piece.
+                    let m = OutputBuffer()
+                    RegistryNodeWriter.writeTreeJSON(opening: ",\"tlv\":[", tree, registry: registry, cache: cache,
+                                                     context: context, to: m)
+                    #expect(m.string == ",\"tlv\":" + b.string, "cached \(cached) round \(round): member")
                     for (out, fast) in [(long, true), (longGeneral, false)] {
                         out.ascii("{\"response\":\"")
                         let at = out.position

@@ -589,7 +589,7 @@ struct RegistryNodeWriter {
         while index < end {
             let tag = nodes[index].tag
             let value = nodes[index].value
-            let declared = nodes[index].declaredLength
+            let declared = nodes[index].declaredOrMinus1
             let isError = nodes[index].isError
             let constructed = nodes[index].constructed
             let tagLength = nodes[index].tagLength
@@ -600,7 +600,7 @@ struct RegistryNodeWriter {
             // depth): copied whole when the same one was written before.
             var kept: (key: RenderedValueCache.NodeKey, at: Int)?
             if texts >= 0, !isError, !constructed || (!nodes[index].childError && !nodes[index].indefinite),
-               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: texts) {
+               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared, value: value, context: texts) {
                 if key.tried {
                     if separator { out.byte(0x2C); separator = false }
                     if cache?.copyNode(key, value, to: out) == true {
@@ -610,14 +610,14 @@ struct RegistryNodeWriter {
                     kept = (key, out.position)
                 }
             }
-            let length = declared ?? value.count
+            let length = declared >= 0 ? declared : value.count
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
             let text = entry?.hasText == true && !isError && !constructed
             // A plain node (primitive, no error, no flag) has no member after its text: its
             // closing brace goes with the fixed part, or with the text's closing quote.
             let plain = !isError && !constructed && !nodes[index].indefinite && !nodes[index].childError
             let hexAt = writeTLVNodeFixedPart(to: out, separator: separator, tag: tag, tagLength: tagLength,
-                                             declaredLength: declared ?? -1, value: value, outer: outer,
+                                             declaredLength: declared, value: value, outer: outer,
                                              outerHexAt: outerHexAt, name: nameMember(entry), textMember: text,
                                              close: plain && !text)
             if text, let entry {
@@ -627,7 +627,7 @@ struct RegistryNodeWriter {
             if !plain {
                 if nodes[index].indefinite { out.ascii(",\"indefinite\":true") }
                 if isError, let e = nodes[index].error {
-                    out.ascii(",\"error\":\""); e.write(to: out, declaredLength: declared); out.byte(0x22)
+                    out.ascii(",\"error\":\""); e.write(to: out, declaredLength: nodes[index].declaredLength); out.byte(0x22)
                 }
                 if nodes[index].childError { out.ascii(",\"children_error\":true") }
                 if nodes[index].hasChildren {
