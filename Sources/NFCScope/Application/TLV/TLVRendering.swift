@@ -558,13 +558,13 @@ struct RegistryNodeWriter {
     @inline(__always)
     private func nameMember(_ entry: Registry.TagNodeEntry?) -> ByteView? {
         guard let entry else { return nil }
-        return pool.slice(entry.nameMemberStart, entry.nameMemberCount) ?? ByteView()
+        return pool.sliceOrEmpty(entry.nameMemberStart, entry.nameMemberCount)
     }
 
     @inline(__always)
     private func textName(_ entry: Registry.TagNodeEntry?) -> ByteView? {
         guard let entry else { return nil }
-        return pool.slice(entry.textNameStart, entry.textNameCount) ?? ByteView()
+        return pool.sliceOrEmpty(entry.textNameStart, entry.textNameCount)
     }
 
     // MARK: JSON
@@ -598,7 +598,10 @@ struct RegistryNodeWriter {
             // A clean primitive node, or a constructed one of definite length with no error
             // in it or below (its children are then the same parse of the same value at any
             // depth): copied whole when the same one was written before.
-            var kept: (key: RenderedValueCache.NodeKey, at: Int)?
+            // A node to keep: where its output starts, and its key's hash (the rest of the
+            // key is the node's: carried as two words, not as an optional key).
+            var keptAt = -1
+            var keptHash: UInt64 = 0
             if texts >= 0, !isError, !constructed || (!nodes[index].childError && !nodes[index].indefinite),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared, value: value, context: texts) {
                 if key.tried {
@@ -607,7 +610,8 @@ struct RegistryNodeWriter {
                         index = Swift.max(subtreeEnd, index + 1)
                         continue
                     }
-                    kept = (key, out.position)
+                    keptAt = out.position
+                    keptHash = key.hash
                 }
             }
             let length = declared >= 0 ? declared : value.count
@@ -639,7 +643,11 @@ struct RegistryNodeWriter {
                     out.byte(0x7D)
                 }
             }
-            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
+            if keptAt >= 0 {
+                let key = RenderedValueCache.NodeKey(tag: tag, tagLength: tagLength, declared: declared, context: texts,
+                                                     hash: keptHash, tried: true)
+                cache?.keepNode(key, value, since: keptAt, in: out)
+            }
             index = Swift.max(subtreeEnd, index + 1)
         }
     }
@@ -658,7 +666,8 @@ struct RegistryNodeWriter {
             var separator = k > 0
             // A complete value of a primitive tag is written as a clean primitive TLV node
             // is: copied whole when the same one was written before.
-            var kept: (key: RenderedValueCache.NodeKey, at: Int)?
+            var keptAt = -1
+            var keptHash: UInt64 = 0
             if texts >= 0, complete, Self.primitiveTag(tag, tagLength: tagLength),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: texts) {
                 if key.tried {
@@ -667,7 +676,8 @@ struct RegistryNodeWriter {
                         k += 1
                         continue
                     }
-                    kept = (key, out.position)
+                    keptAt = out.position
+                    keptHash = key.hash
                 }
             }
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
@@ -682,7 +692,11 @@ struct RegistryNodeWriter {
             if !complete {
                 out.ascii(",\"error\":\"data ends "); out.int(length - value.count); out.ascii(" bytes short\"}")
             }
-            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
+            if keptAt >= 0 {
+                let key = RenderedValueCache.NodeKey(tag: tag, tagLength: tagLength, declared: length, context: texts,
+                                                     hash: keptHash, tried: true)
+                cache?.keepNode(key, value, since: keptAt, in: out)
+            }
             k += 1
         }
         out.byte(0x5D)
