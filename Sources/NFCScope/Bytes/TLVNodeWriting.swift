@@ -12,7 +12,8 @@
 
 /// A TLV node's JSON from its opening brace to its name member: `,` when `separator`,
 /// then `{"tag":"` TAG `","len":` LEN `,"hex":"` HEX `"` NAME, then `,"text":"` when
-/// `textMember`. TAG is the low `tagLength` bytes (1 to 4) of `tag` in uppercase hex;
+/// `textMember`, else `}` when `close` (a node with nothing after its name). TAG is the
+/// low `tagLength` bytes (1 to 4) of `tag` in uppercase hex;
 /// LEN is `declaredLength`, `null` when negative; HEX is `value` in lowercase, copied
 /// from where the hex of `outer` was written (`outerHexAt`, a `position`) when `value`
 /// lies inside `outer` and that hex is still in the buffer, else converted; NAME is
@@ -23,7 +24,7 @@
 @_transparent
 func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, tagLength: Int, declaredLength: Int,
                            value: ByteView, outer: ByteView?, outerHexAt: Int, name: ByteView?,
-                           textMember: Bool) -> Int {
+                           textMember: Bool, close: Bool = false) -> Int {
     let n = value.count
     let nameCount = name?.count ?? 12
     // 1 + 8 + 8 + 8 + 20 + 8 + 1 literal and number bytes, the hex, the name, then 9 of `,"text":"`
@@ -74,7 +75,7 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
             // Where the parent's hex of these bytes lies in the buffer, if it still does.
             let from = outerHexAt &- out.flushedCount &+ (d &<< 1)
             if from >= 0 && from &+ (n &<< 1) <= start {
-                OutputBuffer.copyShort(from: UnsafeRawPointer(dst + from), to: dst + o, count: n &<< 1)
+                copyUpTo64(from: UnsafeRawPointer(dst + from), to: dst + o, count: n &<< 1)
                 copied = true
             }
         }
@@ -85,7 +86,7 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
     o &+= 1
     if let name {
         if let src = name.base, name.count > 0 {
-            OutputBuffer.copyShort(from: src, to: dst + o, count: name.count)
+            copyUpTo64(from: src, to: dst + o, count: name.count)
             o &+= name.count
         }
     } else {
@@ -97,6 +98,9 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
         let text: StaticString = ",\"text\":\""
         OutputBuffer.copyShort(from: UnsafeRawPointer(text.utf8Start), to: dst + o, count: 9)
         o &+= 9
+    } else if close {
+        dst.storeBytes(of: 0x7D, toByteOffset: o, as: UInt8.self)
+        o &+= 1
     }
     c.offset = o
     out.commit(c)
@@ -135,7 +139,7 @@ func writeTLVTextLineOpening(to out: OutputBuffer, indent: Int, tag: UInt32, tag
         dst.storeBytes(of: 0x20, toByteOffset: o, as: UInt8.self)
         o &+= 1
         if let src = name.base, name.count > 0 {
-            OutputBuffer.copyShort(from: src, to: dst + o, count: name.count)
+            copyUpTo64(from: src, to: dst + o, count: name.count)
             o &+= name.count
         }
     }
@@ -173,6 +177,27 @@ func writeTLVTextLineOpening(to out: OutputBuffer, indent: Int, tag: UInt32, tag
     }
     c.offset = o
     out.commit(c)
+}
+
+/// `OutputBuffer.copyShort` with 17 to 64 bytes (a node's name member, the hex of a
+/// value of at most 32 bytes) as two or four 16-byte moves, overlapping, without its
+/// loop. Reads exactly `n` bytes, writes exactly `n` (not overlapping the source).
+@_transparent
+func copyUpTo64(from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer, count n: Int) {
+    if n > 16 && n <= 64 {
+        let first = src.loadUnaligned(as: SIMD16<UInt8>.self)
+        let last = src.loadUnaligned(fromByteOffset: n &- 16, as: SIMD16<UInt8>.self)
+        if n > 32 {
+            let second = src.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self)
+            let third = src.loadUnaligned(fromByteOffset: n &- 32, as: SIMD16<UInt8>.self)
+            dst.storeBytes(of: second, toByteOffset: 16, as: SIMD16<UInt8>.self)
+            dst.storeBytes(of: third, toByteOffset: n &- 32, as: SIMD16<UInt8>.self)
+        }
+        dst.storeBytes(of: first, as: SIMD16<UInt8>.self)
+        dst.storeBytes(of: last, toByteOffset: n &- 16, as: SIMD16<UInt8>.self)
+    } else {
+        OutputBuffer.copyShort(from: src, to: dst, count: n)
+    }
 }
 
 /// The low `tagLength` bytes (clamped to 1...4) of `tag` as uppercase hex at `dst + o`, for

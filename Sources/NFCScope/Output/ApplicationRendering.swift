@@ -57,14 +57,13 @@ enum ApplicationRendering {
             }
         }
         if let tlv = x.commandTLV {
-            out.ascii(",\"command_tlv\":")
-            RegistryNodeWriter.writeTreeJSON(tlv, registry: registry, cache: cache, context: x.context, to: out)
+            RegistryNodeWriter.writeTreeJSON(opening: ",\"command_tlv\":[", tlv, registry: registry, cache: cache,
+                                             context: x.context, to: out)
         }
         if let tlv = x.responseTLV {
-            out.ascii(",\"tlv\":")
             let parsedFrom = responseHexAt.flatMap { at in x.response.map { (bytes: $0.data, position: at) } }
-            RegistryNodeWriter.writeTreeJSON(tlv, registry: registry, cache: cache, context: x.context,
-                                             parsedFrom: parsedFrom, to: out)
+            RegistryNodeWriter.writeTreeJSON(opening: ",\"tlv\":[", tlv, registry: registry, cache: cache,
+                                             context: x.context, parsedFrom: parsedFrom, to: out)
         }
     }
 

@@ -136,6 +136,8 @@ public struct TLVNode: Sendable {
         @inline(__always) get { declaredLengthOrMinus1 < 0 ? nil : declaredLengthOrMinus1 }
         set { declaredLengthOrMinus1 = newValue ?? -1 }
     }
+    /// `declaredLength`, -1 for nil (as the node keeps it).
+    var declaredOrMinus1: Int { @inline(__always) get { declaredLengthOrMinus1 } }
     public var error: TLVError? {
         @inline(__always) get {
             guard let errorKind else { return nil }

@@ -420,13 +420,24 @@ extension RegistryNodeWriter {
     /// `TLVTreeWriter.writeJSON(_:context:to:parsedFrom:)`.
     static func writeTreeJSON(_ tlv: BERTLV, registry: Registry, cache: RenderedValueCache?, context: EMVContext,
                               parsedFrom: (bytes: ByteView, position: Int)? = nil, to out: OutputBuffer) {
+        writeTreeJSON(opening: "[", tlv, registry: registry, cache: cache, context: context, parsedFrom: parsedFrom, to: out)
+    }
+
+    /// The same after the rest of `opening`, which ends with the array's `[` (a record's
+    /// member name and the bracket written in one piece).
+    @inline(__always)
+    static func writeTreeJSON(opening: StaticString, _ tlv: BERTLV, registry: Registry, cache: RenderedValueCache?,
+                              context: EMVContext, parsedFrom: (bytes: ByteView, position: Int)? = nil,
+                              to out: OutputBuffer) {
         let (texts, tagScope) = textContext(registry, cache, context)
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? registry.lookupScope(aid: aid)
             registry.withTagNamePool { pool in
                 let writer = RegistryNodeWriter(pool: pool, scope: scope, texts: texts)
-                writer.writeJSONArray(registry, cache, tlv.nodes, start: 0, end: tlv.nodes.count, outer: parsedFrom?.bytes,
-                                      outerHexAt: parsedFrom?.position ?? 0, context, out)
+                out.ascii(opening)
+                writer.writeJSONElements(registry, cache, tlv.nodes, start: 0, end: tlv.nodes.count, outer: parsedFrom?.bytes,
+                                         outerHexAt: parsedFrom?.position ?? 0, context, out)
+                out.byte(0x5D)
             }
         }
     }
@@ -547,13 +558,13 @@ struct RegistryNodeWriter {
     @inline(__always)
     private func nameMember(_ entry: Registry.TagNodeEntry?) -> ByteView? {
         guard let entry else { return nil }
-        return pool.slice(entry.nameMemberStart, entry.nameMemberCount) ?? ByteView()
+        return pool.sliceOrEmpty(entry.nameMemberStart, entry.nameMemberCount)
     }
 
     @inline(__always)
     private func textName(_ entry: Registry.TagNodeEntry?) -> ByteView? {
         guard let entry else { return nil }
-        return pool.slice(entry.textNameStart, entry.textNameCount) ?? ByteView()
+        return pool.sliceOrEmpty(entry.textNameStart, entry.textNameCount)
     }
 
     // MARK: JSON
@@ -561,15 +572,24 @@ struct RegistryNodeWriter {
     /// The nodes in `start..<end` (siblings) as a JSON array. `outer` is the value whose
     /// hex was written at `outerHexAt` (the parent's, or the response's for the top
     /// level; nil: the hex is converted).
+    @inline(__always)
     func writeJSONArray(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
                         outer: ByteView?, outerHexAt: Int, _ context: EMVContext, _ out: OutputBuffer) {
         out.byte(0x5B)
+        writeJSONElements(registry, cache, nodes, start: start, end: end, outer: outer, outerHexAt: outerHexAt, context, out)
+        out.byte(0x5D)
+    }
+
+    /// The array's elements without its brackets: a node's children follow
+    /// `,"children":[` written in one piece, and are closed with `]}` in one.
+    func writeJSONElements(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
+                           outer: ByteView?, outerHexAt: Int, _ context: EMVContext, _ out: OutputBuffer) {
         var index = start
         let end = Swift.min(end, nodes.count)
         while index < end {
             let tag = nodes[index].tag
             let value = nodes[index].value
-            let declared = nodes[index].declaredLength
+            let declared = nodes[index].declaredOrMinus1
             let isError = nodes[index].isError
             let constructed = nodes[index].constructed
             let tagLength = nodes[index].tagLength
@@ -578,42 +598,58 @@ struct RegistryNodeWriter {
             // A clean primitive node, or a constructed one of definite length with no error
             // in it or below (its children are then the same parse of the same value at any
             // depth): copied whole when the same one was written before.
-            var kept: (key: RenderedValueCache.NodeKey, at: Int)?
+            // A node to keep: where its output starts, and its key's hash (the rest of the
+            // key is the node's: carried as two words, not as an optional key).
+            var keptAt = -1
+            var keptHash: UInt64 = 0
             if texts >= 0, !isError, !constructed || (!nodes[index].childError && !nodes[index].indefinite),
-               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value, context: texts) {
+               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared, value: value, context: texts) {
                 if key.tried {
                     if separator { out.byte(0x2C); separator = false }
                     if cache?.copyNode(key, value, to: out) == true {
                         index = Swift.max(subtreeEnd, index + 1)
                         continue
                     }
-                    kept = (key, out.position)
+                    keptAt = out.position
+                    keptHash = key.hash
                 }
             }
-            let length = declared ?? value.count
+            let length = declared >= 0 ? declared : value.count
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
             let text = entry?.hasText == true && !isError && !constructed
+            // A plain node (primitive, no error, no flag) has no member after its text: its
+            // closing brace goes with the fixed part, or with the text's closing quote.
+            let plain = !isError && !constructed && !nodes[index].indefinite && !nodes[index].childError
             let hexAt = writeTLVNodeFixedPart(to: out, separator: separator, tag: tag, tagLength: tagLength,
-                                             declaredLength: declared ?? -1, value: value, outer: outer,
-                                             outerHexAt: outerHexAt, name: nameMember(entry), textMember: text)
+                                             declaredLength: declared, value: value, outer: outer,
+                                             outerHexAt: outerHexAt, name: nameMember(entry), textMember: text,
+                                             close: plain && !text)
             if text, let entry {
                 writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
-                out.byte(0x22)
+                if plain { out.ascii("\"}") } else { out.byte(0x22) }
             }
-            if nodes[index].indefinite { out.ascii(",\"indefinite\":true") }
-            if isError, let e = nodes[index].error {
-                out.ascii(",\"error\":\""); e.write(to: out, declaredLength: declared); out.byte(0x22)
+            if !plain {
+                if nodes[index].indefinite { out.ascii(",\"indefinite\":true") }
+                if isError, let e = nodes[index].error {
+                    out.ascii(",\"error\":\""); e.write(to: out, declaredLength: nodes[index].declaredLength); out.byte(0x22)
+                }
+                if nodes[index].childError { out.ascii(",\"children_error\":true") }
+                if nodes[index].hasChildren {
+                    out.ascii(",\"children\":[")
+                    writeJSONElements(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value,
+                                      outerHexAt: hexAt, context, out)
+                    out.ascii("]}")
+                } else {
+                    out.byte(0x7D)
+                }
             }
-            if nodes[index].childError { out.ascii(",\"children_error\":true") }
-            if nodes[index].hasChildren {
-                out.ascii(",\"children\":")
-                writeJSONArray(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value, outerHexAt: hexAt, context, out)
+            if keptAt >= 0 {
+                let key = RenderedValueCache.NodeKey(tag: tag, tagLength: tagLength, declared: declared, context: texts,
+                                                     hash: keptHash, tried: true)
+                cache?.keepNode(key, value, since: keptAt, in: out)
             }
-            out.byte(0x7D)
-            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
             index = Swift.max(subtreeEnd, index + 1)
         }
-        out.byte(0x5D)
     }
 
     /// DOL-split values as a JSON array (lengths not negative: `DataObjectList` makes none).
@@ -630,7 +666,8 @@ struct RegistryNodeWriter {
             var separator = k > 0
             // A complete value of a primitive tag is written as a clean primitive TLV node
             // is: copied whole when the same one was written before.
-            var kept: (key: RenderedValueCache.NodeKey, at: Int)?
+            var keptAt = -1
+            var keptHash: UInt64 = 0
             if texts >= 0, complete, Self.primitiveTag(tag, tagLength: tagLength),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: texts) {
                 if key.tried {
@@ -639,22 +676,27 @@ struct RegistryNodeWriter {
                         k += 1
                         continue
                     }
-                    kept = (key, out.position)
+                    keptAt = out.position
+                    keptHash = key.hash
                 }
             }
             let entry = registry.tagNodeEntry(tag, length: length, in: scope)
             let text = complete && entry?.hasText == true
             _ = writeTLVNodeFixedPart(to: out, separator: separator, tag: tag, tagLength: tagLength, declaredLength: length,
-                                     value: value, outer: nil, outerHexAt: 0, name: nameMember(entry), textMember: text)
+                                     value: value, outer: nil, outerHexAt: 0, name: nameMember(entry), textMember: text,
+                                     close: complete && !text)
             if text, let entry {
                 writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
-                out.byte(0x22)
+                out.ascii("\"}")
             }
             if !complete {
-                out.ascii(",\"error\":\"data ends "); out.int(length - value.count); out.ascii(" bytes short\"")
+                out.ascii(",\"error\":\"data ends "); out.int(length - value.count); out.ascii(" bytes short\"}")
             }
-            out.byte(0x7D)
-            if let kept { cache?.keepNode(kept.key, value, since: kept.at, in: out) }
+            if keptAt >= 0 {
+                let key = RenderedValueCache.NodeKey(tag: tag, tagLength: tagLength, declared: length, context: texts,
+                                                     hash: keptHash, tried: true)
+                cache?.keepNode(key, value, since: keptAt, in: out)
+            }
             k += 1
         }
         out.byte(0x5D)
