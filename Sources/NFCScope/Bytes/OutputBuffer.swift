@@ -847,11 +847,13 @@ public final class OutputBuffer: @unchecked Sendable {
     /// records are `[n - 1, n]` where `n` is the frame counter (`counter`,
     /// `frameOpening`: the response's frame line was written just before): both numbers
     /// are then the counter's kept digits as one word, the first with its last digit one
-    /// less (when that digit is not 0). Anything else takes `intArrayGeneral`.
+    /// less (when that digit is not 0; else the first's own digits as a word). Anything
+    /// else takes `intArrayGeneral`.
     public func intArray(_ numbers: FrameNumbers) {
         if numbers.count == 2, let p = numbers.base {
             let first = p[0], last = p[1], nd = 24 &- counterStart
-            if last == counterValue && last > 0 && first == last &- 1 && nd <= 8 && counterDigits[23] != 0x30 {
+            if last == counterValue && last > 0 && first == last &- 1 && nd <= 8 {
+                if counterDigits[23] == 0x30 { return counterPairEndingIn0(first, nd) }
                 // "[", two words of up to 8 bytes (each store writes 8), "," and "]".
                 reserve(2 &* nd &+ 11)
                 let kept = UInt64(littleEndian: UnsafeRawPointer(counterDigits + 16).loadUnaligned(as: UInt64.self))
@@ -868,6 +870,23 @@ public final class OutputBuffer: @unchecked Sendable {
             }
         }
         intArrayGeneral(numbers)
+    }
+
+    /// `intArray`'s counter pair when the counter (`nd` digits, at most 8) ends in 0: the
+    /// first number's own digits as a word (`storeDigitsBelow1e8`), then the counter's.
+    /// Out of line: inlined, its registers cost the common pair ~10 instructions.
+    @inline(never)
+    private func counterPairEndingIn0(_ first: Int, _ nd: Int) {
+        reserve(2 &* nd &+ 11)
+        let kept = UInt64(littleEndian: UnsafeRawPointer(counterDigits + 16).loadUnaligned(as: UInt64.self))
+        let word = kept &>> UInt64(truncatingIfNeeded: (8 &- nd) &<< 3)
+        let dst = UnsafeMutableRawPointer(storage + count)
+        dst.storeBytes(of: 0x5B, as: UInt8.self)
+        let m = Self.storeDigitsBelow1e8(UInt64(first), to: dst, at: 1)
+        dst.storeBytes(of: 0x2C, toByteOffset: 1 &+ m, as: UInt8.self)
+        dst.storeBytes(of: word.littleEndian, toByteOffset: 2 &+ m, as: UInt64.self)
+        dst.storeBytes(of: 0x5D, toByteOffset: 2 &+ m &+ nd, as: UInt8.self)
+        count &+= 3 &+ m &+ nd
     }
 
     /// `intArray` of frame numbers that are not the counter's pair.

@@ -10,8 +10,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     public var output: OutputBuffer { out }
     @exclusivity(unchecked) public var nextFrameMask: [Bool]?
     private let context: RenderContext
-    /// The last I-block frame's bytes and where their hex is: an APDU's response data,
-    /// written next, copies its hex from there.
+    /// The last unchained card I-block frame's bytes and where their hex is: an APDU's
+    /// response data, written next, copies its hex from there.
     private let recentHex = RecentHex()
     @exclusivity(unchecked) private var digits = 6
     /// The tail of a common I- or R-block's frame line (`ISODEPBlock.iBlockTail`,
@@ -122,7 +122,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     /// bits, flags or error (most blocks) takes its tail from `blockTails`, then its INF
     /// length and the line's end, and true is returned (the line is closed); every other
     /// block goes to `writeBlockMembersInGeneral`. The frame's hex was just written
-    /// (unless masked): an I-block's is remembered for the APDU's response hex (here
+    /// (unless masked): an unchained card I-block's is remembered for the APDU's response hex (here
     /// after the members: `writtenAt` is a position, which stays valid). `inout` only
     /// to read the frame in place.
     @inline(never)
@@ -137,8 +137,11 @@ public final class JSONLinesWriter: MaskableFrameWriter {
             c.padded(blockTails, Int(frame.crc.rawValue) &* 32 &+ k)
             c.intLineEnd(block.inf.count)
         }
-        // Entries 0-15 are I-blocks.
-        if k < 16, !masked, block.inf.count >= RecentHex.worthwhile {
+        // Entries 0-15 are I-blocks, odd ones chaining. Only the card's unchained ones:
+        // an APDU's response is the card's, and a chained one is put together in the
+        // reassembler's buffer, not read in a frame (remembering either only put the
+        // last single-block response's bytes out of reach).
+        if k & 0x11 == 0, !masked, frame.dir == .card, block.inf.count >= RecentHex.worthwhile {
             recentHex.remember(frame.bytes, writtenAt: hexEnd &- (frame.bytes.count &<< 1), in: out)
         }
         return true
@@ -149,7 +152,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     @inline(never)
     private func writeBlockMembersInGeneral(_ frame: inout Frame, masked: Bool) {
         guard case .block(let block) = frame.info else { return }
-        if !masked, block.kind == .i, block.inf.count >= RecentHex.worthwhile {
+        if !masked, block.kind == .i, !block.chaining, frame.dir == .card, block.inf.count >= RecentHex.worthwhile {
             recentHex.remember(frame.bytes, writtenAt: out.position - 2 * frame.bytes.count, in: out)
         }
         out.withReserved(128 + ISODEPBlock.infoAndJSONMembersBound) { c in
