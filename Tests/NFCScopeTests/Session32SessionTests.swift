@@ -3,8 +3,10 @@ import Testing
 
 /// Session 32 (s32-session): the tracker's reset clears the summary field by field
 /// (`TransactionSummary.clearButChecks`, the checks' members set by the next session
-/// end or cleared there, `clearChecks`); the selected application's handler kept by the
-/// card session. Checked against a new summary and a new card session.
+/// end or cleared there, `clearChecks`); the verdict and the kernel written over the last
+/// session's (`ODAVerifier.renew`, `EMVSessionChecks.kernel(_:registry:names:into:)`);
+/// the selected application's handler kept by the card session. Checked against a new
+/// summary, a new verdict, the kernel as returned and a new card session.
 @Suite("Session 32: the summary cleared by fields, the selected handler kept (s32-session)")
 struct Session32SessionTests {
     private typealias Generator = FastPathGenerator
@@ -174,5 +176,64 @@ struct Session32SessionTests {
             }
         }
         #expect(ended == 600)
+    }
+
+    /// A verdict renewed over any other gives the verdict made new.
+    @Test func renewedVerdictIsANewOne() throws {
+        var g = Generator(state: 0x32_0DA0)
+        let methods: [ODAResult.Method?] = [nil, .sda, .dda, .fdda, .cda]
+        let outcomes: [ODAResult.Outcome] = [.verified, .failed, .notPossible]
+        let usuals: [ODAResult.UsualStop] = [.none, .noSignedData(aip: 0x19), .certificateLength(certificate: 176, key: 248)]
+        for _ in 0..<3_000 {
+            var old: ODAResult? = nil
+            if g.chance(80) {
+                var r = ODAResult(method: g.pick(methods), result: g.pick(outcomes), usual: g.pick(usuals))
+                if g.chance(40) { r.step = "step \(g.int(9))" }
+                if g.chance(40) { r.reason = "reason \(g.int(9))" }
+                if g.chance(50) { r.notes = g.chance(50) ? ODAVerifier.Notes.noDateNoPAN : ["a note"] }
+                old = r
+            }
+            let method = g.pick(methods), outcome = g.pick(outcomes), usual = g.pick(usuals)
+            ODAVerifier.renew(&old, method: method, outcome: outcome, usual: usual)
+            let fresh = ODAResult(method: method, result: outcome, usual: usual)
+            let r = try #require(old)
+            #expect(r.method == fresh.method && r.result == fresh.result && r.usual == fresh.usual)
+            #expect(r.stepText == nil && r.reasonText == nil && r.step == fresh.step && r.reason == fresh.reason)
+            #expect(r.caKey == nil && r.issuerCertificate == nil && r.iccCertificate == nil && r.signedData == nil)
+            #expect(r.notes.isEmpty)
+            var a = TransactionSummary(), b = TransactionSummary()
+            a.oda = r
+            b.oda = fresh
+            #expect(Self.describe(a) == Self.describe(b))
+        }
+    }
+
+    /// The kernel written over the last one is the kernel `kernel` returns.
+    @Test func kernelIntoAsReturned() {
+        var g = Generator(state: 0x32_CE4E)
+        let registry = Registry.builtin
+        let scratch = SessionEndScratch()
+        let rids: [[UInt8]] = [[0xA0, 0, 0, 0, 0x03], [0xA0, 0, 0, 0, 0x04], [0xA0, 0, 0, 0x03, 0x33],
+                               [0xA0, 0, 0, 0, 0x99], [0xD2, 0x76, 0, 0, 0x85]]
+        var kept: KernelInfo? = nil
+        var seen = 0
+        for _ in 0..<3_000 {
+            var e = ODAEvidence()
+            if g.chance(80) {
+                let aid = g.pick(rids) + g.bytes(2)
+                ByteView.with(aid) { e.select($0) }
+            }
+            if g.chance(30) {
+                let v = [UInt8(g.int(256))]
+                ByteView.with(v) { e.card.set(0x9F2A, $0) }
+            }
+            if g.chance(10) { kept = nil }
+            let returned = EMVSessionChecks.kernel(e, registry: registry, names: scratch)
+            EMVSessionChecks.kernel(e, registry: registry, names: scratch, into: &kept)
+            #expect(kept?.id == returned?.id && kept?.name == returned?.name && kept?.from == returned?.from)
+            #expect((kept == nil) == (returned == nil))
+            if kept != nil { seen += 1 }
+        }
+        #expect(seen > 1_000)
     }
 }
