@@ -12,7 +12,7 @@ enum EMVSessionChecks {
         var warnings = SummaryText(bytes: [])
         consistencyWarnings(e, iccIdentifier: s.oda?.iccCertificate?.identifier, step: s.oda?.step, into: &warnings)
         if warnings.count > 0 || !s.warningList.isEmpty { s.warningList = SessionWarnings(entries: warnings.bytes) }
-        s.kernel = kernel(e, registry: registry, names: scratch)
+        kernel(e, registry: registry, names: scratch, into: &s.kernel)
         // Assigned only when there is one (or one to clear): an assignment of the
         // optional went through its value witness (~120 instructions a session end).
         if let token = token(e, registry: registry) { s.token = token } else if s.token != nil { s.token = nil }
@@ -264,6 +264,32 @@ extension EMVSessionChecks {
         }
         guard let rid = e.rid, let id = kernelID(rid: rid) else { return nil }
         return KernelInfo(id: id, name: names.kernelName(id, registry), from: "AID")
+    }
+
+    /// `kernel`, written where the summary keeps it: over the last session's kernel field
+    /// by field (assigned whole, the optional went through its value witness, ~160
+    /// instructions a session end).
+    static func kernel(_ e: ODAEvidence, registry: Registry, names: SessionEndScratch, into k: inout KernelInfo?) {
+        let id: Int
+        let from: String
+        if let first = e.card.slice(0x9F2A)?.first {
+            id = Int(first & 0x3F)
+            from = "9F2A"
+        } else if let rid = e.rid, let i = kernelID(rid: rid) {
+            id = i
+            from = "AID"
+        } else {
+            if case .some = k { k = nil }
+            return
+        }
+        let name = names.kernelName(id, registry)
+        if case .some = k {
+            k!.id = id
+            k!.name = name
+            k!.from = from
+        } else {
+            k = KernelInfo(id: id, name: name, from: from)
+        }
     }
 
     /// The kernel a scheme's RID implies (a switch: a dictionary literal here was

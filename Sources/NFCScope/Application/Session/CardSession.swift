@@ -15,6 +15,9 @@ public final class CardSession {
     /// The registry index of `selectedAID` (`Registry.aidIndex`), found when it was
     /// selected: every later APDU of the application looked it up again.
     @exclusivity(unchecked) private var selectedAIDIndex: Int?
+    /// `registry.applicationHandler(aidIndex: selectedAIDIndex)`, kept when it was selected
+    /// (the registry's tables do not change): looked up for every later APDU, ~17 instructions.
+    @exclusivity(unchecked) private var selectedHandler = ApplicationHandlerKind.none
     /// `current.applicationAID` is `selectedAID`, assigned from it and neither changed
     /// since: the next APDU of the application leaves it as it is (assigning it again
     /// retained the array and released the same one, ~40 instructions an APDU).
@@ -121,7 +124,7 @@ public final class CardSession {
                 applicationAIDIsSelected = true
             }
             x.applicationIndex = index
-            x.handler = registry.applicationHandler(aidIndex: index)
+            x.handler = selectedHandler
         } else {
             x.applicationAID = nil
             applicationAIDIsSelected = false
@@ -153,6 +156,8 @@ public final class CardSession {
             // `applicationAID` is the array of `name`'s bytes (`recentAIDs`).
             selectedAID = x.applicationAID
             selectedAIDIndex = x.applicationIndex
+            // The selecting branch's handler (a SELECT is neither GPO nor GENERATE AC).
+            selectedHandler = x.handler
             applicationAIDIsSelected = true
             generateACCount = 0
             if let aid = x.applicationAID {

@@ -90,6 +90,52 @@ public struct TransactionSummary: Sendable {
     var iadValue: SessionValue?
     var cvmValue: SessionValue?
 
+    /// Back to a new summary's values (`TransactionSummary()`) but for the members the
+    /// EMV checks always set (`clearChecks`), field by field, those still at their new
+    /// values left as they are: the tracker's reset made a new summary, copied it in
+    /// twice (~900 bytes) and destroyed the old one whole (~860 instructions a session end).
+    /// The rendered values go now: they hold the evidence's storage, which the next
+    /// session writes into.
+    mutating func clearButChecks() {
+        firstFrame = 0
+        lastFrame = 0
+        apdus = 0
+        if !directory.isEmpty { directory = [] }
+        if aid != nil { aid = nil }
+        if label != nil { label = nil }
+        if applicationName != nil { applicationName = nil }
+        selectAccepted = false
+        amountMinor = nil
+        currency = nil
+        otherAmountMinor = nil
+        cryptogram = nil
+        if stoppedAt != nil { stoppedAt = nil }
+        if stopReason != nil { stopReason = nil }
+        vasRequested = false
+        vasPassReturned = false
+        payment = false
+        if case .some = iadValue { iadValue = nil }
+        if case .some = cvmValue { cvmValue = nil }
+    }
+
+    /// The members `EMVSessionChecks.apply` sets whatever they held, as a new summary has
+    /// them: for a session end without the checks.
+    mutating func clearChecks() {
+        if case .some = oda { oda = nil }
+        if !warningList.entries.isEmpty || warningList.list != nil { warningList = SessionWarnings() }
+        if case .some = kernel { kernel = nil }
+        if case .some = token { token = nil }
+        if !transactionLog.isEmpty { transactionLog = [] }
+        if case .some = iadValue { iadValue = nil }
+        if case .some = cvmValue { cvmValue = nil }
+    }
+
+    /// `clearButChecks` and `clearChecks`: a new summary's values.
+    mutating func clear() {
+        clearButChecks()
+        clearChecks()
+    }
+
     /// The outcome in a few words.
     public var outcome: String { outcomeLiteral.description }
 
@@ -150,7 +196,9 @@ struct TransactionTracker {
             summary.apdus = 0
             handedOver = false
         } else {
-            summary = TransactionSummary()
+            // The checks' members are set by the next session end's checks, or cleared
+            // there when it has none (`finishInPlace`).
+            summary.clearButChecks()
         }
         lastCommand = nil
         lastSW = nil
@@ -288,9 +336,12 @@ struct TransactionTracker {
     mutating func finishInPlace<R>(fieldDropped: Bool, _ body: (inout TransactionSummary) -> R) -> R {
         handedOver = false
         if let registry {
-            let scratch = self.scratch ?? SessionEndScratch()
-            self.scratch = scratch
-            EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch, to: &summary)
+            // Stored once (assigned again at every session end: two retains and a release).
+            if scratch == nil { scratch = SessionEndScratch() }
+            EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch!, to: &summary)
+        } else {
+            // Not set by the checks: as a new summary has them (the reset left them).
+            summary.clearChecks()
         }
         if summary.cryptogram == nil {
             Self.decideStop(&summary, fieldDropped: fieldDropped, lastCommand: lastCommand, lastSW: lastSW,

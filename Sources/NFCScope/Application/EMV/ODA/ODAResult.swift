@@ -66,6 +66,22 @@ public struct ODAResult: Sendable {
     /// Checks that could not be made (no transaction date for the expiry check, ...).
     public var notes: [String] = []
 
+    /// As `ODAResult(method: method, result: outcome, usual: usual)`, written over this
+    /// verdict field by field (`ODAVerifier.renew`), the fields at a new verdict's values
+    /// left as they are.
+    mutating func renew(method: Method?, outcome: Outcome, usual: UsualStop) {
+        self.method = method
+        result = outcome
+        if case .some = stepText { stepText = nil }
+        if case .some = reasonText { reasonText = nil }
+        self.usual = usual
+        if case .some = caKey { caKey = nil }
+        if case .some = issuerCertificate { issuerCertificate = nil }
+        if case .some = iccCertificate { iccCertificate = nil }
+        if case .some = signedData { signedData = nil }
+        if !notes.isEmpty { notes = [] }
+    }
+
     /// Stops whose texts `ODAResult` makes when read (`step`, `reason`).
     enum UsualStop: Sendable, Equatable {
         case none
