@@ -9,14 +9,14 @@ import Testing
 /// values against a plain reference on generated sequences.
 @Suite("Session 16: card session and its end")
 struct Session16CardSessionTests {
-    private static let ppse = ("00A404000E325041592E5359532E444446303100", hexString(applePaySelectPPSE) + "9000")
-    private static let visa = ("00A4040007A000000003101000", hexString(applePaySelectVisa) + "9000")
-    private static let mastercardRefused = ("00A4040007A000000004101000", "6A82")
+    static let ppse = ("00A404000E325041592E5359532E444446303100", hexString(applePaySelectPPSE) + "9000")
+    static let visa = ("00A4040007A000000003101000", hexString(applePaySelectVisa) + "9000")
+    static let mastercardRefused = ("00A4040007A000000004101000", "6A82")
     /// A second directory (Mastercard, labelled): sessions alternate between the two.
-    private static let ppse2 = ("00A404000E325041592E5359532E444446303100",
+    static let ppse2 = ("00A404000E325041592E5359532E444446303100",
                                 "6F2F840E325041592E5359532E4444463031A51DBF0C1A61184F07A0000000041010500A4D415354455243415244870101"
                                 + "9000")
-    private static let gpo = ("80A8000038" + hexString(applePayGPOData) + "00", hexString(applePayGPOResponse) + "9000")
+    static let gpo = ("80A8000038" + hexString(applePayGPOData) + "00", hexString(applePayGPOResponse) + "9000")
 
     private static func feed(_ session: CardSession, _ pairs: [(String, String)], firstFrame: Int,
                              lastIncomplete: Bool = false) {
@@ -35,7 +35,7 @@ struct Session16CardSessionTests {
     }
 
     /// Every member the transaction record shows, as text.
-    private static func describe(_ s: TransactionSummary?) -> String {
+    static func describe(_ s: TransactionSummary?) -> String {
         guard let s else { return "nil" }
         let registry = Registry.builtin
         let out = OutputBuffer(initialCapacity: 1024)
@@ -45,7 +45,7 @@ struct Session16CardSessionTests {
         return out.string
     }
 
-    private static let sessions: [(pairs: [(String, String)], fieldDropped: Bool, incomplete: Bool)] = [
+    static let sessions: [(pairs: [(String, String)], fieldDropped: Bool, incomplete: Bool)] = [
         ([ppse, visa, gpo], true, false),
         ([mastercardRefused], false, false),
         ([ppse, mastercardRefused, visa, gpo], true, false),

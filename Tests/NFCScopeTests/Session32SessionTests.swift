@@ -11,13 +11,9 @@ import Testing
 struct Session32SessionTests {
     private typealias Generator = FastPathGenerator
 
-    private static let ppse = ("00A404000E325041592E5359532E444446303100", hexString(applePaySelectPPSE) + "9000")
-    private static let visa = ("00A4040007A000000003101000", hexString(applePaySelectVisa) + "9000")
-    private static let mastercardRefused = ("00A4040007A000000004101000", "6A82")
-    private static let ppse2 = ("00A404000E325041592E5359532E444446303100",
-                                "6F2F840E325041592E5359532E4444463031A51DBF0C1A61184F07A0000000041010500A4D415354455243415244870101"
-                                + "9000")
-    private static let gpo = ("80A8000038" + hexString(applePayGPOData) + "00", hexString(applePayGPOResponse) + "9000")
+    /// Session 16's scripted answers and sessions, and more below.
+    private typealias S16 = Session16CardSessionTests
+    private static let ppse = S16.ppse, visa = S16.visa, gpo = S16.gpo
     private static let readRecordRefused = ("00B2010C00", "6A83")
     /// The NDEF application (not EMV: no checks at the session end) and a read in it.
     private static let ndef = ("00A4040007D276000085010100", "9000")
@@ -26,14 +22,7 @@ struct Session32SessionTests {
     private static let getChallenge = ("0084000008", "01020304050607089000")
 
     /// Every member the transaction record shows (JSON and text).
-    private static func describe(_ s: TransactionSummary) -> String {
-        let registry = Registry.builtin
-        let out = OutputBuffer(initialCapacity: 1024)
-        ApplicationRendering.writeTransactionJSON(s, registry: registry, to: out)
-        out.byte(0x0A)
-        ApplicationRendering.writeTransactionText(s, registry: registry, to: out)
-        return out.string
-    }
+    private static func describe(_ s: TransactionSummary) -> String { S16.describe(s) }
 
     private static func feed(_ session: CardSession, _ pairs: [(String, String)], firstFrame: Int, lastIncomplete: Bool) {
         for (i, pair) in pairs.enumerated() {
@@ -132,16 +121,7 @@ struct Session32SessionTests {
         }
     }
 
-    private static let sessions: [(pairs: [(String, String)], fieldDropped: Bool, incomplete: Bool)] = [
-        ([ppse, visa, gpo], true, false),
-        ([mastercardRefused], false, false),
-        ([ppse, mastercardRefused, visa, gpo], true, false),
-        ([visa, gpo], false, true),
-        ([visa], true, false),
-        ([ppse, visa], false, false),
-        ([ppse2, mastercardRefused], true, false),
-        ([ppse2, visa, gpo], true, false),
-        ([ppse, ppse2, visa], false, false),
+    private static let sessions: [(pairs: [(String, String)], fieldDropped: Bool, incomplete: Bool)] = S16.sessions + [
         ([visa, gpo, readRecordRefused], false, false),
         ([ppse], true, false),
         ([ndef, readBinary], true, false),
