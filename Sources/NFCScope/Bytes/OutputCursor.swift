@@ -85,6 +85,17 @@ public struct OutputCursor {
         OutputBuffer.copyShort(from: src, to: base + o, count: n)
     }
 
+    /// The low `n` bytes (0 to 8) of `w`, its lowest byte first, as one 8-byte store:
+    /// the reservation must have eight bytes left here (those after the `n` are
+    /// overwritten by what follows or left unused).
+    @inline(__always)
+    mutating func word(_ w: UInt64, count n: Int) {
+        let o = offset
+        precondition(n >= 0 && n <= 8 && 8 <= end &- o, "OutputCursor: write past the reserved space")
+        base.storeBytes(of: w.littleEndian, toByteOffset: o, as: UInt64.self)
+        offset = o &+ n
+    }
+
     /// Nibbles `start..<end` of `v` (high nibble of each byte first) as uppercase hex
     /// digits, what `emvNibble` writes for each: a lone first or last nibble as one
     /// digit, the whole bytes between as hex pairs (track 2's PAN and discretionary data).

@@ -27,9 +27,10 @@ func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
         let y1 = nibble(v, i), y2 = nibble(v, i + 1), m1 = nibble(v, i + 2), m2 = nibble(v, i + 3)
         let mm = Int(m1) * 10 + Int(m2)
         if y1 <= 9 && y2 <= 9 && m1 <= 9 && m2 <= 9 && mm >= 1 && mm <= 12 {
-            c.ascii(", expiry ")
-            c.ascii(y1 >= 5 ? "19" : "20")
-            c.byte(0x30 &+ y1); c.byte(0x30 &+ y2); c.byte(0x2D); c.byte(0x30 &+ m1); c.byte(0x30 &+ m2)
+            // "YY-MM" as one store (the reservation has 23 bytes to spare at least).
+            c.ascii(y1 >= 5 ? ", expiry 19" : ", expiry 20")
+            c.word(UInt64(0x30 &+ y1) | UInt64(0x30 &+ y2) << 8 | 0x2D << 16 | UInt64(0x30 &+ m1) << 24
+                   | UInt64(0x30 &+ m2) << 32, count: 5)
         } else {
             c.ascii(", expiry ")
             c.byte(hexDigit(y1)); c.byte(hexDigit(y2)); c.byte(hexDigit(m1)); c.byte(hexDigit(m2))
@@ -42,15 +43,17 @@ func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
         }
         let d1 = nibble(v, i), d2 = nibble(v, i + 1), d3 = nibble(v, i + 2)
         c.ascii(", service code ")
-        c.byte(hexDigit(d1)); c.byte(hexDigit(d2)); c.byte(hexDigit(d3))
-        c.ascii(" (")
+        // The three digits and " (" as one store.
+        c.word(UInt64(hexDigit(d1)) | UInt64(hexDigit(d2)) << 8 | UInt64(hexDigit(d3)) << 16 | 0x28_20 << 24, count: 5)
         c.ascii(serviceCodeInterchange(d1)); c.ascii("; ")
         c.ascii(serviceCodeAuthorisation(d2)); c.ascii("; ")
-        c.ascii(serviceCodeServices(d3)); c.byte(0x29)
+        c.ascii(serviceCodeServices(d3))
         i += 3
         if i < nibbles {
-            c.ascii(", discretionary ")
+            c.ascii("), discretionary ")
             c.hexNibblesUpper(v, from: i, to: nibbles)
+        } else {
+            c.byte(0x29)
         }
     }
 }
