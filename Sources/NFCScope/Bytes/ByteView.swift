@@ -183,6 +183,54 @@ public struct ByteView: @unchecked Sendable {
         return memcmpBytes(a, b, count)
     }
 
+    /// `elementsEqual` for short views (AIDs, 5 to 16 bytes): a view under eight bytes
+    /// as two overlapping 4-byte words (or bytes, under four), a longer one as 8-byte
+    /// words, the last one ending at the end; no byte loop.
+    @inline(__always)
+    func sameShort(_ other: ByteView) -> Bool {
+        let n = count
+        guard n == other.count else { return false }
+        guard n > 0 else { return true }
+        guard let a = base, let b = other.base else { return false }
+        if n >= 8 {
+            var i = 0
+            while n &- i > 8 {
+                if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                    return false
+                }
+                i &+= 8
+            }
+            return a.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+        }
+        if n >= 4 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+        }
+        var i = 0
+        while i < n {
+            if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
+            i &+= 1
+        }
+        return true
+    }
+
+    /// The index of the first nibble equal to `n` (0-15) among the first `nibbles`
+    /// nibbles (high nibble of each byte first), -1 when there is none: read a byte at a
+    /// time in place (track 2's field separator).
+    @inline(__always)
+    func firstNibble(_ n: UInt8, before nibbles: Int) -> Int {
+        guard let base else { return -1 }
+        let limit = Swift.min(nibbles, count &<< 1)
+        var k = 0
+        while k < limit {
+            let x = base.load(fromByteOffset: k &>> 1, as: UInt8.self)
+            if x &>> 4 == n { return k }
+            if x & 0x0F == n, k &+ 1 < limit { return k &+ 1 }
+            k &+= 2
+        }
+        return -1
+    }
+
     /// Whether the bytes are exactly the UTF-8 of the literal `s` (names in file headers).
     @inlinable
     public func equals(_ s: StaticString) -> Bool {

@@ -85,6 +85,43 @@ public struct OutputCursor {
         OutputBuffer.copyShort(from: src, to: base + o, count: n)
     }
 
+    /// The low `n` bytes (0 to 8) of `w`, its lowest byte first, as one 8-byte store:
+    /// the reservation must have eight bytes left here (those after the `n` are
+    /// overwritten by what follows or left unused).
+    @inline(__always)
+    mutating func word(_ w: UInt64, count n: Int) {
+        let o = offset
+        precondition(n >= 0 && n <= 8 && 8 <= end &- o, "OutputCursor: write past the reserved space")
+        base.storeBytes(of: w.littleEndian, toByteOffset: o, as: UInt64.self)
+        offset = o &+ n
+    }
+
+    /// Nibbles `start..<end` of `v` (high nibble of each byte first) as uppercase hex
+    /// digits, what `emvNibble` writes for each: a lone first or last nibble as one
+    /// digit, the whole bytes between as hex pairs (track 2's PAN and discretionary data).
+    @inline(__always)
+    mutating func hexNibblesUpper(_ v: ByteView, from start: Int, to end: Int) {
+        guard start < end, let src = v.base else { return }
+        precondition(start >= 0 && end <= v.count &<< 1, "OutputCursor: nibbles outside the view")
+        var p = claim(end &- start)
+        let digits = hexUpperDigits
+        var i = start
+        if i & 1 == 1 {
+            let b = src.load(fromByteOffset: i &>> 1, as: UInt8.self)
+            base.storeBytes(of: digits[Int(b & 0x0F)], toByteOffset: p, as: UInt8.self)
+            i &+= 1; p &+= 1
+        }
+        let whole = (end &- i) &>> 1
+        if whole > 0 {
+            OutputBuffer.writeHexPairs(src + (i &>> 1), whole, base + p, UnsafeRawPointer(hexUpperPairs))
+            i &+= whole &<< 1; p &+= whole &<< 1
+        }
+        if i < end {
+            let b = src.load(fromByteOffset: i &>> 1, as: UInt8.self)
+            base.storeBytes(of: digits[Int(b &>> 4)], toByteOffset: p, as: UInt8.self)
+        }
+    }
+
     /// Lowercase hex of the bytes (2 per byte).
     @inline(__always)
     public mutating func hex(_ v: ByteView) {

@@ -6,57 +6,55 @@ func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
     var nibbles = v.count * 2
     // Trailing F nibbles pad the field to whole bytes.
     while nibbles > 0, nibble(v, nibbles - 1) == 0x0F { nibbles -= 1 }
-    let sep = track2Separator(v, nibbles: nibbles)
-    out.ascii("PAN ")
-    let panEnd = sep >= 0 ? sep : nibbles
-    writeNibbles(v, 0, panEnd, out)
-    guard sep >= 0 else {
-        out.ascii(" (no field separator)")
-        return
-    }
-    var i = sep + 1
-    guard i + 4 <= nibbles else {
-        out.ascii(", truncated after the separator")
-        return
-    }
-    // The expiry's and the service code's nibbles read once each; each part written in
-    // one reservation (they were up to ten appends, each checking the capacity).
-    let y1 = nibble(v, i), y2 = nibble(v, i + 1), m1 = nibble(v, i + 2), m2 = nibble(v, i + 3)
-    let mm = Int(m1) * 10 + Int(m2)
-    if y1 <= 9 && y2 <= 9 && m1 <= 9 && m2 <= 9 && mm >= 1 && mm <= 12 {
-        out.withReserved(16) { c in
-            c.ascii(", expiry ")
-            c.ascii(y1 >= 5 ? "19" : "20")
-            c.byte(0x30 &+ y1); c.byte(0x30 &+ y2); c.byte(0x2D); c.byte(0x30 &+ m1); c.byte(0x30 &+ m2)
+    let sep = v.firstNibble(0x0D, before: nibbles)
+    // The whole line in one reservation (it was up to nine, each checking the capacity):
+    // the digits written are at most one a nibble; besides them at most 201 bytes on any
+    // path: "PAN " (4), the invalid expiry (23), the service code's 25 bytes and its three
+    // longest meanings (33, 57, 43), ", discretionary " (16).
+    out.withReserved(224 + nibbles) { c in
+        c.ascii("PAN ")
+        c.hexNibblesUpper(v, from: 0, to: sep >= 0 ? sep : nibbles)
+        guard sep >= 0 else {
+            c.ascii(" (no field separator)")
+            return
         }
-    } else {
-        out.withReserved(23) { c in
+        var i = sep + 1
+        guard i + 4 <= nibbles else {
+            c.ascii(", truncated after the separator")
+            return
+        }
+        // The expiry's and the service code's nibbles read once each.
+        let y1 = nibble(v, i), y2 = nibble(v, i + 1), m1 = nibble(v, i + 2), m2 = nibble(v, i + 3)
+        let mm = Int(m1) * 10 + Int(m2)
+        if y1 <= 9 && y2 <= 9 && m1 <= 9 && m2 <= 9 && mm >= 1 && mm <= 12 {
+            // "YY-MM" as one store (the reservation has 23 bytes to spare at least).
+            c.ascii(y1 >= 5 ? ", expiry 19" : ", expiry 20")
+            c.word(UInt64(0x30 &+ y1) | UInt64(0x30 &+ y2) << 8 | 0x2D << 16 | UInt64(0x30 &+ m1) << 24
+                   | UInt64(0x30 &+ m2) << 32, count: 5)
+        } else {
             c.ascii(", expiry ")
             c.byte(hexDigit(y1)); c.byte(hexDigit(y2)); c.byte(hexDigit(m1)); c.byte(hexDigit(m2))
             c.ascii(" (invalid)")
         }
-    }
-    i += 4
-    guard i + 3 <= nibbles else {
-        out.ascii(", no service code")
-        return
-    }
-    let d1 = nibble(v, i), d2 = nibble(v, i + 1), d3 = nibble(v, i + 2)
-    let interchange = serviceCodeInterchange(d1), authorisation = serviceCodeAuthorisation(d2)
-    let services = serviceCodeServices(d3)
-    // ", service code " (15), three digits, " (", "; " twice, ")": 25 bytes and the meanings.
-    out.withReserved(25 + interchange.utf8CodeUnitCount + authorisation.utf8CodeUnitCount + services.utf8CodeUnitCount) { c in
+        i += 4
+        guard i + 3 <= nibbles else {
+            c.ascii(", no service code")
+            return
+        }
+        let d1 = nibble(v, i), d2 = nibble(v, i + 1), d3 = nibble(v, i + 2)
         c.ascii(", service code ")
-        c.byte(hexDigit(d1)); c.byte(hexDigit(d2)); c.byte(hexDigit(d3))
-        c.ascii(" (")
-        c.ascii(interchange); c.ascii("; ")
-        c.ascii(authorisation); c.ascii("; ")
-        c.ascii(services); c.byte(0x29)
-    }
-    i += 3
-    if i < nibbles {
-        out.ascii(", discretionary ")
-        writeNibbles(v, i, nibbles, out)
+        // The three digits and " (" as one store.
+        c.word(UInt64(hexDigit(d1)) | UInt64(hexDigit(d2)) << 8 | UInt64(hexDigit(d3)) << 16 | 0x28_20 << 24, count: 5)
+        c.ascii(serviceCodeInterchange(d1)); c.ascii("; ")
+        c.ascii(serviceCodeAuthorisation(d2)); c.ascii("; ")
+        c.ascii(serviceCodeServices(d3))
+        i += 3
+        if i < nibbles {
+            c.ascii("), discretionary ")
+            c.hexNibblesUpper(v, from: i, to: nibbles)
+        } else {
+            c.byte(0x29)
+        }
     }
 }
 
@@ -64,33 +62,6 @@ func renderTrack2(_ v: ByteView, _ out: OutputBuffer) {
 @inline(__always)
 private func hexDigit(_ n: UInt8) -> UInt8 {
     n < 10 ? 0x30 &+ n : 0x37 &+ n
-}
-
-/// The index of the first D nibble (the field separator) before `nibbles`, -1 when
-/// there is none: read a byte at a time.
-private func track2Separator(_ v: ByteView, nibbles: Int) -> Int {
-    var b = 0
-    while 2 * b < nibbles {
-        let x = v[b]
-        if x >> 4 == 0x0D { return 2 * b }
-        if 2 * b + 1 < nibbles, x & 0x0F == 0x0D { return 2 * b + 1 }
-        b += 1
-    }
-    return -1
-}
-
-/// Nibbles `start..<end` as uppercase hex digits (what `emvNibble` writes for each):
-/// the whole bytes among them as one hex run.
-private func writeNibbles(_ v: ByteView, _ start: Int, _ end: Int, _ out: OutputBuffer) {
-    guard start < end else { return }
-    var i = start
-    if i & 1 == 1 { emvNibble(nibble(v, i), out); i += 1 }
-    let whole = (end - i) >> 1
-    if whole > 0, let bytes = v.slice(i >> 1, whole) {
-        out.hex(bytes, uppercase: true)
-        i += whole * 2
-    }
-    if i < end { emvNibble(nibble(v, i), out) }
 }
 
 /// Nibble `i` (not negative) of `v`, high nibble first.

@@ -359,7 +359,7 @@ struct RecentAIDLookups {
 
     /// The AID `name` as an array and its registry index.
     mutating func lookup(_ name: ByteView, _ registry: Registry) -> (aid: [UInt8], index: Int?) {
-        for e in entries where ByteView.with(e.aid, { name.elementsEqual($0) }) { return e }
+        for e in entries where ByteView.with(e.aid, { name.sameShort($0) }) { return e }
         return remember(name.array, registry.aidIndex(name))
     }
 
