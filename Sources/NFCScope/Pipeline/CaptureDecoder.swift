@@ -97,6 +97,8 @@ public enum CaptureDecoder {
         let description = InputDescription(path: path, format: source.formatName,
                                            timestampDigits: source.timestampDigits)
         sink.begin(description)
+        let unchanging = input.unchangingView
+        if unchanging != nil { sink.inputBytesUnchanging(unchanging) }
         var link = LinkDecoder()
         let isoDEP = ISODEPReassembler()
         let stages = ApplicationStages(sink: sink, registry: registry)
@@ -205,6 +207,7 @@ public enum CaptureDecoder {
         reportProblems()
         outcome.problems += problemsReported + overlongReported
         sink.end(description)
+        if unchanging != nil { sink.inputBytesUnchanging(nil) }
         // The tail is not looked at again in this pass (a view into it still reads:
         // its pages come back from the file).
         input.release(upTo: input.view.count)
