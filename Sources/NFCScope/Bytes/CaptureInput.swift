@@ -216,6 +216,14 @@ public final class CaptureInput: @unchecked Sendable {
         return ByteView(base: mapped.map { UnsafeRawPointer($0) }, count: mappedLength)
     }
 
+    /// The whole input when its bytes can never move or change while this object is
+    /// alive (a read-only mapping: a regular file or a spooled pipe), else nil (a
+    /// stream's buffer is refilled; owned bytes are not promised).
+    package var unchangingView: ByteView? {
+        guard stream == nil, owned == nil, let mapped else { return nil }
+        return ByteView(base: UnsafeRawPointer(mapped), count: mappedLength)
+    }
+
     /// A new pass over the input begins (convert and diff read theirs twice): pages
     /// are released again from the start as the pass moves on.
     public func beginPass() { releasedUpTo = 0 }

@@ -8,6 +8,9 @@
 // is copied only when the new view's bytes equal that copy where they were located,
 // the hex is still in the buffer, and the buffer was not rewritten or handed on in
 // between (`OutputBuffer.generation`). Otherwise the bytes are converted as before.
+// The one exception: a view inside the input's unchanging mapping (`setUnchanging`,
+// told by `CaptureDecoder.run` for the run's length) is not copied and not compared:
+// its bytes cannot differ from those its hex was written from.
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +27,10 @@ package final class RecentHex {
     private var source = ByteView()
     private var position = -1
     private var generation = -1
+    /// The input's read-only mapping during a run (`setUnchanging`), else empty.
+    private var unchanging = ByteView()
+    /// `source` lies in `unchanging`: `copy` is not used.
+    private var inPlace = false
 
     /// Shorter runs are converted: remembering and checking would cost more.
     static var worthwhile: Int { 16 }
@@ -39,22 +46,35 @@ package final class RecentHex {
     func remember(_ bytes: ByteView, writtenAt position: Int, in out: OutputBuffer) {
         let n = bytes.count
         guard n > 0, let src = bytes.base else { forget(); return }
+        count = n
+        source = bytes
+        self.position = position
+        generation = out.generation
+        if bytes.offset(in: unchanging) != nil {
+            inPlace = true
+            return
+        }
+        inPlace = false
         if n > capacity {
             copy.deallocate()
             capacity = n
             copy = .allocate(capacity: n)
         }
         copy.update(from: src.assumingMemoryBound(to: UInt8.self), count: n)
-        count = n
-        source = bytes
-        self.position = position
-        generation = out.generation
     }
 
     func forget() {
         count = 0
         position = -1
         source = ByteView()
+        inPlace = false
+    }
+
+    /// The input's bytes in `view` stay unchanged until the next call (nil: the run
+    /// ended, its mapping may go). What was remembered is forgotten either way.
+    func setUnchanging(_ view: ByteView?) {
+        forget()
+        unchanging = view ?? ByteView()
     }
 
     /// Lowercase hex of `v`: copied from the remembered hex when `v`'s bytes are a run
@@ -63,7 +83,7 @@ package final class RecentHex {
         let n = v.count
         guard n > 0, let src = v.base else { return }
         if position >= 0, out.generation == generation, let d = v.offset(in: source), d &+ n <= count,
-           memcmp(copy + d, src, n) == 0, out.copyWritten(from: position &+ (d &<< 1), count: n &<< 1) {
+           inPlace || memcmp(copy + d, src, n) == 0, out.copyWritten(from: position &+ (d &<< 1), count: n &<< 1) {
             return
         }
         out.hex(v)

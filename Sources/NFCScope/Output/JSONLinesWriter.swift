@@ -263,6 +263,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     }
 
     public func end(_ input: InputDescription) {}
+    /// A card I-block inside `view` is remembered without a copy of its bytes.
+    public func inputBytesUnchanging(_ view: ByteView?) { recentHex.setUnchanging(view) }
 }
 
 /// `,"dir":"<dir>","tech":"<tech>","hex":"` for a frame without a field event: what

@@ -97,6 +97,9 @@ public enum CaptureDecoder {
         let description = InputDescription(path: path, format: source.formatName,
                                            timestampDigits: source.timestampDigits)
         sink.begin(description)
+        // Told every run, nil included: nothing said about an earlier input outlives it.
+        let unchanging = input.unchangingView
+        sink.inputBytesUnchanging(unchanging)
         var link = LinkDecoder()
         let isoDEP = ISODEPReassembler()
         let stages = ApplicationStages(sink: sink, registry: registry)
@@ -205,6 +208,7 @@ public enum CaptureDecoder {
         reportProblems()
         outcome.problems += problemsReported + overlongReported
         sink.end(description)
+        if unchanging != nil { sink.inputBytesUnchanging(nil) }
         // The tail is not looked at again in this pass (a view into it still reads:
         // its pages come back from the file).
         input.release(upTo: input.view.count)

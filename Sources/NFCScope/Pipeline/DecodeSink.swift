@@ -76,6 +76,13 @@ public protocol DecodeSink: AnyObject {
     /// `mayKeep` false (the stream already keeps `StreamInput.retiredByteLimit` of old buffers)
     /// the sink must let go of them now and return false. Default: nothing held, false.
     func inputWillMove(mayKeep: Bool) -> Bool
+    /// The input's bytes stay in place, unchanged, until the next call: `CaptureDecoder.run`
+    /// passes a read-only mapping's view (`CaptureInput.unchangingView`) after `begin`
+    /// and nil after `end`; views of frames inside it may be kept without copying their
+    /// bytes (the JSON Lines writer's `RecentHex`). Default: ignored, which is always
+    /// safe; a wrapper forwards it only if what it passes on points into the same
+    /// bytes (`ProblemEcho`).
+    func inputBytesUnchanging(_ view: ByteView?)
 }
 
 extension DecodeSink {
@@ -86,4 +93,5 @@ extension DecodeSink {
     public static var takesExchangeCounts: Bool { false }
     public func exchangeCounted(withResponse: Bool) {}
     public func inputWillMove(mayKeep: Bool) -> Bool { false }
+    public func inputBytesUnchanging(_ view: ByteView?) {}
 }

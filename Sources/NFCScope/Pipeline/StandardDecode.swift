@@ -41,6 +41,7 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     }
     package func end(_ input: InputDescription) { inner.end(input) }
     package func inputWillMove(mayKeep: Bool) -> Bool { inner.inputWillMove(mayKeep: mayKeep) }
+    package func inputBytesUnchanging(_ view: ByteView?) { inner.inputBytesUnchanging(view) }
     package static var takesExchangeCounts: Bool { Inner.takesExchangeCounts }
     @inline(__always) package func exchangeCounted(withResponse: Bool) {
         inner.exchangeCounted(withResponse: withResponse)
