@@ -38,7 +38,7 @@ import Testing
     }
 
     /// The renderer as it was before session 14 (one nibble read and one append per digit).
-    private static func nibbleRenderer(_ v: ByteView, _ out: OutputBuffer) {
+    static func nibbleRenderer(_ v: ByteView, _ out: OutputBuffer) {
         func nibble(_ i: Int) -> UInt8 { i % 2 == 0 ? v[i / 2] >> 4 : v[i / 2] & 0x0F }
         var nibbles = v.count * 2
         while nibbles > 0, nibble(nibbles - 1) == 0x0F { nibbles -= 1 }

@@ -3,7 +3,7 @@ import Testing
 
 /// Session 32 (s32-render): track 2 in one reservation, the IAD's CVR bits found in one
 /// pass over the table, the AID lookup's compare; each against the code it replaced
-/// (copied here) on generated inputs.
+/// (copied here; track 2 against `RendererFastPathTests.nibbleRenderer`) on generated inputs.
 @Suite struct Session32RenderTests {
     /// Track 2 values: digits and other nibbles, separators at odd and even places or
     /// none, F padding, values cut before the expiry or the service code, long values
@@ -36,9 +36,9 @@ import Testing
             fillA.spaces(lead); fillB.spaces(lead)
             ByteView.with(bytes) { v in
                 renderTrack2(v, a)
-                oldRenderTrack2(v, b)
+                RendererFastPathTests.nibbleRenderer(v, b)
                 renderTrack2(v, fillA)
-                oldRenderTrack2(v, fillB)
+                RendererFastPathTests.nibbleRenderer(v, fillB)
             }
             #expect(a.string == b.string, "round \(round): \(hexUpper(bytes))")
             #expect(fillA.string == fillB.string, "round \(round), after \(lead) bytes")
@@ -140,105 +140,5 @@ import Testing
             }
         }
     }
-}
-
-// `renderTrack2` as it was before session 32 (EMVTrack2.swift at s32-merge).
-
-private func oldRenderTrack2(_ v: ByteView, _ out: OutputBuffer) {
-    var nibbles = v.count * 2
-    // Trailing F nibbles pad the field to whole bytes.
-    while nibbles > 0, oldNibble(v, nibbles - 1) == 0x0F { nibbles -= 1 }
-    let sep = oldTrack2Separator(v, nibbles: nibbles)
-    out.ascii("PAN ")
-    let panEnd = sep >= 0 ? sep : nibbles
-    oldWriteNibbles(v, 0, panEnd, out)
-    guard sep >= 0 else {
-        out.ascii(" (no field separator)")
-        return
-    }
-    var i = sep + 1
-    guard i + 4 <= nibbles else {
-        out.ascii(", truncated after the separator")
-        return
-    }
-    // The expiry's and the service code's nibbles read once each; each part written in
-    // one reservation (they were up to ten appends, each checking the capacity).
-    let y1 = oldNibble(v, i), y2 = oldNibble(v, i + 1), m1 = oldNibble(v, i + 2), m2 = oldNibble(v, i + 3)
-    let mm = Int(m1) * 10 + Int(m2)
-    if y1 <= 9 && y2 <= 9 && m1 <= 9 && m2 <= 9 && mm >= 1 && mm <= 12 {
-        out.withReserved(16) { c in
-            c.ascii(", expiry ")
-            c.ascii(y1 >= 5 ? "19" : "20")
-            c.byte(0x30 &+ y1); c.byte(0x30 &+ y2); c.byte(0x2D); c.byte(0x30 &+ m1); c.byte(0x30 &+ m2)
-        }
-    } else {
-        out.withReserved(23) { c in
-            c.ascii(", expiry ")
-            c.byte(oldHexDigit(y1)); c.byte(oldHexDigit(y2)); c.byte(oldHexDigit(m1)); c.byte(oldHexDigit(m2))
-            c.ascii(" (invalid)")
-        }
-    }
-    i += 4
-    guard i + 3 <= nibbles else {
-        out.ascii(", no service code")
-        return
-    }
-    let d1 = oldNibble(v, i), d2 = oldNibble(v, i + 1), d3 = oldNibble(v, i + 2)
-    let interchange = serviceCodeInterchange(d1), authorisation = serviceCodeAuthorisation(d2)
-    let services = serviceCodeServices(d3)
-    // ", service code " (15), three digits, " (", "; " twice, ")": 25 bytes and the meanings.
-    out.withReserved(25 + interchange.utf8CodeUnitCount + authorisation.utf8CodeUnitCount + services.utf8CodeUnitCount) { c in
-        c.ascii(", service code ")
-        c.byte(oldHexDigit(d1)); c.byte(oldHexDigit(d2)); c.byte(oldHexDigit(d3))
-        c.ascii(" (")
-        c.ascii(interchange); c.ascii("; ")
-        c.ascii(authorisation); c.ascii("; ")
-        c.ascii(services); c.byte(0x29)
-    }
-    i += 3
-    if i < nibbles {
-        out.ascii(", discretionary ")
-        oldWriteNibbles(v, i, nibbles, out)
-    }
-}
-
-/// A nibble (0-15) as an uppercase hex digit, what `emvNibble` writes.
-@inline(__always)
-private func oldHexDigit(_ n: UInt8) -> UInt8 {
-    n < 10 ? 0x30 &+ n : 0x37 &+ n
-}
-
-/// The index of the first D nibble (the field separator) before `nibbles`, -1 when
-/// there is none: read a byte at a time.
-private func oldTrack2Separator(_ v: ByteView, nibbles: Int) -> Int {
-    var b = 0
-    while 2 * b < nibbles {
-        let x = v[b]
-        if x >> 4 == 0x0D { return 2 * b }
-        if 2 * b + 1 < nibbles, x & 0x0F == 0x0D { return 2 * b + 1 }
-        b += 1
-    }
-    return -1
-}
-
-/// Nibbles `start..<end` as uppercase hex digits (what `emvNibble` writes for each):
-/// the whole bytes among them as one hex run.
-private func oldWriteNibbles(_ v: ByteView, _ start: Int, _ end: Int, _ out: OutputBuffer) {
-    guard start < end else { return }
-    var i = start
-    if i & 1 == 1 { emvNibble(oldNibble(v, i), out); i += 1 }
-    let whole = (end - i) >> 1
-    if whole > 0, let bytes = v.slice(i >> 1, whole) {
-        out.hex(bytes, uppercase: true)
-        i += whole * 2
-    }
-    if i < end { emvNibble(oldNibble(v, i), out) }
-}
-
-/// Nibble `i` (not negative) of `v`, high nibble first.
-@inline(__always)
-private func oldNibble(_ v: ByteView, _ i: Int) -> UInt8 {
-    let b = v[i &>> 1]
-    return i & 1 == 0 ? b >> 4 : b & 0x0F
 }
 
