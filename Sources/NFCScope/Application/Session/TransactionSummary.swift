@@ -130,12 +130,6 @@ public struct TransactionSummary: Sendable {
         if case .some = cvmValue { cvmValue = nil }
     }
 
-    /// `clearButChecks` and `clearChecks`: a new summary's values.
-    mutating func clear() {
-        clearButChecks()
-        clearChecks()
-    }
-
     /// The outcome in a few words.
     public var outcome: String { outcomeLiteral.description }
 
