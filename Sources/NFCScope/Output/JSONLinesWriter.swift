@@ -53,9 +53,14 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     public func frameInPlace(_ frame: inout Frame) {
         let out = self.out
         // The opening, number and time in one reservation; the time in nanoseconds when the
-        // input has them, else in microseconds.
-        let nine = digits >= 9
-        out.frameOpeningInline(frame.n, time: nine ? frame.time : frame.time / 1000, digits: nine ? 9 : 6)
+        // input has them, else in microseconds. One inlined opening for each: with the
+        // digits a constant, the time's scale and checks are too (a selected scale and
+        // digit count were worked out and tested on every frame).
+        if digits >= 9 {
+            out.frameOpeningInline(frame.n, time: frame.time, digits: 9)
+        } else {
+            out.frameOpeningInline(frame.n, time: frame.time / 1000, digits: 6)
+        }
         // The members up to the info text in two reservations (names are at most 9
         // bytes: 64 bytes hold dir, tech, event and the literals; 128 the rest).
         // Whether there is a mask, without a copy of it (a copy retained and released
