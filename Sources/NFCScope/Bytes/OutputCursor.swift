@@ -160,6 +160,23 @@ public struct OutputCursor {
                         toByteOffset: o, as: UInt16.self)
     }
 
+    /// The low `byteCount` bytes (0 to 8) of `value`, least significant first, as
+    /// lowercase hex in one claim: what `hexLowerByte` of each in turn writes (a UID
+    /// kept as words, `UIDBytes.words`).
+    @inline(__always)
+    mutating func hexLittleEndian(_ value: UInt64, byteCount: Int) {
+        let n = Swift.max(0, Swift.min(8, byteCount))
+        let o = claim(n &<< 1)
+        let pairs = UnsafeRawPointer(hexLowerPairs)
+        var k = 0
+        while k < n {
+            let b = Int(truncatingIfNeeded: (value &>> UInt64(truncatingIfNeeded: k &<< 3)) & 0xFF)
+            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: b &<< 1, as: UInt16.self), toByteOffset: o &+ (k &<< 1),
+                            as: UInt16.self)
+            k &+= 1
+        }
+    }
+
     /// The low `byteCount` bytes (1 to 8) of `value`, most significant first, as
     /// lowercase hex: what `hex(_:)` writes for those bytes in that order.
     @inline(__always)

@@ -53,6 +53,10 @@ public struct UIDBytes: Sendable, Equatable {
 
     public mutating func removeAll() { self = UIDBytes() }
 
+    /// The bytes as two words, byte `i` in bits `8 * i` up of the first (the second from
+    /// byte 8): what `subscript` reads; bits past `count` are zero.
+    var words: (UInt64, UInt64) { storage }
+
     public subscript(i: Int) -> UInt8 {
         i < 8 ? UInt8(truncatingIfNeeded: storage.0 >> (8 * UInt64(i)))
               : UInt8(truncatingIfNeeded: storage.1 >> (8 * UInt64(i - 8)))
