@@ -185,6 +185,15 @@ public final class OutputBuffer: @unchecked Sendable {
         if !collected.isEmpty { collected.removeAll(keepingCapacity: true) }
     }
 
+    /// Copies the last `n` bytes appended to `dst` (room for `n`) while they are all
+    /// still in the buffer; false, nothing copied, when a flush came after some of them
+    /// (`count` holds only what was appended since).
+    func copyLast(_ n: Int, to dst: UnsafeMutableRawPointer) -> Bool {
+        guard n >= 0, n <= count else { return false }
+        dst.copyMemory(from: UnsafeRawPointer(storage + (count &- n)), byteCount: n)
+        return true
+    }
+
     /// Appends everything another (memory mode) buffer holds.
     public func append(_ other: OutputBuffer) {
         bytes(other.contents)

@@ -18,6 +18,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     /// `rBlockTail`) without bits, flags or error, from the CRC verdict to `"inf_len":`:
     /// entry `crc * 32 + tail`, written by the general writers once.
     private let blockTails = JSONLinesWriter.makeBlockTails()
+    /// The parts of the last two ATS prefixes' frame lines (`ATSPrefixMemo`).
+    private let atsParts = KeptParts()
 
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
     public init(output: OutputBuffer, registry: Registry = .builtin, redact: Bool = false) {
@@ -101,7 +103,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         } else if frame.info.isNFCAActivation {
             // Events and activation frames: info and members in one switch.
             out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
-            LinkInfo.writeInfoQuoteAndJSONMembers(of: &frame.info, out)
+            LinkInfo.writeInfoQuoteAndJSONMembers(of: &frame.info, out, atsParts: atsParts)
         } else {
             out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
             frame.info.writeInfo(out)

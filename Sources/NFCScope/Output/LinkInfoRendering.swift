@@ -691,8 +691,11 @@ extension LinkInfo {
     /// only for its address: nothing changes it). The JSON Lines frame line's: a call on
     /// the value copied the 80-byte info first and loaded every payload field before
     /// the switch.
+    /// `atsParts`: an ATS's parts that its interface bytes decide are copied from there
+    /// when one of the last two ATS prefixes written through it was the same
+    /// (`ATSPrefixMemo`); without, a fresh one is used.
     @inline(never)
-    static func writeInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer) {
+    static func writeInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer, atsParts: KeptParts? = nil) {
         switch info {
         case .unknown, .event:
             out.byte(0x22)
@@ -747,7 +750,7 @@ extension LinkInfo {
                 c.ascii(",\"cid\":"); c.int(Int(cid))
             }
         case .ats(let a):
-            writeATSInfoQuoteAndJSONMembers(a, out)
+            writeATSInfoQuoteAndJSONMembers(a, out, kept: atsParts ?? KeptParts())
         default:
             info.writeInfo(out)
             out.byte(0x22)
@@ -831,12 +834,56 @@ fileprivate func ratsNote(_ fsd: Int, _ cid: UInt8, _ c: inout OutputCursor) {
 }
 
 /// An ATS: what `writeInfo`, a closing `"` and `writeJSONMembers` write for it (one
-/// switch over the frame's info where those three made three, the fixed parts in two
-/// reservations, the historical bytes decoded once).
-fileprivate func writeATSInfoQuoteAndJSONMembers(_ a: ATSInfo, _ out: OutputBuffer) {
+/// switch over the frame's info where those three made three, the historical bytes
+/// decoded once). The parts the interface bytes decide are copied from `kept` when it
+/// holds them for this ATS's fields, else written and kept there (`ATSPrefixMemo`).
+fileprivate func writeATSInfoQuoteAndJSONMembers(_ a: ATSInfo, _ out: OutputBuffer, kept: KeptParts) {
     let historical = a.historical
     let decoded = a.decodedHistorical
-    // At most 8 + 20 + 5 + 3 + 6 + 3 + 6 + 4 + 4 + 6 bytes.
+    let fields = ATSPrefixMemo.fields(of: a)
+    let found = kept.slot(for: fields, a.fsc)
+    var keeping = -1
+    if found >= 0 {
+        kept.write(found, second: false, to: out)
+    } else {
+        let start = out.position
+        writeATSInfoPrefix(a, out)
+        keeping = kept.begin(fields, a.fsc)
+        kept.keep(last: out.position &- start, of: out, in: keeping, second: false)
+    }
+    if !historical.isEmpty {
+        out.ascii(" hist ")
+        // See `writeInfo`: a lone category indicator adds nothing to its hex.
+        if let h = decoded, h.bytes.count > 1 { out.string(h.summary) } else { out.hex(historical) }
+    }
+    // At most 1 + 6 + 20 bytes.
+    out.withReserved(32) { c in
+        c.byte(0x22)
+        c.ascii(",\"tl\":"); c.int(Int(a.tl))
+    }
+    if found >= 0 {
+        kept.write(found, second: true, to: out)
+    } else {
+        let start = out.position
+        writeATSMiddleMembers(a, out)
+        kept.keep(last: out.position &- start, of: out, in: keeping, second: true)
+    }
+    out.withReserved(32 + 2 * historical.count) { c in
+        c.ascii(",\"historical\":\""); c.hex(historical); c.byte(0x22)
+    }
+    if let h = decoded {
+        out.ascii(",\"historical_bytes\":{\"hex\":\"")
+        out.hex(historical)
+        out.byte(0x22)
+        h.writeJSONMembers(out)
+        out.byte(0x7D)
+    }
+}
+
+/// An ATS's info text up to its historical bytes (at most 8 + 20 + 5 + 3 + 6 + 3 + 6
+/// + 4 + 4 bytes): the first part `KeptParts` keeps (`ATSPrefixMemo`).
+@inline(__always)
+fileprivate func writeATSInfoPrefix(_ a: ATSInfo, _ out: OutputBuffer) {
     out.withReserved(96) { c in
         c.ascii("ATS FSC "); c.int(a.fsc)
         c.ascii(" FWI "); c.int(Int(a.fwi))
@@ -844,16 +891,14 @@ fileprivate func writeATSInfoQuoteAndJSONMembers(_ a: ATSInfo, _ out: OutputBuff
         if let ta = a.ta { c.ascii(" TA "); c.hexUpper(UInt32(ta), byteCount: 1) }
         if a.cidSupported { c.ascii(" CID") }
         if a.nadSupported { c.ascii(" NAD") }
-        if !historical.isEmpty { c.ascii(" hist ") }
     }
-    if !historical.isEmpty {
-        // See `writeInfo`: a lone category indicator adds nothing to its hex.
-        if let h = decoded, h.bytes.count > 1 { out.string(h.summary) } else { out.hex(historical) }
-    }
-    // At most 1 + 9 + 10 + 11 + 27 + 3 * 10 + 10 + 11 + 22 + 22 + 15 + 1 bytes and the hex.
-    out.withReserved(256 + 2 * historical.count) { c in
-        c.byte(0x22)
-        c.ascii(",\"tl\":"); c.int(Int(a.tl))
+}
+
+/// An ATS's members from `t0` to `nad_supported` (at most 11 + 12 + 27 + 3 * 11 + 10 +
+/// 11 + 22 + 22 bytes): the second part `KeptParts` keeps (`ATSPrefixMemo`).
+@inline(__always)
+fileprivate func writeATSMiddleMembers(_ a: ATSInfo, _ out: OutputBuffer) {
+    out.withReserved(224) { c in
         if let t0 = a.t0 { c.ascii(",\"t0\":\""); c.hexUpper(UInt32(t0), byteCount: 1); c.byte(0x22) }
         c.ascii(",\"fsci\":"); c.int(Int(a.fsci))
         c.ascii(",\"fsc\":"); c.int(a.fsc)
@@ -864,14 +909,24 @@ fileprivate func writeATSInfoQuoteAndJSONMembers(_ a: ATSInfo, _ out: OutputBuff
         c.ascii(",\"sfgi\":"); c.int(Int(a.sfgi))
         c.ascii(",\"cid_supported\":"); c.ascii(a.cidSupported ? "true" : "false")
         c.ascii(",\"nad_supported\":"); c.ascii(a.nadSupported ? "true" : "false")
-        c.ascii(",\"historical\":\""); c.hex(historical); c.byte(0x22)
     }
-    if let h = decoded {
-        out.ascii(",\"historical_bytes\":{\"hex\":\"")
-        out.hex(historical)
-        out.byte(0x22)
-        h.writeJSONMembers(out)
-        out.byte(0x7D)
+}
+
+/// The parts of an ATS's JSON frame line that the ATS's interface bytes decide: the
+/// info text up to the historical bytes and the members from `t0` to `nad_supported`,
+/// kept (`KeptParts`, one per JSON Lines writer) for the last two sets of fields. A
+/// capture's cards share few such prefixes and differ in their historical bytes (and
+/// so in `tl`): the 100,000-frame benchmark file has 3,603 ATS of two prefixes, which
+/// alternate. An ATS with kept fields copies the two parts instead of writing them
+/// (about 560 instructions).
+enum ATSPrefixMemo {
+    /// Every field of `a` the two parts are written from but `fsc` (`cidSupported` and
+    /// `nadSupported` are TC's bits): 9 bits for each optional byte, 8 for the others.
+    @inline(__always)
+    static func fields(of a: ATSInfo) -> UInt64 {
+        @inline(__always) func optional(_ b: UInt8?) -> UInt64 { b.map { UInt64($0) | 0x100 } ?? 0 }
+        return optional(a.t0) | optional(a.ta) &<< 9 | optional(a.tb) &<< 18 | optional(a.tc) &<< 27
+            | UInt64(a.fsci) &<< 36 | UInt64(a.fwi) &<< 44 | UInt64(a.sfgi) &<< 52
     }
 }
 
