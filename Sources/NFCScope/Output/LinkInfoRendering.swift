@@ -687,15 +687,21 @@ extension LinkInfo {
         Self.writeInfoQuoteAndJSONMembers(of: &info, out)
     }
 
+    /// `writeInfoQuoteAndJSONMembers(of:_:atsParts:)` with nothing kept from an earlier ATS.
+    static func writeInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer) {
+        writeInfoQuoteAndJSONMembers(of: &info, out, atsParts: KeptParts())
+    }
+
     /// `writeInfoQuoteAndJSONMembers`, the info read where the caller keeps it (`inout`
     /// only for its address: nothing changes it). The JSON Lines frame line's: a call on
     /// the value copied the 80-byte info first and loaded every payload field before
     /// the switch.
     /// `atsParts`: an ATS's parts that its interface bytes decide are copied from there
     /// when one of the last two ATS prefixes written through it was the same
-    /// (`ATSPrefixMemo`); without, a fresh one is used.
+    /// (`ATSPrefixMemo`). Not optional: one unwrapped (`?? KeptParts()`) was retained
+    /// and released for each ATS.
     @inline(never)
-    static func writeInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer, atsParts: KeptParts? = nil) {
+    static func writeInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer, atsParts: KeptParts) {
         switch info {
         case .unknown, .event:
             out.byte(0x22)
@@ -750,7 +756,7 @@ extension LinkInfo {
                 c.ascii(",\"cid\":"); c.int(Int(cid))
             }
         case .ats(let a):
-            writeATSInfoQuoteAndJSONMembers(a, out, kept: atsParts ?? KeptParts())
+            writeATSInfoQuoteAndJSONMembers(a, out, kept: atsParts)
         default:
             info.writeInfo(out)
             out.byte(0x22)
