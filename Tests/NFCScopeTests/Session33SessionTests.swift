@@ -59,4 +59,56 @@ import Testing
         }
         #expect(memo.copyCount > 0)
     }
+
+    /// Trees around the small storage's bounds (12 nodes, 16 gap words): 11 to 13 leaves,
+    /// each after 0, 6 or 14 padding bytes (about one, two or three words a leaf), every
+    /// leaf's value new each round: copied once kept, in whichever storage, the nodes
+    /// those of a fresh parse.
+    @Test func treesOnBothSidesOfTheSmallStorageAreCopied() {
+        var g = FastPathGenerator(state: 0x5E55_3303)
+        for leaves in 11...13 {
+            for padding in [0, 6, 14] {
+                let memo = TLVParseMemo()
+                var tree = BERTLV()
+                for round in 0..<6 {
+                    var bytes: [UInt8] = []
+                    for _ in 0..<leaves {
+                        bytes += Array(repeating: 0, count: padding) + [0x5A, 0x02] + g.bytes(2)
+                    }
+                    bytes += Array(repeating: 0, count: max(0, 16 - bytes.count))
+                    bytes.withUnsafeBytes { raw in
+                        let v = ByteView(base: raw.baseAddress, count: raw.count)
+                        var plain = BERTLV()
+                        #expect(tree.reparseIfTLV(v, memo: memo) == plain.reparseIfTLV(v))
+                        #expect(Session30TreeTests.seen(tree, in: v) == Session30TreeTests.seen(BERTLV(parsing: v), in: v),
+                                "\(leaves) leaves, padding \(padding), round \(round)")
+                    }
+                }
+                #expect(memo.keepCount == 1 && memo.copyCount == 4,
+                        "\(leaves) leaves, padding \(padding): \(memo.keepCount) kept, \(memo.copyCount) copied")
+            }
+        }
+    }
+
+    /// `ByteView.copy(into:at:)`, whose views of up to 16 bytes are copied as two words:
+    /// every count from 0 to 40 at every offset of a 48-byte array, against the bytes
+    /// written one by one; a range not inside the array leaves it as it was.
+    @Test func copiesIntoAnArrayAreTheBytes() {
+        var g = FastPathGenerator(state: 0x5E55_3304)
+        let source = g.bytes(64)
+        for count in 0...40 {
+            for start in [0, 1, 3, 7, 8, 13, 24] where start + count <= source.count {
+                for offset in -1...49 {
+                    let before = g.bytes(48)
+                    var buffer = before
+                    ByteView.with(source) { v in v[start..<(start + count)].copy(into: &buffer, at: offset) }
+                    var expected = before
+                    if count > 0, offset >= 0, offset + count <= expected.count {
+                        for i in 0..<count { expected[offset + i] = source[start + i] }
+                    }
+                    #expect(buffer == expected, "count \(count) start \(start) offset \(offset)")
+                }
+            }
+        }
+    }
 }

@@ -20,7 +20,7 @@
 // Output does not depend on whether a tree was parsed or copied: the nodes are the same.
 
 final class TLVParseMemo {
-    /// Answers shorter than this are parsed (a few nodes; the fingerprint reads 8 bytes).
+    /// Answers shorter than this are parsed (a few nodes).
     static let minBytes = 16
     /// Longer answers and bigger trees are parsed every time.
     static let maxBytes = 384
@@ -29,11 +29,16 @@ final class TLVParseMemo {
     /// or at `n - 8` after it: at most `maxBytes / 8 + 1` (49); a tree needing more
     /// would not be kept.
     private static let maxWords = 64
-    /// Sets of two slots.
-    /// 512 sets (256 until session 33: with four bytes in the fingerprint more layouts
-    /// share a set; on the 100,000-frame file, by the memo's model, 2,520 parses and
-    /// 1,983 keeps instead of 3,315 and 2,610; 410 slots used, 371 with 256 sets).
+    /// Sets of two slots: 512 (256 until session 33: with four bytes in the fingerprint
+    /// more layouts share a set; on the 100,000-frame file, by the memo's model, 2,520
+    /// parses and 1,983 keeps instead of 3,315 and 2,610, 410 slots used).
     private static let setBits = 9
+    /// A tree of at most this many nodes and gap words is kept in a slot's small
+    /// storage, packed (the 100,000-frame file's trees have 5 to 9 nodes): a slot of
+    /// the full size (48 nodes, 64 words, 5 KB) took a page of its own for each slot
+    /// used (with 512 sets, ~1,675 page faults a run of that file against ~1,260).
+    private static let smallNodes = 12
+    private static let smallWords = 16
     private static let seenBits = 10
 
     private struct Kept {
@@ -55,11 +60,17 @@ final class TLVParseMemo {
     }
 
     private let kept: UnsafeMutablePointer<Kept>
-    /// `maxBytes` bytes, `maxNodes` nodes and `maxWords` gap words per kept slot. A kept
-    /// node's value is a view of the slot's bytes.
+    /// `maxBytes` bytes per kept slot, and its nodes and gap words: `smallNodes` nodes
+    /// and `smallWords` words per slot when the tree has no more, else `maxNodes` and
+    /// `maxWords` (the large storage, touched only by large trees). A kept node's value
+    /// is a view of the slot's bytes.
     private let keptBytes: UnsafeMutablePointer<UInt8>
     private let keptNodes: UnsafeMutablePointer<TLVNode>
     private let keptWords: UnsafeMutablePointer<GapWord>
+    private let smallKeptNodes: UnsafeMutablePointer<TLVNode>
+    private let smallKeptWords: UnsafeMutablePointer<GapWord>
+    /// A tree's gap words as `keepTree` works them out, before they go to their slot.
+    private let wordScratch: UnsafeMutablePointer<GapWord>
     private let seen: UnsafeMutablePointer<UInt64>
     /// Per set: the way (0 or 1) copied from or kept last.
     private let lastUsed: UnsafeMutablePointer<UInt8>
@@ -79,6 +90,9 @@ final class TLVParseMemo {
         keptNodes = .allocate(capacity: keptSlots * Self.maxNodes)
         // Raw too: a word is written before it is read.
         keptWords = .allocate(capacity: keptSlots * Self.maxWords)
+        smallKeptNodes = .allocate(capacity: keptSlots * Self.smallNodes)
+        smallKeptWords = .allocate(capacity: keptSlots * Self.smallWords)
+        wordScratch = .allocate(capacity: Self.maxWords)
         lastUsed = .allocate(capacity: 1 << Self.setBits)
         lastUsed.initialize(repeating: 0, count: 1 << Self.setBits)
         seen = .allocate(capacity: seenSlots)
@@ -90,6 +104,9 @@ final class TLVParseMemo {
         keptBytes.deallocate()
         keptNodes.deallocate()
         keptWords.deallocate()
+        smallKeptNodes.deallocate()
+        smallKeptWords.deallocate()
+        wordScratch.deallocate()
         lastUsed.deallocate()
         seen.deallocate()
     }
@@ -131,8 +148,9 @@ final class TLVParseMemo {
         let from = UnsafeRawPointer(keptBytes + slot &* Self.maxBytes)
         guard e.pointee.count == n, e.pointee.maxDepth == maxDepth, let base = bytes.base else { return nil }
         // The bytes the parse read: the same (each word's offset is at most `n - 8`).
-        let words = keptWords + slot &* Self.maxWords
         let wordCount = e.pointee.wordCount
+        let words = wordCount <= Self.smallWords ? smallKeptWords + slot &* Self.smallWords
+            : keptWords + slot &* Self.maxWords
         var diff: UInt64 = 0
         var w = 0
         while w < wordCount {
@@ -143,7 +161,7 @@ final class TLVParseMemo {
         }
         guard diff == 0 else { return nil }
         let k = e.pointee.nodeCount
-        let src = keptNodes + slot &* Self.maxNodes
+        let src = k <= Self.smallNodes ? smallKeptNodes + slot &* Self.smallNodes : keptNodes + slot &* Self.maxNodes
         // The array trimmed or extended to `k` nodes (by the difference only), then all of
         // them written over, each value moved from the kept bytes onto `bytes` (the same
         // offset), in one pass through the array's storage.
@@ -194,8 +212,8 @@ final class TLVParseMemo {
         // after all must not leave the tree kept before with them.
         kept[slot].fingerprint = 0
         let to = keptBytes + slot &* Self.maxBytes
-        let dst = keptNodes + slot &* Self.maxNodes
-        let words = keptWords + slot &* Self.maxWords
+        let dst = k <= Self.smallNodes ? smallKeptNodes + slot &* Self.smallNodes : keptNodes + slot &* Self.maxNodes
+        let words = wordScratch
         // The gaps: everything but the values of plain leaves (primitive, no error, a
         // definite length, the value whole and not empty), in order (the nodes are in
         // the order of their offsets), as words (`GapWord`). Every value is checked to be
@@ -247,6 +265,10 @@ final class TLVParseMemo {
             return count
         }
         guard wordCount >= 0 else { return }
+        // The words into the slot's small or large storage (as `copyKept` reads them).
+        let slotWords = wordCount <= Self.smallWords ? smallKeptWords + slot &* Self.smallWords
+            : keptWords + slot &* Self.maxWords
+        slotWords.initialize(from: words, count: wordCount)
         lastUsed[set] = UInt8(truncatingIfNeeded: slot & 1)
         to.update(from: base.assumingMemoryBound(to: UInt8.self), count: n)
         let delta = base.distance(to: UnsafeRawPointer(to))
