@@ -3,7 +3,8 @@ import Testing
 
 /// Session 31: a kept answer tree's gaps compared as masked 8-byte words
 /// (`TLVParseMemo`): every byte of a kept answer changed in turn is copied exactly when
-/// it lies in a plain leaf's value past the fingerprint's first eight bytes, and the
+/// it lies in a plain leaf's value past the fingerprint's first four bytes (eight until
+/// session 33), and the
 /// nodes are the parse's either way.
 @Suite struct Session31TreeTests {
     /// Ranges of the plain leaves' values (primitive, no error, definite length, whole,
@@ -69,7 +70,7 @@ import Testing
                     Self.reparse(changed, maxDepth: maxDepth, memo: memo, into: &tree, "answer \(a) byte \(p)")
                     let copied = memo.copyCount - before
                     if kept == 1 {
-                        let expected = p >= 8 && values.contains { $0.contains(p) }
+                        let expected = p >= 4 && values.contains { $0.contains(p) }
                         #expect(copied == (expected ? 1 : 0), "answer \(a) cap \(maxDepth) byte \(p): \(bytes)")
                         copies += copied
                     }
@@ -91,13 +92,13 @@ import Testing
         var g = FastPathGenerator(state: 0x5E55_3132)
         for round in 0..<200 {
             var bytes = g.chance(50) ? small : large
-            if round > 4 { bytes[10] = UInt8(truncatingIfNeeded: g.next()) }  // a plain value past the first eight bytes
+            if round > 4 { bytes[10] = UInt8(truncatingIfNeeded: g.next()) }  // a plain value past the first four bytes
             Self.reparse(bytes, maxDepth: BERTLV.defaultMaxDepth, memo: memo, into: &tree, "round \(round)")
         }
         #expect(memo.copyCount > 150, "\(memo.copyCount) copied")
     }
 
-    /// Two layouts behind one fingerprint (the same count and first eight bytes): a
+    /// Two layouts behind one fingerprint (the same count and first four bytes): a
     /// 384-byte tree of 38 one-byte values, each after a 9-byte gap (48 words, near the
     /// bound of 49), and one of two leaves; each keep replaces the other in its way, and
     /// a copy is made only from the layout kept last.

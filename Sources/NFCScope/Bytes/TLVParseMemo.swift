@@ -9,7 +9,7 @@
 // nodes copied from the kept tree, each value moved onto the new bytes, instead of
 // being parsed again (~150 instructions a node parsed, ~30 copied and checked).
 //
-// A fingerprint of the byte count, the first eight bytes and the depth cap finds the
+// A fingerprint of the byte count, the first four bytes and the depth cap finds the
 // kept tree (two ways a set, the one used last kept when another is kept: direct-mapped,
 // bench-10's layouts evicted each other, 6,711 keeps and 28,733 copies of 44,403
 // answers; two ways, by a model of the memo, 3,252 and 33,794); the bytes between its plain leaves' values (its gaps) are
@@ -20,7 +20,7 @@
 // Output does not depend on whether a tree was parsed or copied: the nodes are the same.
 
 final class TLVParseMemo {
-    /// Answers shorter than this are parsed (a few nodes; the fingerprint reads 8 bytes).
+    /// Answers shorter than this are parsed (a few nodes).
     static let minBytes = 16
     /// Longer answers and bigger trees are parsed every time.
     static let maxBytes = 384
@@ -29,8 +29,16 @@ final class TLVParseMemo {
     /// or at `n - 8` after it: at most `maxBytes / 8 + 1` (49); a tree needing more
     /// would not be kept.
     private static let maxWords = 64
-    /// Sets of two slots.
-    private static let setBits = 8
+    /// Sets of two slots: 512 (256 until session 33: with four bytes in the fingerprint
+    /// more layouts share a set; on the 100,000-frame file, by the memo's model, 2,520
+    /// parses and 1,983 keeps instead of 3,315 and 2,610, 410 slots used).
+    private static let setBits = 9
+    /// A tree of at most this many nodes and gap words is kept in a slot's small
+    /// storage, packed (the 100,000-frame file's trees have 5 to 9 nodes): a slot of
+    /// the full size (48 nodes, 64 words, 5 KB) took a page of its own for each slot
+    /// used (with 512 sets, ~1,675 page faults a run of that file against ~1,260).
+    private static let smallNodes = 12
+    private static let smallWords = 16
     private static let seenBits = 10
 
     private struct Kept {
@@ -52,11 +60,17 @@ final class TLVParseMemo {
     }
 
     private let kept: UnsafeMutablePointer<Kept>
-    /// `maxBytes` bytes, `maxNodes` nodes and `maxWords` gap words per kept slot. A kept
-    /// node's value is a view of the slot's bytes.
+    /// `maxBytes` bytes per kept slot, and its nodes and gap words: `smallNodes` nodes
+    /// and `smallWords` words per slot when the tree has no more, else `maxNodes` and
+    /// `maxWords` (the large storage, touched only by large trees). A kept node's value
+    /// is a view of the slot's bytes.
     private let keptBytes: UnsafeMutablePointer<UInt8>
     private let keptNodes: UnsafeMutablePointer<TLVNode>
     private let keptWords: UnsafeMutablePointer<GapWord>
+    private let smallKeptNodes: UnsafeMutablePointer<TLVNode>
+    private let smallKeptWords: UnsafeMutablePointer<GapWord>
+    /// A tree's gap words as `keepTree` works them out, before they go to their slot.
+    private let wordScratch: UnsafeMutablePointer<GapWord>
     private let seen: UnsafeMutablePointer<UInt64>
     /// Per set: the way (0 or 1) copied from or kept last.
     private let lastUsed: UnsafeMutablePointer<UInt8>
@@ -76,6 +90,9 @@ final class TLVParseMemo {
         keptNodes = .allocate(capacity: keptSlots * Self.maxNodes)
         // Raw too: a word is written before it is read.
         keptWords = .allocate(capacity: keptSlots * Self.maxWords)
+        smallKeptNodes = .allocate(capacity: keptSlots * Self.smallNodes)
+        smallKeptWords = .allocate(capacity: keptSlots * Self.smallWords)
+        wordScratch = .allocate(capacity: Self.maxWords)
         lastUsed = .allocate(capacity: 1 << Self.setBits)
         lastUsed.initialize(repeating: 0, count: 1 << Self.setBits)
         seen = .allocate(capacity: seenSlots)
@@ -87,6 +104,9 @@ final class TLVParseMemo {
         keptBytes.deallocate()
         keptNodes.deallocate()
         keptWords.deallocate()
+        smallKeptNodes.deallocate()
+        smallKeptWords.deallocate()
+        wordScratch.deallocate()
         lastUsed.deallocate()
         seen.deallocate()
     }
@@ -97,7 +117,11 @@ final class TLVParseMemo {
     static func fingerprint(_ bytes: ByteView, maxDepth: Int) -> UInt64 {
         let n = bytes.count
         guard n >= minBytes, n <= maxBytes, let base = bytes.base else { return 0 }
-        let head = base.loadUnaligned(as: UInt64.self)
+        // Four bytes, not eight: the next four are often inside a leaf's value (a record
+        // "70 LL 57 13" has track 2's first bytes there), which made each card's record a
+        // layout of its own, parsed every time (3,603 of the 100,000-frame file's 6,164
+        // parses; with four, the memo's model gives 3,315 parses, 21,942 copies).
+        let head = UInt64(truncatingIfNeeded: base.loadUnaligned(as: UInt32.self))
         var f = (head ^ (UInt64(truncatingIfNeeded: n) &<< 48) ^ UInt64(truncatingIfNeeded: maxDepth))
             &* 0x9E37_79B9_7F4A_7C15
         f ^= f >> 29
@@ -124,8 +148,9 @@ final class TLVParseMemo {
         let from = UnsafeRawPointer(keptBytes + slot &* Self.maxBytes)
         guard e.pointee.count == n, e.pointee.maxDepth == maxDepth, let base = bytes.base else { return nil }
         // The bytes the parse read: the same (each word's offset is at most `n - 8`).
-        let words = keptWords + slot &* Self.maxWords
         let wordCount = e.pointee.wordCount
+        let words = wordCount <= Self.smallWords ? smallKeptWords + slot &* Self.smallWords
+            : keptWords + slot &* Self.maxWords
         var diff: UInt64 = 0
         var w = 0
         while w < wordCount {
@@ -136,7 +161,7 @@ final class TLVParseMemo {
         }
         guard diff == 0 else { return nil }
         let k = e.pointee.nodeCount
-        let src = keptNodes + slot &* Self.maxNodes
+        let src = k <= Self.smallNodes ? smallKeptNodes + slot &* Self.smallNodes : keptNodes + slot &* Self.maxNodes
         // The array trimmed or extended to `k` nodes (by the difference only), then all of
         // them written over, each value moved from the kept bytes onto `bytes` (the same
         // offset), in one pass through the array's storage.
@@ -187,8 +212,8 @@ final class TLVParseMemo {
         // after all must not leave the tree kept before with them.
         kept[slot].fingerprint = 0
         let to = keptBytes + slot &* Self.maxBytes
-        let dst = keptNodes + slot &* Self.maxNodes
-        let words = keptWords + slot &* Self.maxWords
+        let dst = k <= Self.smallNodes ? smallKeptNodes + slot &* Self.smallNodes : keptNodes + slot &* Self.maxNodes
+        let words = wordScratch
         // The gaps: everything but the values of plain leaves (primitive, no error, a
         // definite length, the value whole and not empty), in order (the nodes are in
         // the order of their offsets), as words (`GapWord`). Every value is checked to be
@@ -240,6 +265,10 @@ final class TLVParseMemo {
             return count
         }
         guard wordCount >= 0 else { return }
+        // The words into the slot's small or large storage (as `copyKept` reads them).
+        let slotWords = wordCount <= Self.smallWords ? smallKeptWords + slot &* Self.smallWords
+            : keptWords + slot &* Self.maxWords
+        slotWords.initialize(from: words, count: wordCount)
         lastUsed[set] = UInt8(truncatingIfNeeded: slot & 1)
         to.update(from: base.assumingMemoryBound(to: UInt8.self), count: n)
         let delta = base.distance(to: UnsafeRawPointer(to))
