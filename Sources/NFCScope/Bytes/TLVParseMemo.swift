@@ -40,10 +40,13 @@ final class TLVParseMemo {
         /// `nodeCount` nodes, then its `wordCount` gap words, then its `count` bytes.
         var block: UnsafeMutableRawPointer? = nil
         var maxDepth = 0
-        var count: Int32 = 0
-        var capacity: Int32 = 0
-        var nodeCount: Int16 = 0
-        var wordCount: Int16 = 0
+        var count: UInt16 = 0
+        var capacity: UInt16 = 0
+        var nodeCount: UInt16 = 0
+        var wordCount: UInt16 = 0
+        /// Where the words and the bytes start in `block`.
+        var wordsAt: UInt16 = 0
+        var bytesAt: UInt16 = 0
         var clean = false
     }
 
@@ -135,11 +138,11 @@ final class TLVParseMemo {
         let n = bytes.count
         guard Int(truncatingIfNeeded: e.pointee.count) == n, e.pointee.maxDepth == maxDepth, let base = bytes.base,
               let block = e.pointee.block else { return nil }
-        let k = Int(truncatingIfNeeded: e.pointee.nodeCount)
-        let wordCount = Int(truncatingIfNeeded: e.pointee.wordCount)
+        let k = Int(e.pointee.nodeCount)
+        let wordCount = Int(e.pointee.wordCount)
         let src = block.assumingMemoryBound(to: TLVNode.self)
-        let words = (block + k &* Self.nodeStride).assumingMemoryBound(to: GapWord.self)
-        let from = UnsafeRawPointer(block + (k &* Self.nodeStride &+ wordCount &* Self.wordStride))
+        let words = (block + Int(e.pointee.wordsAt)).assumingMemoryBound(to: GapWord.self)
+        let from = UnsafeRawPointer(block + Int(e.pointee.bytesAt))
         // The bytes the parse read: the same (each word's offset is at most `n - 8`).
         var diff: UInt64 = 0
         var w = 0
@@ -251,7 +254,7 @@ final class TLVParseMemo {
         }
         guard wordCount >= 0 else { return }
         // The slot's block, replaced by a larger one when the tree does not fit (at most
-        // 48 nodes, 64 words and 384 bytes: the size fits `Int32`).
+        // 48 nodes, 64 words and 384 bytes: sizes and offsets fit `UInt16`).
         let wordsAt = k &* Self.nodeStride
         let bytesAt = wordsAt &+ wordCount &* Self.wordStride
         let size = bytesAt &+ n
@@ -263,7 +266,7 @@ final class TLVParseMemo {
             let capacity = (size &+ (Self.blockGrain &- 1)) & ~(Self.blockGrain &- 1)
             block = .allocate(byteCount: capacity, alignment: 16)
             kept[slot].block = block
-            kept[slot].capacity = Int32(truncatingIfNeeded: capacity)
+            kept[slot].capacity = UInt16(truncatingIfNeeded: capacity)
         }
         lastUsed[set] = UInt8(truncatingIfNeeded: slot & 1)
         let dst = block.bindMemory(to: TLVNode.self, capacity: k)
@@ -281,10 +284,12 @@ final class TLVParseMemo {
                 i &+= 1
             }
         }
-        kept[slot].count = Int32(truncatingIfNeeded: n)
+        kept[slot].count = UInt16(truncatingIfNeeded: n)
         kept[slot].maxDepth = maxDepth
-        kept[slot].nodeCount = Int16(truncatingIfNeeded: k)
-        kept[slot].wordCount = Int16(truncatingIfNeeded: wordCount)
+        kept[slot].nodeCount = UInt16(truncatingIfNeeded: k)
+        kept[slot].wordCount = UInt16(truncatingIfNeeded: wordCount)
+        kept[slot].wordsAt = UInt16(truncatingIfNeeded: wordsAt)
+        kept[slot].bytesAt = UInt16(truncatingIfNeeded: bytesAt)
         kept[slot].clean = clean
         kept[slot].fingerprint = f
         keepCount &+= 1
