@@ -61,8 +61,13 @@ let package = Package(
             // (the runtime's link arguments ask for -export-dynamic; nothing loads symbols
             // from the executable): start-up 7.83 M -> 5.85 M instructions, about 1 ms less
             // (BENCHMARKS.md, "Session 30: start-up").
+            // It is linked by lld (the toolchain's own) with its relative relocations
+            // packed (DT_RELR, glibc 2.36+): the loader reads a 6 KB bitmap instead of
+            // 31,000 24-byte entries (750 KB) at every start (BENCHMARKS.md, "Session 33:
+            // start-up"). gold, the default, cannot pack them.
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-L", packageDirectory + "/Sources/nfcscope/StaticLink",
-                                           "-Xlinker", "--no-export-dynamic"],
+                                           "-Xlinker", "--no-export-dynamic",
+                                           "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
                                           .when(configuration: .release))]
         ),
         .executableTarget(

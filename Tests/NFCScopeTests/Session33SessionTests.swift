@@ -60,10 +60,11 @@ import Testing
         #expect(memo.copyCount > 0)
     }
 
-    /// Trees around the small storage's bounds (12 nodes, 16 gap words): a template (70)
-    /// of 10 to 13 leaves, each after 0, 6 or 14 padding bytes (about one, two or three
-    /// words a leaf), every leaf's value new each round: copied once kept, in whichever
-    /// storage, the nodes those of a fresh parse.
+    /// Trees of several sizes (written for s33-session's small storage of 12 nodes and 16
+    /// gap words; since the merge a slot's block is sized to its tree, and a later larger
+    /// tree replaces the block): a template (70) of 10 to 13 leaves, each after 0, 6 or 14
+    /// padding bytes (about one, two or three words a leaf), every leaf's value new each
+    /// round: copied once kept, the nodes those of a fresh parse.
     @Test func treesOnBothSidesOfTheSmallStorageAreCopied() {
         var g = FastPathGenerator(state: 0x5E55_3303)
         for leaves in 10...13 {

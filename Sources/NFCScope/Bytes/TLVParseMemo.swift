@@ -33,21 +33,22 @@ final class TLVParseMemo {
     /// more layouts share a set; on the 100,000-frame file, by the memo's model, 2,520
     /// parses and 1,983 keeps instead of 3,315 and 2,610, 410 slots used).
     private static let setBits = 9
-    /// A tree of at most this many nodes and gap words is kept in a slot's small
-    /// storage, packed (the 100,000-frame file's trees have 5 to 9 nodes): a slot of
-    /// the full size (48 nodes, 64 words, 5 KB) took a page of its own for each slot
-    /// used (with 512 sets, ~1,675 page faults a run of that file against ~1,260).
-    private static let smallNodes = 12
-    private static let smallWords = 16
     private static let seenBits = 10
 
     private struct Kept {
         /// 0 while empty (no fingerprint is 0).
         var fingerprint: UInt64 = 0
-        var count = 0
+        /// The slot's block (`capacity` bytes, nil until its first tree): the kept tree's
+        /// `nodeCount` nodes, then its `wordCount` gap words, then its `count` bytes.
+        var block: UnsafeMutableRawPointer? = nil
         var maxDepth = 0
-        var nodeCount = 0
-        var wordCount = 0
+        var count: UInt16 = 0
+        var capacity: UInt16 = 0
+        var nodeCount: UInt16 = 0
+        var wordCount: UInt16 = 0
+        /// Where the words and the bytes start in `block`.
+        var wordsAt: UInt16 = 0
+        var bytesAt: UInt16 = 0
         var clean = false
     }
 
@@ -59,18 +60,16 @@ final class TLVParseMemo {
         var bytes: UInt64
     }
 
+    private static var nodeStride: Int { MemoryLayout<TLVNode>.stride }
+    private static var wordStride: Int { MemoryLayout<GapWord>.stride }
+    /// A block's size is a multiple of this: a later tree of the slot a little larger
+    /// than the first still fits.
+    private static var blockGrain: Int { 256 }
+
     private let kept: UnsafeMutablePointer<Kept>
-    /// `maxBytes` bytes per kept slot, and its nodes and gap words: `smallNodes` nodes
-    /// and `smallWords` words per slot when the tree has no more, else `maxNodes` and
-    /// `maxWords` (the large storage, touched only by large trees). A kept node's value
-    /// is a view of the slot's bytes.
-    private let keptBytes: UnsafeMutablePointer<UInt8>
-    private let keptNodes: UnsafeMutablePointer<TLVNode>
-    private let keptWords: UnsafeMutablePointer<GapWord>
-    private let smallKeptNodes: UnsafeMutablePointer<TLVNode>
-    private let smallKeptWords: UnsafeMutablePointer<GapWord>
-    /// A tree's gap words as `keepTree` works them out, before they go to their slot.
-    private let wordScratch: UnsafeMutablePointer<GapWord>
+    /// The gap words of the tree being kept (`keepTree`), copied into the slot's block
+    /// once it is known to fit.
+    private let scratchWords: UnsafeMutablePointer<GapWord>
     private let seen: UnsafeMutablePointer<UInt64>
     /// Per set: the way (0 or 1) copied from or kept last.
     private let lastUsed: UnsafeMutablePointer<UInt8>
@@ -80,19 +79,16 @@ final class TLVParseMemo {
     /// Trees kept so far (tests).
     @exclusivity(unchecked) private(set) var keepCount = 0
 
+    // Each slot's tree lives in a heap block sized to it, not in fixed regions of the
+    // largest size per slot (384 bytes, 48 nodes, 64 words: 5.3 KB a slot, 2.7 MB in
+    // all): a kept tree is mostly 1-2 KB, so the fixed regions touched a fresh page for
+    // nearly every tree kept, a third of the page faults of a 100,000-frame run.
     init() {
         let keptSlots = 2 << Self.setBits, seenSlots = 1 << Self.seenBits
         kept = .allocate(capacity: keptSlots)
         kept.initialize(repeating: Kept(), count: keptSlots)
-        keptBytes = .allocate(capacity: keptSlots * Self.maxBytes)
-        // Raw node memory: a node is plain data (views, numbers, flags), written whole
-        // before it is read.
-        keptNodes = .allocate(capacity: keptSlots * Self.maxNodes)
-        // Raw too: a word is written before it is read.
-        keptWords = .allocate(capacity: keptSlots * Self.maxWords)
-        smallKeptNodes = .allocate(capacity: keptSlots * Self.smallNodes)
-        smallKeptWords = .allocate(capacity: keptSlots * Self.smallWords)
-        wordScratch = .allocate(capacity: Self.maxWords)
+        // Raw: a word is written before it is read.
+        scratchWords = .allocate(capacity: Self.maxWords)
         lastUsed = .allocate(capacity: 1 << Self.setBits)
         lastUsed.initialize(repeating: 0, count: 1 << Self.setBits)
         seen = .allocate(capacity: seenSlots)
@@ -100,13 +96,14 @@ final class TLVParseMemo {
     }
 
     deinit {
+        let keptSlots = 2 << Self.setBits
+        var slot = 0
+        while slot < keptSlots {
+            kept[slot].block?.deallocate()
+            slot &+= 1
+        }
         kept.deallocate()
-        keptBytes.deallocate()
-        keptNodes.deallocate()
-        keptWords.deallocate()
-        smallKeptNodes.deallocate()
-        smallKeptWords.deallocate()
-        wordScratch.deallocate()
+        scratchWords.deallocate()
         lastUsed.deallocate()
         seen.deallocate()
     }
@@ -145,12 +142,14 @@ final class TLVParseMemo {
     private func copyKept(_ slot: Int, of bytes: ByteView, maxDepth: Int, into nodes: inout [TLVNode]) -> Bool? {
         let e = kept + slot
         let n = bytes.count
-        let from = UnsafeRawPointer(keptBytes + slot &* Self.maxBytes)
-        guard e.pointee.count == n, e.pointee.maxDepth == maxDepth, let base = bytes.base else { return nil }
+        guard Int(truncatingIfNeeded: e.pointee.count) == n, e.pointee.maxDepth == maxDepth, let base = bytes.base,
+              let block = e.pointee.block else { return nil }
+        let k = Int(e.pointee.nodeCount)
+        let wordCount = Int(e.pointee.wordCount)
+        let src = block.assumingMemoryBound(to: TLVNode.self)
+        let words = (block + Int(e.pointee.wordsAt)).assumingMemoryBound(to: GapWord.self)
+        let from = UnsafeRawPointer(block + Int(e.pointee.bytesAt))
         // The bytes the parse read: the same (each word's offset is at most `n - 8`).
-        let wordCount = e.pointee.wordCount
-        let words = wordCount <= Self.smallWords ? smallKeptWords + slot &* Self.smallWords
-            : keptWords + slot &* Self.maxWords
         var diff: UInt64 = 0
         var w = 0
         while w < wordCount {
@@ -160,8 +159,6 @@ final class TLVParseMemo {
             w &+= 1
         }
         guard diff == 0 else { return nil }
-        let k = e.pointee.nodeCount
-        let src = k <= Self.smallNodes ? smallKeptNodes + slot &* Self.smallNodes : keptNodes + slot &* Self.maxNodes
         // The array trimmed or extended to `k` nodes (by the difference only), then all of
         // them written over, each value moved from the kept bytes onto `bytes` (the same
         // offset), in one pass through the array's storage.
@@ -208,12 +205,9 @@ final class TLVParseMemo {
         let first = set &<< 1
         let slot = kept[first].fingerprint == f ? first : kept[first &+ 1].fingerprint == f ? first &+ 1
             : first &+ (1 &- Int(lastUsed[set]))
-        // Emptied first: its words are written over below, and a tree that is not kept
-        // after all must not leave the tree kept before with them.
+        // Emptied first: a tree that is not kept after all leaves the slot empty.
         kept[slot].fingerprint = 0
-        let to = keptBytes + slot &* Self.maxBytes
-        let dst = k <= Self.smallNodes ? smallKeptNodes + slot &* Self.smallNodes : keptNodes + slot &* Self.maxNodes
-        let words = wordScratch
+        let words = scratchWords
         // The gaps: everything but the values of plain leaves (primitive, no error, a
         // definite length, the value whole and not empty), in order (the nodes are in
         // the order of their offsets), as words (`GapWord`). Every value is checked to be
@@ -265,11 +259,26 @@ final class TLVParseMemo {
             return count
         }
         guard wordCount >= 0 else { return }
-        // The words into the slot's small or large storage (as `copyKept` reads them).
-        let slotWords = wordCount <= Self.smallWords ? smallKeptWords + slot &* Self.smallWords
-            : keptWords + slot &* Self.maxWords
-        slotWords.initialize(from: words, count: wordCount)
+        // The slot's block, replaced by a larger one when the tree does not fit (at most
+        // 48 nodes, 64 words and 384 bytes: sizes and offsets fit `UInt16`).
+        let wordsAt = k &* Self.nodeStride
+        let bytesAt = wordsAt &+ wordCount &* Self.wordStride
+        let size = bytesAt &+ n
+        let block: UnsafeMutableRawPointer
+        if let old = kept[slot].block, Int(truncatingIfNeeded: kept[slot].capacity) >= size {
+            block = old
+        } else {
+            kept[slot].block?.deallocate()
+            let capacity = (size &+ (Self.blockGrain &- 1)) & ~(Self.blockGrain &- 1)
+            block = .allocate(byteCount: capacity, alignment: 16)
+            kept[slot].block = block
+            kept[slot].capacity = UInt16(truncatingIfNeeded: capacity)
+        }
         lastUsed[set] = UInt8(truncatingIfNeeded: slot & 1)
+        let dst = block.bindMemory(to: TLVNode.self, capacity: k)
+        (block + wordsAt).bindMemory(to: GapWord.self, capacity: wordCount)
+            .initialize(from: words, count: wordCount)
+        let to = (block + bytesAt).bindMemory(to: UInt8.self, capacity: n)
         to.update(from: base.assumingMemoryBound(to: UInt8.self), count: n)
         let delta = base.distance(to: UnsafeRawPointer(to))
         nodes.withUnsafeBufferPointer { src in
@@ -281,7 +290,14 @@ final class TLVParseMemo {
                 i &+= 1
             }
         }
-        kept[slot] = Kept(fingerprint: f, count: n, maxDepth: maxDepth, nodeCount: k, wordCount: wordCount, clean: clean)
+        kept[slot].count = UInt16(truncatingIfNeeded: n)
+        kept[slot].maxDepth = maxDepth
+        kept[slot].nodeCount = UInt16(truncatingIfNeeded: k)
+        kept[slot].wordCount = UInt16(truncatingIfNeeded: wordCount)
+        kept[slot].wordsAt = UInt16(truncatingIfNeeded: wordsAt)
+        kept[slot].bytesAt = UInt16(truncatingIfNeeded: bytesAt)
+        kept[slot].clean = clean
+        kept[slot].fingerprint = f
         keepCount &+= 1
     }
 }

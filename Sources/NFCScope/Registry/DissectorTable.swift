@@ -28,41 +28,141 @@ extension DissectorTable: Sendable where Key: Sendable, Value: Sendable {}
 /// a RID-only entry catches the rest of a scheme's applications).
 ///
 /// A byte trie: the walk reads the key in place, so a lookup never copies or hashes the
-/// bytes it gets from a capture.
+/// bytes it gets from a capture. Its nodes lie in one array, each node's children next
+/// to each other, with the byte leading to node `j` at `labels[j]`: no two small arrays
+/// per node (at start-up the built-in AIDs' ~1,000 nodes cost ~0.4 M instructions that way).
 public struct PrefixDissectorTable<Value> {
     private struct Node {
-        var labels: [UInt8] = []
-        var children: [Int32] = []
+        var first: Int32 = 0
+        var count: Int32 = 0
+        /// Index in `values`, -1 when no prefix ends here.
         var value: Int32 = -1
     }
     private var nodes: [Node] = [Node()]
+    private var labels: [UInt8] = [0]
     private var values: [Value] = []
     private var prefixes: [[UInt8]] = []
 
     public init() {}
 
+    /// The table that registering `values[i]` under `prefixes[i]` for each `i` in turn gives.
+    public init(prefixes keys: [[UInt8]], values newValues: [Value]) {
+        var total = 1
+        for key in keys { total += key.count }
+        var linked = LinkedTrie(capacity: total)
+        for (key, value) in zip(keys, newValues) {
+            let node = linked.insert(key)
+            if linked.nodes[node].value >= 0 {
+                values[Int(linked.nodes[node].value)] = value
+            } else {
+                linked.nodes[node].value = Int32(values.count)
+                values.append(value)
+                prefixes.append(key)
+            }
+        }
+        (nodes, labels) = linked.flattened()
+    }
+
     /// Registers `value` for every key that starts with `prefix`; replaces an earlier
     /// registration of the same prefix.
     public mutating func register(prefix: [UInt8], _ value: Value) {
+        if let place = exactPlace(prefix) {
+            values[place] = value
+            return
+        }
+        values.append(value)
+        prefixes.append(prefix)
+        var total = 1
+        for key in prefixes { total += key.count }
+        var linked = LinkedTrie(capacity: total)
+        for (place, key) in prefixes.enumerated() { linked.nodes[linked.insert(key)].value = Int32(place) }
+        (nodes, labels) = linked.flattened()
+    }
+
+    /// The trie while it is built: each node's children as a list (first child, next
+    /// sibling), so a new node is one append; `flattened` then lays each node's
+    /// children next to each other, breadth first.
+    private struct LinkedTrie {
+        struct LinkedNode {
+            var firstChild: Int32 = -1
+            var nextSibling: Int32 = -1
+            var value: Int32 = -1
+            var label: UInt8 = 0
+        }
+        var nodes: [LinkedNode] = []
+
+        init(capacity: Int) {
+            nodes.reserveCapacity(capacity)
+            nodes.append(LinkedNode())
+        }
+
+        /// The node of `key`, made with the nodes on its way when missing.
+        mutating func insert(_ key: [UInt8]) -> Int {
+            var node = 0
+            for byte in key {
+                var child = nodes[node].firstChild
+                while child >= 0, nodes[Int(child)].label != byte { child = nodes[Int(child)].nextSibling }
+                if child < 0 {
+                    child = Int32(nodes.count)
+                    nodes.append(LinkedNode(firstChild: -1, nextSibling: nodes[node].firstChild, value: -1, label: byte))
+                    nodes[node].firstChild = child
+                }
+                node = Int(child)
+            }
+            return node
+        }
+
+        /// The nodes breadth first: a node's place is its place in the queue, and its
+        /// children are queued together.
+        func flattened() -> ([Node], [UInt8]) {
+            var queue: [Int32] = [0]
+            queue.reserveCapacity(nodes.count)
+            var flat: [Node] = [Node(first: 0, count: 0, value: nodes[0].value)]
+            flat.reserveCapacity(nodes.count)
+            var labels: [UInt8] = [0]
+            labels.reserveCapacity(nodes.count)
+            var head = 0
+            while head < queue.count {
+                let first = queue.count
+                var child = nodes[Int(queue[head])].firstChild
+                while child >= 0 {
+                    let c = nodes[Int(child)]
+                    queue.append(child)
+                    flat.append(Node(first: 0, count: 0, value: c.value))
+                    labels.append(c.label)
+                    child = c.nextSibling
+                }
+                // The list holds the children newest first: reversed, a lookup tries them
+                // in the order they were first registered, as `register` once kept them
+                // (the AIDs defined first, the common schemes, are found first).
+                var i = first, j = queue.count - 1
+                while i < j {
+                    queue.swapAt(i, j)
+                    flat.swapAt(i, j)
+                    labels.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+                flat[head].first = Int32(first)
+                flat[head].count = Int32(queue.count - first)
+                head += 1
+            }
+            return (flat, labels)
+        }
+    }
+
+    /// The place in `values` of exactly this prefix.
+    private func exactPlace(_ prefix: [UInt8]) -> Int? {
         var node = 0
         for byte in prefix {
-            if let i = nodes[node].labels.firstIndex(of: byte) {
-                node = Int(nodes[node].children[i])
-            } else {
-                nodes.append(Node())
-                let child = nodes.count - 1
-                nodes[node].labels.append(byte)
-                nodes[node].children.append(Int32(child))
-                node = child
-            }
+            let n = nodes[node]
+            var c = Int(n.first)
+            let end = c + Int(n.count)
+            while c < end, labels[c] != byte { c += 1 }
+            guard c < end else { return nil }
+            node = c
         }
-        if nodes[node].value >= 0 {
-            values[Int(nodes[node].value)] = value
-        } else {
-            values.append(value)
-            prefixes.append(prefix)
-            nodes[node].value = Int32(values.count - 1)
-        }
+        return nodes[node].value >= 0 ? Int(nodes[node].value) : nil
     }
 
     /// The value of the longest registered prefix of `key`, and that prefix's length.
@@ -71,8 +171,12 @@ public struct PrefixDissectorTable<Value> {
         var best: (Int32, Int)? = nodes[0].value >= 0 ? (nodes[0].value, 0) : nil
         var depth = 0
         for byte in key {
-            guard let i = nodes[node].labels.firstIndex(of: byte) else { break }
-            node = Int(nodes[node].children[i])
+            let n = nodes[node]
+            var c = Int(n.first)
+            let end = c + Int(n.count)
+            while c < end, labels[c] != byte { c += 1 }
+            guard c < end else { break }
+            node = c
             depth += 1
             if nodes[node].value >= 0 { best = (nodes[node].value, depth) }
         }

@@ -257,7 +257,7 @@ package enum PluginParser {
                 guard (5...16).contains(aid.count) else {
                     report("AID must be 5 to 16 bytes, '\(columns[0])' is \(aid.count)"); continue
                 }
-                guard let kind = AIDKind(rawValue: columns[1]) else {
+                guard let kind = columns.rawCase(1, aidKinds) else {
                     report("unknown AID kind '\(columns[1])' (expected \(AIDKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
@@ -272,14 +272,14 @@ package enum PluginParser {
                     report("expected TAG | FORMAT | NAME [| OPTIONS], found \(columns.count) column(s)")
                     continue
                 }
-                guard let bytes = columns.hexBytes(0), let tag = berTag(bytes) else {
+                guard let (tag, firstByte) = columns.hexTag(0) else {
                     report("tag '\(columns[0])' is not a BER-TLV tag of 1 to 4 hex bytes"); continue
                 }
-                guard let format = TagFormat(rawValue: columns[1]) else {
+                guard let format = columns.rawCase(1, tagFormats) else {
                     report("unknown format '\(columns[1])' (expected \(TagFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
-                let constructed = bytes[0] & 0x20 != 0
+                let constructed = firstByte & 0x20 != 0
                 if constructed != (format == .template) {
                     report(constructed
                         ? "tag \(columns[0]) is constructed: its format must be 'template'"
@@ -473,7 +473,7 @@ package enum PluginParser {
                 var prefixes: [[UInt8]] = []
                 var pieceStart = value.lowerBound
                 for k in value.lowerBound...value.upperBound where k == value.upperBound || bytes[k] == 0x2C {
-                    guard let prefix = hexBytes(utf8: bytes[pieceStart..<k]), (1...16).contains(prefix.count) else { return false }
+                    guard let prefix = hexBytes(bytes, pieceStart..<k), (1...16).contains(prefix.count) else { return false }
                     prefixes.append(prefix)
                     pieceStart = k + 1
                 }
@@ -607,6 +607,10 @@ package enum PluginParser {
         }
     }
 
+    /// The cases `LineColumns.rawCase` tries (made once).
+    static let aidKinds = AIDKind.allCases
+    static let tagFormats = TagFormat.allCases
+
     /// The trimmed columns of an entry line as ranges of the file's UTF-8: a column
     /// becomes a String only where one is kept or shown (most columns are hex, a kind or
     /// a format, read as bytes).
@@ -683,8 +687,71 @@ package enum PluginParser {
 
         func isEmpty(_ i: Int) -> Bool { ranges[i].isEmpty }
 
+        /// `T(rawValue: self[i])`, `cases` being all of `T`'s: on an ASCII line by the
+        /// bytes (no String, no string switch), else as Strings (which compare by
+        /// Characters).
+        func rawCase<T: RawRepresentable>(_ i: Int, _ cases: [T]) -> T? where T.RawValue == String {
+            guard ascii else { return T(rawValue: self[i]) }
+            let range = ranges[i]
+            for c in cases {
+                let raw = c.rawValue
+                guard raw.utf8.count == range.count else { continue }
+                var k = range.lowerBound
+                var same = true
+                for unit in raw.utf8 {
+                    if bytes[k] != unit { same = false; break }
+                    k &+= 1
+                }
+                if same { return c }
+            }
+            return nil
+        }
+
+        /// `hexBytes(i)` then `berTag` without the array: the tag and its first byte.
+        func hexTag(_ i: Int) -> (tag: UInt32, first: UInt8)? {
+            let range = ranges[i]
+            var tag: UInt32 = 0, count = 0, high: UInt8 = 0, haveHigh = false
+            var k = range.lowerBound
+            while k < range.upperBound {
+                let unit = bytes[k]
+                k &+= 1
+                if unit == 0x20 { continue }
+                let nibble: UInt8
+                switch unit {
+                case 0x30...0x39: nibble = unit &- 0x30
+                case 0x41...0x46: nibble = unit &- 0x41 &+ 10
+                case 0x61...0x66: nibble = unit &- 0x61 &+ 10
+                default: return nil
+                }
+                if haveHigh {
+                    // A fifth byte: no tag (`berTag`), whatever follows.
+                    guard count < 4 else { return nil }
+                    tag = tag << 8 | UInt32(high << 4 | nibble)
+                    count &+= 1
+                    haveHigh = false
+                } else {
+                    high = nibble
+                    haveHigh = true
+                }
+            }
+            guard !haveHigh, count > 0 else { return nil }
+            let first = UInt8(truncatingIfNeeded: tag >> UInt32(8 * (count - 1)))
+            if first & 0x1F != 0x1F {
+                guard count == 1 else { return nil }
+            } else {
+                guard count >= 2 else { return nil }
+                var i = 1
+                while i < count {
+                    let b = UInt8(truncatingIfNeeded: tag >> UInt32(8 * (count - 1 - i)))
+                    if (i == count - 1) == (b & 0x80 != 0) { return nil }
+                    i += 1
+                }
+            }
+            return (tag, first)
+        }
+
         /// `PluginParser.hexBytes(self[i])` without the String.
-        func hexBytes(_ i: Int) -> [UInt8]? { PluginParser.hexBytes(utf8: bytes[ranges[i]]) }
+        func hexBytes(_ i: Int) -> [UInt8]? { PluginParser.hexBytes(bytes, ranges[i]) }
 
         /// Column `i` of an ASCII line when it is 1 to 9 ASCII digits, '.', 1 to 9 ASCII
         /// digits: the two numbers (what `pieces(i, separatedBy: 0x2E)` and `Int` of each
@@ -783,6 +850,42 @@ package enum PluginParser {
         // into a buffer sized once (appending byte by byte was a quarter of start-up).
         if let r = s.utf8.withContiguousStorageIfAvailable({ hexBytes(utf8: $0) }) { return r }
         return hexBytes(utf8: Array(s.utf8))
+    }
+
+    /// `hexBytes(utf8: bytes[range])` by index: the generic walk over a slice cost ~750
+    /// instructions a column at start-up (AIDs and tags of the built-in files).
+    fileprivate static func hexBytes(_ bytes: [UInt8], _ range: Range<Int>) -> [UInt8]? {
+        var digits = 0
+        var k = range.lowerBound
+        while k < range.upperBound {
+            if bytes[k] != 0x20 { digits &+= 1 }
+            k &+= 1
+        }
+        guard digits > 0, digits & 1 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits / 2)
+        var high: UInt8 = 0, haveHigh = false
+        k = range.lowerBound
+        while k < range.upperBound {
+            let unit = bytes[k]
+            k &+= 1
+            if unit == 0x20 { continue }
+            let nibble: UInt8
+            switch unit {
+            case 0x30...0x39: nibble = unit &- 0x30
+            case 0x41...0x46: nibble = unit &- 0x41 &+ 10
+            case 0x61...0x66: nibble = unit &- 0x61 &+ 10
+            default: return nil
+            }
+            if haveHigh {
+                out.append(high << 4 | nibble)
+                haveHigh = false
+            } else {
+                high = nibble
+                haveHigh = true
+            }
+        }
+        return out
     }
 
     fileprivate static func hexBytes<C: Collection>(utf8: C) -> [UInt8]? where C.Element == UInt8 {

@@ -818,9 +818,7 @@ final class AIDTables: Sendable {
 
     init(_ b: RegistryBuilder) {
         aids = b.orderedAIDs
-        var index = PrefixDissectorTable<Int>()
-        for (i, entry) in aids.enumerated() { index.register(prefix: entry.aid, i) }
-        self.index = index
+        index = PrefixDissectorTable(prefixes: aids.map(\.aid), values: Array(aids.indices))
         handlers = aids.map { ApplicationHandlerKind(decoding: $0.kind) }
         let json = OutputBuffer()
         var ranges: [Range<Int>] = []
