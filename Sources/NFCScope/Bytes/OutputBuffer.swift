@@ -209,6 +209,24 @@ public final class OutputBuffer: @unchecked Sendable {
         count += n
     }
 
+    /// `byte(0x2C)` when `comma`, then the bytes of `v`, in one reservation (a TLV node
+    /// copied whole after its separator: ~10 instructions fewer than the two appends).
+    @inline(__always)
+    func bytes(_ v: ByteView, afterComma comma: Bool) {
+        let n = v.count
+        guard n > 0, let src = v.base else {
+            if comma { byte(0x2C) }
+            return
+        }
+        reserve(n &+ 1)
+        // The comma is always stored; without one, the copy starts on it.
+        let dst = UnsafeMutableRawPointer(storage + count)
+        dst.storeBytes(of: 0x2C, as: UInt8.self)
+        let c = comma ? 1 : 0
+        Self.copyShort(from: src, to: dst + c, count: n)
+        count &+= n &+ c
+    }
+
     /// `n` spaces (none when `n` is not positive). Up to 32 (column padding,
     /// indentation) as four 8-byte stores, the bytes past `n` overwritten by the next
     /// append, instead of a call to memset.
@@ -513,6 +531,22 @@ public final class OutputBuffer: @unchecked Sendable {
             // nearly every word's test at ~30 instructions a word on top of the table's
             // ~6.5 a byte).
             let end = Swift.min(n, i &+ 32)
+            // Four bytes a step (the loop's own three instructions once per four bytes).
+            while i &+ 4 <= end {
+                let w0 = words[Int(src.load(fromByteOffset: i, as: UInt8.self))]
+                let w1 = words[Int(src.load(fromByteOffset: i &+ 1, as: UInt8.self))]
+                let w2 = words[Int(src.load(fromByteOffset: i &+ 2, as: UInt8.self))]
+                let w3 = words[Int(src.load(fromByteOffset: i &+ 3, as: UInt8.self))]
+                i &+= 4
+                dst.storeBytes(of: w0.littleEndian, toByteOffset: o, as: UInt64.self)
+                o &+= Int(truncatingIfNeeded: w0 &>> 56)
+                dst.storeBytes(of: w1.littleEndian, toByteOffset: o, as: UInt64.self)
+                o &+= Int(truncatingIfNeeded: w1 &>> 56)
+                dst.storeBytes(of: w2.littleEndian, toByteOffset: o, as: UInt64.self)
+                o &+= Int(truncatingIfNeeded: w2 &>> 56)
+                dst.storeBytes(of: w3.littleEndian, toByteOffset: o, as: UInt64.self)
+                o &+= Int(truncatingIfNeeded: w3 &>> 56)
+            }
             while i < end {
                 let word = words[Int(src.load(fromByteOffset: i, as: UInt8.self))]
                 i &+= 1
