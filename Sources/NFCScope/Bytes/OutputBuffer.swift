@@ -531,22 +531,6 @@ public final class OutputBuffer: @unchecked Sendable {
             // nearly every word's test at ~30 instructions a word on top of the table's
             // ~6.5 a byte).
             let end = Swift.min(n, i &+ 32)
-            // Four bytes a step (the loop's own three instructions once per four bytes).
-            while i &+ 4 <= end {
-                let w0 = words[Int(src.load(fromByteOffset: i, as: UInt8.self))]
-                let w1 = words[Int(src.load(fromByteOffset: i &+ 1, as: UInt8.self))]
-                let w2 = words[Int(src.load(fromByteOffset: i &+ 2, as: UInt8.self))]
-                let w3 = words[Int(src.load(fromByteOffset: i &+ 3, as: UInt8.self))]
-                i &+= 4
-                dst.storeBytes(of: w0.littleEndian, toByteOffset: o, as: UInt64.self)
-                o &+= Int(truncatingIfNeeded: w0 &>> 56)
-                dst.storeBytes(of: w1.littleEndian, toByteOffset: o, as: UInt64.self)
-                o &+= Int(truncatingIfNeeded: w1 &>> 56)
-                dst.storeBytes(of: w2.littleEndian, toByteOffset: o, as: UInt64.self)
-                o &+= Int(truncatingIfNeeded: w2 &>> 56)
-                dst.storeBytes(of: w3.littleEndian, toByteOffset: o, as: UInt64.self)
-                o &+= Int(truncatingIfNeeded: w3 &>> 56)
-            }
             while i < end {
                 let word = words[Int(src.load(fromByteOffset: i, as: UInt8.self))]
                 i &+= 1
