@@ -137,7 +137,9 @@ func writeTLVTextLineOpening(to out: OutputBuffer, indent: Int, tag: UInt32, tag
         dst.storeBytes(of: blanks, toByteOffset: o &+ 16, as: UInt64.self)
         dst.storeBytes(of: blanks, toByteOffset: o &+ 24, as: UInt64.self)
     } else {
-        (dst + o).initializeMemory(as: UInt8.self, repeating: 0x20, count: pad)
+        // Out of line: in line, the compiler made both branches one `memset` of
+        // `max(pad, 32)` bytes, a call for every line (~12 instructions a line).
+        OutputBuffer.fillSpaces(dst + o, count: pad)
     }
     o &+= pad
     o &+= storeTagHex(tag, tagLength: tagLength, to: dst, at: o)

@@ -762,12 +762,13 @@ struct RegistryNodeWriter {
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value,
                                         context: keyContext) {
                 if key.tried {
-                    out.spaces(indent)
-                    lineIndent = 0
-                    if cache?.copyNode(key, value, to: out) == true {
+                    if let copy = cache?.keptNode(key, value) {
+                        out.bytes(copy, afterSpaces: indent)
                         index = Swift.max(nodes[index].subtreeEnd, index + 1)
                         continue
                     }
+                    out.spaces(indent)
+                    lineIndent = 0
                     kept = (key, out.position)
                 }
             }
@@ -813,12 +814,13 @@ struct RegistryNodeWriter {
             if texts >= 0, value.count == length, Self.primitiveTag(tag, tagLength: tagLength),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: ~texts) {
                 if key.tried {
-                    out.spaces(indent)
-                    lineIndent = 0
-                    if cache?.copyNode(key, value, to: out) == true {
+                    if let copy = cache?.keptNode(key, value) {
+                        out.bytes(copy, afterSpaces: indent)
                         k += 1
                         continue
                     }
+                    out.spaces(indent)
+                    lineIndent = 0
                     kept = (key, out.position)
                 }
             }
