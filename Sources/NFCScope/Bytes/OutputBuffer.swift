@@ -218,6 +218,52 @@ public final class OutputBuffer: @unchecked Sendable {
         count += n
     }
 
+    /// `count` spaces at `dst` (a text line's indentation past 32).
+    @inline(never)
+    static func fillSpaces(_ dst: UnsafeMutableRawPointer, count: Int) {
+        dst.initializeMemory(as: UInt8.self, repeating: 0x20, count: count)
+    }
+
+    /// `spaces(indent)`, then the bytes of `v`, in one reservation (a TLV node's text line
+    /// copied whole after its indentation).
+    @inline(__always)
+    func bytes(_ v: ByteView, afterSpaces indent: Int) {
+        guard indent <= 32 else {
+            spaces(indent)
+            bytes(v)
+            return
+        }
+        let pad = Swift.max(indent, 0)
+        let n = v.base == nil ? 0 : v.count
+        reserve(32 &+ n)
+        let dst = UnsafeMutableRawPointer(storage + count)
+        let blanks: UInt64 = 0x2020_2020_2020_2020
+        dst.storeBytes(of: blanks, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: 8, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: 16, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: 24, as: UInt64.self)
+        if n > 0, let src = v.base { Self.copyShort(from: src, to: dst + pad, count: n) }
+        count &+= pad &+ n
+    }
+
+    /// `byte(0x2C)` when `comma`, then the bytes of `v`, in one reservation (a TLV node
+    /// copied whole after its separator: ~10 instructions fewer than the two appends).
+    @inline(__always)
+    func bytes(_ v: ByteView, afterComma comma: Bool) {
+        let n = v.count
+        guard n > 0, let src = v.base else {
+            if comma { byte(0x2C) }
+            return
+        }
+        reserve(n &+ 1)
+        // The comma is always stored; without one, the copy starts on it.
+        let dst = UnsafeMutableRawPointer(storage + count)
+        dst.storeBytes(of: 0x2C, as: UInt8.self)
+        let c = comma ? 1 : 0
+        Self.copyShort(from: src, to: dst + c, count: n)
+        count &+= n &+ c
+    }
+
     /// `n` spaces (none when `n` is not positive). Up to 32 (column padding,
     /// indentation) as four 8-byte stores, the bytes past `n` overwritten by the next
     /// append, instead of a call to memset.

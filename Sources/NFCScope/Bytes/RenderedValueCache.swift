@@ -113,6 +113,9 @@ package final class RenderedValueCache {
 
     /// The id of the context (selected AID, currency) values are rendered in now, and the
     /// tag scope that AID selects (`Registry.tagScope(aid:)`, worked out once per context).
+    /// Inlined into the tree and split writers (one call each per APDU record's tree): the
+    /// call cost ~20 instructions of the usual answer's ~60.
+    @inline(__always)
     func context(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
         // Most calls ask for the context of the call before (the APDUs of one session):
         // that one is tried first. The kept contexts are compared in place (a loop over
@@ -340,6 +343,8 @@ package final class RenderedValueCache {
     /// every 9F02 and 9F32 node was written, though most repeat later). A tag whose
     /// nodes never repeat is still given up after 64.
     static let nodeTrialLookups: UInt32 = 256
+    /// A bucket's lookup count once it is given up (counts stop at `UInt32.max / 16`).
+    private static var givenUp: UInt32 { UInt32.max }
     private let nodeEntries: UnsafeMutablePointer<NodeEntry>
     private let nodeStats: UnsafeMutablePointer<UInt32>
 
@@ -362,8 +367,15 @@ package final class RenderedValueCache {
         guard value.count <= Self.maxNodeValueCount else { return key }
         let b = Self.nodeStatBucket(tag) &<< 1
         let lookups = nodeStats[b]
+        // A bucket given up stays given up (nothing counts in it any more: its hits come
+        // only from nodes looked up): marked so, its nodes are turned away by one compare
+        // (the test below cost ~20 instructions for each of bench-10's cryptograms).
+        if lookups == Self.givenUp { return key }
         let hits = nodeStats[b &+ 1]
-        if lookups >= Self.trialLookups, hits &* 8 < lookups, hits == 0 || lookups >= Self.nodeTrialLookups { return key }
+        if lookups >= Self.trialLookups, hits &* 8 < lookups, hits == 0 || lookups >= Self.nodeTrialLookups {
+            nodeStats[b] = Self.givenUp
+            return key
+        }
         if lookups < UInt32.max / 16 { nodeStats[b] = lookups &+ 1 }
         key.tried = true
         key.hash = Self.hash(value, slot: Int(truncatingIfNeeded: UInt64(tag) | UInt64(truncatingIfNeeded: tagLength) &<< 32),
@@ -385,16 +397,26 @@ package final class RenderedValueCache {
     /// true; false (writing nothing) when none is kept.
     @inline(__always)
     func copyNode(_ key: NodeKey, _ value: ByteView, to out: OutputBuffer) -> Bool {
+        guard let kept = keptNode(key, value) else { return false }
+        out.bytes(kept)
+        return true
+    }
+
+    /// The output kept for the node `key` (tried) with this value, counted as a hit (the
+    /// caller copies it), or nil. For the JSON node loops, which copy it after the node's
+    /// comma in one reservation (a `copyNode` that wrote the comma too was no longer
+    /// inlined, ~60 instructions a call).
+    @inline(__always)
+    func keptNode(_ key: NodeKey, _ value: ByteView) -> ByteView? {
         let e = nodeEntry(key)
         let n = value.count
         guard e.pointee.hash == key.hash, e.pointee.valueCount == n, e.pointee.tag == key.tag,
               e.pointee.tagLength == key.tagLength, e.pointee.declared == key.declared,
               e.pointee.context == key.context, let stored = e.pointee.bytes,
-              n == 0 || value.base.map({ sameBytes(stored, $0, n) }) == true else { return false }
+              n == 0 || value.base.map({ sameBytes(stored, $0, n) }) == true else { return nil }
         let b = (Self.nodeStatBucket(key.tag) &<< 1) &+ 1
         if nodeStats[b] < UInt32.max / 16 { nodeStats[b] &+= 1 }
-        out.bytes(ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount))
-        return true
+        return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount)
     }
 
     /// The output kept for the node `key` (tried) with this value, copied; else what

@@ -12,7 +12,8 @@
 
 /// A TLV node's JSON from its opening brace to its name member: `,` when `separator`,
 /// then `{"tag":"` TAG `","len":` LEN `,"hex":"` HEX `"` NAME, then `,"text":"` when
-/// `textMember`, else `}` when `close` (a node with nothing after its name). TAG is the
+/// `textMember`, else `}` when `close` (a node with nothing after its name), else
+/// `,"children":[` when `openChildren` (a clean constructed node). TAG is the
 /// low `tagLength` bytes (1 to 4) of `tag` in uppercase hex;
 /// LEN is `declaredLength`, `null` when negative; HEX is `value` in lowercase, copied
 /// from where the hex of `outer` was written (`outerHexAt`, a `position`) when `value`
@@ -24,12 +25,13 @@
 @_transparent
 func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, tagLength: Int, declaredLength: Int,
                            value: ByteView, outer: ByteView?, outerHexAt: Int, name: ByteView?,
-                           textMember: Bool, close: Bool = false) -> Int {
+                           textMember: Bool, close: Bool = false, openChildren: Bool = false) -> Int {
     let n = value.count
     let nameCount = name?.count ?? 12
-    // 1 + 8 + 8 + 8 + 20 + 8 + 1 literal and number bytes, the hex, the name, then 9 of `,"text":"`
-    // (counts of bytes in memory: no overflow; `commit` checks the writing stayed inside).
-    var c = out.reservedCursor(63 &+ n &<< 1 &+ nameCount)
+    // 1 + 8 + 8 + 8 + 20 + 8 + 1 literal and number bytes, the hex, the name, then at most 13
+    // (`,"children":[`; counts of bytes in memory: no overflow; `commit` checks the writing
+    // stayed inside).
+    var c = out.reservedCursor(67 &+ n &<< 1 &+ nameCount)
     let dst = c.base
     let start = c.offset
     var o = start
@@ -101,6 +103,10 @@ func writeTLVNodeFixedPart(to out: OutputBuffer, separator: Bool, tag: UInt32, t
     } else if close {
         dst.storeBytes(of: 0x7D, toByteOffset: o, as: UInt8.self)
         o &+= 1
+    } else if openChildren {
+        let children: StaticString = ",\"children\":["
+        OutputBuffer.copyShort(from: UnsafeRawPointer(children.utf8Start), to: dst + o, count: 13)
+        o &+= 13
     }
     c.offset = o
     out.commit(c)
@@ -131,7 +137,9 @@ func writeTLVTextLineOpening(to out: OutputBuffer, indent: Int, tag: UInt32, tag
         dst.storeBytes(of: blanks, toByteOffset: o &+ 16, as: UInt64.self)
         dst.storeBytes(of: blanks, toByteOffset: o &+ 24, as: UInt64.self)
     } else {
-        (dst + o).initializeMemory(as: UInt8.self, repeating: 0x20, count: pad)
+        // Out of line: in line, the compiler made both branches one `memset` of
+        // `max(pad, 32)` bytes, a call for every line (~12 instructions a line).
+        OutputBuffer.fillSpaces(dst + o, count: pad)
     }
     o &+= pad
     o &+= storeTagHex(tag, tagLength: tagLength, to: dst, at: o)

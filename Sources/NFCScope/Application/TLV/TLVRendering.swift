@@ -605,11 +605,12 @@ struct RegistryNodeWriter {
             if texts >= 0, !isError, !constructed || (!nodes[index].childError && !nodes[index].indefinite),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared, value: value, context: texts) {
                 if key.tried {
-                    if separator { out.byte(0x2C); separator = false }
-                    if cache?.copyNode(key, value, to: out) == true {
+                    if let kept = cache?.keptNode(key, value) {
+                        out.bytes(kept, afterComma: separator)
                         index = Swift.max(subtreeEnd, index + 1)
                         continue
                     }
+                    if separator { out.byte(0x2C); separator = false }
                     keptAt = out.position
                     keptHash = key.hash
                 }
@@ -620,15 +621,23 @@ struct RegistryNodeWriter {
             // A plain node (primitive, no error, no flag) has no member after its text: its
             // closing brace goes with the fixed part, or with the text's closing quote.
             let plain = !isError && !constructed && !nodes[index].indefinite && !nodes[index].childError
+            // A clean constructed node (no error in it or below, definite length) has only its
+            // children after its name: `,"children":[` goes with the fixed part too.
+            let clean = constructed && !isError && !nodes[index].indefinite && !nodes[index].childError
+                && nodes[index].hasChildren
             let hexAt = writeTLVNodeFixedPart(to: out, separator: separator, tag: tag, tagLength: tagLength,
                                              declaredLength: declared, value: value, outer: outer,
                                              outerHexAt: outerHexAt, name: nameMember(entry), textMember: text,
-                                             close: plain && !text)
+                                             close: plain && !text, openChildren: clean)
             if text, let entry {
                 writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
                 if plain { out.ascii("\"}") } else { out.byte(0x22) }
             }
-            if !plain {
+            if clean {
+                writeJSONElements(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value,
+                                  outerHexAt: hexAt, context, out)
+                out.ascii("]}")
+            } else if !plain {
                 if nodes[index].indefinite { out.ascii(",\"indefinite\":true") }
                 if isError, let e = nodes[index].error {
                     out.ascii(",\"error\":\""); e.write(to: out, declaredLength: nodes[index].declaredLength); out.byte(0x22)
@@ -671,11 +680,12 @@ struct RegistryNodeWriter {
             if texts >= 0, complete, Self.primitiveTag(tag, tagLength: tagLength),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: texts) {
                 if key.tried {
-                    if separator { out.byte(0x2C); separator = false }
-                    if cache?.copyNode(key, value, to: out) == true {
+                    if let kept = cache?.keptNode(key, value) {
+                        out.bytes(kept, afterComma: separator)
                         k += 1
                         continue
                     }
+                    if separator { out.byte(0x2C); separator = false }
                     keptAt = out.position
                     keptHash = key.hash
                 }
@@ -752,12 +762,13 @@ struct RegistryNodeWriter {
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value,
                                         context: keyContext) {
                 if key.tried {
-                    out.spaces(indent)
-                    lineIndent = 0
-                    if cache?.copyNode(key, value, to: out) == true {
+                    if let copy = cache?.keptNode(key, value) {
+                        out.bytes(copy, afterSpaces: indent)
                         index = Swift.max(nodes[index].subtreeEnd, index + 1)
                         continue
                     }
+                    out.spaces(indent)
+                    lineIndent = 0
                     kept = (key, out.position)
                 }
             }
@@ -803,12 +814,13 @@ struct RegistryNodeWriter {
             if texts >= 0, value.count == length, Self.primitiveTag(tag, tagLength: tagLength),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: ~texts) {
                 if key.tried {
-                    out.spaces(indent)
-                    lineIndent = 0
-                    if cache?.copyNode(key, value, to: out) == true {
+                    if let copy = cache?.keptNode(key, value) {
+                        out.bytes(copy, afterSpaces: indent)
                         k += 1
                         continue
                     }
+                    out.spaces(indent)
+                    lineIndent = 0
                     kept = (key, out.position)
                 }
             }
