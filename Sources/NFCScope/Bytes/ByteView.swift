@@ -192,26 +192,7 @@ public struct ByteView: @unchecked Sendable {
         guard n == other.count else { return false }
         guard n > 0 else { return true }
         guard let a = base, let b = other.base else { return false }
-        if n >= 8 {
-            var i = 0
-            while n &- i > 8 {
-                if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-                    return false
-                }
-                i &+= 8
-            }
-            return a.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
-        }
-        if n >= 4 {
-            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
-                && a.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
-        }
-        var i = 0
-        while i < n {
-            if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
-            i &+= 1
-        }
-        return true
+        return sameBytes(a, b, n)
     }
 
     /// The index of the first nibble equal to `n` (0-15) among the first `nibbles`

@@ -219,6 +219,17 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     /// `count` spaces at `dst` (a text line's indentation past 32).
+    /// 32 spaces at `dst` as four 8-byte stores (the caller reserved them; the bytes past
+    /// the spaces it means are written over by the next append).
+    @inline(__always)
+    static func storeBlanks32(_ dst: UnsafeMutableRawPointer) {
+        let blanks: UInt64 = 0x2020_2020_2020_2020
+        dst.storeBytes(of: blanks, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: 8, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: 16, as: UInt64.self)
+        dst.storeBytes(of: blanks, toByteOffset: 24, as: UInt64.self)
+    }
+
     @inline(never)
     static func fillSpaces(_ dst: UnsafeMutableRawPointer, count: Int) {
         dst.initializeMemory(as: UInt8.self, repeating: 0x20, count: count)
@@ -237,11 +248,7 @@ public final class OutputBuffer: @unchecked Sendable {
         let n = v.base == nil ? 0 : v.count
         reserve(32 &+ n)
         let dst = UnsafeMutableRawPointer(storage + count)
-        let blanks: UInt64 = 0x2020_2020_2020_2020
-        dst.storeBytes(of: blanks, as: UInt64.self)
-        dst.storeBytes(of: blanks, toByteOffset: 8, as: UInt64.self)
-        dst.storeBytes(of: blanks, toByteOffset: 16, as: UInt64.self)
-        dst.storeBytes(of: blanks, toByteOffset: 24, as: UInt64.self)
+        Self.storeBlanks32(dst)
         if n > 0, let src = v.base { Self.copyShort(from: src, to: dst + pad, count: n) }
         count &+= pad &+ n
     }
@@ -273,11 +280,7 @@ public final class OutputBuffer: @unchecked Sendable {
         if n <= 32 {
             reserve(32)
             let dst = UnsafeMutableRawPointer(storage + count)
-            let blanks: UInt64 = 0x2020_2020_2020_2020
-            dst.storeBytes(of: blanks, as: UInt64.self)
-            dst.storeBytes(of: blanks, toByteOffset: 8, as: UInt64.self)
-            dst.storeBytes(of: blanks, toByteOffset: 16, as: UInt64.self)
-            dst.storeBytes(of: blanks, toByteOffset: 24, as: UInt64.self)
+            Self.storeBlanks32(dst)
             count &+= n
             return
         }

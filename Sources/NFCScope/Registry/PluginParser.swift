@@ -51,6 +51,17 @@ package enum PluginParser {
         var condition: BlockCondition?
     }
 
+    /// The value of one hex digit (either case); nil for any other byte.
+    @inline(__always)
+    static func hexNibble(_ unit: UInt8) -> UInt8? {
+        switch unit {
+        case 0x30...0x39: return unit &- 0x30
+        case 0x41...0x46: return unit &- 0x41 &+ 10
+        case 0x61...0x66: return unit &- 0x61 &+ 10
+        default: return nil
+        }
+    }
+
     /// `checkDuplicates: false` is for the built-in files at start-up only: a test parses
     /// them with the checks and keeps their diagnostics empty, so skipping the checks
     /// (and the dictionaries behind them) changes nothing but the cost.
@@ -716,13 +727,7 @@ package enum PluginParser {
                 let unit = bytes[k]
                 k &+= 1
                 if unit == 0x20 { continue }
-                let nibble: UInt8
-                switch unit {
-                case 0x30...0x39: nibble = unit &- 0x30
-                case 0x41...0x46: nibble = unit &- 0x41 &+ 10
-                case 0x61...0x66: nibble = unit &- 0x61 &+ 10
-                default: return nil
-                }
+                guard let nibble = PluginParser.hexNibble(unit) else { return nil }
                 if haveHigh {
                     // A fifth byte: no tag (`berTag`), whatever follows.
                     guard count < 4 else { return nil }
@@ -870,13 +875,7 @@ package enum PluginParser {
             let unit = bytes[k]
             k &+= 1
             if unit == 0x20 { continue }
-            let nibble: UInt8
-            switch unit {
-            case 0x30...0x39: nibble = unit &- 0x30
-            case 0x41...0x46: nibble = unit &- 0x41 &+ 10
-            case 0x61...0x66: nibble = unit &- 0x61 &+ 10
-            default: return nil
-            }
+            guard let nibble = PluginParser.hexNibble(unit) else { return nil }
             if haveHigh {
                 out.append(high << 4 | nibble)
                 haveHigh = false
@@ -896,13 +895,7 @@ package enum PluginParser {
         let bytes = [UInt8](unsafeUninitializedCapacity: digits / 2) { out, written in
             var high: UInt8 = 0, haveHigh = false, n = 0
             for unit in utf8 where unit != 0x20 {
-                let nibble: UInt8
-                switch unit {
-                case 0x30...0x39: nibble = unit &- 0x30
-                case 0x41...0x46: nibble = unit &- 0x41 &+ 10
-                case 0x61...0x66: nibble = unit &- 0x61 &+ 10
-                default: failed = true; written = n; return
-                }
+                guard let nibble = PluginParser.hexNibble(unit) else { failed = true; written = n; return }
                 if haveHigh {
                     out[n] = high << 4 | nibble
                     n &+= 1
@@ -1053,13 +1046,7 @@ extension PluginParser {
             var digits = 0
             var part: UInt64 = 0
             for unit in bytes[a..<b] where unit != 0x20 {
-                let nibble: UInt8
-                switch unit {
-                case 0x30...0x39: nibble = unit &- 0x30
-                case 0x41...0x46: nibble = unit &- 0x41 &+ 10
-                case 0x61...0x66: nibble = unit &- 0x61 &+ 10
-                default: return nil
-                }
+                guard let nibble = PluginParser.hexNibble(unit) else { return nil }
                 digits += 1
                 guard digits <= 10 else { return nil }
                 part = part << 4 | UInt64(nibble)
