@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Throughput benchmark for nfcscope. See BENCHMARKS.md.
 #
-# usage: benchmarks/run.sh [--quick] [--runs N] [--no-build] [--no-write]
+# usage: benchmarks/run.sh [--quick] [--bolt] [--runs N] [--no-build] [--no-write]
 #
 #   --quick      ~100 MB capture instead of 1 GiB
+#   --bolt       measure the release binary laid out by BOLT (benchmarks/bolt.sh)
 #   --runs N     timed runs per command, median reported (default 3)
 #   --no-build   skip `swift build -c release`
 #   --no-write   print the results only, leave BENCHMARKS.md alone
@@ -14,6 +15,7 @@
 #   BENCH_SEED=S       generator seed (default 1)
 #   BENCH_CPU=C        core to pin to with taskset (default 0)
 #   TSHARK=path        tshark for the comparison (default: tshark on PATH)
+#   LLVM_BOLT=path     llvm-bolt for --bolt (see benchmarks/bolt.sh)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,19 +28,25 @@ RUNS=3
 SMALL_FRAMES=100000
 BUILD=1
 WRITE=1
+BOLT=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) SIZE_MB=100 ;;
+        --bolt) BOLT=1 ;;
         --runs) RUNS=${2:?--runs needs a value}; shift ;;
         --no-build) BUILD=0 ;;
         --no-write) WRITE=0 ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
 done
 
-NFCSCOPE=${NFCSCOPE:-$ROOT/.build/release/nfcscope}
+if [ $BOLT = 1 ]; then
+    NFCSCOPE=${NFCSCOPE:-$ROOT/.build/release/nfcscope-bolt}
+else
+    NFCSCOPE=${NFCSCOPE:-$ROOT/.build/release/nfcscope}
+fi
 TSHARK=${TSHARK:-tshark}
 GEN=$ROOT/.build/release/nfcscope-bench
 DATA=$ROOT/bench-data
@@ -88,6 +96,10 @@ clock_us() {
 if [ $BUILD = 1 ]; then
     log "building release"
     swift build -c release >&2
+fi
+if [ $BOLT = 1 ] && { [ $BUILD = 1 ] || [ ! -x "$NFCSCOPE" ]; }; then
+    log "laying out the release binary with BOLT (benchmarks/bolt.sh)"
+    "$ROOT/benchmarks/bolt.sh" -o "$NFCSCOPE" >&2
 fi
 [ -x "$GEN" ] || die "generator not found at $GEN (build with: swift build -c release --product nfcscope-bench)"
 [ -x "$NFCSCOPE" ] || die "nfcscope binary not found at $NFCSCOPE (set NFCSCOPE=path)"
@@ -251,7 +263,9 @@ if [ "$COMMIT" != unknown ] && ! git diff --quiet HEAD -- Sources Package.swift 
 fi
 SWIFT_VERSION=$(swift --version 2>/dev/null | head -n 1 || echo unknown)
 BINARY_NOTE=""
-if [ "$NFCSCOPE" != "$ROOT/.build/release/nfcscope" ]; then
+if [ "$NFCSCOPE" = "$ROOT/.build/release/nfcscope-bolt" ]; then
+    BINARY_NOTE=" Binary: the release build laid out by BOLT (\`benchmarks/bolt.sh\`, \`--bolt\`)."
+elif [ "$NFCSCOPE" != "$ROOT/.build/release/nfcscope" ]; then
     BINARY_NOTE=" Binary: \`$NFCSCOPE\` (NFCSCOPE override)."
 fi
 
