@@ -130,7 +130,7 @@ rm -f "$TMP"/profile.fdata.*
 "$BOLT" "$TMP/nfcscope-plain" -o "$TMP/nfcscope-optimised" -data="$TMP/merged.fdata" \
     -funcs-file-no-regex="$TMP/functions" \
     -reorder-blocks=ext-tsp -reorder-functions=cdsort \
-    -split-functions -split-all-cold -icf=1 -use-gnu-stack \
+    -split-functions -split-all-cold -use-gnu-stack \
     > "$TMP/optimise.log" 2>&1 || { tail -n 20 "$TMP/optimise.log" >&2; die "optimising failed"; }
 grep -E 'have non-empty execution profile' "$TMP/optimise.log" | sed 's/^/bolt.sh: /' >&2 || true
 
