@@ -44,11 +44,14 @@ public final class OutputBuffer: @unchecked Sendable {
     }()
     @exclusivity(unchecked) private var counterStart = 24
     @exclusivity(unchecked) private var counterValue = -2
-    /// The whole seconds of the last `fixedTime` (`.max`: none yet), their ASCII digits
-    /// as one little-endian word, and how many there are.
-    @exclusivity(unchecked) private var timeWholeValue: UInt64 = .max
-    @exclusivity(unchecked) private var timeWholeWord: UInt64 = 0
-    @exclusivity(unchecked) private var timeWholeCount = 0
+    /// The whole seconds of the last `fixedTime` (0 before any), their ASCII digits as
+    /// one little-endian word, how many there are, and the seconds in nanoseconds (for
+    /// `fixedTimeMicroseconds`). Second 0 to start with, so that the nanoseconds are
+    /// always a cached second's start: no time below 0 or above 2^63 falls within it.
+    @exclusivity(unchecked) private var timeWholeValue: UInt64 = 0
+    @exclusivity(unchecked) private var timeWholeWord = UInt64(littleEndian: 0x30)
+    @exclusivity(unchecked) private var timeWholeCount = 1
+    @exclusivity(unchecked) private var timeWholeNanoseconds: UInt64 = 0
 
     /// Output to a file descriptor (1 = stdout).
     public init(fd: Int32, flushThreshold: Int = 256 << 10) {
@@ -951,10 +954,53 @@ public final class OutputBuffer: @unchecked Sendable {
         count &+= 3 &+ m &+ nd
     }
 
-    /// `intArray` of frame numbers that are not the counter's pair.
+    /// `intArray` of frame numbers that are not the counter's pair. The numbers are
+    /// mostly the frames of a chained or waited-for exchange, up to the counter: a number
+    /// at most the counter's last digit below it is the counter's kept digits as a word,
+    /// that digit lowered (what `intArrayBody` writes for it); any other number is
+    /// written as `intArrayBody` writes it. Each number took 60-70 instructions there.
     @inline(never)
     private func intArrayGeneral(_ numbers: FrameNumbers) {
-        intArrayBody(numbers)
+        let nd = 24 &- counterStart
+        guard let p = numbers.base, numbers.count <= 4_096, counterValue >= 0, nd <= 8 else {
+            return intArrayBody(numbers)
+        }
+        // "[", "]" and at most 21 bytes a number (a comma, a sign and 19 digits); a word
+        // store writes 8 of a number's 21.
+        reserve(2 &+ numbers.count &* 21)
+        let kept = UInt64(littleEndian: UnsafeRawPointer(counterDigits + 16).loadUnaligned(as: UInt64.self))
+        let word = kept &>> UInt64(truncatingIfNeeded: (8 &- nd) &<< 3)
+        let lastDigit = UInt(counterDigits[23] &- 0x30)
+        let unit = UInt64(1) &<< UInt64(truncatingIfNeeded: (nd &- 1) &<< 3)
+        let counterNow = counterValue
+        let dst = UnsafeMutableRawPointer(storage)
+        var o = count
+        dst.storeBytes(of: 0x5B, toByteOffset: o, as: UInt8.self)
+        o &+= 1
+        var i = 0
+        while i < numbers.count {
+            if i > 0 {
+                dst.storeBytes(of: 0x2C, toByteOffset: o, as: UInt8.self)
+                o &+= 1
+            }
+            let v = p[i]
+            let below = UInt(bitPattern: counterNow &- v)
+            if below <= lastDigit {
+                dst.storeBytes(of: (word &- UInt64(below) &* unit).littleEndian, toByteOffset: o, as: UInt64.self)
+                o &+= nd
+            } else if UInt(bitPattern: v) < 100_000_000 {
+                o &+= Self.storeDigitsBelow1e8(UInt64(UInt(bitPattern: v)), to: dst, at: o)
+            } else {
+                if v < 0 {
+                    dst.storeBytes(of: 0x2D, toByteOffset: o, as: UInt8.self)
+                    o &+= 1
+                }
+                o &+= Self.writeDigits(UInt64(v.magnitude), to: dst, at: o)
+            }
+            i &+= 1
+        }
+        dst.storeBytes(of: 0x5D, toByteOffset: o, as: UInt8.self)
+        count = o &+ 1
     }
 
     @inline(__always)
@@ -1086,6 +1132,21 @@ public final class OutputBuffer: @unchecked Sendable {
     /// public function, `@inline(__always)`, was left a call).
     @inline(always)
     func frameOpeningInline(_ n: Int, time: Int64, digits: Int) {
+        frameOpeningBeforeTime(n)
+        fixedTime(time, digits: digits)
+    }
+
+    /// `frameOpeningInline(n, time: time / 1000, digits: 6)` for a time in nanoseconds
+    /// (`fixedTimeMicroseconds`).
+    @inline(always)
+    func frameOpeningMicroseconds(_ n: Int, nanoseconds time: Int64) {
+        frameOpeningBeforeTime(n)
+        fixedTimeMicroseconds(nanoseconds: time)
+    }
+
+    /// What `frameOpeningInline` writes before the time.
+    @inline(always)
+    private func frameOpeningBeforeTime(_ n: Int) {
         let opening: StaticString = "{\"type\":\"frame\",\"n\":"
         let timeMember: StaticString = ",\"time\":"
         if n == counterValue &+ 1 && n > 0 {
@@ -1110,7 +1171,6 @@ public final class OutputBuffer: @unchecked Sendable {
             counter(n)
             ascii(timeMember)
         }
-        fixedTime(time, digits: digits)
     }
 
     /// The text view's frame line opening: the frame number right-aligned in 6 columns,
@@ -1280,6 +1340,7 @@ public final class OutputBuffer: @unchecked Sendable {
         timeWholeValue = whole
         timeWholeWord = word
         timeWholeCount = n
+        timeWholeNanoseconds = whole &* 1_000_000_000
     }
 
     @inline(__always)
@@ -1297,17 +1358,37 @@ public final class OutputBuffer: @unchecked Sendable {
         writeTimeDigits(v, whole: whole, scale: scale, nine: digits == 9)
     }
 
+    /// `fixedTime(time / 1000, digits: 6)` for a time in nanoseconds (the JSON frame line
+    /// of a microsecond capture). A time within the cached second (most frames) is told
+    /// by one subtraction and one unsigned compare, and its fraction is that difference
+    /// over 1000: the signed division by 1000, the whole seconds' division and their
+    /// compare were about 10 instructions more a frame. Any other time goes the old way.
+    @inline(__always)
+    public func fixedTimeMicroseconds(nanoseconds time: Int64) {
+        let within = UInt64(bitPattern: time) &- timeWholeNanoseconds
+        guard within < 1_000_000_000 else { return fixedTime(time / 1000, digits: 6) }
+        reserve(18)
+        writeTimeFraction(within / 1000, nine: false)
+    }
+
     /// The digits of `fixedTime` for a time `v` whose whole part `whole` (`v / scale`)
     /// is the cached one, with 18 bytes reserved.
     @inline(__always)
     private func writeTimeDigits(_ v: UInt64, whole: UInt64, scale: UInt64, nine: Bool) {
+        writeTimeFraction(v &- whole &* scale, nine: nine)
+    }
+
+    /// The cached whole seconds, "." and the fraction `fraction` (below 10^9 with
+    /// `nine`, else below 10^6) in 9 or 6 digits, with 18 bytes reserved.
+    @inline(__always)
+    private func writeTimeFraction(_ fraction: UInt64, nine: Bool) {
         let dst = UnsafeMutableRawPointer(storage)
         let pairs = UnsafeRawPointer(decimalPairs)
         dst.storeBytes(of: timeWholeWord, toByteOffset: count, as: UInt64.self)
         var p = count &+ timeWholeCount
         dst.storeBytes(of: 0x2E, toByteOffset: p, as: UInt8.self)
         p &+= 1
-        var frac = v &- whole &* scale
+        var frac = fraction
         if nine {
             let top = frac / 1_000_000
             frac &-= top &* 1_000_000

@@ -61,7 +61,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         if digits >= 9 {
             out.frameOpeningInline(frame.n, time: frame.time, digits: 9)
         } else {
-            out.frameOpeningInline(frame.n, time: frame.time / 1000, digits: 6)
+            out.frameOpeningMicroseconds(frame.n, nanoseconds: frame.time)
         }
         // The members up to the info text in two reservations (names are at most 9
         // bytes: 64 bytes hold dir, tech, event and the literals; 128 the rest).

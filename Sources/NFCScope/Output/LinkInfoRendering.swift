@@ -755,8 +755,10 @@ extension LinkInfo {
                 c.ascii(",\"fsd\":"); c.int(fsd)
                 c.ascii(",\"cid\":"); c.int(Int(cid))
             }
-        case .ats(let a):
-            writeATSInfoQuoteAndJSONMembers(a, out, kept: atsParts)
+        case .ats:
+            // Not bound here: the ATS's fields were loaded before the switch, for
+            // every activation frame and event (about 20 instructions each).
+            writeATSInfoQuoteAndJSONMembers(of: &info, out, kept: atsParts)
         default:
             info.writeInfo(out)
             out.byte(0x22)
@@ -843,7 +845,11 @@ fileprivate func ratsNote(_ fsd: Int, _ cid: UInt8, _ c: inout OutputCursor) {
 /// switch over the frame's info where those three made three, the historical bytes
 /// decoded once). The parts the interface bytes decide are copied from `kept` when it
 /// holds them for this ATS's fields, else written and kept there (`ATSPrefixMemo`).
-fileprivate func writeATSInfoQuoteAndJSONMembers(_ a: ATSInfo, _ out: OutputBuffer, kept: KeptParts) {
+/// The ATS is read from `info` (`inout` only for its address), here and not in the
+/// caller's switch.
+@inline(never)
+fileprivate func writeATSInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer, kept: KeptParts) {
+    guard case .ats(let a) = info else { return }
     let historical = a.historical
     let decoded = a.decodedHistorical
     let fields = ATSPrefixMemo.fields(of: a)
