@@ -95,9 +95,13 @@ public final class OutputBuffer: @unchecked Sendable {
         counterDigits.deallocate()
     }
 
+    /// `count` never passes `capacity`, so the room left is found without an overflow
+    /// check (`count + n` had one: a `jo` in every append, ~1.5 M instructions on the
+    /// 100,000-frame file); a negative `n` asks for nothing, as before. After it, `count &+ n`
+    /// cannot overflow, so the appends add with `&+=`.
     @inline(__always)
     private func reserve(_ n: Int) {
-        if count + n > capacity { growOrFlush(n) }
+        if n > capacity &- count { growOrFlush(n) }
     }
 
     // Kept out of line: inlined, its accesses to the flushing state were hoisted into
@@ -215,7 +219,7 @@ public final class OutputBuffer: @unchecked Sendable {
         guard n > 0, let src = v.base else { return }
         reserve(n)
         Self.copyShort(from: src, to: UnsafeMutableRawPointer(storage + count), count: n)
-        count += n
+        count &+= n
     }
 
     /// `count` spaces at `dst` (a text line's indentation past 32).
@@ -286,14 +290,14 @@ public final class OutputBuffer: @unchecked Sendable {
         }
         reserve(n)
         (storage + count).update(repeating: 0x20, count: n)
-        count += n
+        count &+= n
     }
 
     @inline(__always)
     public func byte(_ b: UInt8) {
         reserve(1)
         storage[count] = b
-        count += 1
+        count &+= 1
     }
 
     @inline(__always)
@@ -301,7 +305,7 @@ public final class OutputBuffer: @unchecked Sendable {
         let n = s.utf8CodeUnitCount
         reserve(n)
         Self.copyShort(from: UnsafeRawPointer(s.utf8Start), to: UnsafeMutableRawPointer(storage + count), count: n)
-        count += n
+        count &+= n
     }
 
     /// Copies the short literals JSON is made of in 16-byte moves from 17 bytes on, two
@@ -357,7 +361,7 @@ public final class OutputBuffer: @unchecked Sendable {
             if let base = u.baseAddress {
                 Self.copyShort(from: UnsafeRawPointer(base + start), to: UnsafeMutableRawPointer(storage + count), count: n)
             }
-            count += n
+            count &+= n
         }
     }
 
@@ -384,7 +388,7 @@ public final class OutputBuffer: @unchecked Sendable {
     private func stringUTF8(_ u: UnsafeBufferPointer<UInt8>) {
         reserve(u.count)
         if let b = u.baseAddress { (storage + count).update(from: b, count: u.count) }
-        count += u.count
+        count &+= u.count
     }
 
     /// A string as JSON string contents (without quotes), escaped.
@@ -846,7 +850,7 @@ public final class OutputBuffer: @unchecked Sendable {
         let table = uppercase ? hexUpperDigits : hexLowerDigits
         storage[count] = table[Int(b >> 4)]
         storage[count + 1] = table[Int(b & 15)]
-        count += 2
+        count &+= 2
     }
 
     /// The low `byteCount` bytes (1 to 4) of `value`, most significant first, as
