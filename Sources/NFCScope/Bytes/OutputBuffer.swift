@@ -239,24 +239,6 @@ public final class OutputBuffer: @unchecked Sendable {
         dst.initializeMemory(as: UInt8.self, repeating: 0x20, count: count)
     }
 
-    /// `spaces(indent)`, then the bytes of `v`, in one reservation (a TLV node's text line
-    /// copied whole after its indentation).
-    @inline(__always)
-    func bytes(_ v: ByteView, afterSpaces indent: Int) {
-        guard indent <= 32 else {
-            spaces(indent)
-            bytes(v)
-            return
-        }
-        let pad = Swift.max(indent, 0)
-        let n = v.base == nil ? 0 : v.count
-        reserve(32 &+ n)
-        let dst = UnsafeMutableRawPointer(storage + count)
-        Self.storeBlanks32(dst)
-        if n > 0, let src = v.base { Self.copyShort(from: src, to: dst + pad, count: n) }
-        count &+= pad &+ n
-    }
-
     /// `byte(0x2C)` when `comma`, then the bytes of `v`, in one reservation (a TLV node
     /// copied whole after its separator: ~10 instructions fewer than the two appends).
     @inline(__always)
