@@ -763,7 +763,7 @@ struct RegistryNodeWriter {
                                         context: keyContext) {
                 if key.tried {
                     // The indentation, then the kept line copied: s33-tree's one reservation
-                    // for both was not inlined here and cost more (~80 instructions a line).
+                    // for both was not inlined here (a call per copied line) and cost more.
                     out.spaces(indent)
                     lineIndent = 0
                     if cache?.copyNode(key, value, to: out) == true {
