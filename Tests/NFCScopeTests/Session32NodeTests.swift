@@ -62,19 +62,8 @@ import Testing
                     RegistryNodeWriter.writeTreeJSON(opening: ",\"tlv\":[", tree, registry: registry, cache: cache,
                                                      context: context, to: m)
                     #expect(m.string == ",\"tlv\":" + b.string, "cached \(cached) round \(round): member")
-                    for (out, fast) in [(long, true), (longGeneral, false)] {
-                        out.ascii("{\"response\":\"")
-                        let at = out.position
-                        out.hex(view)
-                        out.ascii("\",\"tlv\":")
-                        if fast {
-                            RegistryNodeWriter.writeTreeJSON(tree, registry: registry, cache: cache, context: context,
-                                                             parsedFrom: (bytes: view, position: at), to: out)
-                        } else {
-                            general.writeJSON(tree, context: context, to: out, parsedFrom: (bytes: view, position: at))
-                        }
-                        out.ascii("}\n")
-                    }
+                    TreeAfterResponseHex.write(tree, parsedFrom: view, registry: registry, cache: cache, context: context,
+                                               generalWriter: general, fast: long, general: longGeneral)
                 }
             }
             #expect(long.contents == longGeneral.contents)

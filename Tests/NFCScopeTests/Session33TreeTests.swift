@@ -144,19 +144,8 @@ import Testing
                     RegistryNodeWriter.writeTreeJSON(tree, registry: registry, cache: cache, context: context, to: a)
                     general.writeJSON(tree, context: context, to: b)
                     #expect(a.string == b.string, "cached \(cached) round \(round): \(hexUpper(bytes))")
-                    for (out, fast) in [(long, true), (longGeneral, false)] {
-                        out.ascii("{\"response\":\"")
-                        let at = out.position
-                        out.hex(view)
-                        out.ascii("\",\"tlv\":")
-                        if fast {
-                            RegistryNodeWriter.writeTreeJSON(tree, registry: registry, cache: cache, context: context,
-                                                             parsedFrom: (bytes: view, position: at), to: out)
-                        } else {
-                            general.writeJSON(tree, context: context, to: out, parsedFrom: (bytes: view, position: at))
-                        }
-                        out.ascii("}\n")
-                    }
+                    TreeAfterResponseHex.write(tree, parsedFrom: view, registry: registry, cache: cache, context: context,
+                                               generalWriter: general, fast: long, general: longGeneral)
                 }
             }
             #expect(long.contents == longGeneral.contents)
@@ -194,23 +183,6 @@ import Testing
                 #expect(open.string == plain.string)
             }
         }
-    }
-    /// `bytes(_:afterSpaces:)` against `spaces` and `bytes`: indentations from -3 to 80
-    /// (past 32: the general path), views of 0 to 300 bytes, into a buffer that grows.
-    @Test func bytesAfterSpacesAreTheTwoAppends() {
-        var g = Generator(state: 0x5330_7EE0_0006)
-        let a = OutputBuffer(initialCapacity: 16), b = OutputBuffer(initialCapacity: 16)
-        for round in 0..<4_000 {
-            let indent = g.int(84) - 3
-            let v = g.bytes(g.pick([0, 1, 3, 8, 15, 16, 17, 33, 64, 65, 200, 300]))
-            ByteView.with(v) { view in
-                a.bytes(view, afterSpaces: indent)
-                b.spaces(indent)
-                b.bytes(view)
-            }
-            if round % 500 == 499 { #expect(a.contents == b.contents, "round \(round)") }
-        }
-        #expect(a.contents == b.contents)
     }
 
     /// Text lines of trees whose nodes repeat (copied whole after their indentation), at

@@ -162,11 +162,23 @@ final class TLVParseMemo {
         // The array trimmed or extended to `k` nodes (by the difference only), then all of
         // them written over, each value moved from the kept bytes onto `bytes` (the same
         // offset), in one pass through the array's storage.
+        // A few nodes more or fewer (the usual difference between two answers' trees)
+        // one by one: `removeLast(_:)` and `append(contentsOf:)` go through the array's
+        // general paths, ~100 instructions a call.
         let have = nodes.count
         if have > k {
-            nodes.removeLast(have &- k)
+            if have &- k <= 4 {
+                repeat { nodes.removeLast() } while nodes.count > k
+            } else {
+                nodes.removeLast(have &- k)
+            }
         } else if have < k {
-            nodes.append(contentsOf: UnsafeBufferPointer(start: src + have, count: k &- have))
+            if k &- have <= 4 {
+                var i = have
+                repeat { nodes.append(src[i]); i &+= 1 } while i < k
+            } else {
+                nodes.append(contentsOf: UnsafeBufferPointer(start: src + have, count: k &- have))
+            }
         }
         if k > 0 {
             let delta = from.distance(to: base)

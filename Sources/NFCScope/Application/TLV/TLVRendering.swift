@@ -762,13 +762,14 @@ struct RegistryNodeWriter {
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value,
                                         context: keyContext) {
                 if key.tried {
-                    if let copy = cache?.keptNode(key, value) {
-                        out.bytes(copy, afterSpaces: indent)
+                    // The indentation, then the kept line copied: s33-tree's one reservation
+                    // for both was not inlined here (a call per copied line) and cost more.
+                    out.spaces(indent)
+                    lineIndent = 0
+                    if cache?.copyNode(key, value, to: out) == true {
                         index = Swift.max(nodes[index].subtreeEnd, index + 1)
                         continue
                     }
-                    out.spaces(indent)
-                    lineIndent = 0
                     kept = (key, out.position)
                 }
             }
@@ -814,13 +815,12 @@ struct RegistryNodeWriter {
             if texts >= 0, value.count == length, Self.primitiveTag(tag, tagLength: tagLength),
                let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: ~texts) {
                 if key.tried {
-                    if let copy = cache?.keptNode(key, value) {
-                        out.bytes(copy, afterSpaces: indent)
+                    out.spaces(indent)
+                    lineIndent = 0
+                    if cache?.copyNode(key, value, to: out) == true {
                         k += 1
                         continue
                     }
-                    out.spaces(indent)
-                    lineIndent = 0
                     kept = (key, out.position)
                 }
             }
