@@ -162,11 +162,22 @@ final class TLVParseMemo {
         // The array trimmed or extended to `k` nodes (by the difference only), then all of
         // them written over, each value moved from the kept bytes onto `bytes` (the same
         // offset), in one pass through the array's storage.
-        let have = nodes.count
+        // A difference of 1 to 4 nodes (the rule) one node at a time: `removeLast(_:)` and
+        // `append(contentsOf:)` go through the generic `replaceSubrange` (~100
+        // instructions a call).
+        var have = nodes.count
         if have > k {
-            nodes.removeLast(have &- k)
+            if have &- k <= 4 {
+                repeat { nodes.removeLast(); have &-= 1 } while have > k
+            } else {
+                nodes.removeLast(have &- k)
+            }
         } else if have < k {
-            nodes.append(contentsOf: UnsafeBufferPointer(start: src + have, count: k &- have))
+            if k &- have <= 4 {
+                repeat { nodes.append(src[have]); have &+= 1 } while have < k
+            } else {
+                nodes.append(contentsOf: UnsafeBufferPointer(start: src + have, count: k &- have))
+            }
         }
         if k > 0 {
             let delta = from.distance(to: base)
