@@ -162,20 +162,19 @@ final class TLVParseMemo {
         // The array trimmed or extended to `k` nodes (by the difference only), then all of
         // them written over, each value moved from the kept bytes onto `bytes` (the same
         // offset), in one pass through the array's storage.
-        // A few nodes more or fewer (the usual difference between two answers' trees)
-        // one by one: `removeLast(_:)` and `append(contentsOf:)` go through the array's
-        // general paths, ~100 instructions a call.
-        let have = nodes.count
+        // A difference of 1 to 4 nodes (the rule) one node at a time: `removeLast(_:)` and
+        // `append(contentsOf:)` go through the generic `replaceSubrange` (~100
+        // instructions a call).
+        var have = nodes.count
         if have > k {
             if have &- k <= 4 {
-                repeat { nodes.removeLast() } while nodes.count > k
+                repeat { nodes.removeLast(); have &-= 1 } while have > k
             } else {
                 nodes.removeLast(have &- k)
             }
         } else if have < k {
             if k &- have <= 4 {
-                var i = have
-                repeat { nodes.append(src[i]); i &+= 1 } while i < k
+                repeat { nodes.append(src[have]); have &+= 1 } while have < k
             } else {
                 nodes.append(contentsOf: UnsafeBufferPointer(start: src + have, count: k &- have))
             }
