@@ -974,14 +974,8 @@ public final class OutputBuffer: @unchecked Sendable {
             if below <= lastDigit {
                 dst.storeBytes(of: (word &- UInt64(below) &* unit).littleEndian, toByteOffset: o, as: UInt64.self)
                 o &+= nd
-            } else if UInt(bitPattern: v) < 100_000_000 {
-                o &+= Self.storeDigitsBelow1e8(UInt64(UInt(bitPattern: v)), to: dst, at: o)
             } else {
-                if v < 0 {
-                    dst.storeBytes(of: 0x2D, toByteOffset: o, as: UInt8.self)
-                    o &+= 1
-                }
-                o &+= Self.writeDigits(UInt64(v.magnitude), to: dst, at: o)
+                o &+= Self.storeInt(v, to: dst, at: o)
             }
             i &+= 1
         }
@@ -1015,18 +1009,22 @@ public final class OutputBuffer: @unchecked Sendable {
                 o &+= 1
             }
             first = false
-            if UInt(bitPattern: v) < 100_000_000 {
-                o &+= Self.storeDigitsBelow1e8(UInt64(UInt(bitPattern: v)), to: dst, at: o)
-            } else {
-                if v < 0 {
-                    dst.storeBytes(of: 0x2D, toByteOffset: o, as: UInt8.self)
-                    o &+= 1
-                }
-                o &+= Self.writeDigits(UInt64(v.magnitude), to: dst, at: o)
-            }
+            o &+= Self.storeInt(v, to: dst, at: o)
         }
         dst.storeBytes(of: 0x5D, toByteOffset: o, as: UInt8.self)
         count = o &+ 1
+    }
+
+    /// `v` in decimal at `dst + o`, a minus sign first when negative (at most 20 bytes); the
+    /// bytes written. The frames arrays' element past their fast cases.
+    @inline(__always)
+    private static func storeInt(_ v: Int, to dst: UnsafeMutableRawPointer, at o: Int) -> Int {
+        if UInt(bitPattern: v) < 100_000_000 {
+            return storeDigitsBelow1e8(UInt64(UInt(bitPattern: v)), to: dst, at: o)
+        }
+        guard v < 0 else { return writeDigits(UInt64(v), to: dst, at: o) }
+        dst.storeBytes(of: 0x2D, toByteOffset: o, as: UInt8.self)
+        return 1 &+ writeDigits(UInt64(v.magnitude), to: dst, at: o &+ 1)
     }
 
     /// The decimal digits of `value` (below 10^8) as one 8-byte store at `dst + at`: the
