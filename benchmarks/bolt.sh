@@ -59,8 +59,11 @@ if [ -z "$BOLT" ] && [ "$(id -u)" = 0 ]; then
     BOLT=$(newest_bolt || true)
 fi
 [ -n "$BOLT" ] || die "llvm-bolt not found (Debian: apt-get install bolt-19; or set LLVM_BOLT)"
-VERSION=${BOLT##*-}
-MERGE=/usr/lib/llvm-$VERSION/bin/merge-fdata
+# Called by its real path (/usr/lib/llvm-N/bin/llvm-bolt on Debian): BOLT 19 looks for its
+# instrumentation runtime beside where it was started from, and /usr/bin's link leads it
+# to /usr/lib instead of /usr/lib/llvm-19/lib.
+BOLT=$(readlink -f "$(command -v "$BOLT")")
+MERGE=$(dirname "$BOLT")/merge-fdata
 [ -x "$MERGE" ] || MERGE=$(command -v merge-fdata || true)
 [ -n "$MERGE" ] || die "merge-fdata not found beside $BOLT"
 log "using $BOLT"
