@@ -5,7 +5,10 @@
 #
 # usage: benchmarks/bolt.sh [--no-build] [-o OUT]
 #
-#   --no-build   use the release build as it is (it must have been linked by this script)
+#   --no-build   use the release build as it is: it must have been linked as step 1 links
+#                it (swift build -c release --product nfcscope -Xlinker --emit-relocs
+#                -Xlinker -z -Xlinker nopack-relative-relocs); the plain link is not
+#                restored afterwards
 #   -o OUT       where the optimised binary goes (default .build/release/nfcscope-bolt)
 #
 # Environment:
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --no-build) BUILD=0 ;;
         -o) OUT=${2:?-o needs a path}; shift ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bolt.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
