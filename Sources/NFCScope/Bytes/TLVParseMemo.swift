@@ -50,6 +50,11 @@ final class TLVParseMemo {
         var wordsAt: UInt16 = 0
         var bytesAt: UInt16 = 0
         var clean = false
+        /// Two words the memo's user derived from the kept tree's nodes (`setHints`),
+        /// valid when `hinted`: a new tree in the slot clears it.
+        var hinted = false
+        var hintA: UInt64 = 0
+        var hintB: UInt64 = 0
     }
 
     /// Eight bytes at `offset` of the kept bytes: `mask` has 0xFF at the gap bytes,
@@ -78,6 +83,25 @@ final class TLVParseMemo {
     @exclusivity(unchecked) private(set) var copyCount = 0
     /// Trees kept so far (tests).
     @exclusivity(unchecked) private(set) var keepCount = 0
+    /// The slot the last copy came from (`copyKept`), -1 when the caller set it so
+    /// before a parse that did not copy: which kept tree the nodes are, for `hints`.
+    @exclusivity(unchecked) var lastCopied = -1
+
+    /// The words `setHints` stored for the tree of `slot`, nil when none since it was kept.
+    @inline(__always)
+    func hints(_ slot: Int) -> (UInt64, UInt64)? {
+        let e = kept + slot
+        return e.pointee.hinted ? (e.pointee.hintA, e.pointee.hintB) : nil
+    }
+
+    /// Stores two words derived from the nodes of the tree of `slot` (`lastCopied`): every
+    /// copy of it has the same nodes but for their values' bytes.
+    func setHints(_ slot: Int, _ a: UInt64, _ b: UInt64) {
+        let e = kept + slot
+        e.pointee.hintA = a
+        e.pointee.hintB = b
+        e.pointee.hinted = true
+    }
 
     // Each slot's tree lives in a heap block sized to it, not in fixed regions of the
     // largest size per slot (384 bytes, 48 nodes, 64 words: 5.3 KB a slot, 2.7 MB in
@@ -192,6 +216,7 @@ final class TLVParseMemo {
             }
         }
         lastUsed[slot &>> 1] = UInt8(truncatingIfNeeded: slot & 1)
+        lastCopied = slot
         copyCount &+= 1
         return e.pointee.clean
     }
@@ -308,6 +333,7 @@ final class TLVParseMemo {
         kept[slot].wordsAt = UInt16(truncatingIfNeeded: wordsAt)
         kept[slot].bytesAt = UInt16(truncatingIfNeeded: bytesAt)
         kept[slot].clean = clean
+        kept[slot].hinted = false
         kept[slot].fingerprint = f
         keepCount &+= 1
     }

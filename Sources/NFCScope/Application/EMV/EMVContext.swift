@@ -63,6 +63,48 @@ public struct EMVContext: Sendable {
         }
     }
 
+    /// The nodes `learn(from:arrays:)` hands to `learn(tag:value:arrays:)`, as bits by
+    /// index (nil past 64 nodes): its walk's tests read only the nodes' tags, forms,
+    /// errors and subtrees, which every copy of a kept tree has alike (`TLVParseMemo`).
+    static func learnMask(_ nodes: [TLVNode]) -> UInt64? {
+        guard nodes.count <= 64 else { return nil }
+        var mask: UInt64 = 0
+        var directoryEnd = 0
+        var index = 0
+        while index < nodes.count {
+            defer { index += 1 }
+            let tag = nodes[index].tag
+            if tag < 0x100 {
+                let k = tableByte(Self.oneByteTags, UInt8(truncatingIfNeeded: tag))
+                if k == 0x2E { continue }
+                if k == 0x44 {
+                    directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd)
+                    continue
+                }
+            } else if tag != 0x5F2A && tag != 0x9F42 && tag != 0x9F38 {
+                continue
+            }
+            guard !nodes[index].isError, !nodes[index].constructed else { continue }
+            if tag == 0x4F && index < directoryEnd { continue }
+            mask |= 1 &<< UInt64(index)
+        }
+        return mask
+    }
+
+    /// `learn(from:arrays:)` for a tree whose `learnMask` is `mask`: only those nodes
+    /// visited (a copied answer's walk looked at every node, ~20 instructions each).
+    @inline(__always)
+    mutating func learn(from tlv: BERTLV, mask: UInt64, arrays: inout RecentArrays) {
+        let nodes = tlv.nodes
+        var m = mask
+        while m != 0 {
+            let i = m.trailingZeroBitCount
+            m &= m &- 1
+            guard i < nodes.count else { return }
+            learn(tag: nodes[i].tag, value: nodes[i].value, arrays: &arrays)
+        }
+    }
+
     /// Records the terminal's values from DOL-split command data (5F2A in GPO data).
     public mutating func learn(from split: DOLSplit) {
         // The switch inlined, one scratch for the values (a call per value made a

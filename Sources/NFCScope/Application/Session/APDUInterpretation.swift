@@ -48,6 +48,13 @@ public struct APDUInterpretation {
     public var commandTLV: BERTLV?
     /// Response data parsed as BER-TLV.
     public var responseTLV: BERTLV?
+    /// `responseTLV` is a copy of a tree the session's parse memo kept, and these are its
+    /// nodes' masks for `EMVContext.learn` and `ODAEvidence.collect` (`learnMask`,
+    /// `collectMask`), found once per kept tree: the walks visit only those nodes.
+    /// False whenever `responseTLV` is set otherwise.
+    var responseHinted = false
+    var responseLearnMask: UInt64 = 0
+    var responseCollectMask: UInt64 = 0
     /// GET PROCESSING OPTIONS data parsed by the session (`gpoDataParsed`): the value of
     /// its first 83 object when that is at the top level (what the evidence keeps as the
     /// PDOL data; it parsed the data a second time).

@@ -104,6 +104,7 @@ public final class CardSession {
         assert(x.responseTLV == nil || spareResponseTLV == nil)
         assert(x.commandTLV == nil || spareCommandTLV == nil)
         if x.responseTLV != nil { swap(&x.responseTLV, &spareResponseTLV) }
+        x.responseHinted = false
         if x.commandTLV != nil { swap(&x.commandTLV, &spareCommandTLV) }
 
         let selecting = x.command?.selectedName
@@ -140,7 +141,11 @@ public final class CardSession {
         if x.handler.parsesTLV, !desfire, let data = x.response?.data, !data.isEmpty {
             // Parsed in the spare, swapped out when the answer is TLV (`x.responseTLV` is nil).
             if spareResponseTLV == nil { spareResponseTLV = BERTLV() }
-            if spareResponseTLV!.reparseIfTLV(data, memo: parseMemo) { swap(&x.responseTLV, &spareResponseTLV) }
+            parseMemo.lastCopied = -1
+            if spareResponseTLV!.reparseIfTLV(data, memo: parseMemo) {
+                swap(&x.responseTLV, &spareResponseTLV)
+                if parseMemo.lastCopied >= 0 { hint(&x) }
+            }
         }
         if let c = x.command, !c.data.isEmpty, !desfire {
             splitCommandData(c, into: &x)
@@ -167,12 +172,35 @@ public final class CardSession {
             }
         }
         if let dol = x.commandDOL { x.context.learn(from: dol) }
-        if let tlv = x.responseTLV { x.context.learn(from: tlv, arrays: &recentDOLs) }
+        if let tlv = x.responseTLV {
+            if x.responseHinted {
+                x.context.learn(from: tlv, mask: x.responseLearnMask, arrays: &recentDOLs)
+            } else {
+                x.context.learn(from: tlv, arrays: &recentDOLs)
+            }
+        }
     }
 
     /// Native MIFARE Plus or DESFire framing (outside an application selected by ISO SELECT),
     /// or DESFire's ISO wrapping (CLA 90): fills `x.desfire` / `x.mifarePlus`, and for native
     /// framing drops the APDU reading (there is no APDU and no status word).
+    /// The masks of `x.responseTLV`, a copy of the memo's tree `parseMemo.lastCopied`:
+    /// the memo's, else found from the nodes and stored there (once per kept tree).
+    private func hint(_ x: inout APDUInterpretation) {
+        let slot = parseMemo.lastCopied
+        if let kept = parseMemo.hints(slot) {
+            x.responseLearnMask = kept.0
+            x.responseCollectMask = kept.1
+            x.responseHinted = true
+        } else if let nodes = x.responseTLV?.nodes, let learn = EMVContext.learnMask(nodes),
+                  let collect = ODAEvidence.collectMask(nodes) {
+            parseMemo.setHints(slot, learn, collect)
+            x.responseLearnMask = learn
+            x.responseCollectMask = collect
+            x.responseHinted = true
+        }
+    }
+
     private func readNative(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange) {
         let continuing = desfireChain != nil
         let chain = desfireChain

@@ -127,7 +127,7 @@ struct ODAEvidence {
             if !isDirectoryName(name) {
                 select(name, aid: x.applicationAID)
                 // The FCI may carry the log entry (9F4D) and the kernel identifier.
-                if let tlv = x.responseTLV { collect(tlv) }
+                if let tlv = x.responseTLV { _ = collectResponse(x.responseHinted, x.responseCollectMask, tlv) }
             }
             return
         }
@@ -163,7 +163,7 @@ struct ODAEvidence {
                     keep(terminal: false, 0x94, f1.value.suffix(from: 2), replacing: false)
                 }
             } else if let tlv = x.responseTLV {
-                if let sdad = collect(tlv) { keepSignature(tlv.nodes[sdad].value) }
+                if let sdad = collectResponse(x.responseHinted, x.responseCollectMask, tlv) { keepSignature(tlv.nodes[sdad].value) }
             }
         case (0x00, 0xB2):
             guard c.p2 & 0x07 == 0x04 else { return }
@@ -176,7 +176,7 @@ struct ODAEvidence {
             let kept = card.keepBytes(r.data)
             recordKeys.append(sfi: sfi, record: record, kept: kept)
             if let tlv = x.responseTLV {
-                if let sdad = collect(tlv, record: (r.data, kept.lowerBound)), fddaSignature == nil {
+                if let sdad = collectResponse(x.responseHinted, x.responseCollectMask, tlv, record: (r.data, kept.lowerBound)), fddaSignature == nil {
                     keepSignature(tlv.nodes[sdad].value)
                 }
             }
@@ -190,7 +190,7 @@ struct ODAEvidence {
         case (0x80, 0xAE):
             generateAC(&x, c)
         default:
-            if let tlv = x.responseTLV, c.ins == 0xCA { collect(tlv) }
+            if let tlv = x.responseTLV, c.ins == 0xCA { _ = collectResponse(x.responseHinted, x.responseCollectMask, tlv) }
         }
     }
 
@@ -280,31 +280,79 @@ struct ODAEvidence {
             // the tag tells whether it is kept and where (it was three: `keeps`, then
             // the search and the append of `TagValues`).
             if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag) {
-                if slot < TagValues.cardSlots {
-                    if ODAEvidence.countedOnlySlots & (1 << UInt64(slot)) != 0 {
-                        // A tag no check reads (the ATC, 9F36, in every GPO answer): its
-                        // first value is counted against the budget as before, not copied.
-                        if countedOnly & (1 << UInt64(slot)) == 0, charge(nodes[i].value.count) {
-                            countedOnly |= 1 << UInt64(slot)
-                        }
-                    } else if !card.contains(slot: slot) {
-                        let value = nodes[i].value
-                        // The budget as `keep` counts it.
-                        if charge(value.count) {
-                            if let record, let at = value.offset(in: record.bytes) {
-                                card.add(nodes[i].tag, slot: slot, at: record.start &+ at, count: value.count)
-                            } else {
-                                card.add(nodes[i].tag, slot: slot, value)
-                            }
-                        }
-                    }
-                } else if slot == TagValues.signatureSlot, signature == nil {
-                    signature = i
-                }
+                collectNode(nodes, i, slot, record, &signature)
             }
             i += 1
         }
         return signature
+    }
+
+    /// The nodes `collect` does something with, as bits by index (nil past 64 nodes):
+    /// primitive, not errors, of a card slot or 9F4B's. Its tests read only the nodes'
+    /// tags, forms and errors, which every copy of a kept tree has alike (`TLVParseMemo`).
+    static func collectMask(_ nodes: [TLVNode]) -> UInt64? {
+        guard nodes.count <= 64 else { return nil }
+        var mask: UInt64 = 0
+        var i = 0
+        while i < nodes.count {
+            if !nodes[i].constructed && !nodes[i].isError, let slot = TagValues.slot(nodes[i].tag),
+               slot < TagValues.cardSlots || slot == TagValues.signatureSlot {
+                mask |= 1 &<< UInt64(i)
+            }
+            i += 1
+        }
+        return mask
+    }
+
+    /// `collect` for a tree whose `collectMask` is `mask`: only those nodes visited (a
+    /// record's walk looked at every node, most of them of tags not kept).
+    mutating func collect(_ tlv: BERTLV, mask: UInt64, record: (bytes: ByteView, start: Int)? = nil) -> Int? {
+        let nodes = tlv.nodes
+        var signature: Int?
+        var m = mask
+        while m != 0 {
+            let i = m.trailingZeroBitCount
+            m &= m &- 1
+            guard i < nodes.count, let slot = TagValues.slot(nodes[i].tag) else { break }
+            collectNode(nodes, i, slot, record, &signature)
+        }
+        return signature
+    }
+
+    /// `collect`'s work on node `i`, primitive and not an error, of slot `slot`.
+    @inline(__always)
+    private mutating func collectNode(_ nodes: [TLVNode], _ i: Int, _ slot: Int, _ record: (bytes: ByteView, start: Int)?,
+                                      _ signature: inout Int?) {
+        if slot < TagValues.cardSlots {
+            if ODAEvidence.countedOnlySlots & (1 << UInt64(slot)) != 0 {
+                // A tag no check reads (the ATC, 9F36, in every GPO answer): its
+                // first value is counted against the budget as before, not copied.
+                if countedOnly & (1 << UInt64(slot)) == 0, charge(nodes[i].value.count) {
+                    countedOnly |= 1 << UInt64(slot)
+                }
+            } else if !card.contains(slot: slot) {
+                let value = nodes[i].value
+                // The budget as `keep` counts it.
+                if charge(value.count) {
+                    if let record, let at = value.offset(in: record.bytes) {
+                        card.add(nodes[i].tag, slot: slot, at: record.start &+ at, count: value.count)
+                    } else {
+                        card.add(nodes[i].tag, slot: slot, value)
+                    }
+                }
+            }
+        } else if slot == TagValues.signatureSlot, signature == nil {
+            signature = i
+        }
+    }
+
+    /// `collect` of the exchange's answer tree `tlv`: by its mask when the session found
+    /// one for it (`APDUInterpretation.responseHinted`, `responseCollectMask`).
+    @inline(__always)
+    private mutating func collectResponse(_ hinted: Bool, _ mask: UInt64, _ tlv: BERTLV,
+                                          record: (bytes: ByteView, start: Int)? = nil) -> Int? {
+        if hinted { return collect(tlv, mask: mask, record: record) }
+        return collect(tlv, record: record)
     }
 
     private mutating func keep(terminal: Bool, _ tag: UInt32, _ value: ByteView, replacing: Bool) {
