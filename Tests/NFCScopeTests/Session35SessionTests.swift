@@ -146,4 +146,44 @@ import Testing
             if memo.lastCopied >= 0 { #expect(memo.hints(memo.lastCopied) == nil) }
         }
     }
+
+    /// `SessionValueSlot` (`TransactionSummary.iadValue`/`cvmValue`'s storage): after any
+    /// sequence of sets and clears it answers the value last set, and holds nothing of
+    /// the cases it is not (a tag's bytes, AID and registry let go when cleared or set to
+    /// Strings; the Strings emptied when set to a tag).
+    @Test func sessionValueSlotHoldsTheLastValueSet() {
+        var g = FastPathGenerator(state: 0x5E55_3504)
+        var slot = SessionValueSlot()
+        let aids: [[UInt8]?] = [nil, [0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10]]
+        for _ in 0..<2_000 {
+            let expected: SessionValue?
+            switch g.int(4) {
+            case 0:
+                expected = nil
+                slot.clear()
+            case 1:
+                expected = .strings(hex: String(g.int(1000)), text: "t\(g.int(1000))")
+                slot.set(expected)
+            default:
+                let bytes = ArraySlice(g.bytes(g.int(20)))
+                let v = RenderedTagValue(tag: g.pick([0x9F10, 0x9F34]), value: bytes, aid: g.pick(aids),
+                                         index: g.chance(50) ? g.int(10) : nil, registry: .builtin)
+                expected = .tag(v)
+                if g.chance(50) { slot.set(expected) } else { slot.setTag(v.tag, v.value, aid: v.aid, index: v.index, registry: v.registry) }
+            }
+            switch (slot.sessionValue, expected) {
+            case (nil, nil):
+                #expect(slot.isNone && slot.bytes.isEmpty && slot.registry == nil && slot.hex.isEmpty && slot.text.isEmpty)
+            case let (.strings(h1, t1)?, .strings(h2, t2)?):
+                #expect(h1 == h2 && t1 == t2)
+                #expect(slot.bytes.isEmpty && slot.registry == nil && slot.aid == nil)
+            case let (.tag(a)?, .tag(b)?):
+                #expect(a.tag == b.tag && Array(a.value) == Array(b.value) && a.aid == b.aid && a.index == b.index
+                        && a.registry === b.registry)
+                #expect(slot.hex.isEmpty && slot.text.isEmpty)
+            default:
+                Issue.record("slot \(String(describing: slot.sessionValue)) for \(String(describing: expected))")
+            }
+        }
+    }
 }

@@ -68,11 +68,11 @@ enum ODARendering {
             out.ascii(",\"warnings\":"); warnings(s.warningList, out)
             out.ascii(",\"issuer_application_data\":")
         }
-        hexAndText(s.iadValue, out)
-        if s.cvmValue == nil {
+        hexAndText(s.iadSlot, out)
+        if s.cvmSlot.isNone {
             out.ascii(",\"cvm_results\":null,\"kernel\":")
         } else {
-            out.ascii(",\"cvm_results\":"); hexAndText(s.cvmValue, out)
+            out.ascii(",\"cvm_results\":"); hexAndText(s.cvmSlot, out)
             out.ascii(",\"kernel\":")
         }
         if let k = s.kernel {
@@ -208,11 +208,11 @@ enum ODARendering {
             // The session end's texts, written from their bytes.
             s.warningList.forEachText { w in out.ascii("    warning: "); out.bytes(w); out.byte(0x0A) }
         }
-        if let iad = s.iadValue {
-            out.ascii("    issuer application data: "); textOrHex(iad, out); out.byte(0x0A)
+        if !s.iadSlot.isNone {
+            out.ascii("    issuer application data: "); textOrHex(s.iadSlot, out); out.byte(0x0A)
         }
-        if let cvm = s.cvmValue {
-            out.ascii("    CVM results: "); textOrHex(cvm, out); out.byte(0x0A)
+        if !s.cvmSlot.isNone {
+            out.ascii("    CVM results: "); textOrHex(s.cvmSlot, out); out.byte(0x0A)
         }
         if let k = s.kernel {
             out.ascii("    kernel: ")
@@ -290,30 +290,28 @@ enum ODARendering {
 
     /// `{"hex":...,"text":...}`: a tag's value rendered here (its hex needs no escaping,
     /// its text is read back and escaped only when it must be), Strings escaped.
-    private static func hexAndText(_ v: SessionValue?, _ out: OutputBuffer) {
-        switch v {
-        case nil: out.ascii("null")
-        case let .strings(hex, text)?:
-            out.ascii("{\"hex\":"); string(hex, out)
-            out.ascii(",\"text\":"); string(text, out)
+    private static func hexAndText(_ v: SessionValueSlot, _ out: OutputBuffer) {
+        switch v.kind {
+        case 0: out.ascii("null")
+        case 1:
+            out.ascii("{\"hex\":"); string(v.hex, out)
+            out.ascii(",\"text\":"); string(v.text, out)
             out.byte(0x7D)
-        case let .tag(t)?:
+        default:
             out.ascii("{\"hex\":\"")
-            ByteView.with(t.value) { out.hex($0, uppercase: true) }
+            ByteView.with(v.bytes) { out.hex($0, uppercase: true) }
             out.ascii("\",\"text\":\"")
-            out.writeText(json: true) { t.writeText(to: out) }
+            out.writeText(json: true) { v.writeText(to: out) }
             out.ascii("\"}")
         }
     }
 
-    /// The text line's value: the text, or the hex when the text is empty.
-    private static func textOrHex(_ v: SessionValue, _ out: OutputBuffer) {
-        switch v {
-        case let .strings(hex, text): out.string(text.isEmpty ? hex : text)
-        case let .tag(t):
-            if out.writeText(json: false, { t.writeText(to: out) }) == 0 {
-                ByteView.with(t.value) { out.hex($0, uppercase: true) }
-            }
+    /// The text line's value: the text, or the hex when the text is empty (not none).
+    private static func textOrHex(_ v: SessionValueSlot, _ out: OutputBuffer) {
+        if v.kind == 1 {
+            out.string(v.text.isEmpty ? v.hex : v.text)
+        } else if out.writeText(json: false, { v.writeText(to: out) }) == 0 {
+            ByteView.with(v.bytes) { out.hex($0, uppercase: true) }
         }
     }
 

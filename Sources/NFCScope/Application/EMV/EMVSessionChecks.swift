@@ -18,14 +18,15 @@ enum EMVSessionChecks {
         if let token = token(e, registry: registry) { s.token = token } else if s.token != nil { s.token = nil }
         s.transactionLog = transactionLog(e)
         // The values' bytes and entries: the writers render them (no Strings made here).
-        s.iadValue = renderedTag(0x9F10, e.card.slice(0x9F10), e, registry, scratch)
-        s.cvmValue = renderedTag(0x9F34, e.terminal.slice(0x9F34), e, registry, scratch)
+        renderedTag(0x9F10, e.card.slice(0x9F10), e, registry, scratch, into: &s.iadSlot)
+        renderedTag(0x9F34, e.terminal.slice(0x9F34), e, registry, scratch, into: &s.cvmSlot)
     }
 
     /// A value with what renders its text inside the session's application.
+    /// Set in `slot` (none when there is no value).
     private static func renderedTag(_ tag: UInt32, _ value: ArraySlice<UInt8>?, _ e: ODAEvidence, _ registry: Registry,
-                                    _ scratch: SessionEndScratch) -> SessionValue? {
-        guard let value else { return nil }
+                                    _ scratch: SessionEndScratch, into slot: inout SessionValueSlot) {
+        guard let value else { return slot.clear() }
         let aid = e.aid.flatMap { $0.isEmpty ? nil : $0 }
         let length = value.count
         // The entry's index kept by tag, length and AID (`tagHandle` worked the AID's
@@ -38,7 +39,7 @@ enum EMVSessionChecks {
         let shown = index.flatMap { i in
             registry.tagHasText(EMVTagHandle(tag: tag, length: length, aid: nil, index: i)) ? i : nil
         }
-        return .tag(RenderedTagValue(tag: tag, value: value, aid: aid, index: shown, registry: registry))
+        slot.setTag(tag, value, aid: aid, index: shown, registry: registry)
     }
 
     static func consistencyWarnings(_ e: ODAEvidence, oda: ODAResult?) -> [String] {

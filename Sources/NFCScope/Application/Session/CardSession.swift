@@ -186,19 +186,26 @@ public final class CardSession {
     /// framing drops the APDU reading (there is no APDU and no status word).
     /// The masks of `x.responseTLV`, a copy of the memo's tree `parseMemo.lastCopied`:
     /// the memo's, else found from the nodes and stored there (once per kept tree).
+    /// In line (a call of ~10 instructions per answer copied), the finding out of line.
+    @inline(__always)
     private func hint(_ x: inout APDUInterpretation) {
-        let slot = parseMemo.lastCopied
-        if let kept = parseMemo.hints(slot) {
+        if let kept = parseMemo.hints(parseMemo.lastCopied) {
             x.responseLearnMask = kept.0
             x.responseCollectMask = kept.1
             x.responseHinted = true
-        } else if let nodes = x.responseTLV?.nodes, let learn = EMVContext.learnMask(nodes),
-                  let collect = ODAEvidence.collectMask(nodes) {
-            parseMemo.setHints(slot, learn, collect)
-            x.responseLearnMask = learn
-            x.responseCollectMask = collect
-            x.responseHinted = true
+        } else {
+            findHints(&x)
         }
+    }
+
+    @inline(never)
+    private func findHints(_ x: inout APDUInterpretation) {
+        guard let nodes = x.responseTLV?.nodes, let learn = EMVContext.learnMask(nodes),
+              let collect = ODAEvidence.collectMask(nodes) else { return }
+        parseMemo.setHints(parseMemo.lastCopied, learn, collect)
+        x.responseLearnMask = learn
+        x.responseCollectMask = collect
+        x.responseHinted = true
     }
 
     private func readNative(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange) {

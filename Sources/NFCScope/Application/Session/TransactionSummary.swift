@@ -87,8 +87,20 @@ public struct TransactionSummary: Sendable {
     /// `issuerApplicationData` and `cvmResults` as the session end keeps them: the value's
     /// bytes, rendered by the record writers into their output (the two Strings made at
     /// every session end were escaped again by the writer).
-    var iadValue: SessionValue?
-    var cvmValue: SessionValue?
+    var iadValue: SessionValue? {
+        get { iadSlot.sessionValue }
+        set { iadSlot.set(newValue) }
+    }
+    var cvmValue: SessionValue? {
+        get { cvmSlot.sessionValue }
+        set { cvmSlot.set(newValue) }
+    }
+    /// `iadValue` and `cvmValue` as they are stored: plain fields and a kind. Stored as
+    /// `SessionValue?`, every assignment and clearing destroyed the old value through
+    /// `Optional`'s generic value witness, nil or not (~1.0 M instructions on the
+    /// 100,000-frame file).
+    var iadSlot = SessionValueSlot()
+    var cvmSlot = SessionValueSlot()
 
     /// Back to a new summary's values (`TransactionSummary()`) but for the members the
     /// EMV checks always set (`clearChecks`), field by field, those still at their new
@@ -114,8 +126,8 @@ public struct TransactionSummary: Sendable {
         vasRequested = false
         vasPassReturned = false
         payment = false
-        if case .some = iadValue { iadValue = nil }
-        if case .some = cvmValue { cvmValue = nil }
+        iadSlot.clear()
+        cvmSlot.clear()
     }
 
     /// The members `EMVSessionChecks.apply` sets whatever they held, as a new summary has
@@ -126,8 +138,8 @@ public struct TransactionSummary: Sendable {
         if case .some = kernel { kernel = nil }
         if case .some = token { token = nil }
         if !transactionLog.isEmpty { transactionLog = [] }
-        if case .some = iadValue { iadValue = nil }
-        if case .some = cvmValue { cvmValue = nil }
+        iadSlot.clear()
+        cvmSlot.clear()
     }
 
     /// The outcome in a few words.
@@ -314,8 +326,8 @@ struct TransactionTracker {
         // Completed in place (the same checks and stop), then handed over.
         finishInPlace(fieldDropped: fieldDropped) { _ in }
         // Handed over: its values as the Strings they were (no registry or bytes kept).
-        summary.iadValue = summary.iadValue?.madeStrings(scratch)
-        summary.cvmValue = summary.cvmValue?.madeStrings(scratch)
+        summary.iadSlot.makeStrings(scratch)
+        summary.cvmSlot.makeStrings(scratch)
         var s = TransactionSummary()
         swap(&s, &summary)
         summary.apdus = s.apdus
@@ -429,6 +441,91 @@ enum SessionValue: Sendable {
     }
 }
 
+/// A `SessionValue?` as fields and a kind, each field at an empty value when its case
+/// does not use it: setting and clearing it assign fields (a release each, nothing when
+/// it is empty), with no optional of an enum destroyed through its value witness.
+struct SessionValueSlot: Sendable {
+    /// 0: none (nil), 1: `.strings`, 2: `.tag`.
+    private(set) var kind: UInt8 = 0
+    /// `.strings`.
+    private(set) var hex = ""
+    private(set) var text = ""
+    /// `.tag`: `RenderedTagValue`'s fields (`registry` nil when not that case).
+    private(set) var tag: UInt32 = 0
+    private(set) var bytes: ArraySlice<UInt8> = []
+    private(set) var aid: [UInt8]?
+    private(set) var index: Int?
+    private(set) var registry: Registry?
+
+    var isNone: Bool { @inline(__always) get { kind == 0 } }
+
+    var sessionValue: SessionValue? {
+        switch kind {
+        case 1: .strings(hex: hex, text: text)
+        case 2: registry.map { .tag(RenderedTagValue(tag: tag, value: bytes, aid: aid, index: index, registry: $0)) }
+        default: nil
+        }
+    }
+
+    mutating func set(_ v: SessionValue?) {
+        switch v {
+        case nil: clear()
+        case let .strings(hex, text)?: setStrings(hex, text)
+        case let .tag(t)?: setTag(t.tag, t.value, aid: t.aid, index: t.index, registry: t.registry)
+        }
+    }
+
+    /// Back to none: the fields of the case held emptied (the bytes hold the evidence's
+    /// storage, which the next session writes into).
+    @inline(__always)
+    mutating func clear() {
+        guard kind != 0 else { return }
+        clearFields()
+    }
+
+    private mutating func clearFields() {
+        if kind == 1 {
+            hex = ""
+            text = ""
+        } else {
+            bytes = []
+            aid = nil
+            index = nil
+            registry = nil
+        }
+        kind = 0
+    }
+
+    mutating func setStrings(_ hex: String, _ text: String) {
+        if kind == 2 { clearFields() }
+        self.hex = hex
+        self.text = text
+        kind = 1
+    }
+
+    mutating func setTag(_ tag: UInt32, _ value: ArraySlice<UInt8>, aid: [UInt8]?, index: Int?, registry: Registry) {
+        if kind == 1 { clearFields() }
+        self.tag = tag
+        bytes = value
+        self.aid = aid
+        self.index = index
+        self.registry = registry
+        kind = 2
+    }
+
+    /// The text as `RenderedTagValue.writeText` writes it (`.tag` only).
+    func writeText(to out: OutputBuffer) {
+        guard kind == 2, let index, let registry else { return }
+        RenderedTagValue.writeText(tag, index, bytes, aid, registry, out)
+    }
+
+    /// `.tag` made `.strings` (`SessionValue.madeStrings`).
+    mutating func makeStrings(_ scratch: SessionEndScratch?) {
+        guard kind == 2, let v = sessionValue, case let .strings(hex, text) = v.madeStrings(scratch) else { return }
+        setStrings(hex, text)
+    }
+}
+
 /// A tag's value and what renders its text: the registry's entry (nil when it has no
 /// text) inside the session's selected AID.
 struct RenderedTagValue: Sendable {
@@ -446,9 +543,15 @@ struct RenderedTagValue: Sendable {
     /// The value's text as the entry's renderer writes it (nothing when it has none).
     func writeText(to out: OutputBuffer) {
         guard let index else { return }
+        Self.writeText(tag, index, value, aid, registry, out)
+    }
+
+    /// `writeText` of these fields (`SessionValueSlot`'s).
+    static func writeText(_ tag: UInt32, _ index: Int, _ value: ArraySlice<UInt8>, _ aid: [UInt8]?, _ registry: Registry,
+                          _ out: OutputBuffer) {
         var context = EMVContext()
         context.selectedAID = aid
-        Self.render(tag, index, value, context, registry, out)
+        render(tag, index, value, context, registry, out)
     }
 
     /// The renderer's call, the context passed in (the closures read it where it lies:
