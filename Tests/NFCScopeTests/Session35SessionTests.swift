@@ -85,7 +85,7 @@ import Testing
                 }
             }
         }
-        #expect(masked > 10_000, "\(masked) trees")
+        #expect(masked > 8_000, "\(masked) trees")
         #expect(setBits > 20_000, "\(setBits) bits")
     }
 
