@@ -181,9 +181,6 @@ public final class CardSession {
         }
     }
 
-    /// Native MIFARE Plus or DESFire framing (outside an application selected by ISO SELECT),
-    /// or DESFire's ISO wrapping (CLA 90): fills `x.desfire` / `x.mifarePlus`, and for native
-    /// framing drops the APDU reading (there is no APDU and no status word).
     /// The masks of `x.responseTLV`, a copy of the memo's tree `parseMemo.lastCopied`:
     /// the memo's, else found from the nodes and stored there (once per kept tree).
     /// In line (a call of ~10 instructions per answer copied), the finding out of line.
@@ -208,6 +205,9 @@ public final class CardSession {
         x.responseHinted = true
     }
 
+    /// Native MIFARE Plus or DESFire framing (outside an application selected by ISO SELECT),
+    /// or DESFire's ISO wrapping (CLA 90): fills `x.desfire` / `x.mifarePlus`, and for native
+    /// framing drops the APDU reading (there is no APDU and no status word).
     private func readNative(_ x: inout APDUInterpretation, _ exchange: ISODEPExchange) {
         let continuing = desfireChain != nil
         let chain = desfireChain
