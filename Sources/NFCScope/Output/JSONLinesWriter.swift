@@ -18,7 +18,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     /// `rBlockTail`) without bits, flags or error, from the CRC verdict to `"inf_len":`:
     /// entry `crc * 32 + tail`, written by the general writers once.
     private let blockTails = JSONLinesWriter.makeBlockTails()
-    /// The parts of the last two ATS prefixes' frame lines (`ATSPrefixMemo`).
+    /// The parts of the last two ATS prefixes' frame lines (`ATSPrefixMemo`), and the
+    /// line tails of the last two ATQA and RATS values.
     private let atsParts = KeptParts()
 
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
@@ -100,7 +101,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
                 out.recordDone()
                 return
             }
-        } else if frame.info.isNFCAActivation {
+        } else if frame.info.takesActivationSwitch {
             // Events and activation frames: info and members in one switch.
             out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
             LinkInfo.writeInfoQuoteAndJSONMembers(of: &frame.info, out, atsParts: atsParts)
