@@ -144,3 +144,80 @@ import Testing
         }
     }
 }
+
+extension Session35FrameTests {
+    /// The UID hex of an anticollision answer, a SELECT and a SAK written once and copied
+    /// for the member (`OutputCursor.again`): against the general writers and the hex of
+    /// the bytes the parts were cut from, for parts of 0 to 20 bytes and UIDs of 0 to 16.
+    @Test func uidHexCopiedForTheMemberIsTheGeneralWriters() {
+        var g = G(state: 0x5335_0E1D_0000_0007)
+        let bytes = (0..<40).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+        ByteView.with(bytes) { v in
+            for n in 0...20 {
+                for start in [0, 3, 40 - n] {
+                    let part = v.slice(start, n) ?? ByteView()
+                    let hex = bytes[start..<(start + n)].map { String(format: "%02x", $0) }.joined()
+                    for level: UInt8 in [1, 3, 12] {
+                        for bcc in [true, false] {
+                            for info in [LinkInfo.anticollisionAnswer(level: level, uidPart: part, bccOK: bcc),
+                                         .select(level: level, uidPart: part, bccOK: bcc)] {
+                                var i = info
+                                let fast = OutputBuffer(initialCapacity: 8)
+                                LinkInfo.writeInfoQuoteAndJSONMembers(of: &i, fast, atsParts: KeptParts())
+                                #expect(fast.string == Self.general(info))
+                                #expect(fast.string.contains(",\"uid_part\":\"\(hex)\""))
+                            }
+                        }
+                    }
+                }
+            }
+            for n in 0...16 {
+                let uid = UIDBytes(bytes[5..<(5 + n)])
+                let hex = bytes[5..<(5 + n)].map { String(format: "%02x", $0) }.joined()
+                for complete in [true, false] {
+                    for info in [LinkInfo.sak(value: 0x20, level: 2, uidComplete: complete, isoDEP: !complete, uid: uid),
+                                 .sak(value: 0x08, level: 1, uidComplete: complete, isoDEP: false, uid: nil)] {
+                        var i = info
+                        let fast = OutputBuffer(initialCapacity: 8)
+                        LinkInfo.writeInfoQuoteAndJSONMembers(of: &i, fast, atsParts: KeptParts())
+                        #expect(fast.string == Self.general(info))
+                        if case .sak(_, _, _, _, let u) = info, u != nil {
+                            #expect(fast.string.contains(" UID \(hex)\"") && fast.string.hasSuffix(",\"uid\":\"\(hex)\""))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `OutputCursor.again`: the bytes written at an earlier offset, appended; nothing
+    /// for a range that is not all before the offset or past the reservation.
+    @Test func cursorWritesItsEarlierBytesAgain() {
+        let out = OutputBuffer(initialCapacity: 8)
+        out.ascii("xy")
+        let copied = out.withReserved(64) { c -> [Bool] in
+            let at = c.offset
+            c.ascii("0123456789abcdefghijklmnopqrstuvwxyz")
+            var results: [Bool] = []
+            results.append(c.again(from: at, count: 3))
+            results.append(c.again(from: at &+ 10, count: 26))
+            results.append(c.again(from: at, count: 0))
+            results.append(c.again(from: at &+ 30, count: 100))
+            results.append(c.again(from: -1, count: 1))
+            results.append(c.again(from: at, count: -1))
+            let now = c.offset
+            results.append(c.again(from: now, count: 1))
+            return results
+        }
+        #expect(copied == [true, true, true, false, false, false, false])
+        #expect(out.string == "xy0123456789abcdefghijklmnopqrstuvwxyz012abcdefghijklmnopqrstuvwxyz")
+        // Room: a copy longer than what is left of the reservation is refused.
+        let small = OutputBuffer()
+        let refused = small.withReserved(12) { c -> Bool in
+            let at = c.offset
+            c.ascii("abcdefgh")
+            return c.again(from: at, count: 5)
+        }
+        #expect(!refused && small.string == "abcdefgh")
+    }
+}

@@ -756,26 +756,35 @@ extension LinkInfo {
             }
         case .anticollisionAnswer(let level, let part, let bccOK):
             out.withReserved(128 &+ 4 &* part.count) { c in
-                uidNote(level, part, bccOK, &c)
+                let hexAt = uidNote(level, part, bccOK, &c)
                 c.ascii("\",\"level\":"); c.int(Int(level))
-                c.ascii(",\"uid_part\":\""); c.hex(part); c.byte(0x22)
+                c.ascii(",\"uid_part\":\"")
+                if !c.again(from: hexAt, count: part.count &<< 1) { c.hex(part) }
+                c.byte(0x22)
                 c.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
             }
         case .select(let level, let part, let bccOK):
             out.withReserved(128 &+ 4 &* part.count) { c in
-                selectNote(level, part, bccOK, &c)
+                let hexAt = selectNote(level, part, bccOK, &c)
                 c.ascii("\",\"level\":"); c.int(Int(level))
-                c.ascii(",\"uid_part\":\""); c.hex(part); c.byte(0x22)
+                c.ascii(",\"uid_part\":\"")
+                if !c.again(from: hexAt, count: part.count &<< 1) { c.hex(part) }
+                c.byte(0x22)
                 c.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
             }
         case .sak(let value, let level, let complete, let isoDEP, let uid):
             out.withReserved(256) { c in
-                sakNote(value, complete, isoDEP, uid, &c)
+                let hexAt = sakNote(value, complete, isoDEP, uid, &c)
                 c.ascii("\",\"sak\":\""); c.hexUpper(UInt32(value), byteCount: 1); c.byte(0x22)
                 c.ascii(",\"level\":"); c.int(Int(level))
                 c.ascii(",\"uid_complete\":"); c.ascii(complete ? "true" : "false")
                 c.ascii(",\"iso_dep\":"); c.ascii(isoDEP ? "true" : "false")
-                if let uid { c.ascii(",\"uid\":\""); writeUID(uid, &c); c.byte(0x22) }
+                if let uid {
+                    // The info text's UID hex, copied (two `writeUID`s took 61 each).
+                    c.ascii(",\"uid\":\"")
+                    if !c.again(from: hexAt, count: uid.count &<< 1) { writeUID(uid, &c) }
+                    c.byte(0x22)
+                }
             }
         case .rats(let fsdi, let fsd, let cid):
             // As the ATQA's: the tail depends on the three fields alone (a payment
@@ -855,24 +864,37 @@ fileprivate func anticollisionNote(_ level: UInt8, _ nvb: UInt8, _ c: inout Outp
     if nvb != 0x20 { c.ascii(" NVB "); c.hexUpper(UInt32(nvb), byteCount: 1) }
 }
 
-@inline(__always)
-fileprivate func uidNote(_ level: UInt8, _ part: ByteView, _ bccOK: Bool, _ c: inout OutputCursor) {
-    c.ascii("UID CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+/// Returns where the part's hex starts (a cursor offset): the JSON line's `uid_part`
+/// copies it from there (`OutputCursor.again`). So do `selectNote` and `sakNote` (-1:
+/// no UID).
+@inline(__always) @discardableResult
+fileprivate func uidNote(_ level: UInt8, _ part: ByteView, _ bccOK: Bool, _ c: inout OutputCursor) -> Int {
+    c.ascii("UID CL"); c.int(Int(level)); c.byte(0x20)
+    let hexAt = c.offset
+    c.hex(part)
     c.ascii(bccOK ? " BCC ok" : " BCC bad")
+    return hexAt
 }
 
-@inline(__always)
-fileprivate func selectNote(_ level: UInt8, _ part: ByteView, _ bccOK: Bool, _ c: inout OutputCursor) {
-    c.ascii("SELECT CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+@inline(__always) @discardableResult
+fileprivate func selectNote(_ level: UInt8, _ part: ByteView, _ bccOK: Bool, _ c: inout OutputCursor) -> Int {
+    c.ascii("SELECT CL"); c.int(Int(level)); c.byte(0x20)
+    let hexAt = c.offset
+    c.hex(part)
     if !bccOK { c.ascii(" BCC bad") }
+    return hexAt
 }
 
-@inline(__always)
-fileprivate func sakNote(_ value: UInt8, _ complete: Bool, _ isoDEP: Bool, _ uid: UIDBytes?, _ c: inout OutputCursor) {
+@inline(__always) @discardableResult
+fileprivate func sakNote(_ value: UInt8, _ complete: Bool, _ isoDEP: Bool, _ uid: UIDBytes?, _ c: inout OutputCursor) -> Int {
     c.ascii("SAK "); c.hexUpper(UInt32(value), byteCount: 1); c.ascii(" (")
     if isoDEP { c.ascii("ISO-DEP, ") }
     c.ascii(complete ? "uid complete)" : "uid not complete)")
-    if let uid { c.ascii(" UID "); writeUID(uid, &c) }
+    guard let uid else { return -1 }
+    c.ascii(" UID ")
+    let hexAt = c.offset
+    writeUID(uid, &c)
+    return hexAt
 }
 
 @inline(__always)
