@@ -70,8 +70,10 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // the optional array on every frame).
         let masked = nextFrameMask != nil
         // A cursor rather than `withReserved`'s closure: the closure was left a call of
-        // its own, a call per frame with the cursor passed through memory.
-        var c = out.reservedCursor(64 + (masked ? 0 : 2 * frame.bytes.count))
+        // its own, a call per frame with the cursor passed through memory. The room without
+        // overflow checks (four instructions a frame): a view counts bytes in memory, far
+        // below 2^61, and a count that wrapped would make the hex's claim trap anyway.
+        var c = out.reservedCursor(64 &+ (masked ? 0 : frame.bytes.count &<< 1))
         if frame.event == nil, let dir = frame.dir {
             // Most frames: one literal for the direction and technology.
             c.asciiOf33To48(dirTechHexOpening(dir, frame.tech))
