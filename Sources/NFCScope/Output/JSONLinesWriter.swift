@@ -18,7 +18,8 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     /// `rBlockTail`) without bits, flags or error, from the CRC verdict to `"inf_len":`:
     /// entry `crc * 32 + tail`, written by the general writers once.
     private let blockTails = JSONLinesWriter.makeBlockTails()
-    /// The parts of the last two ATS prefixes' frame lines (`ATSPrefixMemo`).
+    /// The parts of the last two ATS prefixes' frame lines (`ATSPrefixMemo`), and the
+    /// line tails of the last two ATQA and RATS values.
     private let atsParts = KeptParts()
 
     /// `redact`: records mask what they know to be secret themselves (see `RenderContext`).
@@ -69,8 +70,10 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // the optional array on every frame).
         let masked = nextFrameMask != nil
         // A cursor rather than `withReserved`'s closure: the closure was left a call of
-        // its own, a call per frame with the cursor passed through memory.
-        var c = out.reservedCursor(64 + (masked ? 0 : 2 * frame.bytes.count))
+        // its own, a call per frame with the cursor passed through memory. The room without
+        // overflow checks (four instructions a frame): a view counts bytes in memory, far
+        // below 2^61, and a count that wrapped would make the hex's claim trap anyway.
+        var c = out.reservedCursor(64 &+ (masked ? 0 : frame.bytes.count &<< 1))
         if frame.event == nil, let dir = frame.dir {
             // Most frames: one literal for the direction and technology.
             c.asciiOf33To48(dirTechHexOpening(dir, frame.tech))
@@ -100,7 +103,7 @@ public final class JSONLinesWriter: MaskableFrameWriter {
                 out.recordDone()
                 return
             }
-        } else if frame.info.isNFCAActivation {
+        } else if frame.info.takesActivationSwitch {
             // Events and activation frames: info and members in one switch.
             out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
             LinkInfo.writeInfoQuoteAndJSONMembers(of: &frame.info, out, atsParts: atsParts)

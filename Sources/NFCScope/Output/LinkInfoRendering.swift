@@ -679,6 +679,23 @@ extension LinkInfo {
         }
     }
 
+    /// Whether the JSON frame line sends this info to `writeInfoQuoteAndJSONMembers`:
+    /// `isNFCAActivation`, and the HLTB answer, which that switch writes through the
+    /// general writers as the caller would. Named by the cases it is not (payload cases
+    /// only), so the test is one of the tag: naming a case without a payload (REQA, HLTA,
+    /// field events) compared the whole 80-byte payload (about 35 instructions for
+    /// those frames).
+    @inline(__always)
+    var takesActivationSwitch: Bool {
+        switch self {
+        case .pps, .ppsAnswer, .reqb, .atqb, .attrib, .attribAnswer, .hltb, .stsr, .block, .appleECP, .t2t,
+             .mifareClassic, .felica, .nfcv, .llcp, .nfcDEP, .smartCard, .ccid:
+            return false
+        default:
+            return true
+        }
+    }
+
     /// What `writeInfo`, a closing `"` and `writeJSONMembers` write, in one switch and
     /// one reservation for the cases `isNFCAActivation` names (others go through those
     /// three).
@@ -698,8 +715,9 @@ extension LinkInfo {
     /// the switch.
     /// `atsParts`: an ATS's parts that its interface bytes decide are copied from there
     /// when one of the last two ATS prefixes written through it was the same
-    /// (`ATSPrefixMemo`). Not optional: one unwrapped (`?? KeptParts()`) was retained
-    /// and released for each ATS.
+    /// (`ATSPrefixMemo`); so are an ATQA's and a RATS's line tails, each for the last two
+    /// values (groups of their own). Not optional: one unwrapped (`?? KeptParts()`) was
+    /// retained and released for each ATS.
     @inline(never)
     static func writeInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer, atsParts: KeptParts) {
         switch info {
@@ -712,6 +730,16 @@ extension LinkInfo {
         case .hlta:
             out.ascii("HLTA\"")
         case .atqa(let v):
+            // The line's tail depends on the ATQA's value alone, and a capture's cards
+            // give few: copied when kept for this value (writing it took about 190
+            // instructions). `keepTail` keeps it for the next frame with the value.
+            let key = UInt64(v)
+            let found = atsParts.slot(for: key, 0, group: KeptParts.atqaGroup)
+            if found >= 0 {
+                atsParts.write(found, second: true, to: out)
+                return
+            }
+            let start = out.position
             out.withReserved(160) { c in
                 atqaNote(v, &c)
                 c.ascii("\",\"atqa\":\""); c.hexUpper(UInt32(v), byteCount: 2); c.byte(0x22)
@@ -719,6 +747,7 @@ extension LinkInfo {
                 if size > 0 { c.ascii(",\"uid_size\":"); c.int(size) }
                 c.ascii(",\"bitframe_anticoll\":"); c.ascii(v & 0x1F != 0 ? "true" : "false")
             }
+            atsParts.keepTail(last: out.position &- start, of: out, key: key, 0, group: KeptParts.atqaGroup)
         case .anticollision(let level, let nvb):
             out.withReserved(128) { c in
                 anticollisionNote(level, nvb, &c)
@@ -727,34 +756,53 @@ extension LinkInfo {
             }
         case .anticollisionAnswer(let level, let part, let bccOK):
             out.withReserved(128 &+ 4 &* part.count) { c in
-                uidNote(level, part, bccOK, &c)
+                let hexAt = uidNote(level, part, bccOK, &c)
                 c.ascii("\",\"level\":"); c.int(Int(level))
-                c.ascii(",\"uid_part\":\""); c.hex(part); c.byte(0x22)
+                c.ascii(",\"uid_part\":\"")
+                if !c.again(from: hexAt, count: part.count &<< 1) { c.hex(part) }
+                c.byte(0x22)
                 c.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
             }
         case .select(let level, let part, let bccOK):
             out.withReserved(128 &+ 4 &* part.count) { c in
-                selectNote(level, part, bccOK, &c)
+                let hexAt = selectNote(level, part, bccOK, &c)
                 c.ascii("\",\"level\":"); c.int(Int(level))
-                c.ascii(",\"uid_part\":\""); c.hex(part); c.byte(0x22)
+                c.ascii(",\"uid_part\":\"")
+                if !c.again(from: hexAt, count: part.count &<< 1) { c.hex(part) }
+                c.byte(0x22)
                 c.ascii(bccOK ? ",\"bcc\":\"ok\"" : ",\"bcc\":\"bad\"")
             }
         case .sak(let value, let level, let complete, let isoDEP, let uid):
             out.withReserved(256) { c in
-                sakNote(value, complete, isoDEP, uid, &c)
+                let hexAt = sakNote(value, complete, isoDEP, uid, &c)
                 c.ascii("\",\"sak\":\""); c.hexUpper(UInt32(value), byteCount: 1); c.byte(0x22)
                 c.ascii(",\"level\":"); c.int(Int(level))
                 c.ascii(",\"uid_complete\":"); c.ascii(complete ? "true" : "false")
                 c.ascii(",\"iso_dep\":"); c.ascii(isoDEP ? "true" : "false")
-                if let uid { c.ascii(",\"uid\":\""); writeUID(uid, &c); c.byte(0x22) }
+                if let uid {
+                    // The info text's UID hex, copied (two `writeUID`s took 61 each).
+                    c.ascii(",\"uid\":\"")
+                    if !c.again(from: hexAt, count: uid.count &<< 1) { writeUID(uid, &c) }
+                    c.byte(0x22)
+                }
             }
         case .rats(let fsdi, let fsd, let cid):
+            // As the ATQA's: the tail depends on the three fields alone (a payment
+            // capture's readers send one RATS), about 230 instructions to write.
+            let key = UInt64(fsdi) | UInt64(cid) &<< 8
+            let found = atsParts.slot(for: key, fsd, group: KeptParts.ratsGroup)
+            if found >= 0 {
+                atsParts.write(found, second: true, to: out)
+                return
+            }
+            let start = out.position
             out.withReserved(160) { c in
                 ratsNote(fsd, cid, &c)
                 c.ascii("\",\"fsdi\":"); c.int(Int(fsdi))
                 c.ascii(",\"fsd\":"); c.int(fsd)
                 c.ascii(",\"cid\":"); c.int(Int(cid))
             }
+            atsParts.keepTail(last: out.position &- start, of: out, key: key, fsd, group: KeptParts.ratsGroup)
         case .ats:
             // Not bound here: the ATS's fields were loaded before the switch, for
             // every activation frame and event (about 20 instructions each).
@@ -816,24 +864,37 @@ fileprivate func anticollisionNote(_ level: UInt8, _ nvb: UInt8, _ c: inout Outp
     if nvb != 0x20 { c.ascii(" NVB "); c.hexUpper(UInt32(nvb), byteCount: 1) }
 }
 
-@inline(__always)
-fileprivate func uidNote(_ level: UInt8, _ part: ByteView, _ bccOK: Bool, _ c: inout OutputCursor) {
-    c.ascii("UID CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+/// Returns where the part's hex starts (a cursor offset): the JSON line's `uid_part`
+/// copies it from there (`OutputCursor.again`). So do `selectNote` and `sakNote` (-1:
+/// no UID).
+@inline(__always) @discardableResult
+fileprivate func uidNote(_ level: UInt8, _ part: ByteView, _ bccOK: Bool, _ c: inout OutputCursor) -> Int {
+    c.ascii("UID CL"); c.int(Int(level)); c.byte(0x20)
+    let hexAt = c.offset
+    c.hex(part)
     c.ascii(bccOK ? " BCC ok" : " BCC bad")
+    return hexAt
 }
 
-@inline(__always)
-fileprivate func selectNote(_ level: UInt8, _ part: ByteView, _ bccOK: Bool, _ c: inout OutputCursor) {
-    c.ascii("SELECT CL"); c.int(Int(level)); c.byte(0x20); c.hex(part)
+@inline(__always) @discardableResult
+fileprivate func selectNote(_ level: UInt8, _ part: ByteView, _ bccOK: Bool, _ c: inout OutputCursor) -> Int {
+    c.ascii("SELECT CL"); c.int(Int(level)); c.byte(0x20)
+    let hexAt = c.offset
+    c.hex(part)
     if !bccOK { c.ascii(" BCC bad") }
+    return hexAt
 }
 
-@inline(__always)
-fileprivate func sakNote(_ value: UInt8, _ complete: Bool, _ isoDEP: Bool, _ uid: UIDBytes?, _ c: inout OutputCursor) {
+@inline(__always) @discardableResult
+fileprivate func sakNote(_ value: UInt8, _ complete: Bool, _ isoDEP: Bool, _ uid: UIDBytes?, _ c: inout OutputCursor) -> Int {
     c.ascii("SAK "); c.hexUpper(UInt32(value), byteCount: 1); c.ascii(" (")
     if isoDEP { c.ascii("ISO-DEP, ") }
     c.ascii(complete ? "uid complete)" : "uid not complete)")
-    if let uid { c.ascii(" UID "); writeUID(uid, &c) }
+    guard let uid else { return -1 }
+    c.ascii(" UID ")
+    let hexAt = c.offset
+    writeUID(uid, &c)
+    return hexAt
 }
 
 @inline(__always)
