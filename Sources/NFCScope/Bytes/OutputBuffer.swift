@@ -1626,3 +1626,26 @@ extension UnsafeMutablePointer<UInt8> {
         UnsafeMutableRawPointer(self).storeBytes(of: pair, toByteOffset: offset, as: UInt16.self)
     }
 }
+
+// Session 35 (s35-tree): the APDU record's response member in one reservation.
+extension OutputBuffer {
+    /// `lead`, then a copy of the `n` bytes written at `start` (a `position`), in one
+    /// reservation: what `ascii(lead)` and `copyWritten(from:count:)` write, without their
+    /// two reservations and the call. False, writing nothing, when those bytes are no longer
+    /// in the buffer (the reservation may flush them) or `n` is negative.
+    @inline(__always)
+    func copyWritten(after lead: StaticString, from start: Int, count n: Int) -> Bool {
+        let m = lead.utf8CodeUnitCount
+        guard n >= 0 else { return false }
+        reserve(m &+ n)
+        // After the reservation: it may have flushed what was written.
+        let from = start &- flushedTotal
+        guard from >= 0, from &+ n <= count else { return false }
+        let dst = UnsafeMutableRawPointer(storage + count)
+        Self.copyShort(from: UnsafeRawPointer(lead.utf8Start), to: dst, count: m)
+        // The source ends at or before `count`, the copy starts after it: no overlap.
+        Self.copyShort(from: UnsafeRawPointer(storage + from), to: dst + m, count: n)
+        count &+= m &+ n
+        return true
+    }
+}

@@ -43,9 +43,12 @@ package final class RecentHex {
     deinit { copy.deallocate() }
 
     /// Remembers that `out` holds the lowercase hex of `bytes` from `position` on.
+    /// Inlined into the frame writer (a call for each of its I-blocks' frames): a frame of
+    /// the input's mapping is only noted; a copy of another's bytes is kept out of line.
+    @inline(__always)
     func remember(_ bytes: ByteView, writtenAt position: Int, in out: OutputBuffer) {
         let n = bytes.count
-        guard n > 0, let src = bytes.base else { forget(); return }
+        guard n > 0, bytes.base != nil else { forget(); return }
         count = n
         source = bytes
         self.position = position
@@ -54,7 +57,15 @@ package final class RecentHex {
             inPlace = true
             return
         }
+        keepCopy(bytes)
+    }
+
+    /// `remember`'s copy of bytes outside the input's mapping (`source` and `count` set).
+    @inline(never)
+    private func keepCopy(_ bytes: ByteView) {
         inPlace = false
+        let n = bytes.count
+        guard n > 0, let src = bytes.base else { forget(); return }
         if n > capacity {
             copy.deallocate()
             capacity = n
@@ -86,6 +97,21 @@ package final class RecentHex {
            inPlace || memcmp(copy + d, src, n) == 0, out.copyWritten(from: position &+ (d &<< 1), count: n &<< 1) {
             return
         }
+        out.hex(v)
+    }
+
+    /// `lead`, then the lowercase hex of `v`: what `out.ascii(lead)` and `hex(v, to:)` write.
+    /// Inlined into the APDU record's response member (once a record): a copied hex goes
+    /// with the lead in one reservation, without the two calls `hex` made.
+    @inline(__always)
+    func hex(_ v: ByteView, after lead: StaticString, to out: OutputBuffer) {
+        let n = v.count
+        if n > 0, let src = v.base, position >= 0, out.generation == generation, let d = v.offset(in: source),
+           d &+ n <= count, inPlace || memcmp(copy + d, src, n) == 0,
+           out.copyWritten(after: lead, from: position &+ (d &<< 1), count: n &<< 1) {
+            return
+        }
+        out.ascii(lead)
         out.hex(v)
     }
 }

@@ -527,12 +527,14 @@ struct RegistryNodeWriter {
     /// A node's or value's JSON text: copied from the cache when the same value was
     /// rendered in the same context before, else rendered. One function per target, each
     /// with its target fixed: the renderers inlined into it are specialised for it.
+    /// (Given the entry's slot index, not the entry: it is a call, and the entry was
+    /// copied to the stack for it.)
     @inline(__always)
-    private func writeJSONText(_ registry: Registry, _ cache: RenderedValueCache?, _ entry: Registry.TagNodeEntry,
+    private func writeJSONText(_ registry: Registry, _ cache: RenderedValueCache?, slot: Int,
                                tag: UInt32, length: Int, _ value: ByteView, _ context: EMVContext, _ out: OutputBuffer) {
-        let handle = EMVTagHandle(tag: tag, length: length, aid: scope.aid, index: entry.index)
+        let handle = EMVTagHandle(tag: tag, length: length, aid: scope.aid, index: slot)
         if texts >= 0, cache != nil {
-            cache?.write(slot: entry.index, value: value, context: texts, to: out) {
+            cache?.write(slot: slot, value: value, context: texts, to: out) {
                 registry.renderTagValue(handle, value, context: context, to: out, target: .json)
             }
         } else {
@@ -630,7 +632,7 @@ struct RegistryNodeWriter {
                                              outerHexAt: outerHexAt, name: nameMember(entry), textMember: text,
                                              close: plain && !text, openChildren: clean)
             if text, let entry {
-                writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
+                writeJSONText(registry, cache, slot: entry.index, tag: tag, length: length, value, context, out)
                 if plain { out.ascii("\"}") } else { out.byte(0x22) }
             }
             if clean {
@@ -696,7 +698,7 @@ struct RegistryNodeWriter {
                                      value: value, outer: nil, outerHexAt: 0, name: nameMember(entry), textMember: text,
                                      close: complete && !text)
             if text, let entry {
-                writeJSONText(registry, cache, entry, tag: tag, length: length, value, context, out)
+                writeJSONText(registry, cache, slot: entry.index, tag: tag, length: length, value, context, out)
                 out.ascii("\"}")
             }
             if !complete {
