@@ -35,32 +35,38 @@ public struct EMVContext: Sendable {
     /// records of a card; each was an array made, or emptied and filled again).
     mutating func learn(from tlv: BERTLV, arrays: inout RecentArrays) {
         var directoryEnd = 0
-        // By index (the enumerated sequence copied every node of every answer), the tag
-        // tested first: most nodes are none of the tags learnt, and each was tested for
-        // an error, its form and 4F before the tag's switch (s23-apdu).
+        // By index (the enumerated sequence copied every node of every answer).
         let nodes = tlv.nodes
-        var i = 0
-        while i < nodes.count {
-            let index = i
-            i += 1
-            let tag = nodes[index].tag
-            // A one-byte tag by a table ("L" learnt, "D" the directory entry 61); the
-            // others are 5F2A, 9F42 or 9F38 (the tests were a search of ~12 a node).
-            if tag < 0x100 {
-                let k = tableByte(Self.oneByteTags, UInt8(truncatingIfNeeded: tag))
-                if k == 0x2E { continue }
-                if k == 0x44 {
-                    directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd)
-                    continue
-                }
-            } else if tag != 0x5F2A && tag != 0x9F42 && tag != 0x9F38 {
-                continue
+        var index = 0
+        while index < nodes.count {
+            defer { index += 1 }
+            if Self.learnsNode(nodes, index, directoryEnd: &directoryEnd) {
+                learn(tag: nodes[index].tag, value: nodes[index].value, arrays: &arrays)
             }
-            guard !nodes[index].isError, !nodes[index].constructed else { continue }
-            // 4F inside a directory entry (61) names a candidate, not the selected application.
-            if tag == 0x4F && index < directoryEnd { continue }
-            learn(tag: tag, value: nodes[index].value, arrays: &arrays)
         }
+    }
+
+    /// Whether the walk hands node `index` to `learn(tag:value:arrays:)`: the one test of
+    /// `learn(from:arrays:)` and `learnMask`. The tag is tested first: most nodes are none
+    /// of the tags learnt (each was tested for an error, its form and 4F before the tag's
+    /// switch, s23-apdu). A one-byte tag by a table ("L" learnt, "D" the directory entry
+    /// 61); the others are 5F2A, 9F42 or 9F38 (the tests were a search of ~12 a node).
+    @inline(__always)
+    private static func learnsNode(_ nodes: [TLVNode], _ index: Int, directoryEnd: inout Int) -> Bool {
+        let tag = nodes[index].tag
+        if tag < 0x100 {
+            let k = tableByte(Self.oneByteTags, UInt8(truncatingIfNeeded: tag))
+            if k == 0x2E { return false }
+            if k == 0x44 {
+                directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd)
+                return false
+            }
+        } else if tag != 0x5F2A && tag != 0x9F42 && tag != 0x9F38 {
+            return false
+        }
+        guard !nodes[index].isError, !nodes[index].constructed else { return false }
+        // 4F inside a directory entry (61) names a candidate, not the selected application.
+        return !(tag == 0x4F && index < directoryEnd)
     }
 
     /// The nodes `learn(from:arrays:)` hands to `learn(tag:value:arrays:)`, as bits by
@@ -73,20 +79,7 @@ public struct EMVContext: Sendable {
         var index = 0
         while index < nodes.count {
             defer { index += 1 }
-            let tag = nodes[index].tag
-            if tag < 0x100 {
-                let k = tableByte(Self.oneByteTags, UInt8(truncatingIfNeeded: tag))
-                if k == 0x2E { continue }
-                if k == 0x44 {
-                    directoryEnd = Swift.max(directoryEnd, nodes[index].subtreeEnd)
-                    continue
-                }
-            } else if tag != 0x5F2A && tag != 0x9F42 && tag != 0x9F38 {
-                continue
-            }
-            guard !nodes[index].isError, !nodes[index].constructed else { continue }
-            if tag == 0x4F && index < directoryEnd { continue }
-            mask |= 1 &<< UInt64(index)
+            if learnsNode(nodes, index, directoryEnd: &directoryEnd) { mask |= 1 &<< UInt64(index) }
         }
         return mask
     }
