@@ -140,12 +140,9 @@ import Testing
                 ByteView.with(bytes) { view in
                     let tree = BERTLV(parsing: view, maxDepth: maxDepth)
                     nodes += tree.nodes.count
-                    let a = OutputBuffer(), b = OutputBuffer()
-                    RegistryNodeWriter.writeTreeJSON(tree, registry: registry, cache: cache, context: context, to: a)
-                    general.writeJSON(tree, context: context, to: b)
-                    #expect(a.string == b.string, "cached \(cached) round \(round): \(hexUpper(bytes))")
-                    TreeAfterResponseHex.write(tree, parsedFrom: view, registry: registry, cache: cache, context: context,
-                                               generalWriter: general, fast: long, general: longGeneral)
+                    TreeAfterResponseHex.compare(tree, parsedFrom: view, registry: registry, cache: cache, context: context,
+                                                 generalWriter: general, fast: long, general: longGeneral,
+                                                 label: "cached \(cached) round \(round): \(hexUpper(bytes))")
                 }
             }
             #expect(long.contents == longGeneral.contents)

@@ -27,6 +27,25 @@ enum TreeAfterResponseHex {
             out.ascii("}\n")
         }
     }
+
+    /// One tree through both writers on its own (they must write the same JSON), then after
+    /// the response's hex into the long buffers, as `write` does. Returns the general
+    /// writer's JSON, for the callers that check more against it. Shared by the tree tests
+    /// of sessions 32, 33 and 35.
+    @discardableResult
+    static func compare<D: EMVDictionary>(_ tree: BERTLV, parsedFrom view: ByteView, registry: Registry,
+                                          cache: RenderedValueCache?, context: EMVContext,
+                                          generalWriter: TLVTreeWriter<D>, fast: OutputBuffer, general: OutputBuffer,
+                                          label: @autoclosure () -> String,
+                                          sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        let a = OutputBuffer(), b = OutputBuffer()
+        RegistryNodeWriter.writeTreeJSON(tree, registry: registry, cache: cache, context: context, to: a)
+        generalWriter.writeJSON(tree, context: context, to: b)
+        #expect(a.string == b.string, "\(label())", sourceLocation: sourceLocation)
+        write(tree, parsedFrom: view, registry: registry, cache: cache, context: context,
+              generalWriter: generalWriter, fast: fast, general: general)
+        return b.string
+    }
 }
 
 @Suite struct Session34TreeTests {

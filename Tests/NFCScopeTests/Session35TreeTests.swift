@@ -122,12 +122,9 @@ import Testing
                         if node.indefinite { indefinite += 1 }
                         if node.childError { childErrors += 1 }
                     }
-                    let a = OutputBuffer(), b = OutputBuffer()
-                    RegistryNodeWriter.writeTreeJSON(tree, registry: registry, cache: cache, context: context, to: a)
-                    general.writeJSON(tree, context: context, to: b)
-                    #expect(a.string == b.string, "cached \(cached) round \(round): \(hexUpper(bytes))")
-                    TreeAfterResponseHex.write(tree, parsedFrom: view, registry: registry, cache: cache, context: context,
-                                               generalWriter: general, fast: long, general: longGeneral)
+                    TreeAfterResponseHex.compare(tree, parsedFrom: view, registry: registry, cache: cache, context: context,
+                                                 generalWriter: general, fast: long, general: longGeneral,
+                                                 label: "cached \(cached) round \(round): \(hexUpper(bytes))")
                 }
             }
             #expect(long.contents == longGeneral.contents)
