@@ -73,7 +73,9 @@ public final class JSONLinesWriter: MaskableFrameWriter {
         // its own, a call per frame with the cursor passed through memory. The room without
         // overflow checks (four instructions a frame): a view counts bytes in memory, far
         // below 2^61, and a count that wrapped would make the hex's claim trap anyway.
-        var c = out.reservedCursor(64 &+ (masked ? 0 : frame.bytes.count &<< 1))
+        // The room also holds a common block's tail (`blockTailRoom`), written through
+        // the same cursor below.
+        var c = out.reservedCursor(64 &+ Self.blockTailRoom &+ (masked ? 0 : frame.bytes.count &<< 1))
         if frame.event == nil, let dir = frame.dir {
             // Most frames: one literal for the direction and technology.
             c.asciiOf33To48(dirTechHexOpening(dir, frame.tech))
@@ -93,6 +95,24 @@ public final class JSONLinesWriter: MaskableFrameWriter {
             c.ascii("\",\"hex\":\"")
         }
         if !masked { c.hex(frame.bytes) }
+        // A common I- or R-block (most frames of a card capture): its tail, INF length and
+        // the line's end through the same cursor, one commit. This narrow path, inline,
+        // replaces the call of `writeBlockMembers` (its prologue, a second reservation and
+        // its own commit); every other block still goes there.
+        if !masked, frame.info.isISODEPBlock, let tail = Self.commonBlockTail(&frame) {
+            let k = tail.k, infCount = tail.inf
+            let hexEnd = c.offset
+            c.padded(blockTails, Int(frame.crc.rawValue) &* 32 &+ k)
+            c.intLineEnd(infCount)
+            out.commit(c)
+            // As `writeBlockMembers`: only the card's unchained I-blocks' hex is
+            // remembered (entries 0-15 are I-blocks, odd ones chaining).
+            if k & 0x11 == 0, frame.dir == .card, infCount >= RecentHex.worthwhile {
+                recentHex.remember(frame.bytes, writtenAt: out.flushedCount &+ hexEnd &- (frame.bytes.count &<< 1), in: out)
+            }
+            out.recordDone()
+            return
+        }
         out.commit(c)
         if masked, let mask = nextFrameMask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
         // The case is tested without binding its payload: binding it copied the whole
@@ -155,6 +175,20 @@ public final class JSONLinesWriter: MaskableFrameWriter {
             recentHex.remember(frame.bytes, writtenAt: hexEnd &- (frame.bytes.count &<< 1), in: out)
         }
         return true
+    }
+
+    /// Room `frameInPlace` reserves after the hex for a common block's tail: a padded
+    /// literal (`PaddedLiterals.copied`) and `intLineEnd`'s 22 bytes.
+    private static var blockTailRoom: Int { PaddedLiterals.copied &+ 32 }
+
+    /// A common block's `blockTails` entry (without the CRC's part) and its INF length:
+    /// an I- or R-block (`iBlockTail`, `rBlockTail`) without bits, flags or error; nil
+    /// for every other frame. `inout` only to read the frame in place.
+    @inline(__always)
+    private static func commonBlockTail(_ frame: inout Frame) -> (k: Int, inf: Int)? {
+        guard case .block(let block) = frame.info, frame.bits == 0, frame.flags.isEmpty, frame.error == nil,
+              let k = block.iBlockTail ?? block.rBlockTail else { return nil }
+        return (k, block.inf.count)
     }
 
     /// `writeBlockMembers` for every other block, out of line (the fast path above reads
