@@ -102,4 +102,85 @@ import Testing
         }
         #expect(records > 150)
     }
+
+    /// The APDU record's frames pair `[c - 1, c]` when the counter `c` ends in 0 (the
+    /// kept digits lowered with their borrow, `counterPairEndingIn0`): counters reached
+    /// one by one and set at once, every carry length and digit count up to eight, a
+    /// shorter counter after a longer one (digits of the old one left in the kept word),
+    /// against the numbers as text.
+    @Test func counterPairsEndingInZeroAreTheNumbers() {
+        func pair(_ o: OutputBuffer, _ c: Int) -> String {
+            let before = o.position
+            FrameNumbers.with([c - 1, c]) { o.intArray($0) }
+            return String(decoding: Array(o.contents[before...]), as: UTF8.self)
+        }
+        // One by one to 20,000: every counter ending in 0 on the way.
+        let o = OutputBuffer()
+        for c in 1...20_000 {
+            _ = o.counter(c)
+            if c % 10 == 0 || c % 7 == 0 { #expect(pair(o, c) == "[\(c - 1),\(c)]", "counter \(c)") }
+        }
+        var g = FramePathFastPathTests.Generator(state: 0x5336_F003)
+        var counters = [10, 20, 90, 100, 110, 1_000, 1_010, 9_990, 10_000, 100_000, 1_000_000, 10_000_000,
+                        99_999_990, 12_340_000, 50_500_500]
+        for _ in 0..<3_000 {
+            let digits = 2 + g.next() % 7
+            var c = 1 + g.next() % 9
+            for _ in 1..<digits { c = c * 10 + (g.next() % 3 == 0 ? g.next() % 10 : 0) }
+            counters.append(c - c % 10)
+        }
+        for c in counters where c > 0 {
+            for longerFirst in [false, true] {
+                let b = OutputBuffer()
+                if longerFirst { _ = b.counter(98_765_432) }
+                _ = b.counter(c - 1)
+                _ = b.counter(c)
+                #expect(pair(b, c) == "[\(c - 1),\(c)]", "counter \(c)")
+                _ = b.counter(c)
+                #expect(pair(b, c) == "[\(c - 1),\(c)]", "counter \(c) set at once")
+            }
+        }
+    }
+
+    /// ATS frames of a few interface-byte prefixes and random historical bytes (0 to 15,
+    /// some in ISO 7816-4 coding), ATQA and RATS frames, through one `KeptParts` (its
+    /// parts and tails copied through a cursor, the ATS's line in one reservation) in
+    /// buffers that start small and large: each line against the general writers
+    /// (`writeInfo`, a quote, `writeJSONMembers`), and the running buffer against the
+    /// lines joined.
+    @Test func atsAtqaAndRatsLinesFromKeptPartsAreTheGeneralWriters() {
+        var g = FramePathFastPathTests.Generator(state: 0x5336_F004)
+        let prefixes: [[UInt8]] = [[0x78, 0x80, 0x70, 0x02], [0x75, 0x80, 0x70, 0x02], [0x77, 0x77, 0x81, 0x02],
+                                   [0x70], [0x58, 0x80, 0x02], [0x0F]]
+        for capacity in [8, 4096] {
+            let kept = KeptParts()
+            let fast = OutputBuffer(initialCapacity: capacity), plain = OutputBuffer()
+            for round in 0..<3_000 {
+                var bytes: [UInt8] = []
+                var info: LinkInfo
+                switch g.next() % 6 {
+                case 0: info = .atqa(g.next() % 2 == 0 ? 0x0004 : 0x0044)
+                case 1: info = .rats(fsdi: 8, fsd: 256, cid: 0)
+                default:
+                    let prefix = prefixes[g.next() % 3 == 0 ? g.next() % prefixes.count : g.next() % 2]
+                    var historical = g.bytes(g.next() % 16)
+                    if !historical.isEmpty, g.next() % 4 == 0 { historical[0] = [0x00, 0x10, 0x80][g.next() % 3] }
+                    bytes = [UInt8(1 + prefix.count + historical.count)] + prefix + historical
+                    info = .unknown
+                }
+                ByteView.with(bytes) { view in
+                    if !bytes.isEmpty { info = .ats(NFCA.ats(view).0) }
+                    let line = OutputBuffer(initialCapacity: capacity)
+                    line.ascii("{\"info\":\""); fast.ascii("{\"info\":\"")
+                    LinkInfo.writeInfoQuoteAndJSONMembers(of: &info, line, atsParts: kept)
+                    LinkInfo.writeInfoQuoteAndJSONMembers(of: &info, fast, atsParts: kept)
+                    let expected = "{\"info\":\"" + Session35FrameTests.general(info)
+                    #expect(line.string == expected, "round \(round) \(bytes)")
+                    line.ascii("}\n"); fast.ascii("}\n")
+                    plain.string(expected); plain.ascii("}\n")
+                }
+            }
+            #expect(fast.string == plain.string)
+        }
+    }
 }
