@@ -62,6 +62,30 @@ final class KeptParts {
         out.bytes(ByteView(base: UnsafeRawPointer(base + at), count: Swift.max(0, n)))
     }
 
+    /// Appends slot `e`'s first (`second` false) or second part through `c`, which needs
+    /// room for the part's whole capacity (`firstCapacity`, `secondCapacity`): 16-byte
+    /// moves, the last one's bytes past the part overwritten by what follows or left past
+    /// the cursor's offset. No call and no branch on the length but the loop's (`write`
+    /// went through `OutputBuffer.bytes`: a reservation and a copy by length).
+    @inline(__always)
+    func copy(_ e: Int, second: Bool, to c: inout OutputCursor) {
+        guard e >= 0, e < 2 &* Self.groups else { return }
+        let o = e &* Self.slot
+        let n = base.load(fromByteOffset: o &+ (second ? 24 : 16), as: Int.self)
+        let room = second ? Self.secondCapacity : Self.firstCapacity
+        precondition(c.end &- c.offset >= room, "OutputCursor: write past the reserved space")
+        // Slots, the header and the first part's room are multiples of 16 bytes: every
+        // load is aligned and inside the part's room (`n` is at most its capacity).
+        let src = UnsafeRawPointer(base + (o &+ Self.header &+ (second ? Self.firstCapacity : 0)))
+        let dst = c.base + c.offset
+        var i = 0
+        while i < n {
+            dst.storeBytes(of: src.load(fromByteOffset: i, as: SIMD16<UInt8>.self), toByteOffset: i, as: SIMD16<UInt8>.self)
+            i &+= 16
+        }
+        c.offset &+= Swift.max(0, n)
+    }
+
     /// Starts keeping the parts for a key in the slot of `group` not used last
     /// (forgetting what it held); returns the slot, -1 for a group that does not exist.
     func begin(_ key: UInt64, _ key2: Int, group: Int = 0) -> Int {

@@ -904,7 +904,7 @@ public final class OutputBuffer: @unchecked Sendable {
         if numbers.count == 2, let p = numbers.base {
             let first = p[0], last = p[1], nd = 24 &- counterStart
             if last == counterValue && last > 0 && first == last &- 1 && nd <= 8 {
-                if counterDigits[23] == 0x30 { return counterPairEndingIn0(first, nd) }
+                if counterDigits[23] == 0x30 { return counterPairEndingIn0(nd) }
                 // "[", two words of up to 8 bytes (each store writes 8), "," and "]".
                 reserve(2 &* nd &+ 11)
                 let kept = UInt64(littleEndian: UnsafeRawPointer(counterDigits + 16).loadUnaligned(as: UInt64.self))
@@ -924,16 +924,29 @@ public final class OutputBuffer: @unchecked Sendable {
     }
 
     /// `intArray`'s counter pair when the counter (`nd` digits, at most 8) ends in 0: the
-    /// first number's own digits as a word (`storeDigitsBelow1e8`), then the counter's.
-    /// Out of line: inlined, its registers cost the common pair ~10 instructions.
+    /// first number's digits are the counter's lowered by one with its borrow, worked on
+    /// the kept digits as one word (its byte order swapped, so that the last digit is the
+    /// lowest byte): the trailing "0"s become "9"s and the digit before them one less,
+    /// which borrows no further (it is at least "1"; the counter's first digit is not "0",
+    /// so there is one). A counter of 10, 100, ... gives a first number one digit shorter
+    /// (its leading "0" dropped). `storeDigitsBelow1e8` of the first number took 83
+    /// instructions a pair. Out of line: inlined, its registers cost the common pair ~10.
     @inline(never)
-    private func counterPairEndingIn0(_ first: Int, _ nd: Int) {
+    private func counterPairEndingIn0(_ nd: Int) {
         reserve(2 &* nd &+ 11)
         let kept = UInt64(littleEndian: UnsafeRawPointer(counterDigits + 16).loadUnaligned(as: UInt64.self))
-        let word = kept &>> UInt64(truncatingIfNeeded: (8 &- nd) &<< 3)
+        let shift = UInt64(truncatingIfNeeded: (8 &- nd) &<< 3)
+        let word = kept &>> shift
+        let reversed = kept.byteSwapped
+        let zeros = (reversed ^ 0x3030_3030_3030_3030).trailingZeroBitCount &>> 3
+        let below = (UInt64(1) &<< UInt64(truncatingIfNeeded: zeros &<< 3)) &- 1
+        let lowered = (reversed &- below &- 1 &+ (0x0909_0909_0909_0909 & below)).byteSwapped &>> shift
+        let shorter = lowered & 0xFF == 0x30
+        let m = shorter ? nd &- 1 : nd
+        let previous = shorter ? lowered &>> 8 : lowered
         let dst = UnsafeMutableRawPointer(storage + count)
         dst.storeBytes(of: 0x5B, as: UInt8.self)
-        let m = Self.storeDigitsBelow1e8(UInt64(first), to: dst, at: 1)
+        dst.storeBytes(of: previous.littleEndian, toByteOffset: 1, as: UInt64.self)
         dst.storeBytes(of: 0x2C, toByteOffset: 1 &+ m, as: UInt8.self)
         dst.storeBytes(of: word.littleEndian, toByteOffset: 2 &+ m, as: UInt64.self)
         dst.storeBytes(of: 0x5D, toByteOffset: 2 &+ m &+ nd, as: UInt8.self)

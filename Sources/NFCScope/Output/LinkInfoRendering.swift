@@ -915,6 +915,27 @@ fileprivate func writeATSInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out:
     let decoded = a.decodedHistorical
     let fields = ATSPrefixMemo.fields(of: a)
     let found = kept.slot(for: fields, a.fsc)
+    if found >= 0, decoded == nil {
+        // Kept parts and historical bytes shown as hex (most ATS): the rest of the line
+        // in one reservation (the two parts' capacities, 6 + 27 + 16 bytes of pieces and
+        // the hex twice), the hex written once and copied for `historical`.
+        out.withReserved(KeptParts.firstCapacity &+ KeptParts.secondCapacity &+ 64 &+ 4 &* historical.count) { c in
+            kept.copy(found, second: false, to: &c)
+            var hexAt = -1
+            if !historical.isEmpty {
+                c.ascii(" hist ")
+                hexAt = c.offset
+                c.hex(historical)
+            }
+            c.byte(0x22)
+            c.ascii(",\"tl\":"); c.int(Int(a.tl))
+            kept.copy(found, second: true, to: &c)
+            c.ascii(",\"historical\":\"")
+            if !c.again(from: hexAt, count: historical.count &<< 1) { c.hex(historical) }
+            c.byte(0x22)
+        }
+        return
+    }
     var keeping = -1
     if found >= 0 {
         kept.write(found, second: false, to: out)
