@@ -590,10 +590,11 @@ struct RegistryNodeWriter {
     /// the 100,000-frame capture): the call's prologue and arguments cost ~110
     /// instructions. While one is open (`openAt`), the loop walks its children, and when
     /// they end closes it and goes back to this call's level. The children's hex is
-    /// copied from `outer`'s, as this level's is (their values lie inside the template's,
-    /// which lies inside `outer`: the same bytes, so the same hex; changing `outer` for
-    /// the children cost more than the call saved), so this is done only when there is
-    /// an `outer`. A clean template met inside it is a call, as before.
+    /// copied from `outer`'s, as this level's is: their values lie inside the template's,
+    /// so inside `outer` whenever it does (the same bytes, so the same hex; a value
+    /// outside has its hex converted, as any is). Changing `outer` for the children cost
+    /// more than the call saved. So this is done only when there is an `outer`. A clean
+    /// template met inside it is a call, as before.
     func writeJSONElements(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
                            outer: ByteView?, outerHexAt: Int, _ context: EMVContext, _ out: OutputBuffer) {
         var index = start
