@@ -62,6 +62,11 @@ package final class RenderedValueCache {
     /// The last contexts seen, each with its id and the tag scope its AID selects.
     private struct Context {
         var aid: [UInt8]?
+        /// The storage of `aid` (nil: no AID). An AID array in this very storage has the
+        /// same bytes (the context holds `aid`, so the storage is neither freed nor
+        /// changed in place): compared first, as the session's AID arrays are the
+        /// selected entry's, shared.
+        var aidStorage: UnsafeRawPointer?
         var currency: Int?
         var id: Int
         var tagScope: TagScope
@@ -120,19 +125,31 @@ package final class RenderedValueCache {
         // Most calls ask for the context of the call before (the APDUs of one session):
         // that one is tried first. The kept contexts are compared in place (a loop over
         // copies of them retained and released each one's AID).
+        // The AID's storage before its bytes: the array compare was a call (~20
+        // instructions for each of ~22,000 APDU records' trees on the 100,000-frame file).
         let slot = lastSlot
-        if slot >= 0, slot < contexts.count, contexts[slot].currency == currency, contexts[slot].aid == aid {
+        let storage = Self.storage(aid)
+        if slot >= 0, slot < contexts.count, contexts[slot].currency == currency,
+           (storage != nil && contexts[slot].aidStorage == storage) || contexts[slot].aid == aid {
             return (contexts[slot].id, contexts[slot].tagScope)
         }
-        return lookUpContext(aid: aid, currency: currency)
+        return lookUpContext(aid: aid, currency: currency, storage: storage)
+    }
+
+    /// Where the elements of `aid` are stored (nil for no AID).
+    @inline(__always)
+    private static func storage(_ aid: [UInt8]?) -> UnsafeRawPointer? {
+        guard let aid else { return nil }
+        return aid.withUnsafeBytes { $0.baseAddress }
     }
 
     /// `context(aid:currency:)` without trying the last one first; makes the one found
     /// (or made) the last.
-    private func lookUpContext(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
+    private func lookUpContext(aid: [UInt8]?, currency: Int?, storage: UnsafeRawPointer?) -> (id: Int, tagScope: TagScope) {
         var i = 0
         while i < contexts.count {
-            if contexts[i].currency == currency && contexts[i].aid == aid {
+            if contexts[i].currency == currency,
+               (storage != nil && contexts[i].aidStorage == storage) || contexts[i].aid == aid {
                 lastSlot = i
                 return (contexts[i].id, contexts[i].tagScope)
             }
@@ -140,7 +157,9 @@ package final class RenderedValueCache {
         }
         let scope: TagScope
         if let aid { scope = ByteView.with(aid) { registry.tagScope(aid: $0) } } else { scope = registry.tagScope(aid: nil) }
-        let made = Context(aid: aid, currency: currency, id: nextContextID, tagScope: scope)
+        var made = Context(aid: aid, aidStorage: nil, currency: currency, id: nextContextID, tagScope: scope)
+        // Read from the array held here (the same storage as the caller's).
+        made.aidStorage = Self.storage(made.aid)
         nextContextID += 1
         if contexts.count < Self.contextsKept {
             contexts.append(made)
