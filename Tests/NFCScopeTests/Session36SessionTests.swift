@@ -5,9 +5,8 @@ import Testing
 /// Session 36 (s36-session): the session end looks the rendered value's entry up
 /// without closures (`SessionEndScratch.tagIndex(_:length:aid:registry:)`), reads single
 /// bytes and lengths of the evidence's values without a slice of its storage
-/// (`TagValues.byte(_:at:)`, `firstByte`, `count`), and the transaction record is
-/// written where the writer keeps the summary (`writeJSONLineInPlace`,
-/// `writeTextInPlace`). Each is checked against the path it replaced.
+/// (`TagValues.byte(_:at:)`, `firstByte`, `count`, `hasDigits`, `ODAEvidence.hasPANDigits`).
+/// Each is checked against the path it replaced.
 @Suite struct Session36SessionTests {
     /// The entry index the scratch keeps, asked with and without a lookup closure on
     /// one scratch, is always the registry's own answer.
@@ -69,6 +68,7 @@ import Testing
             }
         }
         #expect(checked > 4_000)
+    }
 
     /// `hasPANDigits` is `panDigits != nil` for evidence with 5A, 57 and 9F6B present or
     /// not, of digits, stop nibbles and other nibbles.
@@ -90,5 +90,55 @@ import Testing
             seen[e.hasPANDigits ? 1 : 0] = true
         }
         #expect(seen == [true, true])
+    }
+
+    /// The session end's warnings, written into the array the summary held from the
+    /// last session (`SessionWarnings.takeEntries`), are the warnings worked out afresh;
+    /// a copy of an earlier summary keeps its own; a list set through the public property
+    /// is replaced; the DOL amounts read by index give the slice's warnings.
+    @Test func warningsInTheReusedArrayAreTheFreshOnes() {
+        var g = FastPathGenerator(state: 0x5E55_3604)
+        let scratch = SessionEndScratch()
+        var s = TransactionSummary()
+        var kept: [(TransactionSummary, [String])] = []
+        var withWarnings = 0
+        func digits(_ n: Int, _ g: inout FastPathGenerator) -> [UInt8] {
+            (0..<n).map { _ in UInt8(g.int(10)) << 4 | UInt8(g.chance(95) ? g.int(10) : 10 + g.int(6)) }
+        }
+        for i in 0..<3_000 {
+            var e = ODAEvidence()
+            if g.chance(70) { ByteView.with(digits(8, &g)) { e.card.set(0x5A, $0) } }
+            if g.chance(70) {
+                var t2 = digits(8, &g) + [0xD0 | UInt8(g.int(10))] + digits(3, &g)
+                if g.chance(50), let pan = e.card[0x5A] { t2.replaceSubrange(0..<8, with: pan) }
+                ByteView.with(t2) { e.card.set(0x57, $0) }
+            }
+            if g.chance(60) { ByteView.with(digits(3, &g)) { e.card.set(0x5F24, $0) } }
+            for dol: StaticString in ["PDOL", "CDOL1", "CDOL2"] where g.chance(40) {
+                let a: [UInt8]? = g.chance(80) ? [0, 0, 0, 0, 0x10, UInt8(g.int(3))] : nil
+                let c: [UInt8]? = g.chance(80) ? [0x09, g.chance(80) ? 0x78 : 0x40] : nil
+                func view(_ b: [UInt8]?, _ body: (ByteView?) -> Void) {
+                    if let b { ByteView.with(b) { body($0) } } else { body(nil) }
+                }
+                view(a) { va in view(c) { vc in e.keepDOLAmounts(dol, amount: va, currency: vc) } }
+            }
+            EMVSessionChecks.apply(e, registry: .builtin, scratch: scratch, to: &s)
+            let fresh = EMVSessionChecks.consistencyWarnings(e, oda: s.oda)
+            #expect(s.warnings == fresh)
+            #expect(s.warningList.list == nil)
+            var expectedAmounts = 0
+            if let first = e.dolAmounts.first {
+                for other in e.dolAmounts.dropFirst() {
+                    if let a = first.amount, let b = other.amount, e[a] != e[b] { expectedAmounts += 1 }
+                    if let a = first.currency, let b = other.currency, e[a] != e[b] { expectedAmounts += 1 }
+                }
+            }
+            #expect(fresh.filter { $0.hasPrefix("amount in") || $0.hasPrefix("currency in") }.count == expectedAmounts)
+            if !fresh.isEmpty { withWarnings += 1 }
+            if i % 7 == 0 { kept.append((s, fresh)) }
+            if i % 11 == 0 { s.warnings = ["set through the property"] }
+        }
+        for (summary, warnings) in kept { #expect(summary.warnings == warnings) }
+        #expect(withWarnings > 500)
     }
 }

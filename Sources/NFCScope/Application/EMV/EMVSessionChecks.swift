@@ -106,9 +106,10 @@ enum EMVSessionChecks {
             out.endEntry(at)
         }
         // The terminal's amount and currency should be the same in every DOL's data.
-        // The slice made once, its rest walked by index (`dropFirst` was a generic call).
-        let amounts = e.dolAmounts
-        if let first = amounts.first {
+        // Read by index (`dolAmounts.dropFirst()` was a generic call, and each slice of the
+        // storage a retain and a release).
+        if e.dolAmountCount > 0 {
+            let first = e.dolAmount(0)
             func differs(_ what: StaticString, _ a: ODAEvidence.Kept?, _ b: ODAEvidence.Kept?, _ dol: StaticString) {
                 guard let a, let b, e[a] != e[b] else { return }
                 // "\(what) in the \(dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))"
@@ -117,9 +118,9 @@ enum EMVSessionChecks {
                 out.hex(e[b]); out.add(") differs from the "); out.add(first.dol); out.add(" data (")
                 out.hex(e[a]); out.byte(0x29); out.endEntry(at)
             }
-            var j = amounts.startIndex + 1
-            while j < amounts.endIndex {
-                let other = amounts[j]
+            var j = 1
+            while j < e.dolAmountCount {
+                let other = e.dolAmount(j)
                 differs("amount", first.amount, other.amount, other.dol)
                 differs("currency", first.currency, other.currency, other.dol)
                 j += 1

@@ -407,7 +407,8 @@ struct SessionWarnings: Sendable {
     mutating func takeEntries() -> [UInt8] {
         var taken = entries
         entries = []
-        taken.removeAll(keepingCapacity: true)
+        // Emptied only when it holds texts (a generic `replaceSubrange` call each time).
+        if !taken.isEmpty { taken.removeAll(keepingCapacity: true) }
         return taken
     }
 

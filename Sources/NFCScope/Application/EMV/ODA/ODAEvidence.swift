@@ -54,7 +54,11 @@ struct ODAEvidence {
     /// `dolAmounts` are `dolAmountStorage[..<dolAmountCount]`: a new session writes over
     /// the storage (emptying the array cost ~85 instructions a session end).
     private var dolAmountStorage: [(dol: StaticString, amount: Kept?, currency: Kept?)] = []
-    private var dolAmountCount = 0
+    private(set) var dolAmountCount = 0
+
+    /// `dolAmounts[i]` (`i` below `dolAmountCount`), read without a slice of the storage.
+    @inline(__always)
+    func dolAmount(_ i: Int) -> (dol: StaticString, amount: Kept?, currency: Kept?) { dolAmountStorage[i] }
     var keptBytes = 0
     var overBudget = false
     /// Kept across sessions: the last AID and RID made (shared when selected again)
