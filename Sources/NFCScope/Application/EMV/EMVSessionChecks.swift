@@ -8,15 +8,22 @@ enum EMVSessionChecks {
         // The verdict made in the summary; the warnings read the two fields they need
         // (the verdict was copied for the call and destroyed).
         ODAVerifier.verify(e, registry: registry, reasons: scratch.lengthReasons, into: &s.oda)
-        // Written as bytes in one array (no String or array made per warning).
-        var warnings = SummaryText(bytes: [])
+        // Written as bytes in one array (no String or array made per warning): the array
+        // the summary holds from the last session, emptied, when nothing else holds it
+        // (a new one was allocated and the last one freed per session with warnings).
+        var warnings = SummaryText(bytes: s.warningList.takeEntries())
         consistencyWarnings(e, iccIdentifier: s.oda?.iccCertificate?.identifier, step: s.oda?.step, into: &warnings)
-        if warnings.count > 0 || !s.warningList.isEmpty { s.warningList = SessionWarnings(entries: warnings.bytes) }
+        // What `s.warningList = SessionWarnings(entries: warnings.bytes)` sets.
+        s.warningList.entries = warnings.bytes
+        if s.warningList.list != nil { s.warningList.list = nil }
         kernel(e, registry: registry, names: scratch, into: &s.kernel)
         // Assigned only when there is one (or one to clear): an assignment of the
         // optional went through its value witness (~120 instructions a session end).
         if let token = token(e, registry: registry) { s.token = token } else if s.token != nil { s.token = nil }
-        s.transactionLog = transactionLog(e)
+        // Assigned only when there is one (or one to clear): the empty array stored over
+        // the empty one was a release per session end.
+        let log = transactionLog(e)
+        if !log.isEmpty || !s.transactionLog.isEmpty { s.transactionLog = log }
         // The values' bytes and entries: the writers render them (no Strings made here).
         renderedTag(0x9F10, e.card.slice(0x9F10), e, registry, scratch, into: &s.iadSlot)
         renderedTag(0x9F34, e.terminal.slice(0x9F34), e, registry, scratch, into: &s.cvmSlot)
@@ -27,15 +34,14 @@ enum EMVSessionChecks {
     private static func renderedTag(_ tag: UInt32, _ value: ArraySlice<UInt8>?, _ e: ODAEvidence, _ registry: Registry,
                                     _ scratch: SessionEndScratch, into slot: inout SessionValueSlot) {
         guard let value else { return slot.clear() }
-        let aid = e.aid.flatMap { $0.isEmpty ? nil : $0 }
+        var aid = e.aid
+        if aid?.isEmpty == true { aid = nil }
         let length = value.count
         // The entry's index kept by tag, length and AID (`tagHandle` worked the AID's
-        // dictionary out at every session end, ~430 instructions).
-        let lookup: (ByteView?) -> Int? = { view in
-            scratch.tagIndex(tag, length: length, aid: aid, registry: registry,
-                             lookup: { registry.tagHandle(tag, length: length, aid: view)?.index })
-        }
-        let index = if let aid { ByteView.with(aid) { lookup($0) } } else { lookup(nil) }
+        // dictionary out at every session end, ~430 instructions), the registry asked on
+        // a miss only: two closures capturing the AID, the registry and the scratch were
+        // made for every value (their retains and releases ~250 instructions).
+        let index = scratch.tagIndex(tag, length: length, aid: aid, registry: registry)
         let shown = index.flatMap { i in
             registry.tagHasText(EMVTagHandle(tag: tag, length: length, aid: nil, index: i)) ? i : nil
         }
@@ -100,7 +106,10 @@ enum EMVSessionChecks {
             out.endEntry(at)
         }
         // The terminal's amount and currency should be the same in every DOL's data.
-        if let first = e.dolAmounts.first {
+        // Read by index (`dolAmounts.dropFirst()` was a generic call, and each slice of the
+        // storage a retain and a release).
+        if e.dolAmountCount > 0 {
+            let first = e.dolAmount(0)
             func differs(_ what: StaticString, _ a: ODAEvidence.Kept?, _ b: ODAEvidence.Kept?, _ dol: StaticString) {
                 guard let a, let b, e[a] != e[b] else { return }
                 // "\(what) in the \(dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))"
@@ -109,17 +118,20 @@ enum EMVSessionChecks {
                 out.hex(e[b]); out.add(") differs from the "); out.add(first.dol); out.add(" data (")
                 out.hex(e[a]); out.byte(0x29); out.endEntry(at)
             }
-            for other in e.dolAmounts.dropFirst() {
+            var j = 1
+            while j < e.dolAmountCount {
+                let other = e.dolAmount(j)
                 differs("amount", first.amount, other.amount, other.dol)
                 differs("currency", first.currency, other.currency, other.dol)
+                j += 1
             }
         }
-        if let expiry = e.card.slice(0x5F24), expiry.count == 3 {
+        // Its two bytes read where they are kept (a slice of the storage was a retain and a release).
+        if e.card.count(0x5F24) == 3, let y = e.card.byte(0x5F24, at: 0), let m = e.card.byte(0x5F24, at: 1) {
             // `pan`: the track's PAN digits, read up to its first D (the separator).
             func check(_ t2: ArraySlice<UInt8>?, _ pan: CardDigits?, _ source: StaticString) {
                 // YYMM: the 4 digits after track 2's separator against 5F24's first two bytes
                 // (`CardDigits(track2Expiry:)` and `equalsNibbles(of:count: 4)`, packed).
-                let y = expiry[expiry.startIndex], m = expiry[expiry.startIndex + 1]
                 guard let t2, let d = CardDigits.track2ExpiryPacked(t2, separator: pan?.count), d != UInt16(y) &<< 8 | UInt16(m) else { return }
                 // "expiry in 5F24 (20YY-MM) differs from \(source) (20yy-mm)", 5F24's bytes as hex
                 let at = out.beginEntry()
@@ -195,6 +207,30 @@ final class SessionEndScratch {
     /// selected AID `aid`), kept: the same answer for the same tag, length, AID bytes and
     /// registry. `length` is a value's count (an empty entry's -1 never matches it).
     func tagIndex(_ tag: UInt32, length: Int, aid: [UInt8]?, registry: Registry, lookup: () -> Int?) -> Int? {
+        let k = indexEntry(tag, length: length, aid: aid, registry: registry)
+        if indexes[k].length == length, indexes[k].tag == tag, indexes[k].aid == aid { return indexes[k].index }
+        let found = lookup()
+        indexes[k] = IndexEntry(aid: aid, tag: tag, length: length, index: found)
+        return found
+    }
+
+    /// `tagIndex(_:length:aid:registry:lookup:)` with its usual lookup,
+    /// `registry.tagHandle(tag, length: length, aid: aid)?.index`, made on a miss only.
+    func tagIndex(_ tag: UInt32, length: Int, aid: [UInt8]?, registry: Registry) -> Int? {
+        let k = indexEntry(tag, length: length, aid: aid, registry: registry)
+        if indexes[k].length == length, indexes[k].tag == tag, indexes[k].aid == aid { return indexes[k].index }
+        let found = if let aid {
+            ByteView.with(aid) { registry.tagHandle(tag, length: length, aid: $0)?.index }
+        } else {
+            registry.tagHandle(tag, length: length, aid: nil)?.index
+        }
+        indexes[k] = IndexEntry(aid: aid, tag: tag, length: length, index: found)
+        return found
+    }
+
+    /// The entry a key maps to (the entries emptied first when `registry` is not theirs).
+    @inline(__always)
+    private func indexEntry(_ tag: UInt32, length: Int, aid: [UInt8]?, registry: Registry) -> Int {
         if indexRegistry !== registry {
             indexRegistry = registry
             indexes = [IndexEntry](repeating: IndexEntry(), count: SessionEndScratch.indexEntries)
@@ -206,11 +242,7 @@ final class SessionEndScratch {
             for b in aid { a = (a ^ UInt(b)) &* 0x100_0000_01B3 }
             h ^= a
         }
-        let k = Int((h ^ h >> 16 ^ h >> 32) & UInt(SessionEndScratch.indexEntries - 1))
-        if indexes[k].length == length, indexes[k].tag == tag, indexes[k].aid == aid { return indexes[k].index }
-        let found = lookup()
-        indexes[k] = IndexEntry(aid: aid, tag: tag, length: length, index: found)
-        return found
+        return Int((h ^ h >> 16 ^ h >> 32) & UInt(SessionEndScratch.indexEntries - 1))
     }
 
     func kernelName(_ id: Int, _ registry: Registry) -> String? {
@@ -273,7 +305,7 @@ extension EMVSessionChecks {
     static func kernel(_ e: ODAEvidence, registry: Registry, names: SessionEndScratch, into k: inout KernelInfo?) {
         let id: Int
         let from: String
-        if let first = e.card.slice(0x9F2A)?.first {
+        if let first = e.card.firstByte(0x9F2A) {
             id = Int(first & 0x3F)
             from = "9F2A"
         } else if let rid = e.rid, let i = kernelID(rid: rid) {
@@ -318,7 +350,7 @@ extension EMVSessionChecks {
 
     /// Records of the log SFI (9F4D byte 1) split by the log format (9F4F).
     static func transactionLog(_ e: ODAEvidence) -> [LogEntry] {
-        guard let sfi = e.card.slice(0x9F4D)?.first.map(Int.init), let format = e.card[0x9F4F] else { return [] }
+        guard let sfi = e.card.firstByte(0x9F4D).map(Int.init), let format = e.card[0x9F4F] else { return [] }
         let dol = ByteView.with(format) { DataObjectList(parsing: $0) }
         var out: [LogEntry] = []
         for r in e.records(sfi: sfi) {

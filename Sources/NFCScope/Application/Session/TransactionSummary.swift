@@ -402,6 +402,16 @@ struct SessionWarnings: Sendable {
         list = strings
     }
 
+    /// `entries` emptied and handed out (this holds none then), their storage kept for
+    /// the next session's texts when nothing else holds it.
+    mutating func takeEntries() -> [UInt8] {
+        var taken = entries
+        entries = []
+        // Emptied only when it holds texts (a generic `replaceSubrange` call each time).
+        if !taken.isEmpty { taken.removeAll(keepingCapacity: true) }
+        return taken
+    }
+
     /// Calls `body` with each of `entries`' texts (not `list`'s).
     @inline(__always)
     func forEachText(_ body: (ByteView) -> Void) {

@@ -54,7 +54,11 @@ struct ODAEvidence {
     /// `dolAmounts` are `dolAmountStorage[..<dolAmountCount]`: a new session writes over
     /// the storage (emptying the array cost ~85 instructions a session end).
     private var dolAmountStorage: [(dol: StaticString, amount: Kept?, currency: Kept?)] = []
-    private var dolAmountCount = 0
+    private(set) var dolAmountCount = 0
+
+    /// `dolAmounts[i]` (`i` below `dolAmountCount`), read without a slice of the storage.
+    @inline(__always)
+    func dolAmount(_ i: Int) -> (dol: StaticString, amount: Kept?, currency: Kept?) { dolAmountStorage[i] }
     var keptBytes = 0
     var overBudget = false
     /// Kept across sessions: the last AID and RID made (shared when selected again)
@@ -412,6 +416,13 @@ struct ODAEvidence {
 
     /// The PAN: 5A, else from track 2 (57, then 9F6B).
     var pan: String? { panDigits?.string }
+
+    /// `panDigits != nil`, read where the values are kept: the verifier's notes ask only
+    /// this, and the digits' slice of the storage was a copy and a release per session end.
+    var hasPANDigits: Bool {
+        if let valid = card.hasDigits(0x5A, stop: 0x0F, orEnd: true) { return valid }
+        return card.hasDigits(0x57, stop: 0x0D, orEnd: false) ?? card.hasDigits(0x9F6B, stop: 0x0D, orEnd: false) ?? false
+    }
 }
 
 /// Decimal digits of cn/n data up to the first F nibble (nil if another non-digit appears).
@@ -733,6 +744,35 @@ struct TagValues {
 
     subscript(tag: UInt32) -> [UInt8]? { slice(tag).map { Array($0) } }
 
+    /// Byte `k` of the value of `tag` (nil when not held or shorter), read without a
+    /// slice of the storage (`slice(tag)?.first` retained and released it).
+    @inline(__always)
+    func byte(_ tag: UInt32, at k: Int) -> UInt8? {
+        guard let i = lookup(tag) else { return nil }
+        let e = entries[i]
+        guard k >= 0, k < e.count else { return nil }
+        return pool.byte(e.start &+ k)
+    }
+
+    /// `slice(tag)?.first`.
+    @inline(__always)
+    func firstByte(_ tag: UInt32) -> UInt8? { byte(tag, at: 0) }
+
+    /// Whether `CardDigits(slice(tag), stop:, orEnd:)` is not nil (nil when the tag is
+    /// not held), read in place.
+    func hasDigits(_ tag: UInt32, stop: UInt8, orEnd: Bool) -> Bool? {
+        guard let i = lookup(tag) else { return nil }
+        let e = entries[i]
+        return pool.hasDigits(e.start, e.count, stop: stop, orEnd: orEnd)
+    }
+
+    /// `slice(tag)?.count`.
+    @inline(__always)
+    func count(_ tag: UInt32) -> Int? {
+        guard let i = lookup(tag) else { return nil }
+        return entries[i].count
+    }
+
     /// The value of `tag` where it is kept (valid until the next change).
     @inline(__always)
     func slice(_ tag: UInt32) -> ArraySlice<UInt8>? {
@@ -805,6 +845,8 @@ struct RecordStore {
 
     /// `append` for bytes kept elsewhere (`TagValues.keepBytes`): the key only (read
     /// with `lastKept` and `kept`, not `last` and `records`).
+    // Inlined into `ODAEvidence.observe`: a call per READ RECORD.
+    @inline(__always)
     mutating func append(sfi: Int, record: Int, kept: Range<Int>) {
         let key = (sfi: sfi, record: record, start: kept.lowerBound, count: kept.count)
         if keyCount < keys.count { keys[keyCount] = key } else { keys.append(key) }
@@ -866,4 +908,25 @@ struct BytePool {
 
     /// Kept bytes (a range `append` gave), read in place.
     subscript(range: Range<Int>) -> ArraySlice<UInt8> { bytes[range] }
+
+    /// Whether `CardDigits(self[start ..< start + count], stop:, orEnd:)` is not nil: its
+    /// walk, a byte (high nibble, then low) at a time, without the slice.
+    func hasDigits(_ start: Int, _ count: Int, stop: UInt8, orEnd: Bool) -> Bool {
+        var k = start
+        let end = start + count
+        while k < end {
+            let b = bytes[k]
+            // A stop nibble ends the digits before the value's end.
+            if b >> 4 == stop { return true }
+            if b >> 4 >= 10 { return false }
+            if b & 0x0F == stop { return true }
+            if b & 0x0F >= 10 { return false }
+            k += 1
+        }
+        return orEnd
+    }
+
+    /// A kept byte (`i` inside a range `append` gave).
+    @inline(__always)
+    func byte(_ i: Int) -> UInt8 { bytes[i] }
 }

@@ -42,7 +42,7 @@ enum ODAVerifier {
         } else if e.card.contains(0x93) {
             method = .sda
         } else {
-            guard let aip = e.card.slice(0x82)?.first else {
+            guard let aip = e.card.firstByte(0x82) else {
                 result = nil
                 return
             }
@@ -209,7 +209,7 @@ enum ODAVerifier {
         // What the common outcomes need is read in place; the values are copied out
         // only once the issuer certificate can be recovered.
         // The notes as shared arrays of literals (no array made per session).
-        switch (!e.terminal.contains(0x9A), e.panDigits == nil) {
+        switch (!e.terminal.contains(0x9A), !e.hasPANDigits) {
         case (true, true): r.notes = Notes.noDateNoPAN
         case (true, false): r.notes = Notes.noDate
         case (false, true): r.notes = Notes.noPAN
@@ -218,10 +218,10 @@ enum ODAVerifier {
 
         // Issuer public key (Book 2 5.3 / 6.3).
         guard let rid = e.rid else { throw .missing("the application's RID is unknown (no SELECT in the capture)") }
-        guard let index = e.card.slice(0x8F)?.first else { throw .missing("CA public key index (8F) not in the capture") }
+        guard let index = e.card.firstByte(0x8F) else { throw .missing("CA public key index (8F) not in the capture") }
         // The keys' count and lengths asked first (most synthetic and altered captures
         // stop at the length), the keys copied out only to be used.
-        let certificate90Length = e.card.slice(0x90)?.count
+        let certificate90Length = e.card.count(0x90)
         let found = reasons?.caPublicKeyLengths(registry, rid: rid, index: index, matching: certificate90Length ?? -1)
             ?? registry.caPublicKeyLengths(rid: rid, index: index, matching: certificate90Length ?? -1)
         guard found.count > 0 else {
