@@ -74,9 +74,7 @@ import Testing
         let cache = RenderedValueCache(registry: registry)
         let pool: [[UInt8]] = [Array("2PAY.SYS.DDF01".utf8), [0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
                                [0xD2, 0x76, 0, 0, 0x85, 0x01, 0x01], g.bytes(7), g.bytes(9), g.bytes(3), []]
-        // The model: kept (AID, currency, id), the next slot to replace, the next id.
-        var kept: [(aid: [UInt8]?, currency: Int?, id: Int)] = []
-        var nextSlot = 0, nextID = 0
+        var model = ContextCacheModel()
         var current: [UInt8]? = pool[1]
         var currency: Int? = nil
         for step in 0..<60_000 {
@@ -89,23 +87,11 @@ import Testing
             default: break
             }
             let answer = cache.context(aid: current, currency: currency)
-            var expected: Int
-            if let i = kept.firstIndex(where: { $0.aid == current && $0.currency == currency }) {
-                expected = kept[i].id
-            } else {
-                expected = nextID
-                nextID += 1
-                if kept.count < 8 {
-                    kept.append((current, currency, expected))
-                } else {
-                    kept[nextSlot] = (current, currency, expected)
-                    nextSlot = (nextSlot + 1) % 8
-                }
-            }
+            let expected = model.id(aid: current, currency: currency)
             #expect(answer.id == expected, "step \(step)")
             let scope = current.map { a in ByteView.with(a) { registry.tagScope(aid: $0) } } ?? registry.tagScope(aid: nil)
             #expect(answer.tagScope == scope, "step \(step)")
         }
-        #expect(nextID > 1_000)
+        #expect(model.nextID > 1_000)
     }
 }

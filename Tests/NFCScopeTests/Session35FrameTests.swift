@@ -25,6 +25,23 @@ import Testing
         return b.string
     }
 
+    /// One step of the kept-parts tests: `info`'s quote and members written into a fresh line
+    /// of `capacity` bytes and after what `fast` holds, with `kept`; the general writers' text
+    /// added to `plain`. Answers the fresh line and the general text, for the caller to
+    /// compare; at the end `fast` must hold what `plain` holds.
+    static func writeInfoBothWays(_ info: inout LinkInfo, capacity: Int, kept: KeptParts,
+                                  fast: OutputBuffer, plain: OutputBuffer) -> (line: String, expected: String) {
+        let line = OutputBuffer(initialCapacity: capacity)
+        line.ascii("{\"info\":\""); fast.ascii("{\"info\":\"")
+        LinkInfo.writeInfoQuoteAndJSONMembers(of: &info, line, atsParts: kept)
+        LinkInfo.writeInfoQuoteAndJSONMembers(of: &info, fast, atsParts: kept)
+        let expected = "{\"info\":\"" + general(info)
+        let written = line.string
+        line.ascii("}\n"); fast.ascii("}\n")
+        plain.string(expected); plain.ascii("}\n")
+        return (written, expected)
+    }
+
     @Test func atqaAndRatsTailsFromKeptPartsAreTheGeneralWriters() {
         var g = G(state: 0x5335_F4A3_0000_0001)
         let atsBytes: [[UInt8]] = [[0x05, 0x78, 0x80, 0x70, 0x02], [0x0A, 0x78, 0x80, 0x70, 0x02, 0x80, 0x31, 0x80, 0x66, 0xB0],
@@ -57,14 +74,8 @@ import Testing
                     case 7: info = .anticollision(level: 1, nvb: 0x20)
                     default: info = [LinkInfo.reqa, .hlta, .event][g.next() % 3]
                     }
-                    let line = OutputBuffer(initialCapacity: capacity)
-                    line.ascii("{\"info\":\""); fast.ascii("{\"info\":\"")
-                    LinkInfo.writeInfoQuoteAndJSONMembers(of: &info, line, atsParts: kept)
-                    LinkInfo.writeInfoQuoteAndJSONMembers(of: &info, fast, atsParts: kept)
-                    let expected = "{\"info\":\"" + Self.general(info)
-                    #expect(line.string == expected, "round \(round)")
-                    line.ascii("}\n"); fast.ascii("}\n")
-                    plain.string(expected); plain.ascii("}\n")
+                    let (line, expected) = Self.writeInfoBothWays(&info, capacity: capacity, kept: kept, fast: fast, plain: plain)
+                    #expect(line == expected, "round \(round)")
                 }
                 #expect(fast.string == plain.string)
             }

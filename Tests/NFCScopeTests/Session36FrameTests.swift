@@ -170,14 +170,9 @@ import Testing
                 }
                 ByteView.with(bytes) { view in
                     if !bytes.isEmpty { info = .ats(NFCA.ats(view).0) }
-                    let line = OutputBuffer(initialCapacity: capacity)
-                    line.ascii("{\"info\":\""); fast.ascii("{\"info\":\"")
-                    LinkInfo.writeInfoQuoteAndJSONMembers(of: &info, line, atsParts: kept)
-                    LinkInfo.writeInfoQuoteAndJSONMembers(of: &info, fast, atsParts: kept)
-                    let expected = "{\"info\":\"" + Session35FrameTests.general(info)
-                    #expect(line.string == expected, "round \(round) \(bytes)")
-                    line.ascii("}\n"); fast.ascii("}\n")
-                    plain.string(expected); plain.ascii("}\n")
+                    let (line, expected) = Session35FrameTests.writeInfoBothWays(&info, capacity: capacity, kept: kept,
+                                                                                 fast: fast, plain: plain)
+                    #expect(line == expected, "round \(round) \(bytes)")
                 }
             }
             #expect(fast.string == plain.string)

@@ -22,14 +22,12 @@ import Testing
             let tag: UInt32 = g.pick([0x9F10, 0x9F10, 0x9F34, 0x9F34, 0x5A, 0x9F4B, 0x57])
             let length = g.chance(90) ? g.int(40) : g.int(400)
             let aid = g.pick(aids).map { g.chance(20) ? Array($0) : $0 }
-            let expected = aid.map { a in ByteView.with(a) { registry.tagHandle(tag, length: length, aid: $0)?.index } }
-                ?? registry.tagHandle(tag, length: length, aid: nil)?.index
+            let expected = registry.tagIndexLookedUp(tag, length: length, aid: aid)
             if g.chance(50) {
                 #expect(scratch.tagIndex(tag, length: length, aid: aid, registry: registry) == expected)
             } else {
                 let kept = scratch.tagIndex(tag, length: length, aid: aid, registry: registry, lookup: {
-                    aid.map { a in ByteView.with(a) { registry.tagHandle(tag, length: length, aid: $0)?.index } }
-                        ?? registry.tagHandle(tag, length: length, aid: nil)?.index
+                    registry.tagIndexLookedUp(tag, length: length, aid: aid)
                 })
                 #expect(kept == expected)
             }

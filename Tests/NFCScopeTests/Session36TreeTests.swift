@@ -140,8 +140,8 @@ import Testing
         let cache = RenderedValueCache(registry: registry)
         var shared: [[UInt8]] = [[0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
                                  [0xA0, 0, 0, 0, 0x25, 0x01], [0xD2, 0x76, 0, 0, 0x85, 0x01, 0x01], [0x01], []]
-        var kept: [(aid: [UInt8]?, currency: Int?, id: Int)] = []
-        var nextID = 0, nextSlot = 0, fresh = 0, changed = 0
+        var model = ContextCacheModel()
+        var fresh = 0, changed = 0
         for _ in 0..<20_000 {
             var aid: [UInt8]?
             switch g.int(10) {
@@ -159,21 +159,8 @@ import Testing
             }
             let currency: Int? = g.pick([nil, 978, 840, 392])
             let got = cache.context(aid: aid, currency: currency).id
-            let want: Int
-            if let k = kept.firstIndex(where: { $0.aid == aid && $0.currency == currency }) {
-                want = kept[k].id
-            } else {
-                want = nextID
-                nextID += 1
-                if kept.count < 8 {
-                    kept.append((aid, currency, want))
-                } else {
-                    kept[nextSlot] = (aid, currency, want)
-                    nextSlot = (nextSlot + 1) % 8
-                }
-            }
-            #expect(got == want)
+            #expect(got == model.id(aid: aid, currency: currency))
         }
-        #expect(fresh > 3_000 && changed > 1_000 && nextID > 100)
+        #expect(fresh > 3_000 && changed > 1_000 && model.nextID > 100)
     }
 }
