@@ -96,56 +96,58 @@ public final class JSONLinesWriter: MaskableFrameWriter {
             c.ascii("\",\"hex\":\"")
         }
         if !masked { c.hex(frame.bytes) }
-        // A common I- or R-block (most frames of a card capture): its tail, INF length and
-        // the line's end through the same cursor, one commit. This narrow path, inline,
-        // replaces the call of `writeBlockMembers` (its prologue, a second reservation and
-        // its own commit); every other block still goes there.
-        let isBlock = frame.info.isISODEPBlock
-        if !masked, isBlock, let tail = Self.commonBlockTail(&frame) {
-            let k = tail.k, infCount = tail.inf
-            let hexEnd = c.offset
-            c.padded(blockTails, Int(frame.crc.rawValue) &* 32 &+ k)
-            c.intLineEnd(infCount)
+        // Which of the line's three ways the info takes, from one read of its tag, after
+        // the hex (a value computed before it was kept across its call): two tests of
+        // the tag, one composed from three loads, took about 19 instructions.
+        let way = frame.info.frameLineWay
+        if way == .block {
+            // A common I- or R-block (most frames of a card capture): its tail, INF length
+            // and the line's end through the same cursor, one commit. This narrow path,
+            // inline, replaces the call of `writeBlockMembers` (its prologue, a second
+            // reservation and its own commit); every other block still goes there.
+            if !masked, let tail = Self.commonBlockTail(&frame) {
+                let k = tail.k, infCount = tail.inf
+                let hexEnd = c.offset
+                c.padded(blockTails, Int(frame.crc.rawValue) &* 32 &+ k)
+                c.intLineEnd(infCount)
+                out.commit(c)
+                // As `writeBlockMembers`: only the card's unchained I-blocks' hex is
+                // remembered (entries 0-15 are I-blocks, odd ones chaining).
+                if k & 0x11 == 0, frame.dir == .card, infCount >= RecentHex.worthwhile {
+                    recentHex.remember(frame.bytes, writtenAt: out.flushedCount &+ hexEnd &- (frame.bytes.count &<< 1), in: out)
+                }
+                out.recordDone()
+                return
+            }
             out.commit(c)
-            // As `writeBlockMembers`: only the card's unchained I-blocks' hex is
-            // remembered (entries 0-15 are I-blocks, odd ones chaining).
-            if k & 0x11 == 0, frame.dir == .card, infCount >= RecentHex.worthwhile {
-                recentHex.remember(frame.bytes, writtenAt: out.flushedCount &+ hexEnd &- (frame.bytes.count &<< 1), in: out)
-            }
-            out.recordDone()
-            return
-        }
-        // Any other frame but a block: the CRC member, bits, flags and `,"info":"` through
-        // the same cursor too (the room after the hex holds them), unless the hex comes
-        // after it (masked). A reservation of their own cost about 10 instructions a frame.
-        // Nearly every such frame has no bits or flags: its literal written here (the whole
-        // writer, used at three places, was left a call: about 38 instructions a frame).
-        if !masked && !isBlock {
-            if frame.bits == 0 && frame.flags.isEmpty {
-                c.asciiOf17To32(crcInfoOpening(frame.crc))
-            } else {
-                writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c)
-            }
-        }
-        out.commit(c)
-        if masked, let mask = nextFrameMask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
-        // The case is tested without binding its payload: binding it copied the whole
-        // `LinkInfo` on every frame (+44-58 instructions a frame on the other shapes).
-        if isBlock {
+            if masked, let mask = nextFrameMask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
             // A plain I-block's line is closed there (`}` and the newline).
             if writeBlockMembers(&frame, masked: masked) {
                 out.recordDone()
                 return
             }
-        } else if frame.info.takesActivationSwitch {
-            // Events and activation frames: info and members in one switch.
-            if masked { out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) } }
-            LinkInfo.writeInfoQuoteAndJSONMembers(of: &frame.info, out, atsParts: atsParts)
         } else {
-            if masked { out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) } }
-            frame.info.writeInfo(out)
-            out.byte(0x22)
-            frame.info.writeJSONMembers(out)
+            // Any other frame but a block: the CRC member's literal to `,"info":"` through
+            // the same cursor (a reservation of its own cost about 10 instructions a
+            // frame) when nearly every such frame has no bits or flags and its hex is
+            // written. The rest take `writeCRCBitsFlags` in a reservation of their own
+            // after the commit: the cursor is passed to no call (passed `inout` to that
+            // writer, which the optimizer leaves a call, it was kept in memory, and every
+            // frame paid for storing its fields).
+            if !masked && frame.bits == 0 && frame.flags.isEmpty {
+                c.asciiOf17To32(crcInfoOpening(frame.crc))
+                out.commit(c)
+            } else {
+                out.commit(c)
+                if masked, let mask = nextFrameMask { out.hex(frame.bytes, mask: mask, maskOffset: 0) }
+                out.withReserved(128) { c in writeCRCBitsFlags(frame.crc, frame.bits, frame.flags, &c) }
+            }
+            if way == .activation {
+                // Events and activation frames: info and members in one switch.
+                LinkInfo.writeInfoQuoteAndJSONMembers(of: &frame.info, out, atsParts: atsParts)
+            } else {
+                LinkInfo.writeOtherInfoQuoteAndJSONMembers(of: &frame.info, out)
+            }
         }
         if let error = frame.error {
             out.ascii(",\"error\":\"")

@@ -696,6 +696,73 @@ extension LinkInfo {
         }
     }
 
+    /// Which way the JSON frame line writes this info: a block (`isISODEPBlock`), the
+    /// activation switch (`takesActivationSwitch`), or the other payload cases
+    /// (`writeOtherInfoQuoteAndJSONMembers`). One switch of payload cases only, so the
+    /// line reads the tag once (as `takesActivationSwitch`).
+    @inline(__always)
+    var frameLineWay: FrameLineWay {
+        switch self {
+        case .block:
+            return .block
+        case .pps, .ppsAnswer, .reqb, .atqb, .attrib, .attribAnswer, .hltb, .stsr, .appleECP, .t2t,
+             .mifareClassic, .felica, .nfcv, .llcp, .nfcDEP, .smartCard, .ccid:
+            return .other
+        default:
+            return .activation
+        }
+    }
+
+    /// `writeInfo`, a closing `"` and `writeJSONMembers` for the JSON frame line of an
+    /// info `frameLineWay` calls `.other`, the info read where the caller keeps it
+    /// (`inout` only for its address: nothing changes it). The two called on the line's
+    /// `frame.info` each copied the 88-byte info to the stack, loaded every payload field
+    /// before its switch and put the case's payload together again on the stack (about
+    /// 130 instructions each for a Type 2 Tag frame). Here the tag is read in place and
+    /// the common payloads are bound once for both writers.
+    @inline(never)
+    static func writeOtherInfoQuoteAndJSONMembers(of info: inout LinkInfo, _ out: OutputBuffer) {
+        // The commonest cases first, each tested alone: a switch over every case loaded
+        // every payload field before its jump (about 40 instructions), then put the
+        // case's payload together again. A Type 2 Tag READ and its answer (nearly every
+        // frame of a tag read) bind only their fields and write their whole rest of the
+        // line in one reservation.
+        if case .t2t(.read(let page)) = info {
+            T2TFrame.writeReadInfoQuoteAndJSONMembers(page: page, out)
+            return
+        }
+        if case .t2t(.readAnswer(let start, let data, let fast)) = info, !fast {
+            T2TFrame.writeReadAnswerInfoQuoteAndJSONMembers(start: start, data: data, out)
+            return
+        }
+        if case .t2t(let t) = info {
+            t.writeInfo(out); out.byte(0x22); t.writeJSONMembers(out)
+            return
+        }
+        if case .felica(let f) = info {
+            f.writeInfo(out); out.byte(0x22); f.writeJSONMembers(out)
+            return
+        }
+        switch info {
+        case .mifareClassic(let m):
+            m.writeInfo(out); out.byte(0x22); m.writeJSONMembers(out)
+        case .nfcv(let v):
+            writeNFCVInfo(v, out); out.byte(0x22); writeNFCVMembers(v, out)
+        case .stsr(let st):
+            st.writeInfo(out); out.byte(0x22); st.writeJSONMembers(out)
+        case .llcp(let p):
+            p.writeInfo(out); out.byte(0x22); p.writeJSONMembers(out)
+        case .nfcDEP(let d):
+            d.writeInfo(out); out.byte(0x22); d.writeJSONMembers(out)
+        case .smartCard(let s):
+            s.writeInfo(out); out.byte(0x22); s.writeJSONMembers(out)
+        case .ccid(let m):
+            m.writeInfo(out); out.byte(0x22); m.writeJSONMembers(out)
+        default:
+            info.writeInfo(out); out.byte(0x22); info.writeJSONMembers(out)
+        }
+    }
+
     /// What `writeInfo`, a closing `"` and `writeJSONMembers` write, in one switch and
     /// one reservation for the cases `isNFCAActivation` names (others go through those
     /// three).
@@ -1030,4 +1097,9 @@ fileprivate func writeUID(_ uid: UIDBytes, _ c: inout OutputCursor) {
     let (first, second) = uid.words
     c.hexLittleEndian(first, byteCount: uid.count)
     if uid.count > 8 { c.hexLittleEndian(second, byteCount: uid.count &- 8) }
+}
+
+/// The three ways the JSON frame line writes a frame's info (`LinkInfo.frameLineWay`).
+enum FrameLineWay: UInt8 {
+    case block, activation, other
 }

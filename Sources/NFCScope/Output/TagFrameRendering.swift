@@ -248,6 +248,37 @@ extension T2TFrame {
     }
 }
 
+extension T2TFrame {
+    /// What `writeInfo`, a closing `"` and `writeJSONMembers` write for `.read(page)`, in
+    /// one reservation (the JSON frame line's; two calls, two reservations and the
+    /// command's two names looked up cost about 150 instructions a frame).
+    @inline(never)
+    static func writeReadInfoQuoteAndJSONMembers(page: UInt8, _ out: OutputBuffer) {
+        out.withReserved(128) { c in
+            c.ascii("READ page "); c.int(Int(page))
+            c.ascii("\",\"command\":\"read\",\"response\":false,\"page\":"); c.int(Int(page))
+        }
+    }
+
+    /// The same for `.readAnswer(startPage: start, data: data, fast: false)` (a FAST_READ's
+    /// answer names its command otherwise).
+    @inline(never)
+    static func writeReadAnswerInfoQuoteAndJSONMembers(start: UInt8, data: ByteView, _ out: OutputBuffer) {
+        let pages = data.count / 4
+        out.withReserved(192 + 2 * data.count) { c in
+            c.ascii(pages == 1 ? "READ answer page " : "READ answer pages ")
+            c.int(Int(start))
+            if pages > 1 {
+                c.byte(0x2D)
+                c.int(Int(start) + pages - 1)
+            }
+            c.ascii("\",\"command\":\"read\",\"response\":true,\"page\":"); c.int(Int(start))
+            c.ascii(",\"pages\":"); c.int(pages)
+            c.ascii(",\"data\":\""); c.hex(data); c.byte(0x22)
+        }
+    }
+}
+
 /// "128 bytes", or "128-256 bytes" when the size lies between two powers of two.
 fileprivate func writeStorage(_ v: T2TVersion, _ out: OutputBuffer) {
     out.int(v.storageLowerBound)
