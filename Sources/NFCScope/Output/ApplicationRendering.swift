@@ -136,13 +136,13 @@ enum ApplicationRendering {
         out.ascii("],\"apdus\":"); out.int(s.apdus)
         out.ascii(",\"aid\":")
         writeOptionalHex(s.aid, out)
-        out.ascii(",\"label\":"); writeOptionalString(s.label, out)
-        out.ascii(",\"application\":"); writeOptionalString(s.applicationName, out)
+        out.ascii(",\"label\":"); writeOptionalKept(s.label, out)
+        out.ascii(",\"application\":"); writeOptionalKept(s.applicationName, out)
         out.ascii(",\"directory\":[")
         for (i, e) in s.directory.enumerated() {
             if i > 0 { out.byte(0x2C) }
             out.ascii("{\"aid\":"); writeOptionalHex(e.aid, out)
-            out.ascii(",\"label\":"); writeOptionalString(e.label, out)
+            out.ascii(",\"label\":"); writeOptionalKept(e.label, out)
             out.ascii(",\"priority\":")
             if let p = e.priority { out.int(p) } else { out.ascii("null") }
             out.byte(0x7D)
@@ -159,7 +159,7 @@ enum ApplicationRendering {
         out.ascii(",\"amount_minor\":")
         if let a = s.amountMinor { out.int(Int(a)) } else { out.ascii("null") }
         out.ascii(",\"currency\":")
-        writeOptionalString(currency?.alpha, out)
+        writeOptionalKept(currency?.alpha, out)
         out.ascii(",\"currency_code\":")
         if let c = s.currency { out.int(c) } else { out.ascii("null") }
         // The cryptogram and the outcome as literals (they need no escaping).
@@ -318,6 +318,16 @@ enum ApplicationRendering {
     private static func writeOptionalString(_ s: String?, _ out: OutputBuffer) {
         if let s {
             out.byte(0x22); out.jsonEscaped(s); out.byte(0x22)
+        } else {
+            out.ascii("null")
+        }
+    }
+
+    /// `writeOptionalString` for the shared Strings of a record (registry names, labels):
+    /// their quoted bytes kept by the buffer (`jsonQuotedKept`).
+    private static func writeOptionalKept(_ s: String?, _ out: OutputBuffer) {
+        if let s {
+            out.jsonQuotedKept(s)
         } else {
             out.ascii("null")
         }
