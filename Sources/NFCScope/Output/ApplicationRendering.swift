@@ -139,13 +139,17 @@ enum ApplicationRendering {
         out.ascii(",\"label\":"); writeOptionalKept(s.label, out)
         out.ascii(",\"application\":"); writeOptionalKept(s.applicationName, out)
         out.ascii(",\"directory\":[")
-        for (i, e) in s.directory.enumerated() {
+        // By index, each entry's members read where the summary holds them (`enumerated()`
+        // copied the array and each entry out: three retains and releases an entry).
+        var i = 0
+        while i < s.directory.count {
             if i > 0 { out.byte(0x2C) }
-            out.ascii("{\"aid\":"); writeOptionalHex(e.aid, out)
-            out.ascii(",\"label\":"); writeOptionalKept(e.label, out)
+            out.ascii("{\"aid\":"); writeOptionalHex(s.directory[i].aid, out)
+            out.ascii(",\"label\":"); writeOptionalKept(s.directory[i].label, out)
             out.ascii(",\"priority\":")
-            if let p = e.priority { out.int(p) } else { out.ascii("null") }
+            if let p = s.directory[i].priority { out.int(p) } else { out.ascii("null") }
             out.byte(0x7D)
+            i += 1
         }
         // The currency looked up once for the amount and the letters (a table entry
         // copied out each time).
@@ -263,11 +267,14 @@ enum ApplicationRendering {
         }
         if !s.directory.isEmpty {
             out.ascii("    directory: ")
-            for (i, e) in s.directory.enumerated() {
+            // By index (as the JSON member: no copy of the array and its entries).
+            var i = 0
+            while i < s.directory.count {
                 if i > 0 { out.ascii(", ") }
-                ByteView.with(e.aid) { out.hex($0, uppercase: true) }
-                if let label = e.label { out.ascii(" \""); out.string(label); out.byte(0x22) }
-                if let p = e.priority { out.ascii(" priority "); out.int(p) }
+                ByteView.with(s.directory[i].aid) { out.hex($0, uppercase: true) }
+                if let label = s.directory[i].label { out.ascii(" \""); out.string(label); out.byte(0x22) }
+                if let p = s.directory[i].priority { out.ascii(" priority "); out.int(p) }
+                i += 1
             }
             out.byte(0x0A)
         }
