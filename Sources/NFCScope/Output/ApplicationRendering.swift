@@ -303,7 +303,15 @@ enum ApplicationRendering {
             out.int(Int(minor)); out.ascii(" (minor units)")
             return
         }
-        if let exponent = cur.exponent, exponent > 0 {
+        if cur.exponent == 2 && minor >= 0 {
+            // The usual (two decimals, not negative): the units, then the remainder's two
+            // digits, what the general path writes for it (its loops cost ~100 instructions).
+            out.int(Int(minor / 100))
+            let fraction = UInt8(truncatingIfNeeded: minor % 100)
+            out.byte(0x2E)
+            out.byte(0x30 &+ fraction / 10)
+            out.byte(0x30 &+ fraction % 10)
+        } else if let exponent = cur.exponent, exponent > 0 {
             var scale: Int64 = 1
             for _ in 0..<exponent { scale *= 10 }
             out.int(Int(minor / scale))

@@ -192,7 +192,7 @@ struct ODAEvidence {
                 internalAuthenticate = (ddol, sig)
             }
         case (0x80, 0xAE):
-            generateAC(&x, c)
+            generateAC(&x)
         default:
             if let tlv = x.responseTLV, c.ins == 0xCA { _ = collectResponse(x.responseHinted, x.responseCollectMask, tlv) }
         }
@@ -225,7 +225,10 @@ struct ODAEvidence {
     }
 
     /// A GENERATE AC: the first four are kept; every one counts against the budget.
-    private mutating func generateAC(_ x: inout APDUInterpretation, _ c: APDUCommand) {
+    /// The command read from `x` here (passed in, the command was copied to memory at
+    /// the top of `observe` for every APDU).
+    private mutating func generateAC(_ x: inout APDUInterpretation) {
+        guard let c = x.command else { return }
         let keeping = generateACs.count < 4
         guard let data = copy(c.data, storing: keeping) else { return }
         var g = GenerateAC(p1: c.p1, commandData: data, responseObjects: store.count..<store.count)
