@@ -96,6 +96,7 @@ public final class OutputBuffer: @unchecked Sendable {
         flush()
         storage.deallocate()
         counterDigits.deallocate()
+        quotedBase?.deallocate()
     }
 
     /// `count` never passes `capacity`, so the room left is found without an overflow
@@ -374,6 +375,55 @@ public final class OutputBuffer: @unchecked Sendable {
         reserve(u.count)
         if let b = u.baseAddress { (storage + count).update(from: b, count: u.count) }
         count &+= u.count
+    }
+
+    /// The quoted Strings `jsonQuotedKept` keeps (`QuotedStrings`' layout, made at its
+    /// first miss) and the Strings they are of, by way.
+    @exclusivity(unchecked) private var quotedBase: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var quotedKept: [String] = []
+
+    /// `s` as a JSON string with its quotes (`"`, `jsonEscaped(s)`, `"`), copied from
+    /// `quotedBase` when the same String was written so before: for the few shared
+    /// Strings every transaction record repeats (registry names, labels), escaped once.
+    func jsonQuotedKept(_ s: String) {
+        if let base = quotedBase {
+            let w = QuotedStrings.way(base, s)
+            if w >= 0 {
+                let (p, n) = QuotedStrings.bytes(base, w)
+                reserve(n)
+                Self.copyShort(from: p, to: UnsafeMutableRawPointer(storage + count), count: n)
+                count &+= n
+                return
+            }
+        }
+        jsonQuotedKeeping(s)
+    }
+
+    /// `jsonQuotedKept`'s miss: written, then kept when short enough.
+    @inline(never)
+    private func jsonQuotedKeeping(_ s: String) {
+        let u = s.utf8.count
+        guard u <= QuotedStrings.room &- 2 else {
+            byte(0x22); jsonEscaped(s); byte(0x22)
+            return
+        }
+        // Its most (six bytes a byte and the quotes) reserved first, so nothing is
+        // flushed before the written bytes are kept.
+        reserve(u &* 6 &+ 2)
+        let begin = count
+        storage[count] = 0x22
+        count &+= 1
+        jsonEscaped(s)
+        storage[count] = 0x22
+        count &+= 1
+        let base: UnsafeMutableRawPointer
+        if let made = quotedBase {
+            base = made
+        } else {
+            base = QuotedStrings.make(kept: &quotedKept)
+            quotedBase = base
+        }
+        QuotedStrings.keep(base, &quotedKept, s, quoted: UnsafeRawPointer(storage + begin), count: count &- begin)
     }
 
     /// A string as JSON string contents (without quotes), escaped.

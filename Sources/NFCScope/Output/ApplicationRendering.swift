@@ -136,16 +136,20 @@ enum ApplicationRendering {
         out.ascii("],\"apdus\":"); out.int(s.apdus)
         out.ascii(",\"aid\":")
         writeOptionalHex(s.aid, out)
-        out.ascii(",\"label\":"); writeOptionalString(s.label, out)
-        out.ascii(",\"application\":"); writeOptionalString(s.applicationName, out)
+        out.ascii(",\"label\":"); writeOptionalKept(s.label, out)
+        out.ascii(",\"application\":"); writeOptionalKept(s.applicationName, out)
         out.ascii(",\"directory\":[")
-        for (i, e) in s.directory.enumerated() {
+        // By index, each entry's members read where the summary holds them (`enumerated()`
+        // copied the array and each entry out: three retains and releases an entry).
+        var i = 0
+        while i < s.directory.count {
             if i > 0 { out.byte(0x2C) }
-            out.ascii("{\"aid\":"); writeOptionalHex(e.aid, out)
-            out.ascii(",\"label\":"); writeOptionalString(e.label, out)
+            out.ascii("{\"aid\":"); writeOptionalHex(s.directory[i].aid, out)
+            out.ascii(",\"label\":"); writeOptionalKept(s.directory[i].label, out)
             out.ascii(",\"priority\":")
-            if let p = e.priority { out.int(p) } else { out.ascii("null") }
+            if let p = s.directory[i].priority { out.int(p) } else { out.ascii("null") }
             out.byte(0x7D)
+            i += 1
         }
         // The currency looked up once for the amount and the letters (a table entry
         // copied out each time).
@@ -159,7 +163,7 @@ enum ApplicationRendering {
         out.ascii(",\"amount_minor\":")
         if let a = s.amountMinor { out.int(Int(a)) } else { out.ascii("null") }
         out.ascii(",\"currency\":")
-        writeOptionalString(currency?.alpha, out)
+        writeOptionalKept(currency?.alpha, out)
         out.ascii(",\"currency_code\":")
         if let c = s.currency { out.int(c) } else { out.ascii("null") }
         // The cryptogram and the outcome as literals (they need no escaping).
@@ -263,11 +267,14 @@ enum ApplicationRendering {
         }
         if !s.directory.isEmpty {
             out.ascii("    directory: ")
-            for (i, e) in s.directory.enumerated() {
+            // By index (as the JSON member: no copy of the array and its entries).
+            var i = 0
+            while i < s.directory.count {
                 if i > 0 { out.ascii(", ") }
-                ByteView.with(e.aid) { out.hex($0, uppercase: true) }
-                if let label = e.label { out.ascii(" \""); out.string(label); out.byte(0x22) }
-                if let p = e.priority { out.ascii(" priority "); out.int(p) }
+                ByteView.with(s.directory[i].aid) { out.hex($0, uppercase: true) }
+                if let label = s.directory[i].label { out.ascii(" \""); out.string(label); out.byte(0x22) }
+                if let p = s.directory[i].priority { out.ascii(" priority "); out.int(p) }
+                i += 1
             }
             out.byte(0x0A)
         }
@@ -296,7 +303,15 @@ enum ApplicationRendering {
             out.int(Int(minor)); out.ascii(" (minor units)")
             return
         }
-        if let exponent = cur.exponent, exponent > 0 {
+        if cur.exponent == 2 && minor >= 0 {
+            // The usual (two decimals, not negative): the units, then the remainder's two
+            // digits, what the general path writes for it (its loops cost ~100 instructions).
+            out.int(Int(minor / 100))
+            let fraction = UInt8(truncatingIfNeeded: minor % 100)
+            out.byte(0x2E)
+            out.byte(0x30 &+ fraction / 10)
+            out.byte(0x30 &+ fraction % 10)
+        } else if let exponent = cur.exponent, exponent > 0 {
             var scale: Int64 = 1
             for _ in 0..<exponent { scale *= 10 }
             out.int(Int(minor / scale))
@@ -318,6 +333,16 @@ enum ApplicationRendering {
     private static func writeOptionalString(_ s: String?, _ out: OutputBuffer) {
         if let s {
             out.byte(0x22); out.jsonEscaped(s); out.byte(0x22)
+        } else {
+            out.ascii("null")
+        }
+    }
+
+    /// `writeOptionalString` for the shared Strings of a record (registry names, labels):
+    /// their quoted bytes kept by the buffer (`jsonQuotedKept`).
+    private static func writeOptionalKept(_ s: String?, _ out: OutputBuffer) {
+        if let s {
+            out.jsonQuotedKept(s)
         } else {
             out.ascii("null")
         }

@@ -77,7 +77,9 @@ enum ODARendering {
         }
         if let k = s.kernel {
             out.ascii("{\"id\":"); out.int(k.id)
-            out.ascii(",\"name\":"); string(k.name, out)
+            // The registry's name: its quoted bytes kept by the buffer.
+            out.ascii(",\"name\":")
+            if let name = k.name { out.jsonQuotedKept(name) } else { out.ascii("null") }
             // Where it was read: one of two literals (no String escaped).
             switch k.from {
             case "AID": out.ascii(",\"from\":\"AID\"}")
