@@ -71,7 +71,10 @@ import Testing
     @Test func contextIDsFollowingTheLastAreTheModels() {
         var g = FastPathGenerator(state: 0x5E55_C037)
         let registry = Registry.builtin
+        // One cache asked through the lookup the text writers use (the follower tried out of
+        // line), one through the JSON writers' (tried in line first).
         let cache = RenderedValueCache(registry: registry)
+        let inLine = RenderedValueCache(registry: registry)
         var shared: [[UInt8]] = [[0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
                                  [0xA0, 0, 0, 0, 0x25, 0x01], [0xD2, 0x76, 0, 0, 0x85, 0x01, 0x01], [0x01], []]
         let currencies: [Int?] = [978, 840, 392, nil]
@@ -79,6 +82,7 @@ import Testing
         var nextID = 0, nextSlot = 0, asked = 0
         func ask(_ aid: [UInt8]?, _ currency: Int?) {
             let got = cache.context(aid: aid, currency: currency)
+            let gotInLine = inLine.contextFollowingInLine(aid: aid, currency: currency)
             let want: Int
             if let k = kept.firstIndex(where: { $0.aid == aid && $0.currency == currency }) {
                 want = kept[k].id
@@ -93,8 +97,10 @@ import Testing
                 }
             }
             #expect(got.id == want)
+            #expect(gotInLine.id == want)
             let scope = aid.map { a in ByteView.with(a) { registry.tagScope(aid: $0) } } ?? registry.tagScope(aid: nil)
             #expect(got.tagScope == scope)
+            #expect(gotInLine.tagScope == scope)
             asked += 1
         }
         for _ in 0..<6_000 {

@@ -24,9 +24,8 @@ enum ApplicationRendering {
            cache?.copyApplicationMember(aid, index: x.applicationIndex ?? -1, registry: registry, to: out) != true {
             // The member is what the AID's bytes and its entry (an index into this registry)
             // give. The last four are kept with those bytes and index and copied when they
-            // come again (`copyApplicationMember`); others are written through the same
-            // key's copies further on, a short AID's in the writer's table, another's in the
-            // cache.
+            // come again (`copyApplicationMember`). Another is copied from the writer's table
+            // (a short AID's) or the cache's nodes, or written, and then kept among the four.
             let start = out.position
             let index = x.applicationIndex
             ByteView.with(aid) { view in
