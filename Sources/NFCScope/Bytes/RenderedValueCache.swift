@@ -70,6 +70,11 @@ package final class RenderedValueCache {
         var currency: Int?
         var id: Int
         var tagScope: TagScope
+        /// The slot of the context asked for right after this one the last time this one
+        /// stopped being the last (-1: none): a card session goes through the same few
+        /// in the same order (no AID, the AID, the AID with its currency), so this guess
+        /// answers most changes of context without the scan.
+        var next = -1
     }
     @exclusivity(unchecked) private var contexts: [Context] = []
     /// Where in `contexts` the context the last call to `context(aid:currency:)` answered
@@ -79,17 +84,27 @@ package final class RenderedValueCache {
     @exclusivity(unchecked) private var nextContextID = 0
     @exclusivity(unchecked) private var nextContextSlot = 0
     private static let contextsKept = 8
-    /// The `application` member written last (`ApplicationRendering.writeJSONMembers`):
-    /// the AID array it was written for (held, so its storage is not reused while kept),
-    /// that storage's address and count, the registry entry's index, and the member's
-    /// bytes (`lastApplicationCount` of them; -1: none).
-    @exclusivity(unchecked) private var lastApplicationAID: [UInt8] = []
-    @exclusivity(unchecked) private var lastApplicationBase: UnsafeRawPointer?
-    @exclusivity(unchecked) private var lastApplicationAIDCount = 0
-    @exclusivity(unchecked) private var lastApplicationIndex = 0
-    @exclusivity(unchecked) private var lastApplicationBytes: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var lastApplicationCapacity = 256
-    @exclusivity(unchecked) private var lastApplicationCount = -1
+    /// The `application` members written last (`ApplicationRendering.writeJSONMembers`),
+    /// each kept with the AID's bytes and the registry entry's index it was written for.
+    /// By the bytes, not by the AID array's storage: a card session's SELECT record has no
+    /// index yet and its later records have one, and each session brings a new array, so
+    /// one member kept by its array missed twice a session (7,600 of the 100,000-frame
+    /// file's 26,000 records, ~360 instructions each through the node cache). Four kept:
+    /// the few AIDs and indexes of a capture's card kinds.
+    private struct ApplicationMember {
+        /// -1 while empty.
+        var aidCount = -1
+        var index = 0
+        var count = 0
+        /// The AID's bytes, then the member's (`capacity` bytes).
+        var bytes: UnsafeMutablePointer<UInt8>? = nil
+        var capacity = 0
+    }
+    private static let applicationsKept = 4
+    private let applications: UnsafeMutablePointer<ApplicationMember>
+    /// The member copied or kept last (tried first), and the one to replace next.
+    @exclusivity(unchecked) private var lastApplication = 0
+    @exclusivity(unchecked) private var nextApplication = 0
 
     package init(registry: Registry) {
         self.registry = registry
@@ -100,7 +115,8 @@ package final class RenderedValueCache {
         nodeEntries.initialize(repeating: NodeEntry(), count: Self.nodeTableSize)
         nodeStats = calloc(2 * Self.nodeStatBuckets, MemoryLayout<UInt32>.stride)!
             .bindMemory(to: UInt32.self, capacity: 2 * Self.nodeStatBuckets)
-        lastApplicationBytes = .allocate(capacity: 256)
+        applications = .allocate(capacity: Self.applicationsKept)
+        applications.initialize(repeating: ApplicationMember(), count: Self.applicationsKept)
         contexts.reserveCapacity(Self.contextsKept)
     }
 
@@ -113,7 +129,9 @@ package final class RenderedValueCache {
         nodeEntries.deinitialize(count: Self.nodeTableSize)
         nodeEntries.deallocate()
         free(nodeStats)
-        lastApplicationBytes.deallocate()
+        for i in 0..<Self.applicationsKept { applications[i].bytes?.deallocate() }
+        applications.deinitialize(count: Self.applicationsKept)
+        applications.deallocate()
     }
 
     /// The id of the context (selected AID, currency) values are rendered in now, and the
@@ -136,6 +154,30 @@ package final class RenderedValueCache {
         return lookUpContext(aid: aid, currency: currency, storage: storage)
     }
 
+    /// `context(aid:currency:)` with the follower (`Context.next`) also tried in line, for
+    /// the JSON Lines writers of an APDU record's trees and splits (the call to
+    /// `lookUpContext` was ~25 instructions more for each of ~9,000 follower answers on
+    /// the 100,000-frame file). Not for the text writers: the bigger code stopped
+    /// `writeTreeText` being inlined into its caller, and the call cost more than this saved.
+    @inline(__always)
+    func contextFollowingInLine(aid: [UInt8]?, currency: Int?) -> (id: Int, tagScope: TagScope) {
+        let slot = lastSlot
+        let storage = Self.storage(aid)
+        if slot >= 0, slot < contexts.count {
+            if contexts[slot].currency == currency,
+               (storage != nil && contexts[slot].aidStorage == storage) || contexts[slot].aid == aid {
+                return (contexts[slot].id, contexts[slot].tagScope)
+            }
+            let next = contexts[slot].next
+            if next >= 0, next < contexts.count, contexts[next].currency == currency,
+               storage != nil ? contexts[next].aidStorage == storage : (aid == nil && contexts[next].aid == nil) {
+                lastSlot = next
+                return (contexts[next].id, contexts[next].tagScope)
+            }
+        }
+        return lookUpContext(aid: aid, currency: currency, storage: storage)
+    }
+
     /// Where the elements of `aid` are stored (nil for no AID).
     @inline(__always)
     private static func storage(_ aid: [UInt8]?) -> UnsafeRawPointer? {
@@ -146,10 +188,24 @@ package final class RenderedValueCache {
     /// `context(aid:currency:)` without trying the last one first; makes the one found
     /// (or made) the last.
     private func lookUpContext(aid: [UInt8]?, currency: Int?, storage: UnsafeRawPointer?) -> (id: Int, tagScope: TagScope) {
+        let previous = lastSlot
+        // First the one that followed the last one the time before (the scan found the
+        // context at its 2.6th place for each of the three changes of a card session). Only
+        // a sure answer: the same storage (the same bytes, as in `context`), or no AID on
+        // both sides. (`contextFollowingInLine` tries it in line first.)
+        if previous >= 0, previous < contexts.count {
+            let next = contexts[previous].next
+            if next >= 0, next < contexts.count, contexts[next].currency == currency,
+               storage != nil ? contexts[next].aidStorage == storage : (aid == nil && contexts[next].aid == nil) {
+                lastSlot = next
+                return (contexts[next].id, contexts[next].tagScope)
+            }
+        }
         var i = 0
         while i < contexts.count {
             if contexts[i].currency == currency,
                (storage != nil && contexts[i].aidStorage == storage) || contexts[i].aid == aid {
+                noteNext(previous, i)
                 lastSlot = i
                 return (contexts[i].id, contexts[i].tagScope)
             }
@@ -169,7 +225,14 @@ package final class RenderedValueCache {
             lastSlot = nextContextSlot
             nextContextSlot = (nextContextSlot + 1) % Self.contextsKept
         }
+        noteNext(previous, lastSlot)
         return (made.id, scope)
+    }
+
+    /// Notes `slot` as the context that followed the one at `previous` (a kept slot, or -1).
+    @inline(__always)
+    private func noteNext(_ previous: Int, _ slot: Int) {
+        if previous >= 0, previous < contexts.count, previous != slot { contexts[previous].next = slot }
     }
 
     /// Writes the text of `value` for the tag entry at `slot` in context `context`: a copy
@@ -210,52 +273,68 @@ package final class RenderedValueCache {
         e.pointee.textCount = text.count
     }
 
-    // MARK: The last `application` member
+    // MARK: The last `application` members
 
-    /// Appends the `application` member kept for this AID array (the very storage it was
-    /// kept for: the same bytes) and entry index of `registry`, and answers true; false
-    /// (writing nothing) when another was kept, or none.
+    /// Appends the `application` member kept for these AID bytes and entry index of
+    /// `registry`, and answers true; false (writing nothing) when none is kept.
     @inline(__always)
     func copyApplicationMember(_ aid: [UInt8], index: Int, registry: Registry, to out: OutputBuffer) -> Bool {
-        guard lastApplicationCount >= 0, index == lastApplicationIndex, registry === self.registry,
-              aid.withUnsafeBytes({ $0.baseAddress == lastApplicationBase && $0.count == lastApplicationAIDCount })
-        else { return false }
-        out.bytes(ByteView(base: UnsafeRawPointer(lastApplicationBytes), count: lastApplicationCount))
+        guard registry === self.registry,
+              let member = aid.withUnsafeBytes({ keptApplication($0, index: index) }) else { return false }
+        out.bytes(member)
         applicationCopyCount &+= 1
         return true
+    }
+
+    /// The member kept for these AID bytes and index (the last one used tried first; made
+    /// the last), or nil.
+    @inline(__always)
+    private func keptApplication(_ aid: UnsafeRawBufferPointer, index: Int) -> ByteView? {
+        let n = aid.count
+        var k = lastApplication
+        var tried = 0
+        while tried < Self.applicationsKept {
+            let e = applications + k
+            if e.pointee.aidCount == n, e.pointee.index == index, let stored = e.pointee.bytes,
+               n == 0 || aid.baseAddress.map({ sameBytes(UnsafeRawPointer(stored), $0, n) }) == true {
+                lastApplication = k
+                return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.count)
+            }
+            k = (k &+ 1) & (Self.applicationsKept &- 1)
+            tried &+= 1
+        }
+        return nil
     }
 
     /// How many `application` members `copyApplicationMember` copied (tests).
     @exclusivity(unchecked) private(set) var applicationCopyCount = 0
 
-    /// Keeps what `out` was given since `start` as the `application` member of this AID
-    /// array and entry index of `registry` (nothing for another registry's, or when those
-    /// bytes were flushed meanwhile or are too many).
+    /// Keeps what `out` was given since `start` as the `application` member of these AID
+    /// bytes and entry index of `registry`, in place of the one kept longest (nothing for
+    /// another registry's, or when those bytes were flushed meanwhile or are too many).
     func keepApplicationMember(_ aid: [UInt8], index: Int, registry: Registry, since start: Int, in out: OutputBuffer) {
         guard registry === self.registry, let output = out.written(since: start), output.count <= Self.maxNodeOutputCount,
-              output.count == 0 || output.base != nil else {
-            lastApplicationCount = -1
-            return
+              output.count == 0 || output.base != nil, aid.count <= Self.maxNodeValueCount else { return }
+        let k = nextApplication
+        nextApplication = (k &+ 1) & (Self.applicationsKept &- 1)
+        let e = applications + k
+        let n = aid.count
+        let need = n &+ output.count
+        if e.pointee.bytes == nil || e.pointee.capacity < need {
+            e.pointee.bytes?.deallocate()
+            let capacity = Swift.max(need, 256)
+            e.pointee.bytes = .allocate(capacity: capacity)
+            e.pointee.capacity = capacity
         }
-        if output.count > lastApplicationCapacity {
-            lastApplicationBytes.deallocate()
-            lastApplicationCapacity = Swift.max(output.count, 2 * lastApplicationCapacity)
-            lastApplicationBytes = .allocate(capacity: lastApplicationCapacity)
-        }
+        let stored = e.pointee.bytes!
+        if n > 0 { aid.withUnsafeBufferPointer { if let b = $0.baseAddress { stored.update(from: b, count: n) } } }
         if output.count > 0, let src = output.base {
-            lastApplicationBytes.update(from: src.assumingMemoryBound(to: UInt8.self), count: output.count)
+            (stored + n).update(from: src.assumingMemoryBound(to: UInt8.self), count: output.count)
         }
-        lastApplicationAID = aid
-        // Read from the array held here (its storage is the caller's).
-        let base = lastApplicationAID.withUnsafeBytes { $0.baseAddress }
-        guard let base else {
-            lastApplicationCount = -1
-            return
-        }
-        lastApplicationBase = base
-        lastApplicationAIDCount = aid.count
-        lastApplicationIndex = index
-        lastApplicationCount = output.count
+        e.pointee.aidCount = n
+        e.pointee.index = index
+        e.pointee.count = output.count
+        lastApplication = k
     }
 
     /// How many texts and whole nodes were copied from the cache so far (tests).

@@ -23,10 +23,9 @@ enum ApplicationRendering {
         if let aid = x.applicationAID,
            cache?.copyApplicationMember(aid, index: x.applicationIndex ?? -1, registry: registry, to: out) != true {
             // The member is what the AID's bytes and its entry (an index into this registry)
-            // give. The last one is kept with the AID array it was written for and copied
-            // while the session's APDUs carry that array (`copyApplicationMember`); others
-            // are kept by the AID's bytes and index, a short AID's in the writer's table,
-            // another's in the cache, and copied when they come again.
+            // give. The last four are kept with those bytes and index and copied when they
+            // come again (`copyApplicationMember`). Another is copied from the writer's table
+            // (a short AID's) or the cache's nodes, or written, and then kept among the four.
             let start = out.position
             let index = x.applicationIndex
             ByteView.with(aid) { view in

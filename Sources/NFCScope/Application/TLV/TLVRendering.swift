@@ -417,6 +417,17 @@ extension RegistryNodeWriter {
         return (c.id, c.tagScope)
     }
 
+    /// The same for the JSON writers, the context's follower tried in line
+    /// (`RenderedValueCache.contextFollowingInLine`).
+    @inline(__always)
+    private static func jsonTextContext(_ registry: Registry, _ cache: RenderedValueCache?,
+                                        _ context: EMVContext) -> (Int, TagScope?) {
+        guard cache?.registry === registry,
+              let c = cache?.contextFollowingInLine(aid: context.selectedAID, currency: context.currency)
+        else { return (-1, nil) }
+        return (c.id, c.tagScope)
+    }
+
     /// `TLVTreeWriter.writeJSON(_:context:to:parsedFrom:)`.
     static func writeTreeJSON(_ tlv: BERTLV, registry: Registry, cache: RenderedValueCache?, context: EMVContext,
                               parsedFrom: (bytes: ByteView, position: Int)? = nil, to out: OutputBuffer) {
@@ -429,7 +440,7 @@ extension RegistryNodeWriter {
     static func writeTreeJSON(opening: StaticString, _ tlv: BERTLV, registry: Registry, cache: RenderedValueCache?,
                               context: EMVContext, parsedFrom: (bytes: ByteView, position: Int)? = nil,
                               to out: OutputBuffer) {
-        let (texts, tagScope) = textContext(registry, cache, context)
+        let (texts, tagScope) = jsonTextContext(registry, cache, context)
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? registry.lookupScope(aid: aid)
             registry.withTagNamePool { pool in
@@ -463,7 +474,7 @@ extension RegistryNodeWriter {
             TLVTreeWriter(registry: registry, cache: cache).writeJSON(split, context: context, to: out)
             return
         }
-        let (texts, tagScope) = textContext(registry, cache, context)
+        let (texts, tagScope) = jsonTextContext(registry, cache, context)
         context.withSelectedAID { aid in
             let scope = tagScope.map { EMVLookupScope(aid: aid, tagScope: $0) } ?? registry.lookupScope(aid: aid)
             registry.withTagNamePool { pool in
