@@ -6,8 +6,8 @@
 // A model of `RenderedValueCache.context(aid:currency:)`'s ids, kept apart from the cache so
 // that its tests compare against something that does not share its code: a new id for each
 // (AID bytes, currency) not among the last eight kept, the oldest kept replaced in turn, the
-// same id while a pair stays kept. Shared by the value cache's context tests (sessions 29
-// and 36).
+// same id while a pair stays kept. Shared by the value cache's context tests (sessions 29,
+// 36 and 37).
 struct ContextCacheModel {
     private var kept: [(aid: [UInt8]?, currency: Int?, id: Int)] = []
     private var nextSlot = 0

@@ -9,15 +9,6 @@ import Testing
 /// (`LinkInfo.writeOtherInfoQuoteAndJSONMembers`), with a Type 2 Tag READ and its answer
 /// in one reservation each.
 @Suite struct Session37FrameTests {
-    /// What the general writers write for an info after `"info":"`.
-    static func general(_ info: LinkInfo) -> String {
-        let b = OutputBuffer()
-        info.writeInfo(b)
-        b.byte(0x22)
-        info.writeJSONMembers(b)
-        return b.string
-    }
-
     /// Type 2 Tag frames of every kind the decoder makes, READ and its answer (FAST_READ's
     /// too) with data of 0 to 70 bytes, plus other payload infos (FeliCa frames decoded
     /// from generated packets, MIFARE Classic, ISO 7816, HLTB, PPS, REQB, ATTRIB).
@@ -107,7 +98,7 @@ import Testing
                         for _ in 0..<lead { out.byte(0x41) }
                         LinkInfo.writeOtherInfoQuoteAndJSONMembers(of: &copy, out)
                         let line = out.string
-                        #expect(line == String(repeating: "A", count: lead) + Self.general(info), "round \(round)")
+                        #expect(line == String(repeating: "A", count: lead) + Session35FrameTests.general(info), "round \(round)")
                         if case .t2t(let t) = info {
                             switch t {
                             case .read, .readAnswer:

@@ -78,24 +78,12 @@ import Testing
         var shared: [[UInt8]] = [[0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
                                  [0xA0, 0, 0, 0, 0x25, 0x01], [0xD2, 0x76, 0, 0, 0x85, 0x01, 0x01], [0x01], []]
         let currencies: [Int?] = [978, 840, 392, nil]
-        var kept: [(aid: [UInt8]?, currency: Int?, id: Int)] = []
-        var nextID = 0, nextSlot = 0, asked = 0
+        var model = ContextCacheModel()
+        var asked = 0
         func ask(_ aid: [UInt8]?, _ currency: Int?) {
             let got = cache.context(aid: aid, currency: currency)
             let gotInLine = inLine.contextFollowingInLine(aid: aid, currency: currency)
-            let want: Int
-            if let k = kept.firstIndex(where: { $0.aid == aid && $0.currency == currency }) {
-                want = kept[k].id
-            } else {
-                want = nextID
-                nextID += 1
-                if kept.count < 8 {
-                    kept.append((aid, currency, want))
-                } else {
-                    kept[nextSlot] = (aid, currency, want)
-                    nextSlot = (nextSlot + 1) % 8
-                }
-            }
+            let want = model.id(aid: aid, currency: currency)
             #expect(got.id == want)
             #expect(gotInLine.id == want)
             let scope = aid.map { a in ByteView.with(a) { registry.tagScope(aid: $0) } } ?? registry.tagScope(aid: nil)
@@ -122,6 +110,6 @@ import Testing
             default: break
             }
         }
-        #expect(asked > 40_000 && nextID > 100)
+        #expect(asked > 40_000 && model.nextID > 100)
     }
 }
