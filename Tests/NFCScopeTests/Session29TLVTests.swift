@@ -29,8 +29,7 @@ import Testing
         var aids: [[UInt8]] = [Array("2PAY.SYS.DDF01".utf8), [0xA0, 0, 0, 0, 0x03, 0x10, 0x10], [0xA0, 0, 0, 0, 0x04, 0x10, 0x10],
                                [0xA0, 0, 0, 0, 0x25, 0x01], g.bytes(5), g.bytes(16), g.bytes(140), g.bytes(600), []]
         for _ in 0..<6 { aids.append(g.bytes(5 + g.int(12))) }
-        let longCached = OutputBuffer(initialCapacity: 4096), longPlain = OutputBuffer(initialCapacity: 4096)
-        var records = 0
+        var both = ApplicationMembersBothWays(registry: registry)
         for session in 0..<3_000 {
             let picked = g.pick(aids)
             var aid: [UInt8]? = picked
@@ -45,23 +44,14 @@ import Testing
                 default: break
                 }
                 let x = Self.record(aid: aid, index: index)
-                let useCache = g.chance(95) ? cache : otherCache
-                let a = OutputBuffer(), b = OutputBuffer()
-                ApplicationRendering.writeJSONMembers(x, registry: registry, cache: useCache, to: a)
-                ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: b)
-                #expect(a.string == b.string, "session \(session): \(String(describing: aid)) index \(String(describing: index))")
-                ApplicationRendering.writeJSONMembers(x, registry: registry, cache: useCache, to: longCached)
-                ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: longPlain)
-                if g.chance(10) { longCached.flush(); longPlain.flush() }
-                records += 1
+                both.write(x, cache: g.chance(95) ? cache : otherCache, flush: g.chance(10),
+                           "session \(session): \(String(describing: aid)) index \(String(describing: index))")
             }
         }
-        #expect(records > 15_000)
+        #expect(both.records > 15_000)
         #expect(cache.applicationCopyCount > 5_000, "\(cache.applicationCopyCount) copied")
         #expect(otherCache.applicationCopyCount == 0)
-        longCached.flush(); longPlain.flush()
-        #expect(longPlain.position > 1_000_000)
-        #expect(longCached.contents == longPlain.contents)
+        both.expectLongBuffersEqual()
     }
 
     /// `context(aid:currency:)` against a model of its ids (a new id for each (AID bytes,
@@ -93,5 +83,34 @@ import Testing
             #expect(answer.tagScope == scope, "step \(step)")
         }
         #expect(model.nextID > 1_000)
+    }
+}
+
+/// One step of the application member's cache tests (sessions 29 and 37): a record's
+/// members written through a cache and by the writer without one, compared line by line,
+/// and also into two long buffers that flush now and then, compared at the end.
+struct ApplicationMembersBothWays {
+    let registry: Registry
+    let longCached = OutputBuffer(initialCapacity: 4096), longPlain = OutputBuffer(initialCapacity: 4096)
+    private(set) var records = 0
+
+    init(registry: Registry) { self.registry = registry }
+
+    mutating func write(_ x: APDUInterpretation, cache: RenderedValueCache, flush: Bool, _ note: @autoclosure () -> String) {
+        let a = OutputBuffer(), b = OutputBuffer()
+        ApplicationRendering.writeJSONMembers(x, registry: registry, cache: cache, to: a)
+        ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: b)
+        #expect(a.string == b.string, "\(note())")
+        ApplicationRendering.writeJSONMembers(x, registry: registry, cache: cache, to: longCached)
+        ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: longPlain)
+        if flush { longCached.flush(); longPlain.flush() }
+        records += 1
+    }
+
+    /// The long buffers, flushed, hold the same bytes (more than a megabyte).
+    func expectLongBuffersEqual() {
+        longCached.flush(); longPlain.flush()
+        #expect(longPlain.position > 1_000_000)
+        #expect(longCached.contents == longPlain.contents)
     }
 }

@@ -22,19 +22,10 @@ import Testing
                                 [0xA0, 0, 0, 0, 0x25, 0x01], Array("2PAY.SYS.DDF01".utf8)]
         let others: [[UInt8]] = [g.bytes(5), g.bytes(16), g.bytes(128), g.bytes(129), g.bytes(600), [], g.bytes(1),
                                  g.bytes(3), g.bytes(8)]
-        let longCached = OutputBuffer(initialCapacity: 4096), longPlain = OutputBuffer(initialCapacity: 4096)
-        var records = 0
+        var both = ApplicationMembersBothWays(registry: registry)
         func write(_ aid: [UInt8]?, _ index: Int?) {
-            let x = Session29TLVTests.record(aid: aid, index: index)
-            let useCache = g.chance(97) ? cache : otherCache
-            let a = OutputBuffer(), b = OutputBuffer()
-            ApplicationRendering.writeJSONMembers(x, registry: registry, cache: useCache, to: a)
-            ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: b)
-            #expect(a.string == b.string, "\(String(describing: aid)) index \(String(describing: index))")
-            ApplicationRendering.writeJSONMembers(x, registry: registry, cache: useCache, to: longCached)
-            ApplicationRendering.writeJSONMembers(x, registry: registry, cache: nil, to: longPlain)
-            if g.chance(5) { longCached.flush(); longPlain.flush() }
-            records += 1
+            both.write(Session29TLVTests.record(aid: aid, index: index), cache: g.chance(97) ? cache : otherCache,
+                       flush: g.chance(5), "\(String(describing: aid)) index \(String(describing: index))")
         }
         for _ in 0..<3_000 {
             // A kind of card (mostly one of two, now and then another AID), its AID in a new
@@ -54,12 +45,10 @@ import Testing
                 }
             }
         }
-        #expect(records > 15_000)
-        #expect(cache.applicationCopyCount > records / 2, "\(cache.applicationCopyCount) of \(records) copied")
+        #expect(both.records > 15_000)
+        #expect(cache.applicationCopyCount > both.records / 2, "\(cache.applicationCopyCount) of \(both.records) copied")
         #expect(otherCache.applicationCopyCount == 0)
-        longCached.flush(); longPlain.flush()
-        #expect(longPlain.position > 1_000_000)
-        #expect(longCached.contents == longPlain.contents)
+        both.expectLongBuffersEqual()
     }
 
     /// Context ids against a model (the first-seen order, eight kept, the oldest replaced)
