@@ -156,6 +156,14 @@ import Testing
             if old != nil { found += 1 } else { none += 1 }
         }
         #expect(found > 10_000 && none > 5_000)
+        // Values known from their digits, not from the walk.
+        let known: [([UInt8], Int64?)] = [([], 0), ([0x12, 0x34], 1234), ([0x00, 0x00, 0x01, 0x50, 0x00], 15_000),
+                                          (Array(repeating: 0x99, count: 9), 999_999_999_999_999_999),
+                                          ([0x09] + Array(repeating: 0x99, count: 9), nil),   // 19 nines: above Int64.max
+                                          (Array(repeating: 0x99, count: 10), nil), ([0x1A], nil), ([0xF0, 0x00], nil)]
+        for (bytes, value) in known {
+            #expect(ByteView.with(bytes) { bcdValue($0) } == value, "\(bytes)")
+        }
     }
 
     /// The old amount writer: the general path for every exponent.
