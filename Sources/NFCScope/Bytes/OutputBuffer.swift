@@ -738,16 +738,24 @@ public final class OutputBuffer: @unchecked Sendable {
     /// was left a call).
     @inline(never)
     static func writeHexPairsSIMD(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, letterOffset: UInt8) {
+        // Whole steps while more than 16 bytes are left, then the last 16 bytes: one test
+        // a step. A test for the end and then one for a short last step after each step
+        // (with a move of the last step's start) took 8 instructions a step. The step is
+        // written out twice: as a local function it was left a call, and the function's
+        // unused `Self` came back as an argument (a metadata call at each call site).
         var i = 0
-        while true {
+        while i &+ 16 < n {
             let v = src.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
             let (low, high) = hexDigitsSIMD16(v, letterOffset)
             dst.storeBytes(of: low, toByteOffset: i &<< 1, as: SIMD8<UInt16>.self)
             dst.storeBytes(of: high, toByteOffset: (i &<< 1) &+ 16, as: SIMD8<UInt16>.self)
             i &+= 16
-            if i >= n { return }
-            if i &+ 16 > n { i = n &- 16 }
         }
+        let last = n &- 16
+        let v = src.loadUnaligned(fromByteOffset: last, as: SIMD16<UInt8>.self)
+        let (low, high) = hexDigitsSIMD16(v, letterOffset)
+        dst.storeBytes(of: low, toByteOffset: last &<< 1, as: SIMD8<UInt16>.self)
+        dst.storeBytes(of: high, toByteOffset: (last &<< 1) &+ 16, as: SIMD8<UInt16>.self)
     }
 
     /// The 32 hex digits of 16 bytes, in memory order (the first 8 bytes' in `low`): each

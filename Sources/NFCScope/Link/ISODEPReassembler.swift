@@ -114,7 +114,9 @@ final class ChainAssembly {
             if copying { buffer.append(inf) }
             held = lastStart &+ inf.count
         }
-        blocks += 1
+        // A count of frames (far below 2^63): no overflow check (about 3 instructions a
+        // block with the register it kept).
+        blocks &+= 1
         lastBlockNumber = blockNumber
         lastTentative = tentative
         lastINF = inf

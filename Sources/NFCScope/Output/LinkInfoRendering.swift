@@ -740,6 +740,9 @@ extension LinkInfo {
             return
         }
         if case .felica(let f) = info {
+            // A Read Without Encryption request or answer (most frames of a FeliCa card
+            // read) in one reservation.
+            if f.writeReadWithoutEncryptionInfoQuoteAndJSONMembers(out) { return }
             f.writeInfo(out); out.byte(0x22); f.writeJSONMembers(out)
             return
         }
