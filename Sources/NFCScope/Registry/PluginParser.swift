@@ -309,7 +309,8 @@ package enum PluginParser {
                     if duplicate("tag \(columns[0]) with the same constraints", seenTags[key]) { continue }
                     seenTags[key] = lineNumber
                 }
-                contents.tags.append(entry)
+                // Moved, not copied (a copy and its release: ~290 instructions a tag).
+                contents.tags.append(consume entry)
             case .bits(let index):
                 guard columns.count == 2 else {
                     report("expected BYTE.BIT | MEANING, found \(columns.count) column(s)"); continue
@@ -436,7 +437,12 @@ package enum PluginParser {
         guard columns.ascii else { return false }
         let bytes = columns.bytes
         let end = columns.ranges[i].upperBound
-        var result = entry
+        // The options go to these four, then to `entry` once all are read: a copy of
+        // the whole entry (and its destruction) cost ~600 instructions a tag line.
+        var renderer = entry.renderer
+        var lengths = entry.lengths
+        var aidPrefixes = entry.aidPrefixes
+        var scope = entry.scope
         var at = columns.ranges[i].lowerBound
         while at < end {
             while at < end, bytes[at] == 0x20 || bytes[at] == 0x09 { at += 1 }
@@ -449,23 +455,24 @@ package enum PluginParser {
             }
             // A key and a value, both not empty.
             guard eq > from, eq + 1 < at else { return false }
-            let key = bytes[from..<eq]
             let value = eq + 1..<at
-            if key.count == 8, key.elementsEqual("renderer".utf8) {
-                let name = String(decoding: bytes[value], as: UTF8.self)
-                if name.hasPrefix("bits:") || name.hasPrefix("enum:") {
-                    guard isTableName(name.dropFirst(5)) else { return false }
-                } else if !TagEntry.knownRenderers.contains(name) {
+            // Keys and names compared as bytes: the line is ASCII, where String
+            // equality and `hasPrefix` are byte equality.
+            if asciiEquals(bytes, from..<eq, "renderer") {
+                if value.count >= 5, asciiEquals(bytes, value.lowerBound..<value.lowerBound + 5, "bits:")
+                    || asciiEquals(bytes, value.lowerBound..<value.lowerBound + 5, "enum:") {
+                    guard isTableName(bytes, value.lowerBound + 5..<value.upperBound) else { return false }
+                } else if !knownRendererNames.contains(where: { asciiEquals(bytes, value, $0) }) {
                     return false
                 }
-                result.renderer = name
-            } else if key.count == 6, key.elementsEqual("length".utf8) {
-                var lengths: [Int] = []
+                renderer = String(decoding: bytes[value], as: UTF8.self)
+            } else if asciiEquals(bytes, from..<eq, "length") {
+                var found: [Int] = []
                 var n = 0, digits = 0
                 for k in value.lowerBound...value.upperBound {
                     if k == value.upperBound || bytes[k] == 0x2C {
                         guard digits > 0, n <= 65535 else { return false }
-                        lengths.append(n)
+                        found.append(n)
                         n = 0
                         digits = 0
                     } else {
@@ -475,12 +482,12 @@ package enum PluginParser {
                         digits += 1
                     }
                 }
-                lengths.sort()
+                found.sort()
                 var unique: [Int] = []
-                unique.reserveCapacity(lengths.count)
-                for length in lengths where unique.last != length { unique.append(length) }
-                result.lengths = unique
-            } else if key.count == 3, key.elementsEqual("aid".utf8) {
+                unique.reserveCapacity(found.count)
+                for length in found where unique.last != length { unique.append(length) }
+                lengths = unique
+            } else if asciiEquals(bytes, from..<eq, "aid") {
                 var prefixes: [[UInt8]] = []
                 var pieceStart = value.lowerBound
                 for k in value.lowerBound...value.upperBound where k == value.upperBound || bytes[k] == 0x2C {
@@ -492,15 +499,53 @@ package enum PluginParser {
                 var unique: [[UInt8]] = []
                 unique.reserveCapacity(prefixes.count)
                 for prefix in prefixes where unique.last != prefix { unique.append(prefix) }
-                result.aidPrefixes = unique
-            } else if key.count == 5, key.elementsEqual("scope".utf8) {
-                guard let scope = TagScope(rawValue: String(decoding: bytes[value], as: UTF8.self)) else { return false }
-                result.scope = scope
+                aidPrefixes = unique
+            } else if asciiEquals(bytes, from..<eq, "scope") {
+                if asciiEquals(bytes, value, "emv") {
+                    scope = .emv
+                } else if asciiEquals(bytes, value, "iso7816") {
+                    scope = .iso7816
+                } else {
+                    return false
+                }
             } else {
                 return false
             }
         }
-        entry = result
+        entry.renderer = renderer
+        entry.lengths = lengths
+        entry.aidPrefixes = aidPrefixes
+        entry.scope = scope
+        return true
+    }
+
+    /// `TagEntry.knownRenderers` as a list, compared by bytes in `asciiTagOptions`
+    /// (a test checks that the two hold the same names).
+    static let knownRendererNames: [String] = [
+        "amount", "currency", "country", "date", "time", "track2", "pan", "afl",
+        "cvm-list", "cid", "dol", "text", "numeric", "hex", "iad", "cvm-results",
+    ]
+
+    /// Whether `bytes[range]` are the UTF-8 of `word`.
+    @inline(__always)
+    static func asciiEquals(_ bytes: [UInt8], _ range: Range<Int>, _ word: String) -> Bool {
+        guard word.utf8.count == range.count else { return false }
+        var k = range.lowerBound
+        for unit in word.utf8 {
+            if bytes[k] != unit { return false }
+            k &+= 1
+        }
+        return true
+    }
+
+    /// `isTableName` of `bytes[range]`.
+    static func isTableName(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        guard !range.isEmpty else { return false }
+        for k in range {
+            let b = bytes[k]
+            guard (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+            else { return false }
+        }
         return true
     }
 

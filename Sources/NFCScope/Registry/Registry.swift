@@ -111,8 +111,9 @@ public final class Registry: Sendable {
         // dictionary of arrays sorted one by one.
         var order: [(tag: UInt32, rank: Int, index: Int)] = []
         order.reserveCapacity(tags.count)
-        for (index, entry) in tags.enumerated() {
-            order.append((entry.tag, 3 - Registry.specificity(entry), index))
+        // By index: `enumerated()` copied each entry (and released the copy).
+        for index in tags.indices {
+            order.append((tags[index].tag, 3 - Registry.specificity(tags[index]), index))
         }
         order.sort { $0 < $1 }
 
@@ -181,7 +182,7 @@ public final class Registry: Sendable {
                     codeTableList.append(table)
                 }
                 slots.append(slot)
-                slotEntries.append(entry)
+                slotEntries.append(consume entry)
             }
             if let slot = Registry.shortTagSlot(tag) {
                 shortRuns[slot] = run
@@ -717,8 +718,10 @@ struct RegistryBuilder {
         // Room for every new entry at once: a dictionary grown step by step rehashes
         // its entries at every step.
         if appendsEntries {
-            appendedAIDs += contents.aids
-            appendedTags += contents.tags
+            // The first file's arrays are taken as they are: appending them to an empty
+            // array copied every entry (a retain per String and array in it).
+            if appendedAIDs.isEmpty { appendedAIDs = contents.aids } else { appendedAIDs += contents.aids }
+            if appendedTags.isEmpty { appendedTags = contents.tags } else { appendedTags += contents.tags }
         } else {
             aids.reserveCapacity(aids.count + contents.aids.count)
             aidOrder.reserveCapacity(aidOrder.count + contents.aids.count)
@@ -818,15 +821,17 @@ final class AIDTables: Sendable {
 
     init(_ b: RegistryBuilder) {
         aids = b.orderedAIDs
-        index = PrefixDissectorTable(prefixes: aids.map(\.aid), values: Array(aids.indices))
+        index = PrefixDissectorTable(prefixes: aids.map { $0.aid }, values: Array(aids.indices))
         handlers = aids.map { ApplicationHandlerKind(decoding: $0.kind) }
         let json = OutputBuffer()
         var ranges: [Range<Int>] = []
-        for entry in aids {
+        ranges.reserveCapacity(aids.count)
+        // By index: a `for entry in aids` loop copied each entry (and released it).
+        for i in aids.indices {
             let start = json.count
-            json.ascii(",\"name\":\""); json.jsonEscaped(entry.name)
-            json.ascii("\",\"vendor\":\""); json.jsonEscaped(entry.vendor)
-            json.ascii("\",\"kind\":\""); json.ascii(entry.kind.jsonName)
+            json.ascii(",\"name\":\""); json.jsonEscaped(aids[i].name)
+            json.ascii("\",\"vendor\":\""); json.jsonEscaped(aids[i].vendor)
+            json.ascii("\",\"kind\":\""); json.ascii(aids[i].kind.jsonName)
             json.byte(0x22)
             ranges.append(start..<json.count)
         }
