@@ -268,7 +268,7 @@ package enum PluginParser {
                 guard (5...16).contains(aid.count) else {
                     report("AID must be 5 to 16 bytes, '\(columns[0])' is \(aid.count)"); continue
                 }
-                guard let kind = columns.rawCase(1, aidKinds) else {
+                guard let kind = columns.rawCase(1, aidKinds, utf8: aidKindBytes) else {
                     report("unknown AID kind '\(columns[1])' (expected \(AIDKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
@@ -286,7 +286,7 @@ package enum PluginParser {
                 guard let (tag, firstByte) = columns.hexTag(0) else {
                     report("tag '\(columns[0])' is not a BER-TLV tag of 1 to 4 hex bytes"); continue
                 }
-                guard let format = columns.rawCase(1, tagFormats) else {
+                guard let format = columns.rawCase(1, tagFormats, utf8: tagFormatBytes) else {
                     report("unknown format '\(columns[1])' (expected \(TagFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
@@ -462,10 +462,13 @@ package enum PluginParser {
                 if value.count >= 5, asciiEquals(bytes, value.lowerBound..<value.lowerBound + 5, "bits:")
                     || asciiEquals(bytes, value.lowerBound..<value.lowerBound + 5, "enum:") {
                     guard isTableName(bytes, value.lowerBound + 5..<value.upperBound) else { return false }
-                } else if !knownRendererNames.contains(where: { asciiEquals(bytes, value, $0) }) {
+                    renderer = String(decoding: bytes[value], as: UTF8.self)
+                } else if let known = knownRendererNames.first(where: { asciiEquals(bytes, value, $0) }) {
+                    // The list's String: equal to the bytes, and no String to make.
+                    renderer = known
+                } else {
                     return false
                 }
-                renderer = String(decoding: bytes[value], as: UTF8.self)
             } else if asciiEquals(bytes, from..<eq, "length") {
                 var found: [Int] = []
                 var n = 0, digits = 0
@@ -666,6 +669,9 @@ package enum PluginParser {
     /// The cases `LineColumns.rawCase` tries (made once).
     static let aidKinds = AIDKind.allCases
     static let tagFormats = TagFormat.allCases
+    /// Their raw values' UTF-8, index for index (`rawCase(_:_:utf8:)`).
+    static let aidKindBytes = aidKinds.map { Array($0.rawValue.utf8) }
+    static let tagFormatBytes = tagFormats.map { Array($0.rawValue.utf8) }
 
     /// The trimmed columns of an entry line as ranges of the file's UTF-8: a column
     /// becomes a String only where one is kept or shown (most columns are hex, a kind or
@@ -704,7 +710,9 @@ package enum PluginParser {
         /// reused, with no allocation and no count of the bars first. The bars are found
         /// by `memchr` (a byte loop was ~10 instructions a byte).
         init(ascii bytes: [UInt8], _ start: Int, _ end: Int, scratch: inout [Range<Int>]) {
-            scratch.removeAll(keepingCapacity: true)
+            // Emptied from the end: `removeAll(keepingCapacity:)` goes through the
+            // general `replaceSubrange` (~90 instructions a line).
+            while !scratch.isEmpty { scratch.removeLast() }
             ByteView.with(bytes) { whole in
                 let line = whole[start..<end]
                 let n = end - start
@@ -759,6 +767,24 @@ package enum PluginParser {
                     k &+= 1
                 }
                 if same { return c }
+            }
+            return nil
+        }
+
+        /// `rawCase(i, cases)` with `raws[k]` the UTF-8 of `cases[k].rawValue`: compared
+        /// with byte arrays, not with each raw value's String (~250 instructions a line).
+        func rawCase<T: RawRepresentable>(_ i: Int, _ cases: [T], utf8 raws: [[UInt8]]) -> T? where T.RawValue == String {
+            guard ascii else { return T(rawValue: self[i]) }
+            let start = ranges[i].lowerBound
+            let n = ranges[i].count
+            var c = 0
+            while c < raws.count && c < cases.count {
+                if raws[c].count == n {
+                    var k = 0
+                    while k < n && raws[c][k] == bytes[start + k] { k += 1 }
+                    if k == n { return cases[c] }
+                }
+                c += 1
             }
             return nil
         }
