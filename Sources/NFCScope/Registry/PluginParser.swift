@@ -268,7 +268,7 @@ package enum PluginParser {
                 guard (5...16).contains(aid.count) else {
                     report("AID must be 5 to 16 bytes, '\(columns[0])' is \(aid.count)"); continue
                 }
-                guard let kind = columns.rawCase(1, aidKinds) else {
+                guard let kind = columns.rawCase(1, aidKinds, utf8: aidKindBytes) else {
                     report("unknown AID kind '\(columns[1])' (expected \(AIDKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
@@ -286,7 +286,7 @@ package enum PluginParser {
                 guard let (tag, firstByte) = columns.hexTag(0) else {
                     report("tag '\(columns[0])' is not a BER-TLV tag of 1 to 4 hex bytes"); continue
                 }
-                guard let format = columns.rawCase(1, tagFormats) else {
+                guard let format = columns.rawCase(1, tagFormats, utf8: tagFormatBytes) else {
                     report("unknown format '\(columns[1])' (expected \(TagFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
@@ -309,7 +309,8 @@ package enum PluginParser {
                     if duplicate("tag \(columns[0]) with the same constraints", seenTags[key]) { continue }
                     seenTags[key] = lineNumber
                 }
-                contents.tags.append(entry)
+                // Moved, not copied (a copy and its release: ~290 instructions a tag).
+                contents.tags.append(consume entry)
             case .bits(let index):
                 guard columns.count == 2 else {
                     report("expected BYTE.BIT | MEANING, found \(columns.count) column(s)"); continue
@@ -436,7 +437,12 @@ package enum PluginParser {
         guard columns.ascii else { return false }
         let bytes = columns.bytes
         let end = columns.ranges[i].upperBound
-        var result = entry
+        // The options go to these four, then to `entry` once all are read: a copy of
+        // the whole entry (and its destruction) cost ~600 instructions a tag line.
+        var renderer = entry.renderer
+        var lengths = entry.lengths
+        var aidPrefixes = entry.aidPrefixes
+        var scope = entry.scope
         var at = columns.ranges[i].lowerBound
         while at < end {
             while at < end, bytes[at] == 0x20 || bytes[at] == 0x09 { at += 1 }
@@ -449,23 +455,27 @@ package enum PluginParser {
             }
             // A key and a value, both not empty.
             guard eq > from, eq + 1 < at else { return false }
-            let key = bytes[from..<eq]
             let value = eq + 1..<at
-            if key.count == 8, key.elementsEqual("renderer".utf8) {
-                let name = String(decoding: bytes[value], as: UTF8.self)
-                if name.hasPrefix("bits:") || name.hasPrefix("enum:") {
-                    guard isTableName(name.dropFirst(5)) else { return false }
-                } else if !TagEntry.knownRenderers.contains(name) {
+            // Keys and names compared as bytes: the line is ASCII, where String
+            // equality and `hasPrefix` are byte equality.
+            if asciiEquals(bytes, from..<eq, "renderer") {
+                if value.count >= 5, asciiEquals(bytes, value.lowerBound..<value.lowerBound + 5, "bits:")
+                    || asciiEquals(bytes, value.lowerBound..<value.lowerBound + 5, "enum:") {
+                    guard isTableName(bytes, value.lowerBound + 5..<value.upperBound) else { return false }
+                    renderer = String(decoding: bytes[value], as: UTF8.self)
+                } else if let known = knownRendererNames.first(where: { asciiEquals(bytes, value, $0) }) {
+                    // The list's String: equal to the bytes, and no String to make.
+                    renderer = known
+                } else {
                     return false
                 }
-                result.renderer = name
-            } else if key.count == 6, key.elementsEqual("length".utf8) {
-                var lengths: [Int] = []
+            } else if asciiEquals(bytes, from..<eq, "length") {
+                var found: [Int] = []
                 var n = 0, digits = 0
                 for k in value.lowerBound...value.upperBound {
                     if k == value.upperBound || bytes[k] == 0x2C {
                         guard digits > 0, n <= 65535 else { return false }
-                        lengths.append(n)
+                        found.append(n)
                         n = 0
                         digits = 0
                     } else {
@@ -475,12 +485,12 @@ package enum PluginParser {
                         digits += 1
                     }
                 }
-                lengths.sort()
+                found.sort()
                 var unique: [Int] = []
-                unique.reserveCapacity(lengths.count)
-                for length in lengths where unique.last != length { unique.append(length) }
-                result.lengths = unique
-            } else if key.count == 3, key.elementsEqual("aid".utf8) {
+                unique.reserveCapacity(found.count)
+                for length in found where unique.last != length { unique.append(length) }
+                lengths = unique
+            } else if asciiEquals(bytes, from..<eq, "aid") {
                 var prefixes: [[UInt8]] = []
                 var pieceStart = value.lowerBound
                 for k in value.lowerBound...value.upperBound where k == value.upperBound || bytes[k] == 0x2C {
@@ -492,15 +502,53 @@ package enum PluginParser {
                 var unique: [[UInt8]] = []
                 unique.reserveCapacity(prefixes.count)
                 for prefix in prefixes where unique.last != prefix { unique.append(prefix) }
-                result.aidPrefixes = unique
-            } else if key.count == 5, key.elementsEqual("scope".utf8) {
-                guard let scope = TagScope(rawValue: String(decoding: bytes[value], as: UTF8.self)) else { return false }
-                result.scope = scope
+                aidPrefixes = unique
+            } else if asciiEquals(bytes, from..<eq, "scope") {
+                if asciiEquals(bytes, value, "emv") {
+                    scope = .emv
+                } else if asciiEquals(bytes, value, "iso7816") {
+                    scope = .iso7816
+                } else {
+                    return false
+                }
             } else {
                 return false
             }
         }
-        entry = result
+        entry.renderer = renderer
+        entry.lengths = lengths
+        entry.aidPrefixes = aidPrefixes
+        entry.scope = scope
+        return true
+    }
+
+    /// `TagEntry.knownRenderers` as a list, compared by bytes in `asciiTagOptions`
+    /// (a test checks that the two hold the same names).
+    static let knownRendererNames: [String] = [
+        "amount", "currency", "country", "date", "time", "track2", "pan", "afl",
+        "cvm-list", "cid", "dol", "text", "numeric", "hex", "iad", "cvm-results",
+    ]
+
+    /// Whether `bytes[range]` are the UTF-8 of `word`.
+    @inline(__always)
+    static func asciiEquals(_ bytes: [UInt8], _ range: Range<Int>, _ word: String) -> Bool {
+        guard word.utf8.count == range.count else { return false }
+        var k = range.lowerBound
+        for unit in word.utf8 {
+            if bytes[k] != unit { return false }
+            k &+= 1
+        }
+        return true
+    }
+
+    /// `isTableName` of `bytes[range]`.
+    static func isTableName(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        guard !range.isEmpty else { return false }
+        for k in range {
+            let b = bytes[k]
+            guard (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+            else { return false }
+        }
         return true
     }
 
@@ -621,6 +669,9 @@ package enum PluginParser {
     /// The cases `LineColumns.rawCase` tries (made once).
     static let aidKinds = AIDKind.allCases
     static let tagFormats = TagFormat.allCases
+    /// Their raw values' UTF-8, index for index (`rawCase(_:_:utf8:)`).
+    static let aidKindBytes = aidKinds.map { Array($0.rawValue.utf8) }
+    static let tagFormatBytes = tagFormats.map { Array($0.rawValue.utf8) }
 
     /// The trimmed columns of an entry line as ranges of the file's UTF-8: a column
     /// becomes a String only where one is kept or shown (most columns are hex, a kind or
@@ -659,7 +710,9 @@ package enum PluginParser {
         /// reused, with no allocation and no count of the bars first. The bars are found
         /// by `memchr` (a byte loop was ~10 instructions a byte).
         init(ascii bytes: [UInt8], _ start: Int, _ end: Int, scratch: inout [Range<Int>]) {
-            scratch.removeAll(keepingCapacity: true)
+            // Emptied from the end: `removeAll(keepingCapacity:)` goes through the
+            // general `replaceSubrange` (~90 instructions a line).
+            while !scratch.isEmpty { scratch.removeLast() }
             ByteView.with(bytes) { whole in
                 let line = whole[start..<end]
                 let n = end - start
@@ -714,6 +767,24 @@ package enum PluginParser {
                     k &+= 1
                 }
                 if same { return c }
+            }
+            return nil
+        }
+
+        /// `rawCase(i, cases)` with `raws[k]` the UTF-8 of `cases[k].rawValue`: compared
+        /// with byte arrays, not with each raw value's String (~250 instructions a line).
+        func rawCase<T: RawRepresentable>(_ i: Int, _ cases: [T], utf8 raws: [[UInt8]]) -> T? where T.RawValue == String {
+            guard ascii else { return T(rawValue: self[i]) }
+            let start = ranges[i].lowerBound
+            let n = ranges[i].count
+            var c = 0
+            while c < raws.count && c < cases.count {
+                if raws[c].count == n {
+                    var k = 0
+                    while k < n && raws[c][k] == bytes[start + k] { k += 1 }
+                    if k == n { return cases[c] }
+                }
+                c += 1
             }
             return nil
         }
