@@ -403,7 +403,9 @@ struct SessionWarnings: Sendable {
     }
 
     /// `entries` emptied and handed out (this holds none then), their storage kept for
-    /// the next session's texts when nothing else holds it.
+    /// the next session's texts when nothing else holds it. In line: a call at every
+    /// session end (~47 instructions).
+    @inline(__always)
     mutating func takeEntries() -> [UInt8] {
         var taken = entries
         entries = []
@@ -693,10 +695,21 @@ func directoryMatches(_ tlv: BERTLV, _ entries: [TransactionSummary.DirectoryEnt
 
 /// A BCD number (n format), nil when a nibble is not a digit.
 func bcdValue(_ v: ByteView) -> Int64? {
-    // Up to 9 bytes (18 digits, below 2^63) the value cannot overflow: read without the
-    // checks, a nibble above 9 looked for once for all bytes (a nibble is above 9 when
-    // its top bit and one of the two below it are set). Amounts are 6 bytes, currencies
-    // 2: the checked walk cost ~25 instructions a byte.
+    // A nibble is above 9 when its top bit and one of the two below it are set: looked
+    // for once for all bytes. Amounts are 6 bytes, currencies 2 (the checked walk cost
+    // ~25 instructions a byte).
+    if let w = v.bigEndianUpTo8() {
+        // Up to 8 bytes (16 digits) as one word: each byte's two digits, then each 2
+        // bytes', 4 bytes' and the two halves' values made in place (the byte loop below
+        // cost ~69 instructions an amount).
+        guard w & (w &<< 1 | w &<< 2) & 0x8888_8888_8888_8888 == 0 else { return nil }
+        var t = w &- ((w &>> 4) & 0x0F0F_0F0F_0F0F_0F0F) &* 6
+        t = t &- ((t &>> 8) & 0x00FF_00FF_00FF_00FF) &* 156
+        t = t &- ((t &>> 16) & 0x0000_FFFF_0000_FFFF) &* 55_536
+        t = t &- (t &>> 32) &* 4_194_967_296
+        return Int64(bitPattern: t)
+    }
+    // Up to 9 bytes (18 digits, below 2^63) the value cannot overflow: read without the checks.
     if v.count <= 9 {
         var result: Int64 = 0
         var bad: UInt8 = 0

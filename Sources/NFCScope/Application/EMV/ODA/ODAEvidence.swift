@@ -505,11 +505,8 @@ struct CardDigits: Equatable {
         if let separator {
             sep = separator
         } else {
-            for b in bytes {
-                if b >> 4 == 0x0D { break }
-                if b & 0x0F == 0x0D { sep += 1; break }
-                sep += 2
-            }
+            // Eight bytes at a time (a byte at a time cost ~160 instructions a session end).
+            sep = ByteView.with(bytes) { $0.firstNibbleWordwise(0x0D) }
         }
         guard sep >= 0, sep < n, sep + 4 < n else { return nil }
         // The 4 nibbles from their 2 or 3 bytes, read once each (a nibble at a time, each
