@@ -2,8 +2,9 @@ import Testing
 @testable import NFCScope
 
 // Session 38 (s38-tree): the value cache's hits (whole nodes and texts) counted without a
-// test of the counter's cap; the lookup and hit counters are halved together at the cap
-// instead, so hits never pass lookups.
+// test of the counter's cap (the lookup and hit counters are halved together at the cap
+// instead, so hits never pass lookups); the texts', nodes' and `application` members'
+// entries kept through one helper (`RenderedValueCache.store`).
 
 @Suite struct Session38TreeTests {
     /// A key's own bytes, made from its parts (the test's oracle of what was written for it):
@@ -126,5 +127,35 @@ import Testing
         }
         #expect(rendered < asked / 2, "\(rendered) of \(asked) rendered")
         #expect(cache.hitCount == asked - rendered)
+    }
+
+    /// `application` members of AIDs of 0 to 129 bytes and members of 0 to ~1,100 bytes
+    /// (blocks growing past 256 bytes, some members too long to keep, an AID too long to
+    /// keep), kept and copied through the shared keep (`store`): a copy is exactly the
+    /// member written for those AID bytes and that index.
+    @Test func keptApplicationMembersAreWhatWasWritten() {
+        var g = FastPathGenerator(state: 0x5E55_A990_0038)
+        let registry = Registry.builtin
+        let cache = RenderedValueCache(registry: registry)
+        let aids: [[UInt8]] = (0..<10).map { i in g.bytes(i == 9 ? 129 : i == 8 ? 0 : 1 + g.int(40)) }
+        var copies = 0
+        for round in 0..<20_000 {
+            // Mostly two AIDs with one index (a capture's card kinds), else any of them.
+            let aid = Array(g.chance(70) ? aids[g.int(2)] : g.pick(aids))
+            let index = g.chance(70) ? 0 : g.int(3) - 1
+            let member = Self.output([index], aid, limit: 1_100)
+            let out = OutputBuffer(initialCapacity: 64)
+            out.bytes(g.bytes(g.int(5)))
+            let at = out.position
+            if cache.copyApplicationMember(aid, index: index, registry: registry, to: out) {
+                copies += 1
+                #expect(out.written(since: at)?.array ?? [] == member, "round \(round)")
+            } else {
+                out.bytes(member)
+                cache.keepApplicationMember(aid, index: index, registry: registry, since: at, in: out)
+            }
+        }
+        #expect(cache.applicationCopyCount == copies)
+        #expect(copies > 2_000, "\(copies) copied")
     }
 }
