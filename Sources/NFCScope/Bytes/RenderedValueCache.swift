@@ -29,7 +29,7 @@ package final class RenderedValueCache {
     /// The registry whose entries the slot indexes and texts come from.
     package let registry: Registry
 
-    private struct Entry {
+    private struct Entry: KeptBlock {
         var hash: UInt64 = 0
         /// Registry slot index of the tag entry; -1 while empty.
         var slot: Int = -1
@@ -91,7 +91,7 @@ package final class RenderedValueCache {
     /// one member kept by its array missed twice a session (7,600 of the 100,000-frame
     /// file's 26,000 records, ~360 instructions each through the node cache). Four kept:
     /// the few AIDs and indexes of a capture's card kinds.
-    private struct ApplicationMember {
+    private struct ApplicationMember: KeptBlock {
         /// -1 while empty.
         var aidCount = -1
         var index = 0
@@ -256,16 +256,7 @@ package final class RenderedValueCache {
         let start = out.position
         render()
         guard let text = out.written(since: start), text.count <= Self.maxTextCount else { return }
-        let need = n + text.count
-        if e.pointee.bytes == nil || e.pointee.capacity < need {
-            e.pointee.bytes?.deallocate()
-            let capacity = Swift.max(need, 64)
-            e.pointee.bytes = .allocate(capacity: capacity)
-            e.pointee.capacity = capacity
-        }
-        let stored = e.pointee.bytes!
-        if n > 0 { stored.update(from: value.base!.assumingMemoryBound(to: UInt8.self), count: n) }
-        if text.count > 0 { (stored + n).update(from: text.base!.assumingMemoryBound(to: UInt8.self), count: text.count) }
+        Self.store(value, then: text, in: e, smallest: 64)
         e.pointee.hash = hash
         e.pointee.slot = slot
         e.pointee.context = context
@@ -319,18 +310,7 @@ package final class RenderedValueCache {
         nextApplication = (k &+ 1) & (Self.applicationsKept &- 1)
         let e = applications + k
         let n = aid.count
-        let need = n &+ output.count
-        if e.pointee.bytes == nil || e.pointee.capacity < need {
-            e.pointee.bytes?.deallocate()
-            let capacity = Swift.max(need, 256)
-            e.pointee.bytes = .allocate(capacity: capacity)
-            e.pointee.capacity = capacity
-        }
-        let stored = e.pointee.bytes!
-        if n > 0 { aid.withUnsafeBufferPointer { if let b = $0.baseAddress { stored.update(from: b, count: n) } } }
-        if output.count > 0, let src = output.base {
-            (stored + n).update(from: src.assumingMemoryBound(to: UInt8.self), count: output.count)
-        }
+        aid.withUnsafeBytes { Self.store(ByteView(base: $0.baseAddress, count: n), then: output, in: e, smallest: 256) }
         e.pointee.aidCount = n
         e.pointee.index = index
         e.pointee.count = output.count
@@ -360,15 +340,28 @@ package final class RenderedValueCache {
         if i &+ 1 >= slotStatsCount { growStats(i &+ 2) }
         let lookups = slotStats[i]
         if lookups >= Self.trialLookups, slotStats[i + 1] &* 8 < lookups { return false }
-        if lookups < UInt32.max / 16 { slotStats[i] = lookups &+ 1 }
+        if lookups < Self.countCap {
+            slotStats[i] = lookups &+ 1
+        } else {
+            slotStats[i] = (lookups >> 1) &+ 1
+            slotStats[i &+ 1] >>= 1
+        }
         return true
     }
 
     @inline(__always)
     private func countHit(_ slot: Int) {
-        let i = (slot &<< 1) &+ 1
-        if slotStats[i] < UInt32.max / 16 { slotStats[i] &+= 1 }
+        // No cap to test: hits never pass lookups (`countCap`).
+        slotStats[(slot &<< 1) &+ 1] &+= 1
     }
+
+    /// The most lookups a slot's or a node bucket's counter holds. A hit is counted only
+    /// after its lookup, so hits never pass lookups; at the cap both are halved (their
+    /// ratio kept) and the lookup being made counted, so neither counter needs a test of
+    /// its own to stay far from overflow (`hits &* 8` included), and a hit (~87,600 node
+    /// copies on the 100,000-frame file) is counted without one. Halved in line: a call
+    /// there, though never made, is one more call in the node loops.
+    private static var countCap: UInt32 { UInt32.max / 16 }
 
     /// Room for at least `count` counters, the new ones zero (`slot` is a registry slot
     /// index, far from overflowing when doubled).
@@ -409,7 +402,7 @@ package final class RenderedValueCache {
     // TLV node is, each under a context of its own (`Int.min` to `Int.min + 3`; the TLV
     // writers' are far from these).
 
-    private struct NodeEntry {
+    private struct NodeEntry: KeptBlock {
         var hash: UInt64 = 0
         var tag: UInt32 = 0
         var tagLength: Int = 0
@@ -441,7 +434,7 @@ package final class RenderedValueCache {
     /// every 9F02 and 9F32 node was written, though most repeat later). A tag whose
     /// nodes never repeat is still given up after 64.
     static let nodeTrialLookups: UInt32 = 256
-    /// A bucket's lookup count once it is given up (counts stop at `UInt32.max / 16`).
+    /// A bucket's lookup count once it is given up (counts stay at most `countCap`).
     private static var givenUp: UInt32 { UInt32.max }
     private let nodeEntries: UnsafeMutablePointer<NodeEntry>
     private let nodeStats: UnsafeMutablePointer<UInt32>
@@ -474,7 +467,12 @@ package final class RenderedValueCache {
             nodeStats[b] = Self.givenUp
             return key
         }
-        if lookups < UInt32.max / 16 { nodeStats[b] = lookups &+ 1 }
+        if lookups < Self.countCap {
+            nodeStats[b] = lookups &+ 1
+        } else {
+            nodeStats[b] = (lookups >> 1) &+ 1
+            nodeStats[b &+ 1] = hits >> 1
+        }
         key.tried = true
         key.hash = Self.hash(value, slot: Int(truncatingIfNeeded: UInt64(tag) | UInt64(truncatingIfNeeded: tagLength) &<< 32),
                              context: context ^ (declared &<< 24))
@@ -512,8 +510,8 @@ package final class RenderedValueCache {
               e.pointee.tagLength == key.tagLength, e.pointee.declared == key.declared,
               e.pointee.context == key.context, let stored = e.pointee.bytes,
               n == 0 || value.base.map({ sameBytes(stored, $0, n) }) == true else { return nil }
-        let b = (Self.nodeStatBucket(key.tag) &<< 1) &+ 1
-        if nodeStats[b] < UInt32.max / 16 { nodeStats[b] &+= 1 }
+        // No cap to test: hits never pass lookups (`countCap`).
+        nodeStats[(Self.nodeStatBucket(key.tag) &<< 1) &+ 1] &+= 1
         return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount)
     }
 
@@ -535,21 +533,7 @@ package final class RenderedValueCache {
         let n = value.count
         guard n == 0 || value.base != nil, output.count == 0 || output.base != nil else { return }
         let e = nodeEntry(key)
-        let need = n + output.count
-        let stored: UnsafeMutablePointer<UInt8>
-        if let kept = e.pointee.bytes, e.pointee.capacity >= need {
-            stored = kept
-        } else {
-            e.pointee.bytes?.deallocate()
-            let capacity = Swift.max(need, 256)
-            stored = .allocate(capacity: capacity)
-            e.pointee.bytes = stored
-            e.pointee.capacity = capacity
-        }
-        if n > 0, let src = value.base { stored.update(from: src.assumingMemoryBound(to: UInt8.self), count: n) }
-        if output.count > 0, let src = output.base {
-            (stored + n).update(from: src.assumingMemoryBound(to: UInt8.self), count: output.count)
-        }
+        Self.store(value, then: output, in: e, smallest: 256)
         e.pointee.hash = key.hash
         e.pointee.tag = key.tag
         e.pointee.tagLength = key.tagLength
@@ -559,6 +543,43 @@ package final class RenderedValueCache {
         e.pointee.outputCount = output.count
     }
 
+    // MARK: The entries' blocks
+
+    /// What an entry keeping bytes has: its block (nil until first used) and its size.
+    private protocol KeptBlock {
+        var bytes: UnsafeMutablePointer<UInt8>? { get set }
+        var capacity: Int { get set }
+    }
+
+    /// Stores `first`'s bytes, then `second`'s, at the start of the block of entry `e`:
+    /// its block when they fit, else a new one of at least `smallest` bytes in its place
+    /// (the old one freed). One helper for the texts', the nodes' and the `application`
+    /// members' entries, which differ only in their smallest block. Each view's base is
+    /// not nil when it has bytes (the callers check). Out of line: it runs only when an
+    /// entry is kept (~4,000 times on the 100,000-frame file), and it takes the keep's
+    /// allocation and copies out of the loops that inline `keepNode` (the text lines'
+    /// loop most). Inlined as a generic, the text cache's `write` was no longer inlined
+    /// into the node writers' text call.
+    @inline(never)
+    private static func store<E: KeptBlock>(_ first: ByteView, then second: ByteView, in e: UnsafeMutablePointer<E>,
+                                            smallest: Int) {
+        let n = first.count
+        let need = n &+ second.count
+        let stored: UnsafeMutablePointer<UInt8>
+        if let kept = e.pointee.bytes, e.pointee.capacity >= need {
+            stored = kept
+        } else {
+            e.pointee.bytes?.deallocate()
+            let capacity = Swift.max(need, smallest)
+            stored = .allocate(capacity: capacity)
+            e.pointee.bytes = stored
+            e.pointee.capacity = capacity
+        }
+        if n > 0, let src = first.base { stored.update(from: src.assumingMemoryBound(to: UInt8.self), count: n) }
+        if second.count > 0, let src = second.base {
+            (stored + n).update(from: src.assumingMemoryBound(to: UInt8.self), count: second.count)
+        }
+    }
 
     /// A 64-bit hash of the key: the value eight bytes at a time, the slot and context mixed in.
     @inline(__always)
