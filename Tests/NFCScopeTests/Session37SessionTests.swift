@@ -66,30 +66,6 @@ import Testing
         }
     }
 
-    /// The old reading of track 2's expiry: a nibble at a time.
-    private static func expiryOld(_ bytes: ArraySlice<UInt8>, separator: Int?) -> UInt16? {
-        let n = bytes.count * 2
-        var sep = 0
-        if let separator {
-            sep = separator
-        } else {
-            for b in bytes {
-                if b >> 4 == 0x0D { break }
-                if b & 0x0F == 0x0D { sep += 1; break }
-                sep += 2
-            }
-        }
-        guard sep < n, sep + 4 < n else { return nil }
-        var v: UInt16 = 0
-        for i in (sep + 1)...(sep + 4) {
-            let b = bytes[bytes.startIndex + (i >> 1)]
-            let d = i & 1 == 0 ? b >> 4 : b & 0x0F
-            guard d < 10 else { return nil }
-            v = v &<< 4 | UInt16(d)
-        }
-        return v
-    }
-
     /// `track2ExpiryPacked` answers what the nibble walk answered: tracks of digits with
     /// a D separator at every nibble position, non-digit nibbles after it, short tracks,
     /// slices not starting at 0, the separator given (as `consistencyWarnings` gives it)
@@ -117,24 +93,11 @@ import Testing
             } else {
                 separator = nil
             }
-            let old = Self.expiryOld(slice, separator: separator)
+            let old = CheckedWalks.track2Expiry(slice, separator: separator)
             #expect(CardDigits.track2ExpiryPacked(slice, separator: separator) == old)
             if old != nil { found += 1 } else { none += 1 }
         }
         #expect(found > 5_000 && none > 5_000)
-    }
-
-    /// The old BCD reading, every step checked.
-    private static func bcdOld(_ v: [UInt8]) -> Int64? {
-        var result: Int64 = 0
-        for b in v {
-            let hi = Int64(b >> 4), lo = Int64(b & 0x0F)
-            guard hi < 10, lo < 10 else { return nil }
-            let (m, o1) = result.multipliedReportingOverflow(by: 100)
-            guard !o1 else { return nil }
-            result = m + hi * 10 + lo
-        }
-        return result
     }
 
     /// `bcdValue` answers what the checked walk answered, for 0 to 12 bytes of digits
@@ -151,7 +114,7 @@ import Testing
             })
         }
         for bytes in cases {
-            let old = Self.bcdOld(bytes)
+            let old = CheckedWalks.bcd(bytes)
             #expect(ByteView.with(bytes) { bcdValue($0) } == old)
             if old != nil { found += 1 } else { none += 1 }
         }

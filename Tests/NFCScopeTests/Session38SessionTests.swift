@@ -6,17 +6,6 @@ import Testing
 /// (`ByteView.bigEndianUpTo8`, `bcdValue`). Each is checked against the path it
 /// replaced, copied here, alone and (BCD) through the tracker.
 @Suite struct Session38SessionTests {
-    /// The old search: a byte at a time, high nibble first; `count * 2` when none.
-    private static func firstNibbleOld(_ bytes: ArraySlice<UInt8>, _ n: UInt8) -> Int {
-        var sep = 0
-        for b in bytes {
-            if b >> 4 == n { break }
-            if b & 0x0F == n { sep += 1; break }
-            sep += 2
-        }
-        return sep
-    }
-
     /// `firstNibbleWordwise` answers what the byte walk answered: views of 0 to 40 bytes
     /// inside larger arrays (so a word read past the view would see other bytes), every
     /// nibble value looked for, the nibble placed at every position, high or low, once,
@@ -48,27 +37,12 @@ import Testing
             let lead = g.int(9), tail = g.int(9)
             let whole = [UInt8](repeating: n << 4 | n, count: lead) + bytes + [UInt8](repeating: n << 4 | n, count: tail)
             let slice = whole[lead..<(lead + count)]
-            let old = Self.firstNibbleOld(slice, n)
+            let old = CheckedWalks.firstNibble(slice, n)
             #expect(ByteView.with(slice) { $0.firstNibbleWordwise(n) } == old)
             if old < count * 2 { found += 1 } else { none += 1 }
         }
         #expect(found > 20_000 && none > 10_000)
         #expect(ByteView().firstNibbleWordwise(0x0D) == 0)
-    }
-
-    /// The old expiry reading, separator looked for a byte at a time, nibbles one by one.
-    private static func expiryOld(_ bytes: ArraySlice<UInt8>) -> UInt16? {
-        let n = bytes.count * 2
-        let sep = firstNibbleOld(bytes, 0x0D)
-        guard sep < n, sep + 4 < n else { return nil }
-        var v: UInt16 = 0
-        for i in (sep + 1)...(sep + 4) {
-            let b = bytes[bytes.startIndex + (i >> 1)]
-            let d = i & 1 == 0 ? b >> 4 : b & 0x0F
-            guard d < 10 else { return nil }
-            v = v &<< 4 | UInt16(d)
-        }
-        return v
     }
 
     /// Track 2's expiry with the separator looked for (the session end's usual case, the
@@ -86,24 +60,11 @@ import Testing
             let lead = g.int(5)
             let whole = g.bytes(lead) + bytes + g.bytes(g.int(5))
             let slice = whole[lead..<(lead + bytes.count)]
-            let old = Self.expiryOld(slice)
+            let old = CheckedWalks.track2Expiry(slice, separator: nil)
             #expect(CardDigits.track2ExpiryPacked(slice) == old)
             if old != nil { found += 1 } else { none += 1 }
         }
         #expect(found > 5_000 && none > 5_000)
-    }
-
-    /// The old BCD reading, every step checked.
-    private static func bcdOld(_ v: ArraySlice<UInt8>) -> Int64? {
-        var result: Int64 = 0
-        for b in v {
-            let hi = Int64(b >> 4), lo = Int64(b & 0x0F)
-            guard hi < 10, lo < 10 else { return nil }
-            let (m, o1) = result.multipliedReportingOverflow(by: 100)
-            guard !o1 else { return nil }
-            result = m + hi * 10 + lo
-        }
-        return result
     }
 
     /// `bcdValue` answers what the checked walk answered for views of 0 to 10 bytes inside
@@ -120,7 +81,7 @@ import Testing
             let lead = g.int(6)
             let whole = g.bytes(lead) + bytes + g.bytes(g.int(6))
             let slice = whole[lead..<(lead + count)]
-            let old = Self.bcdOld(slice)
+            let old = CheckedWalks.bcd(slice)
             #expect(ByteView.with(slice) { bcdValue($0) } == old)
             var number: UInt64 = 0
             for b in slice { number = number &<< 8 | UInt64(b) }
@@ -162,7 +123,7 @@ import Testing
                         if x.command != nil, let dol = x.commandDOL {
                             for v in dol.values where v.isComplete {
                                 let bytes = v.value.array
-                                let value = Self.bcdOld(bytes[...])
+                                let value = CheckedWalks.bcd(bytes)
                                 switch v.tag {
                                 case 0x9F02: amount = value
                                 case 0x9F03: other = value

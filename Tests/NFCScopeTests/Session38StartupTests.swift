@@ -10,19 +10,8 @@ import Testing
 /// no parser, and the registry of the keyed builder.
 @Suite("Session 38: start-up (s38-startup)")
 struct Session38StartupTests {
-    /// SplitMix64: the same inputs on every run.
-    private struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D4_9BB1_3311_EB27
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ a: [T]) -> T { a[below(a.count)] }
-    }
+    /// SplitMix64: the same inputs on every run (`SplitMixGenerator`, TestSupport.swift).
+    private typealias Generator = SplitMixGenerator
 
     private static func describe(_ c: PluginFileContents) -> [String] {
         c.tags.map { String(reflecting: $0) } + c.aids.map { String(reflecting: $0) }

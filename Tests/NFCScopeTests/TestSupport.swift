@@ -253,3 +253,18 @@ struct FastPathGenerator {
     mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
     mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
 }
+
+/// The start-up and table tests' generator (SplitMix64): each test starts it from its own
+/// fixed state, so the generated plugin files are the same on every run.
+struct SplitMixGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D4_9BB1_3311_EB27
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func pick<T>(_ a: [T]) -> T { a[below(a.count)] }
+}
