@@ -21,10 +21,8 @@ public enum PluginKind: String, Sendable, CaseIterable {
 
 extension TagEntry {
     /// Renderer names the EMV layer implements; `bits:` and `enum:` name a table.
-    public static let knownRenderers: Set<String> = [
-        "amount", "currency", "country", "date", "time", "track2", "pan", "afl",
-        "cvm-list", "cid", "dol", "text", "numeric", "hex", "iad", "cvm-results",
-    ]
+    /// The names of `PluginParser.knownRendererNames`, the one list of them.
+    public static let knownRenderers: Set<String> = Set(PluginParser.knownRendererNames)
 }
 
 package enum PluginParser {
@@ -522,8 +520,9 @@ package enum PluginParser {
         return true
     }
 
-    /// `TagEntry.knownRenderers` as a list, compared by bytes in `asciiTagOptions`
-    /// (a test checks that the two hold the same names).
+    /// The renderers a tag line may name, as a list: compared by bytes in
+    /// `asciiTagOptions`, whose match reuses the list's String; `TagEntry.knownRenderers`
+    /// is made from it (a test checks that no name is listed twice).
     static let knownRendererNames: [String] = [
         "amount", "currency", "country", "date", "time", "track2", "pan", "afl",
         "cvm-list", "cid", "dol", "text", "numeric", "hex", "iad", "cvm-results",
