@@ -121,6 +121,26 @@ public struct ByteView: @unchecked Sendable {
         if bigEndian { return (UInt32(bigEndian: a), UInt32(bigEndian: b), data) }
         return (UInt32(littleEndian: a), UInt32(littleEndian: b), data)
     }
+    /// A little-endian pcap record at `i` (as `pcapRecord(at:limit:bigEndian: false)`) with
+    /// its data's first four bytes as a big-endian word (an ISO 14443 pseudo-header) and
+    /// the data after them (`suffix(from: 4)`), under the record's one bounds check: the
+    /// word is 0 when the data is shorter (no pseudo-header the short way takes is 0).
+    @inlinable @inline(__always)
+    func pcapRecordWithPseudoHeader(at i: Int, limit: Int) -> (UInt32, UInt32, UInt32, ByteView, ByteView)? {
+        guard i >= 0, i <= count &- 16, let base else { return nil }
+        let a = base.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+        let b = base.loadUnaligned(fromByteOffset: i &+ 4, as: UInt32.self)
+        let c = base.loadUnaligned(fromByteOffset: i &+ 8, as: UInt32.self)
+        let captured = Int(UInt32(littleEndian: c))
+        guard captured <= limit, captured <= count &- 16 &- i else { return nil }
+        let start = base + (i &+ 16)
+        let data = ByteView(base: start, count: captured)
+        guard captured >= 4 else { return (UInt32(littleEndian: a), UInt32(littleEndian: b), 0, data, ByteView()) }
+        let word = UInt32(bigEndian: start.loadUnaligned(as: UInt32.self))
+        // `suffix(from: 4)`: an empty rest has no base.
+        let rest = captured > 4 ? ByteView(base: start + 4, count: captured &- 4) : ByteView()
+        return (UInt32(littleEndian: a), UInt32(littleEndian: b), word, data, rest)
+    }
     /// All the bytes (at most 8) as one big-endian number, nil when there are more:
     /// two overlapping 4-byte reads from 4 bytes on (BCD amounts are 6 bytes).
     @inline(__always)

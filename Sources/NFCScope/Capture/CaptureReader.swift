@@ -192,6 +192,18 @@ public struct CaptureReader: Sendable {
         return took(seconds, fraction, data, scale: scale)
     }
 
+    /// `nextLittleEndianRecord` with the data's first word and the data after it
+    /// (`ByteView.pcapRecordWithPseudoHeader`): an ISO 14443 record's pseudo-header read
+    /// under the record's bounds check.
+    @inline(__always)
+    mutating func nextLittleEndianISO14443Record(limit: Int, scale: Int64)
+        -> (n: Int, offset: Int, timestamp: Int64, word: UInt32, data: ByteView, payload: ByteView)? {
+        guard !ended, let (seconds, fraction, word, data, payload) = view.pcapRecordWithPseudoHeader(at: offset, limit: limit)
+        else { return nil }
+        let (n, at, timestamp, _) = took(seconds, fraction, data, scale: scale)
+        return (n, at, timestamp, word, data, payload)
+    }
+
     /// A classic pcap's next record when it is whole and its length plausible: what
     /// `next` returns for it, as the four fields a frame takes (the link type is the
     /// file's, the error nil). Nil when anything else is due: the caller then calls

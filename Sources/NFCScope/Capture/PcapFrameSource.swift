@@ -8,6 +8,9 @@ public struct PcapFrameSource: FrameSource {
     private var reader: CaptureReader
     /// A classic pcap of link type 264: its whole records take the short way in `next`.
     private let iso14443Pcap: Bool
+    /// A classic pcap of link type 252 (an export's): its whole records skip the general
+    /// record walk in `nextRecord`.
+    private let exportedPDUPcap: Bool
     /// `reader.problemCount`, taken again after every reader step that can find a
     /// problem (opening, `resume`, `nextRecord`): the short way of `next` finds none,
     /// and the per-frame loop asks for the count after every frame (the reader's
@@ -23,6 +26,7 @@ public struct PcapFrameSource: FrameSource {
     public init(view: ByteView, final: Bool = true) throws(CaptureFileError) {
         reader = try CaptureReader(view: view, final: final)
         iso14443Pcap = reader.format == .pcap && reader.pcapHeader?.linkType == LinkType.iso14443
+        exportedPDUPcap = reader.format == .pcap && reader.pcapHeader?.linkType == LinkType.exportedPDU
         problemsFound = reader.problemCount
         let plain = iso14443Pcap ? reader.plainLittleEndian : nil
         littleEndianLimit = plain?.recordLimit ?? -1
@@ -92,43 +96,56 @@ public struct PcapFrameSource: FrameSource {
         return SourceProblem(offset: p.offset, message: p.reason)
     }
 
-    // Inlined into the per-frame loop: a whole record of an ISO 14443 pcap (nearly every
-    // frame of one) is read and filled in place; everything else goes the general way.
+    // Inlined into the per-frame loop: a whole record of a little-endian ISO 14443 pcap
+    // (nearly every frame of one) is read and filled in place; everything else goes the
+    // general way, in a call (a big-endian file's whole records too: with their path
+    // here, `next` was no longer inlined).
     @inline(__always)
     public mutating func next(into frame: inout Frame) -> Bool {
-        let record = littleEndianLimit >= 0
-            ? reader.nextLittleEndianRecord(limit: littleEndianLimit, scale: littleEndianScale)
-            : (iso14443Pcap ? reader.nextWholePcapRecord() : nil)
-        if let record {
-            // Nearly every record: version 0, a reader or card frame with its CRC kept
-            // (event FE or FF), and a length field that agrees with the record. That is
-            // what `ISO14443PseudoHeader.parse` makes of such a header, with nothing to
-            // pick or check afterwards (`FramePathFastPathTests` compares the two ways).
-            // Every field but `info` is written: the link layer sets `info` for every
-            // frame without flags (writing `.unknown` here first was a tenth of the
-            // frame's writes). See `FrameSource.next(into:)`.
-            if let word = record.data.u32be(0), word & 0xFFFE_0000 == 0x00FE_0000,
-               Int(truncatingIfNeeded: word & 0xFFFF) == record.data.count &- ISO14443PseudoHeader.size {
-                frame.n = record.n
-                frame.offset = record.offset
-                frame.line = 0
-                frame.time = record.timestamp
-                frame.duration = 0
-                frame.dir = word & 0x1_0000 != 0 ? .card : .reader
-                frame.tech = .unknown
-                frame.bytes = record.data.suffix(from: ISO14443PseudoHeader.size)
-                frame.crcIncluded = true
-                frame.crc = .none
-                frame.event = nil
-                frame.flags = []
-                frame.bits = 0
-                frame.error = nil
-                return true
-            }
-            Self.fillOtherHeader(&frame, n: record.n, offset: record.offset, time: record.timestamp, data: record.data)
+        guard littleEndianLimit >= 0,
+              let record = reader.nextLittleEndianISO14443Record(limit: littleEndianLimit, scale: littleEndianScale)
+        else { return nextRecord(into: &frame) }
+        // The record's pseudo-header word (0 when the data is shorter than one) and the
+        // data after it were read under the record's bounds check.
+        if Self.isUsualHeader(record.word, dataCount: record.data.count) {
+            Self.fillUsual(&frame, n: record.n, offset: record.offset, time: record.timestamp, word: record.word,
+                           bytes: record.payload)
             return true
         }
-        return nextRecord(into: &frame)
+        Self.fillOtherHeader(&frame, n: record.n, offset: record.offset, time: record.timestamp, data: record.data)
+        return true
+    }
+
+    /// Nearly every record: version 0, a reader or card frame with its CRC kept (event
+    /// FE or FF), and a length field that agrees with the record. That is what
+    /// `ISO14443PseudoHeader.parse` makes of such a header, with nothing to pick or check
+    /// afterwards (`FramePathFastPathTests` compares the two ways).
+    @inline(__always)
+    static func isUsualHeader(_ word: UInt32, dataCount: Int) -> Bool {
+        word & 0xFFFE_0000 == 0x00FE_0000
+            && Int(truncatingIfNeeded: word & 0xFFFF) == dataCount &- ISO14443PseudoHeader.size
+    }
+
+    /// A frame of a record with the usual header (`isUsualHeader`). Every field but
+    /// `info` is written: the link layer sets `info` for every frame without flags
+    /// (writing `.unknown` here first was a tenth of the frame's writes). See
+    /// `FrameSource.next(into:)`.
+    @inline(__always)
+    static func fillUsual(_ frame: inout Frame, n: Int, offset: Int, time: Int64, word: UInt32, bytes: ByteView) {
+        frame.n = n
+        frame.offset = offset
+        frame.line = 0
+        frame.time = time
+        frame.duration = 0
+        frame.dir = word & 0x1_0000 != 0 ? .card : .reader
+        frame.tech = .unknown
+        frame.bytes = bytes
+        frame.crcIncluded = true
+        frame.crc = .none
+        frame.event = nil
+        frame.flags = []
+        frame.bits = 0
+        frame.error = nil
     }
 
     /// A whole ISO 14443 record whose pseudo-header is not the usual one (field events,
@@ -145,6 +162,23 @@ public struct PcapFrameSource: FrameSource {
     /// formats, damaged records, the file's end.
     @inline(never)
     mutating func nextRecord(into frame: inout Frame) -> Bool {
+        // A whole record of a classic pcap of link type 264 that `next` did not read
+        // (a big-endian file's) or of link type 252 (an export's): no problem to find.
+        if iso14443Pcap && littleEndianLimit < 0, let record = reader.nextWholePcapRecord() {
+            if let word = record.data.u32be(0), Self.isUsualHeader(word, dataCount: record.data.count) {
+                Self.fillUsual(&frame, n: record.n, offset: record.offset, time: record.timestamp, word: word,
+                               bytes: record.data.suffix(from: ISO14443PseudoHeader.size))
+            } else {
+                Self.fillOtherHeader(&frame, n: record.n, offset: record.offset, time: record.timestamp, data: record.data)
+            }
+            return true
+        }
+        if exportedPDUPcap, let record = reader.nextWholePcapRecord() {
+            frame = Frame(n: record.n, offset: record.offset, time: record.timestamp,
+                          dir: nil, tech: .unknown, bytes: record.data)
+            Self.fillExportedPDU(&frame, record.data)
+            return true
+        }
         defer { problemsFound = reader.problemCount }
         guard let record = reader.next() else { return false }
         frame = Frame(n: record.n, offset: record.offset, time: record.timestamp,
@@ -190,7 +224,7 @@ public struct PcapFrameSource: FrameSource {
     }
 
     private static func fillExportedPDU(_ frame: inout Frame, _ data: ByteView) {
-        let header = ExportedPDU.parse(data)
+        let header = ExportedPDU.usualHeader(data) ?? ExportedPDU.parse(data)
         if let offset = header.brokenTagOffset {
             frame.error = FrameError(.exportedPDUTag, offset)
             return

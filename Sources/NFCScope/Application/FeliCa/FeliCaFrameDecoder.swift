@@ -12,6 +12,10 @@ public struct FeliCaFrameInfo: Sendable {
     public var isResponse: Bool
     /// From the code on, without length byte and CRC.
     public var packet: ByteView
+    /// A Read Without Encryption request whose packet `FeliCaBlockRequest.parse` took
+    /// (the frame decoder's check parsed it): its line reads the counts and service
+    /// codes in place instead of parsing it again. False when not known.
+    var readRequestParses = false
 
     public init(framing: FeliCaFraming, code: UInt8, command: FeliCaCommand?, isResponse: Bool, packet: ByteView) {
         self.framing = framing
@@ -46,13 +50,19 @@ enum FeliCaFrameDecoder {
             response = c == .echo ? frame.dir == .card : r
         }
         if command == nil, code == 0xD5 { command = .nfcDEP; response = true }
-        frame.info = .felica(FeliCaFrameInfo(framing: split.framing, code: code, command: command,
-                                             isResponse: response, packet: split.packet))
+        var info = FeliCaFrameInfo(framing: split.framing, code: code, command: command,
+                                   isResponse: response, packet: split.packet)
         var error = split.error
-        if error == nil, let command, var e = FeliCaPacketCheck.check(split.packet, command, response: response) {
-            if e.kind == .felicaTruncated { e.a += split.packetStart }
-            error = e
+        if error == nil, let command {
+            if var e = FeliCaPacketCheck.check(split.packet, command, response: response) {
+                if e.kind == .felicaTruncated { e.a += split.packetStart }
+                error = e
+            } else if command == .readWithoutEncryption, !response {
+                // The check parsed the request (`FeliCaBlockRequest.parse`) and found nothing wrong.
+                info.readRequestParses = true
+            }
         }
+        frame.info = .felica(info)
         if frame.error == nil { frame.error = error }
     }
 }

@@ -99,14 +99,23 @@ extension FeliCaFrameInfo {
                 if let idm { c.ascii(",\"idm\":\""); c.hex(idm); c.byte(0x22) }
             }
         } else {
-            guard case .success(let r) = FeliCaBlockRequest.parse(packet, write: false) else { return false }
-            out.withReserved(256 + 5 * r.serviceCount) { c in
+            // The service count, codes and block count, as `FeliCaBlockRequest.parse` gives
+            // them: read in place when the frame decoder's check parsed the packet.
+            let serviceCount: Int, codes: ByteView, blockCount: Int
+            if readRequestParses, let n = packet.byte(9), let s = packet.slice(10, 2 &* Int(n)),
+               let m = packet.byte(10 &+ 2 &* Int(n)) {
+                serviceCount = Int(n); codes = s; blockCount = Int(m)
+            } else {
+                guard case .success(let r) = FeliCaBlockRequest.parse(packet, write: false) else { return false }
+                serviceCount = r.serviceCount; codes = r.serviceCodes; blockCount = r.blocks.count
+            }
+            out.withReserved(256 + 5 * serviceCount) { c in
                 c.ascii("Read Without Encryption services")
-                for i in 0..<r.serviceCount {
+                for i in 0..<serviceCount {
                     c.byte(0x20)
-                    c.hexUpper(UInt32(r.serviceCode(i) ?? 0), byteCount: 2)
+                    c.hexUpper(UInt32(codes.u16le(2 &* i) ?? 0), byteCount: 2)
                 }
-                c.ascii(" blocks "); c.int(r.blocks.count)
+                c.ascii(" blocks "); c.int(blockCount)
                 c.ascii("\",\"framing\":\""); c.ascii(framingName)
                 c.ascii("\",\"code\":\""); c.hexUpper(UInt32(code), byteCount: 1)
                 c.ascii("\",\"command\":\"read_without_encryption\",\"response\":false")
