@@ -6,7 +6,8 @@ import Testing
 /// (`ByteView.pcapRecordWithPseudoHeader`), a big-endian one's and an export's (link
 /// type 252) whole records in `PcapFrameSource.nextRecord`, the export's usual header
 /// read from a few words (`ExportedPDU.usualHeader`); and a FeliCa Read Without
-/// Encryption request's line read in place after the frame decoder's check parsed it.
+/// Encryption request's line and record read in place after the frame decoder's check
+/// parsed it (`FeliCaFrameInfo.readRequestParses`, `FeliCaBlockRequest.parsedRead`).
 /// Each against the general way, kept here as the oracle.
 @Suite struct Session39FrameTests {
     typealias Generator = FramePathFastPathTests.Generator
@@ -175,8 +176,10 @@ import Testing
             let record = Self.exportedRecord(&g)
             ByteView.with(record) { view in
                 let walked = ExportedPDU.parse(view)
-                guard let usual = ExportedPDU.usualHeader(view) else { return }
+                guard let (usual, felica) = ExportedPDU.usualHeader(view) else { return }
                 taken += 1
+                #expect(felica == walked.protocolName.equals(ExportedPDU.felicaName), "round \(round)")
+                #expect(felica != walked.protocolName.equals(ExportedPDU.iso14443Name), "round \(round)")
                 #expect(usual.protocolName.base == walked.protocolName.base
                         && usual.protocolName.count == walked.protocolName.count, "round \(round)")
                 #expect(usual.frameTag?.base == walked.frameTag?.base
@@ -209,8 +212,9 @@ import Testing
 
     /// Read Without Encryption requests decoded from their frames (0 to 20 services,
     /// 0 to 15 elements of 2 and 3 bytes, some pointing past the services, some cut
-    /// short): the decoder marks exactly those `FeliCaBlockRequest.parse` takes, and
-    /// the frame line's writer gives what the general writers (which parse) give.
+    /// short): the decoder marks exactly those `FeliCaBlockRequest.parse` takes, the
+    /// frame line's writer gives what the general writers (which parse) give, and
+    /// `parsedRead` gives the parse's fields.
     @Test func checkedReadRequestLineIsTheParsedOne() {
         var g = Generator(state: 0x5339_0004)
         var marked = 0, unmarked = 0
@@ -236,7 +240,24 @@ import Testing
             body += [UInt8(crc >> 8), UInt8(crc & 0xFF)]
             ByteView.with(packet) { p in
                 let parses: Bool
-                if case .success = FeliCaBlockRequest.parse(p, write: false) { parses = true } else { parses = false }
+                if case .success(let r) = FeliCaBlockRequest.parse(p, write: false) {
+                    parses = true
+                    // What the exchange's record reads for a request the check took.
+                    if let q = FeliCaBlockRequest.parsedRead(p) {
+                        #expect(q.idm.base == r.idm.base && q.idm.count == r.idm.count, "round \(round)")
+                        #expect(q.serviceCount == r.serviceCount, "round \(round)")
+                        #expect(q.serviceCodes.base == r.serviceCodes.base
+                                && q.serviceCodes.count == r.serviceCodes.count, "round \(round)")
+                        #expect(q.blocks.count == r.blocks.count, "round \(round)")
+                        #expect(q.blocks.bytes.base == r.blocks.bytes.base
+                                && q.blocks.bytes.count == r.blocks.bytes.count, "round \(round)")
+                        #expect(q.data.count == 0 && r.data.count == 0, "round \(round)")
+                    } else {
+                        Issue.record("parsedRead declined a packet parse takes, round \(round)")
+                    }
+                } else {
+                    parses = false
+                }
                 ByteView.with(body) { view in
                     var frame = Frame(n: 1, offset: 0, time: 0, dir: .reader, tech: .nfcF, bytes: view,
                                       crcIncluded: true, info: .unknown)

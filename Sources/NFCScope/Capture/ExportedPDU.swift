@@ -31,15 +31,16 @@ public enum ExportedPDU {
     /// `parse` for the records nfcscope's own export writes for NFC-A/B and NFC-F (tag 12
     /// of 8 bytes naming "iso14443" or "felica" and NUL padding, nfcscope's frame tag,
     /// then an end-of-options tag of length 0): the same header from a few word
-    /// comparisons instead of the tag walk. Nil for any other record.
-    static func usualHeader(_ record: ByteView) -> Header? {
+    /// comparisons instead of the tag walk, and whether the name is "felica" (else it is
+    /// "iso14443"). Nil for any other record.
+    static func usualHeader(_ record: ByteView) -> (header: Header, felica: Bool)? {
         // Tag 12, length 8 and the name's first four bytes, then its last four.
         guard let first = record.u64le(0), let second = record.u32le(8) else { return nil }
-        let nameLength: Int
+        let felica: Bool
         if first == 0x696C_6566_0800_0C00, second == 0x0000_6163 {
-            nameLength = 6 // "felica" and two NULs
+            felica = true // "felica" and two NULs
         } else if first == 0x316F_7369_0800_0C00, second == 0x3334_3434 {
-            nameLength = 8 // "iso14443"
+            felica = false // "iso14443"
         } else {
             return nil
         }
@@ -47,10 +48,10 @@ public enum ExportedPDU {
               let value = record.slice(16, Int(length)), record.u32le(16 &+ Int(length)) == 0
         else { return nil }
         var header = Header()
-        header.protocolName = record.slice(4, nameLength) ?? ByteView()
+        header.protocolName = record.slice(4, felica ? 6 : 8) ?? ByteView()
         header.frameTag = value
         header.pdu = record.suffix(from: 20 &+ Int(length))
-        return header
+        return (header, felica)
     }
 
     public static func parse(_ record: ByteView) -> Header {

@@ -224,7 +224,8 @@ public struct PcapFrameSource: FrameSource {
     }
 
     private static func fillExportedPDU(_ frame: inout Frame, _ data: ByteView) {
-        let header = ExportedPDU.usualHeader(data) ?? ExportedPDU.parse(data)
+        let usual = ExportedPDU.usualHeader(data)
+        let header = usual?.header ?? ExportedPDU.parse(data)
         if let offset = header.brokenTagOffset {
             frame.error = FrameError(.exportedPDUTag, offset)
             return
@@ -238,14 +239,16 @@ public struct PcapFrameSource: FrameSource {
             }
         }
         let name = header.protocolName
-        if name.equals(ExportedPDU.iso14443Name) {
+        // The usual header's name was compared as words already.
+        let felica = usual?.felica ?? name.equals(ExportedPDU.felicaName)
+        if usual.map({ !$0.felica }) ?? name.equals(ExportedPDU.iso14443Name) {
             fillISO14443(&frame, header.pdu)
-        } else if let tag, name.equals(ExportedPDU.felicaName) || name.equals(ExportedPDU.dataName) {
+        } else if let tag, felica || name.equals(ExportedPDU.dataName) {
             frame.bytes = tag.bytes ?? header.pdu
             frame.dir = tag.dir
             frame.event = tag.event
             frame.crcIncluded = tag.crcIncluded
-        } else if name.equals(ExportedPDU.felicaName) {
+        } else if felica {
             // Someone else's FeliCa export: the PDU starts at the command code, with
             // neither LEN nor CRC, and nothing says who sent it.
             frame.tech = .nfcF

@@ -169,6 +169,8 @@ extension FeliCaExchange {
     /// The request and answer of a Read/Write Without Encryption, where they parse.
     private func parsedBlocks(write: Bool) -> (FeliCaBlockRequest?, FeliCaBlockResponse?) {
         let request: FeliCaBlockRequest? = command.flatMap {
+            // A read request the frame decoder's check parsed: its fields without the checks.
+            if !write, $0.readRequestParses, let r = FeliCaBlockRequest.parsedRead($0.packet) { return r }
             if case .success(let r) = FeliCaBlockRequest.parse($0.packet, write: write) { return r }
             return nil
         }

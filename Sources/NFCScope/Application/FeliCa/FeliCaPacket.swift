@@ -126,6 +126,26 @@ public struct FeliCaBlockRequest: Sendable {
     }
 }
 
+extension FeliCaBlockRequest {
+    /// `parse(packet, write: false)` for a packet it is known to take
+    /// (`FeliCaFrameInfo.readRequestParses`): the same fields, the list's length from its
+    /// elements' first bytes alone (no service index or bounds walk to repeat). Nil when
+    /// the packet is not of that shape after all (the caller then parses it).
+    static func parsedRead(_ packet: ByteView) -> FeliCaBlockRequest? {
+        guard let idm = packet.slice(1, 8), let n = packet.byte(9), let codes = packet.slice(10, 2 &* Int(n)),
+              let m = packet.byte(10 &+ 2 &* Int(n)) else { return nil }
+        let start = 11 &+ 2 &* Int(n)
+        var at = start
+        for _ in 0..<Int(m) {
+            guard let b0 = packet.byte(at) else { return nil }
+            at &+= b0 & 0x80 != 0 ? 2 : 3
+        }
+        guard let list = packet.slice(start, at &- start) else { return nil }
+        return FeliCaBlockRequest(idm: idm, serviceCount: Int(n), serviceCodes: codes,
+                                  blocks: FeliCaBlockList(count: Int(m), bytes: list), data: ByteView())
+    }
+}
+
 /// Read/Write Without Encryption answer: IDm, status flags, and for a successful read
 /// the block count and the blocks (16 bytes each).
 public struct FeliCaBlockResponse: Sendable {
