@@ -11,7 +11,7 @@ import Testing
     /// Every answer is the registry's own lookup, for keys asked in runs (the same AID
     /// array, a copy of its bytes, other AIDs), and two keys asked in turn are each
     /// looked up once, wherever they map.
-    @Test func tagIndexInSetsOfTwoIsTheRegistrysHandle() {
+    @Test func tagIndexInSetsOfFourIsTheRegistrysHandle() {
         var g = FastPathGenerator(state: 0x5E55_3901)
         let registry = Registry.builtin
         let aids: [[UInt8]?] = [
