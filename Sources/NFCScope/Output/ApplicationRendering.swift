@@ -151,8 +151,8 @@ enum ApplicationRendering {
             i += 1
         }
         // The currency looked up once for the amount and the letters (a table entry
-        // copied out each time).
-        let currency = s.currency.flatMap { registry.currency($0) }
+        // copied out each time), its letters and exponent only.
+        let currency = s.currency.flatMap { registry.recordCurrency($0) }
         out.ascii("],\"amount\":")
         if let minor = s.amountMinor {
             out.byte(0x22); writeAmount(minor, currency: currency, to: out); out.byte(0x22)
@@ -293,11 +293,16 @@ enum ApplicationRendering {
     /// `amountText` written in place (the transaction record's `amount`, as it was:
     /// the currency's letters unescaped).
     static func writeAmount(_ minor: Int64, currency: Int?, registry: Registry, to out: OutputBuffer) {
-        writeAmount(minor, currency: currency.flatMap { registry.currency($0) }, to: out)
+        writeAmount(minor, currency: currency.flatMap { registry.recordCurrency($0) }, to: out)
     }
 
     /// `writeAmount` with the currency looked up (nil: unknown or none).
     static func writeAmount(_ minor: Int64, currency: Currency?, to out: OutputBuffer) {
+        writeAmount(minor, currency: currency.map { CurrencyLetters(alpha: $0.alpha, exponent: $0.exponent) }, to: out)
+    }
+
+    /// `writeAmount` with the currency's letters and exponent (nil: unknown or none).
+    static func writeAmount(_ minor: Int64, currency: CurrencyLetters?, to out: OutputBuffer) {
         guard let cur = currency else {
             out.int(Int(minor)); out.ascii(" (minor units)")
             return

@@ -8,32 +8,33 @@ enum ODARendering {
     /// `,"oda":{...}` (null when the session showed no EMV application) and `,"warnings":[...]`.
     static func writeJSONMembers(_ s: TransactionSummary, to out: OutputBuffer) {
         // The usual verdict (method, result, step, reason and notes, nothing recovered)
-        // read in place through the optional: `if let r = s.oda` copied the whole
-        // verdict (~500 bytes, its Strings and arrays retained and released) at every
-        // session end.
-        if let result = s.oda?.result, s.oda?.caKey == nil, s.oda?.issuerCertificate == nil,
-           s.oda?.iccCertificate == nil, s.oda?.signedData == nil {
+        // read where the summary holds it, after its flag: read through the optional
+        // (`s.oda?.result`), the whole verdict (~480 bytes) was copied to read its case,
+        // and `if let r = s.oda` retained and released its Strings and arrays too.
+        if s.hasODA, s.odaVerdict.caKey == nil, s.odaVerdict.issuerCertificate == nil,
+           s.odaVerdict.iccCertificate == nil, s.odaVerdict.signedData == nil {
             // The method and result as JSON literals (their raw values need no escaping).
-            out.ascii(",\"oda\":{\"method\":"); out.ascii(jsonLiteral(s.oda?.method))
-            out.ascii(",\"result\":"); out.ascii(jsonLiteral(result))
+            out.ascii(",\"oda\":{\"method\":"); out.ascii(jsonLiteral(s.odaVerdict.method))
+            out.ascii(",\"result\":"); out.ascii(jsonLiteral(s.odaVerdict.result))
             // The verifier's usual stops from what they are made of (no String escaped).
-            switch s.oda?.usual {
-            case let .noSignedData(aip)?:
+            switch s.odaVerdict.usual {
+            case let .noSignedData(aip):
                 out.ascii(",\"step\":null,\"reason\":"); out.ascii(ODAVerifier.noSignedDataJSON(aip: aip))
-            case let .certificateLength(certificate, key)?:
+            case let .certificateLength(certificate, key):
                 out.ascii(",\"step\":\"issuer certificate length\",\"reason\":\"the certificate is ")
                 out.int(certificate); out.ascii(" bytes, the CA key "); out.int(key); out.byte(0x22)
-            default:
-                out.ascii(",\"step\":"); string(s.oda?.stepText, out)
-                out.ascii(",\"reason\":"); string(s.oda?.reasonText, out)
+            case .none:
+                out.ascii(",\"step\":"); string(s.odaVerdict.stepText, out)
+                out.ascii(",\"reason\":"); string(s.odaVerdict.reasonText, out)
             }
             // Nothing recovered: its four nulls as one literal.
             out.ascii(",\"ca_key\":null,\"issuer_certificate\":null,\"icc_certificate\":null,\"signed_data\":null,\"notes\":")
-            notes(s.oda?.notes ?? [], out)
+            notes(s.odaVerdict.notes, out)
             out.byte(0x7D)
             return writeJSONTail(s, to: out)
         }
-        if let r = s.oda {
+        if s.hasODA {
+            let r = s.odaVerdict
             // The method and result as JSON literals (their raw values need no escaping).
             out.ascii(",\"oda\":{\"method\":"); out.ascii(jsonLiteral(r.method))
             out.ascii(",\"result\":"); out.ascii(jsonLiteral(r.result))
@@ -170,7 +171,8 @@ enum ODARendering {
     static func writeText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
         // The usual lines written piece by piece (each was a String built by appending,
         // then copied out).
-        if let r = s.oda {
+        if s.hasODA {
+            let r = s.odaVerdict
             out.ascii("    offline data authentication: ")
             if let m = r.method { out.string(m.rawValue); out.byte(0x20) }
             out.string(r.result.rawValue)

@@ -12,6 +12,13 @@ public struct Currency: Sendable, Equatable {
     public var name: String
 }
 
+/// A currency's letters and exponent: what a transaction record writes of it (read
+/// without the entry's name, `Registry.recordCurrency`).
+struct CurrencyLetters: Sendable {
+    var alpha: String
+    var exponent: Int?
+}
+
 public struct Country: Sendable, Equatable {
     public var numeric: Int
     public var name: String
@@ -582,6 +589,15 @@ public final class Registry: Sendable {
         return moneyTables.currencies[numeric]
     }
 
+    /// `currency(numeric)`'s letters and exponent: from the built-in table's own array
+    /// of them (the entry copied out retained its two Strings, ~107 instructions a record).
+    func recordCurrency(_ numeric: Int) -> CurrencyLetters? {
+        if storedMoneyTables == nil, let builtin = Registry.builtinCurrencies {
+            return numeric >= 0 && numeric < builtin.letters.count ? builtin.letters[numeric] : nil
+        }
+        return moneyTables.currencies[numeric].map { CurrencyLetters(alpha: $0.alpha, exponent: $0.exponent) }
+    }
+
     /// An ISO 3166-1 country by numeric code.
     public func country(_ numeric: Int) -> Country? { moneyTables.countries[numeric] }
 
@@ -902,10 +918,13 @@ final class MoneyTables: Sendable {
 final class BuiltinCurrencies: Sendable {
     let info: [CurrencyInfo?]
     let currencies: [Currency?]
+    /// The letters and exponents of `currencies` (`Registry.recordCurrency`).
+    let letters: [CurrencyLetters?]
 
-    init(info: [CurrencyInfo?], currencies: [Currency?]) {
+    init(info: [CurrencyInfo?], currencies: [Currency?], letters: [CurrencyLetters?]) {
         self.info = info
         self.currencies = currencies
+        self.letters = letters
     }
 }
 
@@ -1100,6 +1119,7 @@ extension Registry {
         guard read else { return nil }
         var info = [CurrencyInfo?](repeating: nil, count: 1000)
         var currencies = [Currency?](repeating: nil, count: 1000)
+        var letters = [CurrencyLetters?](repeating: nil, count: 1000)
         for code in 0..<1000 where entryRow[code] >= 0 {
             let alpha = alphas[entryRow[code]]
             // `MoneyTables` joins "ALPHA EXPONENT NAME" and `parseCurrencyInfo` reads it
@@ -1110,9 +1130,10 @@ extension Registry {
             let exponent = extras >= 0 ? Int(exponents[extras]) : nil
             let name = extras >= 0 ? names[extras] ?? alpha : alpha
             currencies[code] = Currency(numeric: code, alpha: alpha, exponent: exponent, name: name)
+            letters[code] = CurrencyLetters(alpha: alpha, exponent: exponent)
             info[code] = CurrencyInfo(alpha: Substring(alpha), exponent: exponent.flatMap { (0...6).contains($0) ? $0 : nil })
         }
-        return BuiltinCurrencies(info: info, currencies: currencies)
+        return BuiltinCurrencies(info: info, currencies: currencies, letters: letters)
     }
 
     /// The renderers' country names (`rendererCountryName`) of the built-in files, read

@@ -60,7 +60,19 @@ public struct TransactionSummary: Sendable {
     /// Whether any exchange went to a payment application or directory.
     public var payment = false
     /// Offline data authentication redone from the capture (nil: no EMV application seen).
-    public var oda: ODAResult?
+    public var oda: ODAResult? {
+        get { hasODA ? odaVerdict : nil }
+        set {
+            if let newValue { odaVerdict = newValue }
+            hasODA = newValue != nil
+        }
+    }
+    /// `oda` as it is stored: whether there is a verdict, and the verdict (the last one
+    /// when there is none, renewed in place by the next). The writers test the flag and
+    /// read the verdict where it lies: the optional's case was read from a copy of the
+    /// whole verdict (~480 bytes) at every record.
+    var hasODA = false
+    var odaVerdict = ODAResult(method: nil, result: .notPossible, usual: .none)
     /// Consistency checks that failed (PAN, track 2, expiry, amounts).
     public var warnings: [String] {
         get { warningList.strings }
@@ -133,7 +145,7 @@ public struct TransactionSummary: Sendable {
     /// The members `EMVSessionChecks.apply` sets whatever they held, as a new summary has
     /// them: for a session end without the checks.
     mutating func clearChecks() {
-        if case .some = oda { oda = nil }
+        if hasODA { hasODA = false }
         if !warningList.entries.isEmpty || warningList.list != nil { warningList = SessionWarnings() }
         if case .some = kernel { kernel = nil }
         if case .some = token { token = nil }

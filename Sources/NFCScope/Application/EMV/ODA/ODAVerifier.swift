@@ -31,6 +31,15 @@ enum ODAVerifier {
     /// lengths looked up), nil to look them up each time.
     static func verify(_ e: ODAEvidence, registry: Registry, reasons: LengthReasons? = nil,
                        into result: inout ODAResult?) {
+        var verdict = result ?? ODAResult(method: nil, result: .notPossible, usual: .none)
+        result = nil
+        if verify(e, registry: registry, reasons: reasons, renewing: &verdict) { result = verdict }
+    }
+
+    /// `verify` written over `result` (the summary's stored verdict, `TransactionSummary.odaVerdict`)
+    /// field by field, as `renew` does; false, `result` left as it was, when there is none.
+    static func verify(_ e: ODAEvidence, registry: Registry, reasons: LengthReasons?,
+                       renewing result: inout ODAResult) -> Bool {
         let cdaAC = e.generateACs.last { $0.signedDynamicData != nil }
         let method: ODAResult.Method
         if cdaAC != nil {
@@ -42,26 +51,24 @@ enum ODAVerifier {
         } else if e.card.contains(0x93) {
             method = .sda
         } else {
-            guard let aip = e.card.firstByte(0x82) else {
-                result = nil
-                return
-            }
+            guard let aip = e.card.firstByte(0x82) else { return false }
             // The reason kept as the AIP's byte (its text made when read or written).
-            renew(&result, method: nil, outcome: .notPossible, usual: .noSignedData(aip: aip))
-            return
+            result.renew(method: nil, outcome: .notPossible, usual: .noSignedData(aip: aip))
+            return true
         }
-        renew(&result, method: method, outcome: .verified, usual: .none)
+        result.renew(method: method, outcome: .verified, usual: .none)
         do throws(Stop) {
-            try result?.check(method, e, cdaAC, registry, reasons)
+            try result.check(method, e, cdaAC, registry, reasons)
         } catch {
-            result?.result = error.outcome
+            result.result = error.outcome
             if error.usual != .none {
-                result?.usual = error.usual
+                result.usual = error.usual
             } else {
-                result?.step = error.step
-                result?.reason = error.reason
+                result.step = error.step
+                result.reason = error.reason
             }
         }
+        return true
     }
 
     /// `result = ODAResult(method: method, result: outcome, usual: usual)`, written over
