@@ -68,9 +68,10 @@ import Testing
     }
 
     /// Card sessions replayed through the registry's writers, with one cache: the same
-    /// records, GPO answers and PDOL data card after card, some values new each time, now
-    /// and then a record changed. Each tree's and DOL split's JSON against the general
-    /// writer's (no node cache), and each leaf's value, from the bytes built here, in it as hex.
+    /// records and PDOL data card after card, some values new each time, now and then two
+    /// records swapped. Each tree's and DOL split's JSON and text lines against the general
+    /// writer's (no node cache), and each leaf's value, from the bytes built here, in the
+    /// JSON as hex.
     @Test func replayedSessionsAreWhatTheGeneralWriterWrites() {
         var g = Generator(state: 0x5E55_7EE0_0139)
         let registry = Registry.builtin
@@ -115,6 +116,13 @@ import Testing
                     general.writeJSON(tree, context: context, to: b)
                     #expect(a.string == b.string, "session \(session) record \(r): \(hexUpper(bytes))")
                     for value in values { #expect(a.string.contains("\"hex\":\"\(hexLower(value))\"")) }
+                    // The text lines too (their loop tries the follower the same way).
+                    let indent = g.int(6)
+                    let ta = OutputBuffer(), tb = OutputBuffer()
+                    RegistryNodeWriter.writeTreeText(tree, registry: registry, cache: cache, indent: indent,
+                                                     context: context, to: ta)
+                    general.writeText(tree, indent: indent, context: context, to: tb)
+                    #expect(ta.string == tb.string, "session \(session) record \(r) text: \(hexUpper(bytes))")
                     trees += 1
                 }
             }
@@ -130,6 +138,11 @@ import Testing
                     general.writeJSON(split, context: context, to: b)
                     #expect(a.string == b.string, "session \(session): PDOL data \(hexUpper(data))")
                     #expect(a.string.contains("\"hex\":\"\(hexLower(terminal))\""))
+                    let ta = OutputBuffer(), tb = OutputBuffer()
+                    RegistryNodeWriter.writeSplitText(split, registry: registry, cache: cache, indent: 2, context: context,
+                                                      to: ta)
+                    general.writeText(split, indent: 2, context: context, to: tb)
+                    #expect(ta.string == tb.string, "session \(session) text: PDOL data \(hexUpper(data))")
                     splits += 1
                 }
             }
