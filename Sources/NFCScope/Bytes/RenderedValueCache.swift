@@ -524,8 +524,8 @@ package final class RenderedValueCache {
         return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount)
     }
 
-    /// `keptNode` for the JSON node loops: a hit also notes its entry as the one that
-    /// followed the entry copied or kept before it (`followingNode`).
+    /// `keptNode` for the TLV node loops (JSON and text): a hit also notes its entry as the
+    /// one that followed the entry copied or kept before it (`followingNode`).
     @inline(__always)
     func keptNodeLinked(_ key: NodeKey, _ value: ByteView) -> ByteView? {
         guard let kept = keptNode(key, value) else { return nil }
