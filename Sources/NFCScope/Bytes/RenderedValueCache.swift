@@ -405,6 +405,9 @@ package final class RenderedValueCache {
     private struct NodeEntry: KeptBlock {
         var hash: UInt64 = 0
         var tag: UInt32 = 0
+        /// The entry of the node copied or kept right after this one the last time this
+        /// one was (-1: none; `followingNode`). In the tag's padding: the entry stays 72 bytes.
+        var next: Int32 = -1
         var tagLength: Int = 0
         var declared: Int = 0
         var context: Int = 0
@@ -438,6 +441,12 @@ package final class RenderedValueCache {
     private static var givenUp: UInt32 { UInt32.max }
     private let nodeEntries: UnsafeMutablePointer<NodeEntry>
     private let nodeStats: UnsafeMutablePointer<UInt32>
+    /// The entry copied (`keptNodeLinked`, `followingNode`) or kept (`keepNode`) last
+    /// (-1: none yet).
+    @exclusivity(unchecked) private var lastNode = -1
+    /// `next` of the entry at `lastNode` (-1: none), kept beside it: the one load the
+    /// follower's test makes for every node instead of two.
+    @exclusivity(unchecked) private var followingEntry = -1
 
     /// A node's key for `copyNode` and `keepNode`; `tried` false: the node is not looked up
     /// (its value is too long, or its tag's nodes do not repeat).
@@ -515,6 +524,58 @@ package final class RenderedValueCache {
         return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount)
     }
 
+    /// `keptNode` for the TLV node loops (JSON and text): a hit also notes its entry as the
+    /// one that followed the entry copied or kept before it (`followingNode`).
+    @inline(__always)
+    func keptNodeLinked(_ key: NodeKey, _ value: ByteView) -> ByteView? {
+        guard let kept = keptNode(key, value) else { return nil }
+        linkNode(key)
+        return kept
+    }
+
+    /// The output kept for the node that followed the one copied or kept last the time
+    /// before, when this node (these tag bytes, declared length, value and context) is
+    /// that node; else nil. A card session's trees come in the same order card after
+    /// card, so most nodes are the one that followed the node before them: this answers
+    /// them without the key's hash (~40 instructions a node). The entry is compared with
+    /// every part of the key, so it is the entry the hash would find (a key has one
+    /// entry): the same output. Counted as a lookup and a hit of the tag's bucket, as
+    /// `nodeKey` and `keptNode` would count it (nothing in a bucket given up).
+    @inline(__always)
+    func followingNode(tag: UInt32, tagLength: Int, declared: Int, value: ByteView, context: Int) -> ByteView? {
+        let f = followingEntry
+        guard f >= 0 else { return nil }
+        let e = nodeEntries + f
+        let n = value.count
+        guard e.pointee.tag == tag, e.pointee.valueCount == n, e.pointee.tagLength == tagLength,
+              e.pointee.declared == declared, e.pointee.context == context, let stored = e.pointee.bytes,
+              n == 0 || value.base.map({ sameBytes(stored, $0, n) }) == true else { return nil }
+        let b = Self.nodeStatBucket(tag) &<< 1
+        let lookups = nodeStats[b]
+        if lookups != Self.givenUp {
+            if lookups < Self.countCap {
+                nodeStats[b] = lookups &+ 1
+                nodeStats[b &+ 1] &+= 1
+            } else {
+                nodeStats[b] = (lookups >> 1) &+ 1
+                nodeStats[b &+ 1] = (nodeStats[b &+ 1] >> 1) &+ 1
+            }
+        }
+        lastNode = f
+        followingEntry = Int(truncatingIfNeeded: e.pointee.next)
+        return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount)
+    }
+
+    /// Notes the entry of `key` as the one that followed the entry copied or kept last.
+    @inline(__always)
+    private func linkNode(_ key: NodeKey) {
+        let j = Int(truncatingIfNeeded: key.hash >> UInt64(64 - Self.nodeTableBits))
+        let last = lastNode
+        if last >= 0 { nodeEntries[last].next = Int32(truncatingIfNeeded: j) }
+        lastNode = j
+        followingEntry = Int(truncatingIfNeeded: nodeEntries[j].next)
+    }
+
     /// The output kept for the node `key` (tried) with this value, copied; else what
     /// `write` appends, kept for the next time.
     @inline(__always)
@@ -541,6 +602,7 @@ package final class RenderedValueCache {
         e.pointee.context = key.context
         e.pointee.valueCount = n
         e.pointee.outputCount = output.count
+        linkNode(key)
     }
 
     // MARK: The entries' blocks

@@ -650,10 +650,18 @@ struct RegistryNodeWriter {
             // key is the node's: carried as two words, not as an optional key).
             var keptAt = -1
             var keptHash: UInt64 = 0
-            if texts >= 0, !isError, !constructed || (!nodes[index].childError && !nodes[index].indefinite),
-               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared, value: value, context: texts) {
-                if key.tried {
-                    if let kept = cache?.keptNode(key, value) {
+            if texts >= 0, !isError, !constructed || (!nodes[index].childError && !nodes[index].indefinite) {
+                // The node that followed the last one copied or kept, first (no hash). Through
+                // the optional: a cache bound by `let` was retained and released each node.
+                if let kept = cache?.followingNode(tag: tag, tagLength: tagLength, declared: declared, value: value,
+                                                   context: texts) {
+                    out.bytes(kept, afterComma: separator)
+                    index = Swift.max(subtreeEnd, index + 1)
+                    continue
+                }
+                if let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared, value: value,
+                                            context: texts), key.tried {
+                    if let kept = cache?.keptNodeLinked(key, value) {
                         out.bytes(kept, afterComma: separator)
                         index = Swift.max(subtreeEnd, index + 1)
                         continue
@@ -735,10 +743,16 @@ struct RegistryNodeWriter {
             // is: copied whole when the same one was written before.
             var keptAt = -1
             var keptHash: UInt64 = 0
-            if texts >= 0, complete, Self.primitiveTag(tag, tagLength: tagLength),
-               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: texts) {
-                if key.tried {
-                    if let kept = cache?.keptNode(key, value) {
+            if texts >= 0, complete, Self.primitiveTag(tag, tagLength: tagLength) {
+                if let kept = cache?.followingNode(tag: tag, tagLength: tagLength, declared: length, value: value,
+                                                   context: texts) {
+                    out.bytes(kept, afterComma: separator)
+                    k += 1
+                    continue
+                }
+                if let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value,
+                                            context: texts), key.tried {
+                    if let kept = cache?.keptNodeLinked(key, value) {
                         out.bytes(kept, afterComma: separator)
                         k += 1
                         continue
@@ -816,15 +830,23 @@ struct RegistryNodeWriter {
                 cacheable = true
                 keyContext = ~texts ^ (indent &<< 32)
             }
-            if texts >= 0, cacheable,
-               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value,
-                                        context: keyContext) {
-                if key.tried {
+            if texts >= 0, cacheable {
+                // The node that followed the last one copied or kept, first (no hash).
+                if let copied = cache?.followingNode(tag: tag, tagLength: tagLength, declared: declared ?? -1,
+                                                     value: value, context: keyContext) {
+                    out.spaces(indent)
+                    out.bytes(copied)
+                    index = Swift.max(nodes[index].subtreeEnd, index + 1)
+                    continue
+                }
+                if let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: declared ?? -1, value: value,
+                                            context: keyContext), key.tried {
                     // The indentation, then the kept line copied: s33-tree's one reservation
                     // for both was not inlined here (a call per copied line) and cost more.
                     out.spaces(indent)
                     lineIndent = 0
-                    if cache?.copyNode(key, value, to: out) == true {
+                    if let copied = cache?.keptNodeLinked(key, value) {
+                        out.bytes(copied)
                         index = Swift.max(nodes[index].subtreeEnd, index + 1)
                         continue
                     }
@@ -870,12 +892,20 @@ struct RegistryNodeWriter {
             // A complete value of a primitive tag: its line as a clean primitive node's,
             // copied whole when the same one was written before.
             var kept: (key: RenderedValueCache.NodeKey, at: Int)?
-            if texts >= 0, value.count == length, Self.primitiveTag(tag, tagLength: tagLength),
-               let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value, context: ~texts) {
-                if key.tried {
+            if texts >= 0, value.count == length, Self.primitiveTag(tag, tagLength: tagLength) {
+                if let copied = cache?.followingNode(tag: tag, tagLength: tagLength, declared: length, value: value,
+                                                     context: ~texts) {
+                    out.spaces(indent)
+                    out.bytes(copied)
+                    k += 1
+                    continue
+                }
+                if let key = cache?.nodeKey(tag: tag, tagLength: tagLength, declared: length, value: value,
+                                            context: ~texts), key.tried {
                     out.spaces(indent)
                     lineIndent = 0
-                    if cache?.copyNode(key, value, to: out) == true {
+                    if let copied = cache?.keptNodeLinked(key, value) {
+                        out.bytes(copied)
                         k += 1
                         continue
                     }
