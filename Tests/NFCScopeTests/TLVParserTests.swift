@@ -4,7 +4,7 @@ import Testing
 // Real responses from RfidResearchGroup/proxmark3 traces/hf_visa_apple_transit_bypass.trace
 // (via /work/shared/reference/derived/pm3_visa_apple_transit_bypass.apdus.txt), SW1SW2 removed.
 let applePayGPOResponse = emvHex("7781e6820220409404180103009f360200519f2608c21624cb9cd4f92d9f10201f4a6360a00000000010030273000000004000000000000000000000000000009f4b8180606da3f60bc43afdd7bbbe6dc45e94d89188e2b590b7a019dd683ed5f7a50520c3a236d92dc17d35643e812d7ac689f45cbd461253f83ab6d4d89bde31a18bdd3082a578c1b770b668d7ca1ebbe389002c7a2983673f1cb14349c269f743e9d1390a16b488fd58b7236d59313f220c314a6ef5e02b46b183095876b7cbb5fd999f6c02000057134642352851503640d23122010000035399995f9f6e04238800009f270180")
-let applePaySelectVisa = emvHex("6f428407a0000000031010a5379f381b9f66049f02069f03069f1a0295055f2a029a039c019f37049f4e14bf0c169f5a053109750100bf6304df200180")
+let applePaySelectVisa = emvHex("6f428407a0000000031010a5379f381b9f66049f02069f03069f1a0295055f2a029a039c019f37049f4e14bf0c169f5a053109750100bf6304df2001809f0a0400010101")
 let applePaySelectPPSE = emvHex("6f2a840e325041592e5359532e4444463031a518bf0c1561134f07a00000000310108701019f0a0400010101")
 /// GPO command data field (83 template) of the same trace.
 let applePayGPOData = emvHex("833533804000000000000100000000000000082600000000000826211014000eb0f616000000000000000000000000000000000000000000")
@@ -21,6 +21,19 @@ struct TLVParserTests {
         ByteView.with(emvHex("DF810102AABB")) { v in
             #expect(BERTLV(parsing: v).nodes[0].tagLength == 3)
         }
+    }
+
+    /// The Visa SELECT answer is the whole FCI of the derived APDU list: its 6F length (0x42)
+    /// covers every byte, and the last node is the Application Selection Registered
+    /// Proprietary Data (9F0A) inside BF0C. Until session 39 the fixture stopped 7 bytes
+    /// short of it.
+    @Test func applePaySelectVisaIsTheWholeFCI() {
+        #expect(applePaySelectVisa.count == 2 + 0x42)
+        let nodes = parseSnapshot(applePaySelectVisa)
+        #expect(nodes.allSatisfy { $0.error == nil })
+        #expect(nodes.first?.tag == 0x6F)
+        #expect(nodes.last?.tag == 0x9F0A && nodes.last?.hex == "00010101")
+        #expect(nodes.map(\.tag).contains(0x9F38))
     }
 
     @Test func reparseGivesTheSameTreeAsAFreshParse() {
