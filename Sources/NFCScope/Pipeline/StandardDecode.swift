@@ -69,6 +69,10 @@ package enum StandardDecode {
         /// While a pipe or FIFO input waits for its writer, after `out` is flushed (a
         /// `-j` job hands its output on there).
         package var whileWaiting: (() -> Void)?
+        /// The run's writer is left alive when the process exits right after the run
+        /// (`ProcessExit`): set for the one run of a command, never for `-j`'s runs (a
+        /// writer a file) nor where commands run in the test process.
+        package var keepsWriterUntilExit = false
 
         package init(report: @escaping (String) -> Void) { self.report = report }
     }
@@ -93,12 +97,14 @@ package enum StandardDecode {
             stats.write(to: out, json: json)
         case .jsonl:
             let writer = JSONLinesWriter(output: out, registry: registry, redact: redact)
+            if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
             if let filter {
                 let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: nil)
                 if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
             } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         case .text(let layout):
             let writer = TextWriter(output: out, registry: registry, redact: redact, layout: layout)
+            if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
             if let filter {
                 let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: layout)
                 if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
