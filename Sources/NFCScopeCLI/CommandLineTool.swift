@@ -146,6 +146,8 @@ public enum CommandLineTool {
                                                              out: out, hooks: hooks, into: sink)
                                       }, status: { status })
         }
+        // The command's one writer: not freed when the process exits right after (`main`).
+        hooks.keepsWriterUntilExit = true
         StandardDecode.run(files: options.files, inputFormat: options.inputFormat, tech: options.tech,
                            registry: registry, output: output, redact: options.redact, filter: filter, out: out,
                            hooks: hooks)

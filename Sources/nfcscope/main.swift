@@ -14,6 +14,8 @@ func writeError(_ line: String) {
 // quietly and successfully, as a filter whose reader has all it wanted.
 signal(SIGPIPE, SIG_IGN)
 Interruption.install()
+// The process exits after the command: what it built need not be freed first.
+ProcessExit.follows()
 let out = OutputBuffer(fd: 1)
 out.onWriteFailure = { error in
     if error == EPIPE { exit(CommandLineTool.exitOK) }

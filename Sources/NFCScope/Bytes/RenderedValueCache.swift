@@ -121,15 +121,15 @@ package final class RenderedValueCache {
     }
 
     deinit {
-        for i in 0..<Self.tableSize { entries[i].bytes?.deallocate() }
+        for i in 0..<Self.tableSize { PlainBlocks.free(entries[i].bytes) }
         entries.deinitialize(count: Self.tableSize)
         entries.deallocate()
         slotStats.deallocate()
-        for i in 0..<Self.nodeTableSize { nodeEntries[i].bytes?.deallocate() }
+        for i in 0..<Self.nodeTableSize { PlainBlocks.free(nodeEntries[i].bytes) }
         nodeEntries.deinitialize(count: Self.nodeTableSize)
         nodeEntries.deallocate()
         free(nodeStats)
-        for i in 0..<Self.applicationsKept { applications[i].bytes?.deallocate() }
+        for i in 0..<Self.applicationsKept { PlainBlocks.free(applications[i].bytes) }
         applications.deinitialize(count: Self.applicationsKept)
         applications.deallocate()
     }
@@ -631,9 +631,9 @@ package final class RenderedValueCache {
         if let kept = e.pointee.bytes, e.pointee.capacity >= need {
             stored = kept
         } else {
-            e.pointee.bytes?.deallocate()
+            PlainBlocks.free(e.pointee.bytes)
             let capacity = Swift.max(need, smallest)
-            stored = .allocate(capacity: capacity)
+            stored = PlainBlocks.bytes(capacity)
             e.pointee.bytes = stored
             e.pointee.capacity = capacity
         }

@@ -123,7 +123,7 @@ final class TLVParseMemo {
         let keptSlots = 2 << Self.setBits
         var slot = 0
         while slot < keptSlots {
-            kept[slot].block?.deallocate()
+            PlainBlocks.free(kept[slot].block)
             slot &+= 1
         }
         kept.deallocate()
@@ -304,9 +304,9 @@ final class TLVParseMemo {
         if let old = kept[slot].block, Int(truncatingIfNeeded: kept[slot].capacity) >= size {
             block = old
         } else {
-            kept[slot].block?.deallocate()
+            PlainBlocks.free(kept[slot].block)
             let capacity = (size &+ (Self.blockGrain &- 1)) & ~(Self.blockGrain &- 1)
-            block = .allocate(byteCount: capacity, alignment: 16)
+            block = PlainBlocks.raw(capacity)
             kept[slot].block = block
             kept[slot].capacity = UInt16(truncatingIfNeeded: capacity)
         }

@@ -79,7 +79,7 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
         switch frame.info {
         case .t2t(let t): type2.type2Frame(t, n: frame.n, to: sink)
         case .nfcv(let v): type5.type5Frame(v, n: frame.n, to: sink)
-        case .felica: feliCa.feed(frame, to: self)
+        case .felica: feliCa.feedInPlace(&frame, to: self)
         case .sak(_, _, _, _, let uid?): cardIdentified(uid)
         case .reqa, .wupa: type4.cardIdentified(nil)
         case .llcp(let pdu): llcp.feed(pdu, n: frame.n, to: sink)
@@ -90,7 +90,9 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
             if CCIDStage.changesCard(m) { endCardSession(fieldDropped: false) }
         default: break
         }
-        if frame.event != nil { feliCa.feed(frame, to: self) }
+        // What `feed` does with an event (handed the frame by value, it was a copy of the
+        // frame, a `memcpy`, on every event).
+        if frame.event != nil { feliCa.flush(to: self) }
         if frame.endsCardSession(closesExchange: closesExchange) {
             endCardSession(fieldDropped: frame.event == .fieldOff)
         }

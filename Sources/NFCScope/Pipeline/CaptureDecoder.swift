@@ -103,6 +103,8 @@ public enum CaptureDecoder {
         var link = LinkDecoder()
         let isoDEP = ISODEPReassembler()
         let stages = ApplicationStages(sink: sink, registry: registry)
+        // Not torn down when the process exits next (its memo's and sessions' frees).
+        if sink.keepsStagesUntilExit { ProcessExit.keep(stages) }
         // The first frame's time, from which every frame's time is counted (taken when
         // `outcome.frames` is still 0): a plain value rather than an `Int64?` that the
         // loop unwrapped and picked with `cmov`s on every frame, and no flag of its own

@@ -83,6 +83,9 @@ public protocol DecodeSink: AnyObject {
     /// safe; a wrapper forwards it only if what it passes on points into the same
     /// bytes (`ProblemEcho`).
     func inputBytesUnchanging(_ view: ByteView?)
+    /// Whether the stages decoding into this sink may be left alive when the process
+    /// exits (`ProcessExit`): the command's last file, when `main` exits right after.
+    var keepsStagesUntilExit: Bool { get }
 }
 
 extension DecodeSink {
@@ -94,4 +97,5 @@ extension DecodeSink {
     public func exchangeCounted(withResponse: Bool) {}
     public func inputWillMove(mayKeep: Bool) -> Bool { false }
     public func inputBytesUnchanging(_ view: ByteView?) {}
+    public var keepsStagesUntilExit: Bool { false }
 }

@@ -13,6 +13,8 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
     let tick: ((Int) -> Void)?
     /// The format of the input being decoded.
     package private(set) var format: StaticString = ""
+    /// Set for the command's last file when the process exits after the run.
+    package var keepsStagesUntilExit = false
 
     package init(_ inner: Inner, report: @escaping (String) -> Void, tick: ((Int) -> Void)? = nil) {
         self.inner = inner
@@ -69,6 +71,11 @@ package enum StandardDecode {
         /// While a pipe or FIFO input waits for its writer, after `out` is flushed (a
         /// `-j` job hands its output on there).
         package var whileWaiting: (() -> Void)?
+        /// The run's writer, and the stages of its last file, are left alive when the
+        /// process exits right after the run (`ProcessExit`): set for the one run of a
+        /// command, never for `-j`'s runs (a writer a file) nor where commands run in the
+        /// test process.
+        package var keepsWriterUntilExit = false
 
         package init(report: @escaping (String) -> Void) { self.report = report }
     }
@@ -93,12 +100,14 @@ package enum StandardDecode {
             stats.write(to: out, json: json)
         case .jsonl:
             let writer = JSONLinesWriter(output: out, registry: registry, redact: redact)
+            if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
             if let filter {
                 let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: nil)
                 if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
             } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
         case .text(let layout):
             let writer = TextWriter(output: out, registry: registry, redact: redact, layout: layout)
+            if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
             if let filter {
                 let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: layout)
                 if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
@@ -111,7 +120,8 @@ package enum StandardDecode {
                                               registry: Registry, out: OutputBuffer, hooks: Hooks,
                                               into sink: Sink) {
         let echo = ProblemEcho(sink, report: hooks.report, tick: hooks.tick)
-        for file in files {
+        for (index, file) in files.enumerated() {
+            echo.keepsStagesUntilExit = hooks.keepsWriterUntilExit && index == files.count - 1
             hooks.beforeFile(file)
             let outcome = CaptureDecoder.decode(path: file, as: inputFormat, tech: tech, registry: registry,
                                                 whileWaiting: { out.flush(); hooks.whileWaiting?() }, into: echo)

@@ -139,11 +139,10 @@ public struct EMVContext: Sendable {
         case 0x84, 0x4F:
             guard !value.isEmpty else { return }
             if let current = selectedAID, ByteView.with(current, { $0.elementsEqual(value) }) { return }
-            // A different application: what the previous one said no longer applies.
-            var aid = selectedAID
-            self = EMVContext()
-            Self.assign(&aid, value)
-            selectedAID = aid
+            // A different application: what the previous one said no longer applies (the
+            // AID's array refilled in place, as the copy taken before clearing `self` was).
+            clearButSelected()
+            Self.assign(&selectedAID, value)
         default: break
         }
     }
@@ -155,8 +154,20 @@ public struct EMVContext: Sendable {
         guard !name.isEmpty else { return }
         if let current = selectedAID, ByteView.with(current, { $0.elementsEqual(name) }) { return }
         // A different application: what the previous one said no longer applies.
-        self = EMVContext()
+        clearButSelected()
         selectedAID = aid
+    }
+
+    /// Every field but `selectedAID` as `EMVContext()` has it, each array released only
+    /// when it is set: `self = EMVContext()` released all four arrays, nil or not (most
+    /// are nil when an application is selected), a call each.
+    @inline(__always)
+    private mutating func clearButSelected() {
+        transactionCurrency = nil
+        applicationCurrency = nil
+        if pdol != nil { pdol = nil }
+        if cdol1 != nil { cdol1 = nil }
+        if cdol2 != nil { cdol2 = nil }
     }
 
     /// Sets `array` to the bytes of `value`: left as it is when it holds them, else one

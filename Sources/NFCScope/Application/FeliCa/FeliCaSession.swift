@@ -26,6 +26,14 @@ public final class FeliCaSession {
     }
 
     public func feed<Receiver: FeliCaReceiver>(_ frame: Frame, to sink: Receiver) {
+        var frame = frame
+        feedInPlace(&frame, to: sink)
+    }
+
+    /// `feed`, the frame read where the caller keeps it: `inout` only so that it is not
+    /// copied for the call (a `memcpy` of the frame on every FeliCa frame); nothing here
+    /// changes it.
+    func feedInPlace<Receiver: FeliCaReceiver>(_ frame: inout Frame, to sink: Receiver) {
         if frame.event != nil {
             flush(to: sink)
             return
