@@ -129,32 +129,6 @@ import Testing
         }
     }
 
-    /// The old amount writer: the general path for every exponent.
-    private static func amountOld(_ minor: Int64, currency: Currency?) -> [UInt8] {
-        let out = OutputBuffer()
-        guard let cur = currency else {
-            out.int(Int(minor)); out.ascii(" (minor units)")
-            return out.contents
-        }
-        if let exponent = cur.exponent, exponent > 0 {
-            var scale: Int64 = 1
-            for _ in 0..<exponent { scale *= 10 }
-            out.int(Int(minor / scale))
-            out.byte(0x2E)
-            let fraction = minor % scale
-            var width = fraction < 0 ? 2 : 1
-            var rest = fraction.magnitude / 10
-            while rest > 0 { width += 1; rest /= 10 }
-            for _ in width..<Swift.max(width, exponent) { out.byte(0x30) }
-            out.int(Int(fraction))
-        } else {
-            out.int(Int(minor))
-        }
-        out.byte(0x20)
-        out.string(cur.alpha)
-        return out.contents
-    }
-
     /// `writeAmount` writes what the general path wrote: two decimals (the new path) for
     /// amounts of 0 to 12 digits and negative ones, other exponents, no exponent, no currency.
     @Test func amountIsTheGeneralPath() {
@@ -175,7 +149,7 @@ import Testing
             let currency = g.chance(70) ? currencies[0] : g.pick(currencies)
             let out = OutputBuffer()
             ApplicationRendering.writeAmount(minor, currency: currency, to: out)
-            #expect(out.contents == Self.amountOld(minor, currency: currency))
+            #expect(out.contents == CheckedWalks.amount(minor, currency: currency))
             if currency?.exponent == 2 && minor >= 0 { twoDecimals += 1 }
         }
         #expect(twoDecimals > 10_000)

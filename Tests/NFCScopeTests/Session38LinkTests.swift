@@ -38,6 +38,25 @@ import Testing
         }
     }
 
+    /// A Read Without Encryption request's body after its IDm: 0 to 20 services and a
+    /// list of 2- and 3-byte elements, some pointing past the services. Session 39's frame
+    /// suite builds its requests with it too.
+    static func appendReadRequestBody(_ packet: inout [UInt8], _ g: inout Generator) {
+        let services = g.next() % 21
+        packet.append(UInt8(services))
+        packet += g.bytes(2 * services)
+        let elements = g.next() % 16
+        packet.append(UInt8(elements))
+        for _ in 0..<elements {
+            let index = UInt8(g.next() % max(1, services + (g.next() % 8 == 0 ? 2 : 0)))
+            if g.next() % 3 == 0 {
+                packet += [index & 0x0F | UInt8(g.next() % 8) << 4, g.byte(), g.byte()]
+            } else {
+                packet += [0x80 | index & 0x0F | UInt8(g.next() % 8) << 4, g.byte()]
+            }
+        }
+    }
+
     /// Read Without Encryption packets: requests with 0 to 20 services and lists of 2-
     /// and 3-byte elements (some pointing past the services, some cut off), answers with
     /// either status and 0 to 12 blocks (some cut off), in each framing; other commands
@@ -60,19 +79,7 @@ import Testing
                     packet += g.bytes(16 * blocks)
                 }
             } else {
-                let services = g.next() % 21
-                packet.append(UInt8(services))
-                packet += g.bytes(2 * services)
-                let elements = g.next() % 16
-                packet.append(UInt8(elements))
-                for _ in 0..<elements {
-                    let index = UInt8(g.next() % max(1, services + (g.next() % 8 == 0 ? 2 : 0)))
-                    if g.next() % 3 == 0 {
-                        packet += [index & 0x0F | UInt8(g.next() % 8) << 4, g.byte(), g.byte()]
-                    } else {
-                        packet += [0x80 | index & 0x0F | UInt8(g.next() % 8) << 4, g.byte()]
-                    }
-                }
+                Self.appendReadRequestBody(&packet, &g)
             }
             if g.next() % 6 == 0 { packet.removeLast(min(packet.count - 1, 1 + g.next() % 6)) }
             let framing = [FeliCaFraming.sync, .lengthCRC, .length][g.next() % 3]

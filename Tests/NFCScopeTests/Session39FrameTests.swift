@@ -220,19 +220,7 @@ import Testing
         var marked = 0, unmarked = 0
         for round in 0..<4000 {
             var packet: [UInt8] = [0x06] + g.bytes(8)
-            let services = g.next() % 21
-            packet.append(UInt8(services))
-            packet += g.bytes(2 * services)
-            let elements = g.next() % 16
-            packet.append(UInt8(elements))
-            for _ in 0..<elements {
-                let index = UInt8(g.next() % max(1, services + (g.next() % 8 == 0 ? 2 : 0)))
-                if g.next() % 3 == 0 {
-                    packet += [index & 0x0F | UInt8(g.next() % 8) << 4, g.byte(), g.byte()]
-                } else {
-                    packet += [0x80 | index & 0x0F | UInt8(g.next() % 8) << 4, g.byte()]
-                }
-            }
+            Session38LinkTests.appendReadRequestBody(&packet, &g)
             if g.next() % 6 == 0 { packet.removeLast(min(packet.count - 1, 1 + g.next() % 6)) }
             // LEN, the packet and its CRC (CRC-16/XMODEM over LEN and the packet).
             var body: [UInt8] = [UInt8(truncatingIfNeeded: packet.count + 1)] + packet

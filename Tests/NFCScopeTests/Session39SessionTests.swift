@@ -58,32 +58,6 @@ import Testing
         }
     }
 
-    /// The old amount writer: the general path for every exponent (session 37's oracle).
-    private static func amountOld(_ minor: Int64, currency: Currency?) -> [UInt8] {
-        let out = OutputBuffer()
-        guard let cur = currency else {
-            out.int(Int(minor)); out.ascii(" (minor units)")
-            return out.contents
-        }
-        if let exponent = cur.exponent, exponent > 0 {
-            var scale: Int64 = 1
-            for _ in 0..<exponent { scale *= 10 }
-            out.int(Int(minor / scale))
-            out.byte(0x2E)
-            let fraction = minor % scale
-            var width = fraction < 0 ? 2 : 1
-            var rest = fraction.magnitude / 10
-            while rest > 0 { width += 1; rest /= 10 }
-            for _ in width..<Swift.max(width, exponent) { out.byte(0x30) }
-            out.int(Int(fraction))
-        } else {
-            out.int(Int(minor))
-        }
-        out.byte(0x20)
-        out.string(cur.alpha)
-        return out.contents
-    }
-
     /// The record's currency is the entry's letters and exponent for every code, in the
     /// built-in registry and in one loaded with plugins; amounts written with it are the
     /// general path's with the entry.
@@ -105,7 +79,7 @@ import Testing
                     if g.chance(10) { minor = -minor }
                     let out = OutputBuffer()
                     ApplicationRendering.writeAmount(minor, currency: code, registry: registry, to: out)
-                    #expect(out.contents == Self.amountOld(minor, currency: entry))
+                    #expect(out.contents == CheckedWalks.amount(minor, currency: entry))
                 }
             }
         }

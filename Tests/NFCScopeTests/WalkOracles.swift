@@ -1,4 +1,6 @@
-/// The slow, obviously right walks that sessions 37 and 38's fast paths are checked
+@testable import NFCScope
+
+/// The slow, obviously right walks that sessions 37 to 39's fast paths are checked
 /// against: a nibble at a time, every BCD step overflow-checked. Shared so that each
 /// fast path's suite compares it with the same oracle.
 enum CheckedWalks {
@@ -42,5 +44,32 @@ enum CheckedWalks {
             result = m + hi * 10 + lo
         }
         return result
+    }
+
+    /// The amount writer before session 37: the general path for every exponent, the
+    /// oracle of sessions 37 and 39's amount and currency tests.
+    static func amount(_ minor: Int64, currency: Currency?) -> [UInt8] {
+        let out = OutputBuffer()
+        guard let cur = currency else {
+            out.int(Int(minor)); out.ascii(" (minor units)")
+            return out.contents
+        }
+        if let exponent = cur.exponent, exponent > 0 {
+            var scale: Int64 = 1
+            for _ in 0..<exponent { scale *= 10 }
+            out.int(Int(minor / scale))
+            out.byte(0x2E)
+            let fraction = minor % scale
+            var width = fraction < 0 ? 2 : 1
+            var rest = fraction.magnitude / 10
+            while rest > 0 { width += 1; rest /= 10 }
+            for _ in width..<Swift.max(width, exponent) { out.byte(0x30) }
+            out.int(Int(fraction))
+        } else {
+            out.int(Int(minor))
+        }
+        out.byte(0x20)
+        out.string(cur.alpha)
+        return out.contents
     }
 }
