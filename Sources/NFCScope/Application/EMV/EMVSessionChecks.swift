@@ -277,6 +277,12 @@ final class SessionEndScratch {
             &* SessionEndScratch.indexWays
     }
 
+    /// Whether the kernel names kept are `registry`'s (the last one `kernelName` was
+    /// asked with): then `kernelName(id, registry)` for an id of 0-63 is the name it
+    /// gave for `id` before.
+    @inline(__always)
+    func namesKept(for registry: Registry) -> Bool { kernelRegistry == ObjectIdentifier(registry) }
+
     func kernelName(_ id: Int, _ registry: Registry) -> String? {
         guard id >= 0 && id < 64 else { return registry.code("kernel", id) }
         if kernelRegistry != ObjectIdentifier(registry) {
@@ -347,13 +353,17 @@ extension EMVSessionChecks {
             if case .some = k { k = nil }
             return
         }
-        let name = names.kernelName(id, registry)
         if case .some = k {
-            k!.id = id
-            k!.name = name
+            // The last session's kernel, named from the names kept for this registry (the
+            // last asked): its name is the one kept (looked up, retained and the old one
+            // released, ~100 instructions a session end).
+            if k!.id != id || !names.namesKept(for: registry) {
+                k!.id = id
+                k!.name = names.kernelName(id, registry)
+            }
             k!.from = from
         } else {
-            k = KernelInfo(id: id, name: name, from: from)
+            k = KernelInfo(id: id, name: names.kernelName(id, registry), from: from)
         }
     }
 

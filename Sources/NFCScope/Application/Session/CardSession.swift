@@ -171,7 +171,7 @@ public final class CardSession {
                 x.context.learn(tag: 0x84, value: name)
             }
         }
-        if let dol = x.commandDOL { x.context.learn(from: dol) }
+        if let dol = x.commandDOL { x.context.learn(fromSplit: dol, arrays: &recentDOLs) }
         if let tlv = x.responseTLV {
             if x.responseHinted {
                 x.context.learn(from: tlv, mask: x.responseLearnMask, arrays: &recentDOLs)
