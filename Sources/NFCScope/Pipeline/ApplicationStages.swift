@@ -10,7 +10,12 @@
 // where its input arrives (a frame, an APDU of an application kind, a FeliCa
 // exchange of a system code).
 
-final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceiver, SmartCardExchangeReceiver {
+//
+// `Sink` is bound to `AnyObject` only and the stages' code asks for `DecodeSink` in the
+// extension below: a class whose parameter must conform has the runtime look that
+// conformance up (a scan of every conformance record, ~110 K instructions) when the
+// specialised code first makes the class's metadata, at every start.
+final class ApplicationStages<Sink: AnyObject> {
     let sink: Sink
     let registry: Registry
     /// False for sinks that want link-level records only (`stats`, `convert`).
@@ -37,12 +42,18 @@ final class ApplicationStages<Sink: DecodeSink>: ExchangeReceiver, FeliCaReceive
     /// APDU exchanges and ATRs of CCID readers (usbmon captures).
     private let ccid = CCIDStage()
 
-    init(sink: Sink, registry: Registry) {
+    private init(sink: Sink, registry: Registry, application: Bool) {
         self.sink = sink
         self.registry = registry
-        self.application = sink.depth == .application
+        self.application = application
         self.cards = CardSession(registry: registry)
         self.feliCa = FeliCaSession(registry: registry)
+    }
+}
+
+extension ApplicationStages: ExchangeReceiver, FeliCaReceiver, SmartCardExchangeReceiver where Sink: DecodeSink {
+    convenience init(sink: Sink, registry: Registry) {
+        self.init(sink: sink, registry: registry, application: sink.depth == .application)
     }
 
     /// A link-layer frame, after the sink has it. `closesExchange` is the loop's

@@ -5,7 +5,12 @@
 
 /// Passes everything to `inner` and also reports file-level problems (on stderr), and
 /// each frame to `tick` when given (the CLI's progress line).
-package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
+///
+/// `Inner` is bound to `AnyObject` only, its `DecodeSink` conformance asked where it is
+/// used (the conformance below): a class whose parameter must conform has the runtime
+/// look that conformance up, a scan of every conformance record (~110 K instructions),
+/// when the specialised code first makes the class's metadata at each start.
+package final class ProblemEcho<Inner: AnyObject> {
     let inner: Inner
     let report: (String) -> Void
     /// Each frame's byte offset (the progress line's only use of the frame): handing it
@@ -21,7 +26,9 @@ package final class ProblemEcho<Inner: DecodeSink>: DecodeSink {
         self.report = report
         self.tick = tick
     }
+}
 
+extension ProblemEcho: DecodeSink where Inner: DecodeSink {
     package var depth: DecodeDepth { inner.depth }
     package func begin(_ input: InputDescription) {
         format = input.format
