@@ -111,8 +111,10 @@ package final class RenderedValueCache {
         entries = .allocate(capacity: Self.tableSize)
         entries.initialize(repeating: Entry(), count: Self.tableSize)
         slotStats = .allocate(capacity: 0)
-        nodeEntries = .allocate(capacity: Self.nodeTableSize)
-        nodeEntries.initialize(repeating: NodeEntry(), count: Self.nodeTableSize)
+        nodeEntries = .allocate(capacity: Self.nodeTableSize + 1)
+        nodeEntries.initialize(repeating: NodeEntry(), count: Self.nodeTableSize + 1)
+        lastNode = nodeEntries + Self.noEntry
+        followingEntry = nodeEntries + Self.noEntry
         nodeStats = calloc(2 * Self.nodeStatBuckets, MemoryLayout<UInt32>.stride)!
             .bindMemory(to: UInt32.self, capacity: 2 * Self.nodeStatBuckets)
         applications = .allocate(capacity: Self.applicationsKept)
@@ -126,7 +128,7 @@ package final class RenderedValueCache {
         entries.deallocate()
         slotStats.deallocate()
         for i in 0..<Self.nodeTableSize { PlainBlocks.free(nodeEntries[i].bytes) }
-        nodeEntries.deinitialize(count: Self.nodeTableSize)
+        nodeEntries.deinitialize(count: Self.nodeTableSize + 1)
         nodeEntries.deallocate()
         free(nodeStats)
         for i in 0..<Self.applicationsKept { PlainBlocks.free(applications[i].bytes) }
@@ -406,8 +408,9 @@ package final class RenderedValueCache {
         var hash: UInt64 = 0
         var tag: UInt32 = 0
         /// The entry of the node copied or kept right after this one the last time this
-        /// one was (-1: none; `followingNode`). In the tag's padding: the entry stays 72 bytes.
-        var next: Int32 = -1
+        /// one was (`noEntry`: none; `followingNode`). In the tag's padding: the entry stays
+        /// 72 bytes.
+        var next = Int32(truncatingIfNeeded: RenderedValueCache.noEntry)
         var tagLength: Int = 0
         var declared: Int = 0
         var context: Int = 0
@@ -421,6 +424,10 @@ package final class RenderedValueCache {
 
     private static let nodeTableBits = 12
     private static var nodeTableSize: Int { 1 << nodeTableBits }
+    /// The index of the entry after the table's (`nodeEntries` has one more), which stands
+    /// for "no entry" in the follower's links: always empty (no hash selects it), so no
+    /// node matches it, and the follower's test needs no test of its own for "none".
+    private static var noEntry: Int { nodeTableSize }
     /// Nodes with longer values or outputs are written every time.
     static let maxNodeValueCount = 128
     static let maxNodeOutputCount = 1024
@@ -442,11 +449,13 @@ package final class RenderedValueCache {
     private let nodeEntries: UnsafeMutablePointer<NodeEntry>
     private let nodeStats: UnsafeMutablePointer<UInt32>
     /// The entry copied (`keptNodeLinked`, `followingNode`) or kept (`keepNode`) last
-    /// (-1: none yet).
-    @exclusivity(unchecked) private var lastNode = -1
-    /// `next` of the entry at `lastNode` (-1: none), kept beside it: the one load the
-    /// follower's test makes for every node instead of two.
-    @exclusivity(unchecked) private var followingEntry = -1
+    /// (`noEntry`'s: none yet).
+    @exclusivity(unchecked) private var lastNode: UnsafeMutablePointer<NodeEntry>
+    /// The entry at `next` of `lastNode` (`noEntry`'s: none), kept beside it as an address:
+    /// the follower's test (every node of the tree loops) loads it and compares the tag,
+    /// with no test for "none" and no index to scale (~9 instructions to the tag's
+    /// compare with an index and its test, ~4 this way).
+    @exclusivity(unchecked) private var followingEntry: UnsafeMutablePointer<NodeEntry>
 
     /// A node's key for `copyNode` and `keepNode`; `tried` false: the node is not looked up
     /// (its value is too long, or its tag's nodes do not repeat).
@@ -543,9 +552,8 @@ package final class RenderedValueCache {
     /// `nodeKey` and `keptNode` would count it (nothing in a bucket given up).
     @inline(__always)
     func followingNode(tag: UInt32, tagLength: Int, declared: Int, value: ByteView, context: Int) -> ByteView? {
-        let f = followingEntry
-        guard f >= 0 else { return nil }
-        let e = nodeEntries + f
+        // `noEntry`'s entry is empty (`valueCount` -1): it fails the count's compare.
+        let e = followingEntry
         let n = value.count
         guard e.pointee.tag == tag, e.pointee.valueCount == n, e.pointee.tagLength == tagLength,
               e.pointee.declared == declared, e.pointee.context == context, let stored = e.pointee.bytes,
@@ -561,8 +569,8 @@ package final class RenderedValueCache {
                 nodeStats[b &+ 1] = (nodeStats[b &+ 1] >> 1) &+ 1
             }
         }
-        lastNode = f
-        followingEntry = Int(truncatingIfNeeded: e.pointee.next)
+        lastNode = e
+        followingEntry = nodeEntries + Int(truncatingIfNeeded: e.pointee.next)
         return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount)
     }
 
@@ -570,10 +578,12 @@ package final class RenderedValueCache {
     @inline(__always)
     private func linkNode(_ key: NodeKey) {
         let j = Int(truncatingIfNeeded: key.hash >> UInt64(64 - Self.nodeTableBits))
-        let last = lastNode
-        if last >= 0 { nodeEntries[last].next = Int32(truncatingIfNeeded: j) }
-        lastNode = j
-        followingEntry = Int(truncatingIfNeeded: nodeEntries[j].next)
+        // Written into `noEntry`'s entry too when nothing was copied or kept yet: its
+        // `next` is never read (it is never followed: no node matches it).
+        lastNode.pointee.next = Int32(truncatingIfNeeded: j)
+        let e = nodeEntries + j
+        lastNode = e
+        followingEntry = nodeEntries + Int(truncatingIfNeeded: e.pointee.next)
     }
 
     /// The output kept for the node `key` (tried) with this value, copied; else what

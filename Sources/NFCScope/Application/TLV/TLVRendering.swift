@@ -606,10 +606,15 @@ struct RegistryNodeWriter {
     /// outside has its hex converted, as any is). Changing `outer` for the children cost
     /// more than the call saved. So this is done only when there is an `outer`. A clean
     /// template met inside it is a call, as before.
+    ///
+    /// `end` is at most `nodes.count` (the callers pass the count, and a call below passes
+    /// a subtree's end bounded by its own `end`): `nodes.count` was a call of its own here
+    /// (the specialised getter, not inlined into this large function, ~12 instructions a
+    /// call).
     func writeJSONElements(_ registry: Registry, _ cache: RenderedValueCache?, _ nodes: [TLVNode], start: Int, end: Int,
                            outer: ByteView?, outerHexAt: Int, _ context: EMVContext, _ out: OutputBuffer) {
         var index = start
-        let levelEnd = Swift.min(end, nodes.count)
+        let levelEnd = end
         var end = levelEnd
         // The first node of the level being walked (no comma before it).
         var first = start
@@ -695,12 +700,12 @@ struct RegistryNodeWriter {
                     openAt = index
                     openKeptAt = keptAt
                     openKeptHash = keptHash
-                    end = Swift.min(subtreeEnd, nodes.count)
+                    end = Swift.min(subtreeEnd, levelEnd)
                     index += 1
                     first = index
                     continue
                 }
-                writeJSONElements(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value,
+                writeJSONElements(registry, cache, nodes, start: index + 1, end: Swift.min(subtreeEnd, end), outer: value,
                                   outerHexAt: hexAt, context, out)
                 out.ascii("]}")
             } else if !plain {
@@ -711,8 +716,8 @@ struct RegistryNodeWriter {
                 if nodes[index].childError { out.ascii(",\"children_error\":true") }
                 if nodes[index].hasChildren {
                     out.ascii(",\"children\":[")
-                    writeJSONElements(registry, cache, nodes, start: index + 1, end: subtreeEnd, outer: value,
-                                      outerHexAt: hexAt, context, out)
+                    writeJSONElements(registry, cache, nodes, start: index + 1, end: Swift.min(subtreeEnd, end),
+                                      outer: value, outerHexAt: hexAt, context, out)
                     out.ascii("]}")
                 } else {
                     out.byte(0x7D)
