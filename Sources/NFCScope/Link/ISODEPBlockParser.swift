@@ -49,7 +49,7 @@ public enum ISODEPBlockParser {
     @inline(__always)
     static func parse(_ payload: ByteView, pcb: UInt8, kind: ISODEPBlockKind?) -> (block: ISODEPBlock?, error: FrameError?) {
         guard let kind else { return (nil, FrameError(.badBlock, Int(pcb))) }
-        var block = ISODEPBlock(kind: kind, pcb: pcb)
+        var block = ISODEPBlock(parsing: pcb, kind: kind)
         var i = 1
         if pcb & 0x08 != 0 {
             guard let cid = payload.byte(i) else { return (nil, FrameError(.malformed, i)) }
@@ -82,6 +82,9 @@ public enum ISODEPBlockParser {
             }
         }
         block.inf = payload.suffix(from: i)
+        // Every field above is what the PCB codes (the fields' observers' setting of the
+        // flag before this is folded away).
+        block.departsFromPCB = false
         return (block, nil)
     }
 }

@@ -79,19 +79,29 @@ public enum SBlockType: UInt8, Sendable {
 
 /// An ISO 14443-4 block: I-, R- or S-block with its prologue fields.
 public struct ISODEPBlock: Sendable {
-    public var kind: ISODEPBlockKind
-    public var pcb: UInt8
+    // Setting a field the JSON line's tail entry depends on sets `departsFromPCB`.
+    public var kind: ISODEPBlockKind { didSet { departsFromPCB = true } }
+    public var pcb: UInt8 { didSet { departsFromPCB = true } }
     /// Block number bit (I- and R-blocks).
-    public var blockNumber: UInt8
+    public var blockNumber: UInt8 { didSet { departsFromPCB = true } }
     /// I-block: more blocks follow (chaining bit).
-    public var chaining: Bool
+    public var chaining: Bool { didSet { departsFromPCB = true } }
     /// R-block: NAK rather than ACK.
-    public var nak: Bool
+    public var nak: Bool { didSet { departsFromPCB = true } }
     public var sType: SBlockType
     /// S(WTX): the WTXM value (low 6 bits of the INF byte).
     public var wtxm: UInt8?
-    public var cid: UInt8?
-    public var nad: UInt8?
+    public var cid: UInt8? { didSet { departsFromPCB = true } }
+    public var nad: UInt8? { didSet { departsFromPCB = true } }
+    /// Whether the JSON frame line's tail entry (`iBlockTail ?? rBlockTail`) may not be
+    /// the PCB's alone (`lineTail(ofPCB:)`): false for every block `ISODEPBlockParser`
+    /// makes (its fields are what the PCB codes) and for one made by `init` whose fields
+    /// give the same entry; true once such a field is set. The line then reads the PCB
+    /// and one table byte rather than testing kind, CID, NAD, PCB and block number and
+    /// putting the index together (about 40 instructions a block). False is the
+    /// parser's (its block's constant word is what it was without the flag), and the
+    /// flag takes padding before `inf`: the block is no larger.
+    var departsFromPCB: Bool
     /// The information field (INF) without prologue and CRC.
     public var inf: ByteView
 
@@ -107,7 +117,41 @@ public struct ISODEPBlock: Sendable {
         self.wtxm = wtxm
         self.cid = cid
         self.nad = nad
+        self.departsFromPCB = true
         self.inf = inf
+        let tail = Self.lineTail(ofPCB: pcb)
+        departsFromPCB = (iBlockTail ?? rBlockTail) != (tail == Self.noLineTail ? nil : Int(tail))
+    }
+
+    /// The parser's block before its fields are read (`ISODEPBlockParser.parse` clears
+    /// `departsFromPCB` after them): `init`'s defaults without its test.
+    @inline(__always)
+    init(parsing pcb: UInt8, kind: ISODEPBlockKind) {
+        self.kind = kind
+        self.pcb = pcb
+        self.blockNumber = 0
+        self.chaining = false
+        self.nak = false
+        self.sType = .other
+        self.wtxm = nil
+        self.cid = nil
+        self.nad = nil
+        self.departsFromPCB = false
+        self.inf = ByteView()
+    }
+
+    /// `lineTail(ofPCB:)` for a PCB without a tail entry ("~" - "0").
+    static var noLineTail: UInt8 { 0x4E }
+
+    /// `iBlockTail ?? rBlockTail` of the block `ISODEPBlockParser` makes from `pcb`, or
+    /// `noLineTail` for nil. Such a block has CID or NAD exactly when the PCB's bits 4 or
+    /// 3 say so (which `iBlockTail` and `rBlockTail` rule out, as they do S-blocks), and
+    /// its block number and chaining or NAK bit are the PCB's bits 1 and 5: the entry is
+    /// (bit 1) * 6 + (bit 5) * 9, plus 16 for an R-block, for PCB 02, 03, 12, 13, A2, A3,
+    /// B2 and B3. From a table of 256 bytes, entry + "0" ("~" for none).
+    @inline(__always)
+    static func lineTail(ofPCB pcb: UInt8) -> UInt8 {
+        tableByte("~~06~~~~~~~~~~~~~~9?~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~@F~~~~~~~~~~~~~~IO~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~", pcb) &- 0x30
     }
 }
 

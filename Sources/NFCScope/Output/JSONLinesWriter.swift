@@ -202,9 +202,12 @@ public final class JSONLinesWriter: MaskableFrameWriter {
     /// for every other frame. `inout` only to read the frame in place.
     @inline(__always)
     private static func commonBlockTail(_ frame: inout Frame) -> (k: Int, inf: Int)? {
+        // A block whose fields are its PCB's (every parsed one) has the PCB's entry.
         guard case .block(let block) = frame.info, frame.bits == 0, frame.flags.isEmpty, frame.error == nil,
-              let k = block.iBlockTail ?? block.rBlockTail else { return nil }
-        return (k, block.inf.count)
+              !block.departsFromPCB else { return nil }
+        let k = ISODEPBlock.lineTail(ofPCB: block.pcb)
+        guard k != ISODEPBlock.noLineTail else { return nil }
+        return (Int(k), block.inf.count)
     }
 
     /// `writeBlockMembers` for every other block, out of line (the fast path above reads
