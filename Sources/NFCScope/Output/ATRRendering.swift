@@ -179,18 +179,8 @@ private func hex(_ b: UInt8, digits: Int = 2) -> String {
     digits == 1 ? String(hexDigits[Int(b & 0x0F)]) : String([hexDigits[Int(b >> 4)], hexDigits[Int(b & 0x0F)]])
 }
 
-/// Built as ASCII bytes and decoded once: `map { hex($0) }.joined()` went through the
-/// standard library's unspecialised `joined`, whose first call has the runtime scan every
-/// conformance record for a `Collection` conformance (~110 K instructions a run).
+/// Lower-case hex through `asciiHex`: `map { hex($0) }.joined()` cost a scan of every
+/// conformance record at the first ATS summary (~110 K instructions a run).
 private func hexString(_ bytes: [UInt8]) -> String {
-    let digits: StaticString = "0123456789abcdef"
-    var ascii = [UInt8]()
-    ascii.reserveCapacity(bytes.count * 2)
-    digits.withUTF8Buffer { d in
-        for b in bytes {
-            ascii.append(d[Int(b >> 4)])
-            ascii.append(d[Int(b & 0x0F)])
-        }
-    }
-    return String(decoding: ascii, as: UTF8.self)
+    asciiHex(bytes, digits: "0123456789abcdef")
 }

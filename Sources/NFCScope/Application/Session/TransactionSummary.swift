@@ -754,9 +754,15 @@ func asciiText(_ v: ByteView) -> String {
 }
 
 func hexUpper(_ bytes: [UInt8]) -> String {
-    // Built as ASCII bytes and decoded once: appending to a String per byte cost
-    // tens of thousands of instructions for a 32-byte value (session-end summaries).
-    let digits: StaticString = "0123456789ABCDEF"
+    asciiHex(bytes, digits: "0123456789ABCDEF")
+}
+
+/// `bytes` as hex with the 16 `digits` given. Built as ASCII bytes and decoded once:
+/// appending to a String per byte cost tens of thousands of instructions for a 32-byte
+/// value (session-end summaries), and `map { ... }.joined()` goes through the standard
+/// library's unspecialised `joined`, whose first call has the runtime scan every
+/// conformance record (~110 K instructions a run).
+func asciiHex(_ bytes: [UInt8], digits: StaticString) -> String {
     var ascii = [UInt8]()
     ascii.reserveCapacity(bytes.count * 2)
     digits.withUTF8Buffer { d in
