@@ -71,8 +71,11 @@ public enum ParallelRun {
         WorkerThreads.keepFreedMemory()
         WorkerThreads.run(count: max(1, min(jobs, count)), {
             var state: State?
+            // One target a thread, serving each input the thread takes in turn: its buffer's
+            // chunk, and the writer a job keeps on it (`decode`), are made once a thread.
+            let target = ChunkTarget(order: order, chunkBytes: chunkBytes)
             while let index = order.claim() {
-                let target = ChunkTarget(order: order, index: index, chunkBytes: chunkBytes)
+                target.index = index
                 let made: State
                 if let state { made = state } else { made = perThread(); state = made }
                 let status = job(index, target, made)
@@ -87,20 +90,21 @@ public enum ParallelRun {
     }
 }
 
-/// One input's output on its way: what the job writes into `out` is handed on in
-/// chunks (by `out` itself when a record ends with a chunk's worth written, `deliver`
-/// at the end and while waiting for input), error lines as they come. A chunk is the
-/// buffer's own storage, swapped for one already written out.
+/// One worker's output on its way, input by input: what the job writes into `out` is
+/// handed on in chunks (by `out` itself when a record ends with a chunk's worth written,
+/// `deliver` at the end and while waiting for input), error lines as they come. A chunk
+/// is the buffer's own storage, swapped for one already written out.
 final class ChunkTarget {
     let out: OutputBuffer
     private let order: OrderedOutput
-    let index: Int
+    /// The input whose output `out` holds now (set before each job: the worker's jobs
+    /// run one after another, and each ends with `deliver`).
+    var index = 0
     /// A chunk written out, whose storage the next chunk takes.
     private var spare: OutputChunk?
 
-    init(order: OrderedOutput, index: Int, chunkBytes: Int) {
+    init(order: OrderedOutput, chunkBytes: Int) {
         self.order = order
-        self.index = index
         // Room for a chunk and the record that fills it, so it seldom grows.
         out = OutputBuffer(chunkCapacity: chunkBytes + chunkBytes / 4, handOnAt: chunkBytes)
         // Handed on when a record ends with a chunk's worth written: the buffer checks
@@ -448,7 +452,8 @@ extension ParallelRun {
                        out: OutputBuffer, errorLine: (String) -> Void, limits: Limits = Limits()) -> Int32 {
         let files = options.files
         return run(count: files.count, jobs: jobs, out: out, errorLine: errorLine, limits: limits,
-                   perThread: { workerRegistry?() ?? registry }) { index, target, registry in
+                   perThread: { DecodeThread(registry: workerRegistry?() ?? registry) }) { index, target, thread in
+            let registry = thread.registry
             var status = CommandLineTool.exitOK
             var hooks = CommandLineTool.fileHooks(options, report: shownOnOutput ? { _ in } : target.report,
                                                   errorLine: target.report,
@@ -461,9 +466,11 @@ extension ParallelRun {
             let filter = options.view.recordFilter()
             switch kind {
             case .standard(let output):
-                StandardDecode.run(files: [files[index]], inputFormat: options.inputFormat, tech: options.tech,
-                                   registry: registry, output: output, redact: false, filter: filter,
-                                   out: target.out, hooks: hooks)
+                // The thread's writer, on its target's buffer, serves each of its files.
+                let worker = thread.worker ?? StandardDecode.Worker(output: output, registry: registry, out: target.out)
+                thread.worker = worker
+                worker.run(files: [files[index]], inputFormat: options.inputFormat, tech: options.tech,
+                           filter: filter, hooks: hooks)
             case .summary(let layout):
                 let writer = SummaryWriter(output: target.out, registry: registry, filter: filter,
                                            width: layout.width, palette: layout.palette)
@@ -473,6 +480,15 @@ extension ParallelRun {
             return status
         }
     }
+}
+
+/// What a worker thread of `ParallelRun.decode` keeps from one file to the next.
+final class DecodeThread {
+    let registry: Registry
+    /// Made for the thread's first file.
+    var worker: StandardDecode.Worker?
+
+    init(registry: Registry) { self.registry = registry }
 }
 
 extension CommandLineTool {

@@ -213,6 +213,8 @@ import Testing
                 mine.handedOn += 1
                 handOn?()
             }
+            // A worker's target serves its next input too (session 41): that input counts its own.
+            defer { target.out.onChunkFull = handOn }
             var hooks = StandardDecode.Hooks(report: { _ in })
             hooks.tick = { _ in mine.maxAtFrameEnd = max(mine.maxAtFrameEnd, target.out.position) }
             StandardDecode.run(files: [files[index]], inputFormat: nil, tech: nil, registry: registry, output: output,

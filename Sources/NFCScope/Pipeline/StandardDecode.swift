@@ -92,33 +92,70 @@ package enum StandardDecode {
     package static func run(files: [String], inputFormat: InputFormat?, tech: Tech?, registry: Registry,
                             output: Output, redact: Bool, filter: RecordFilter? = nil, out: OutputBuffer,
                             hooks: Hooks) {
-        func decodeAll<Sink: DecodeSink>(into sink: Sink) {
-            run(files: files, inputFormat: inputFormat, tech: tech, registry: registry, out: out, hooks: hooks,
-                into: sink)
+        Worker(output: output, registry: registry, redact: redact, out: out)
+            .run(files: files, inputFormat: inputFormat, tech: tech, filter: filter, hooks: hooks)
+    }
+
+    /// `run` for a thread that decodes file after file into one buffer: a one-job run, or a
+    /// `-j` worker thread, whose files are each a `run` of their own. The writer is made for
+    /// the first file and kept for the rest, as a one-job run keeps one for all its files:
+    /// it starts over at each file's `begin` (that is what makes `-j`'s bytes a one-job
+    /// run's), and what it keeps beyond that are caches of rendered values, which change
+    /// no byte. A writer a file made and freed its caches' tables each time (a 512 KB one
+    /// zeroed by `calloc`), and started every file with the caches empty.
+    package final class Worker {
+        private let output: Output
+        private let registry: Registry
+        private let redact: Bool
+        private let out: OutputBuffer
+        private var jsonl: JSONLinesWriter?
+        private var text: TextWriter?
+
+        package init(output: Output, registry: Registry, redact: Bool = false, out: OutputBuffer) {
+            self.output = output
+            self.registry = registry
+            self.redact = redact
+            self.out = out
         }
-        switch output {
-        case .stats(let json):
-            let stats = StatsCollector()
-            if let filter {
-                decodeAll(into: FilterSink(stats, filter: filter, registry: registry, textLayout: nil, deepen: true))
-            } else {
-                decodeAll(into: stats)
+
+        /// Decodes `files` in order, as `StandardDecode.run` does.
+        package func run(files: [String], inputFormat: InputFormat?, tech: Tech?, filter: RecordFilter?, hooks: Hooks) {
+            let registry = self.registry, redact = self.redact, out = self.out
+            func decodeAll<Sink: DecodeSink>(into sink: Sink) {
+                StandardDecode.run(files: files, inputFormat: inputFormat, tech: tech, registry: registry, out: out,
+                                   hooks: hooks, into: sink)
             }
-            stats.write(to: out, json: json)
-        case .jsonl:
-            let writer = JSONLinesWriter(output: out, registry: registry, redact: redact)
-            if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
-            if let filter {
-                let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: nil)
-                if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
-            } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
-        case .text(let layout):
-            let writer = TextWriter(output: out, registry: registry, redact: redact, layout: layout)
-            if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
-            if let filter {
-                let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: layout)
-                if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
-            } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+            switch output {
+            case .stats(let json):
+                // Counts are the file's (or the run's) own: a collector a run.
+                let stats = StatsCollector()
+                if let filter {
+                    decodeAll(into: FilterSink(stats, filter: filter, registry: registry, textLayout: nil, deepen: true))
+                } else {
+                    decodeAll(into: stats)
+                }
+                stats.write(to: out, json: json)
+            case .jsonl:
+                let writer = jsonl ?? JSONLinesWriter(output: out, registry: registry, redact: redact)
+                if jsonl == nil {
+                    jsonl = writer
+                    if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
+                }
+                if let filter {
+                    let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: nil)
+                    if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
+                } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+            case .text(let layout):
+                let writer = text ?? TextWriter(output: out, registry: registry, redact: redact, layout: layout)
+                if text == nil {
+                    text = writer
+                    if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
+                }
+                if let filter {
+                    let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: layout)
+                    if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
+                } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+            }
         }
     }
 
