@@ -54,11 +54,14 @@ import Testing
     @Test func workersKeepingTheirWritersWriteOneJobsBytes() throws {
         for command in [["decode", "--format", "jsonl"], ["decode", "--format", "text", "--timing"],
                         ["stats", "--format", "jsonl"]] {
-            let files = Self.files + Self.files.reversed()
+            let files: [String] = Self.files + Array(Self.files.reversed())
             let one = runCommandLine(command + ["-j", "1"] + files)
-            let options = try Arguments.parse(command + files)
+            let arguments: [String] = command + files
+            let options = try Arguments.parse(arguments[...])
+            // The layout the command line makes (100 columns when not on a terminal).
+            let layout = options.view.textLayout(color: options.color, outputIsTerminal: false, environment: [:])
             let output: StandardDecode.Output = command[0] == "stats"
-                ? .stats(json: true) : command[2] == "text" ? .text(TextLayout(timing: true)) : .jsonl
+                ? .stats(json: true) : command[2] == "text" ? .text(layout) : .jsonl
             // Small chunks and no memory for waiting files: both hand-offs (the head's
             // worker writing itself, a later file's chunks parked) happen for every worker.
             let out = OutputBuffer()
