@@ -245,6 +245,13 @@ enum ApplicationRendering {
 
     /// One line (plus a reason line when it stopped) per transaction.
     static func writeTransactionText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        var x = s
+        writeTransactionTextInPlace(&x, registry: registry, to: out)
+    }
+
+    /// `writeTransactionText` on the summary where the caller keeps it (`inout` only so
+    /// that it is not copied; as `writeTransactionJSONInPlace`, only stored members read).
+    static func writeTransactionTextInPlace(_ s: inout TransactionSummary, registry: Registry, to out: OutputBuffer) {
         out.ascii("  frames ")
         out.int(s.firstFrame); out.byte(0x2D); out.int(s.lastFrame)
         out.ascii(" (")
@@ -267,7 +274,9 @@ enum ApplicationRendering {
             writeAmount(minor, currency: s.currency, registry: registry, to: out)
         }
         out.ascii(": ")
-        out.ascii(s.outcomeLiteral)
+        out.ascii(TransactionSummary.outcomeLiteral(cryptogram: s.cryptogram, stopped: s.stoppedAt != nil,
+                                                    vasRequested: s.vasRequested, vasPassReturned: s.vasPassReturned,
+                                                    payment: s.payment))
         out.byte(0x0A)
         if let at = s.stoppedAt {
             out.ascii("    stopped at ")
@@ -291,7 +300,7 @@ enum ApplicationRendering {
             }
             out.byte(0x0A)
         }
-        ODARendering.writeText(s, registry: registry, to: out)
+        ODARendering.writeTextInPlace(&s, registry: registry, to: out)
     }
 
     // MARK: Helpers

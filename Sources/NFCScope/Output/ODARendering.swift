@@ -176,6 +176,13 @@ enum ODARendering {
     // MARK: Text
 
     static func writeText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        var x = s
+        writeTextInPlace(&x, registry: registry, to: out)
+    }
+
+    /// `writeText` on the summary where the record writer keeps it (`inout` only so that
+    /// it is not copied; nothing here changes it).
+    static func writeTextInPlace(_ s: inout TransactionSummary, registry: Registry, to out: OutputBuffer) {
         // The usual lines written piece by piece (each was a String built by appending,
         // then copied out).
         if s.hasODA {

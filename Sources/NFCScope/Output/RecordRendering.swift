@@ -197,6 +197,11 @@ extension TransactionSummary: DecodedRecord {
     public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
         ApplicationRendering.writeTransactionText(self, registry: context.registry, to: out)
     }
+
+    /// `writeText` read where the session keeps the summary (as `writeJSONLineInPlace`).
+    public mutating func writeTextInPlace(_ out: OutputBuffer, _ context: RenderContext) {
+        ApplicationRendering.writeTransactionTextInPlace(&self, registry: context.registry, to: out)
+    }
 }
 
 extension FeliCaExchange: DecodedRecord {
