@@ -226,6 +226,17 @@ public final class OutputBuffer: @unchecked Sendable {
         count &+= n
     }
 
+    /// `bytes(_:)` with 65 to 128 bytes copied in line (`copyUpTo128`), for views that
+    /// are mostly that long.
+    @inline(__always)
+    func bytesUpTo128(_ v: ByteView) {
+        let n = v.count
+        guard n > 0, let src = v.base else { return }
+        reserve(n)
+        Self.copyUpTo128(from: src, to: UnsafeMutableRawPointer(storage + count), count: n)
+        count &+= n
+    }
+
     /// `count` spaces at `dst` (a text line's indentation past 32).
     /// 32 spaces at `dst` as four 8-byte stores (the caller reserved them; the bytes past
     /// the spaces it means are written over by the next append).
