@@ -59,7 +59,8 @@ final class KeptParts {
         let o = e &* Self.slot
         let n = base.load(fromByteOffset: o &+ (second ? 24 : 16), as: Int.self)
         let at = o &+ Self.header &+ (second ? Self.firstCapacity : 0)
-        out.bytes(ByteView(base: UnsafeRawPointer(base + at), count: Swift.max(0, n)))
+        // The ATS frame line's parts are 65 to 128 bytes on the usual cards: in line.
+        out.bytesUpTo128(ByteView(base: UnsafeRawPointer(base + at), count: Swift.max(0, n)))
     }
 
     /// Appends slot `e`'s first (`second` false) or second part through `c`, which needs

@@ -274,7 +274,8 @@ package final class RenderedValueCache {
     func copyApplicationMember(_ aid: [UInt8], index: Int, registry: Registry, to out: OutputBuffer) -> Bool {
         guard registry === self.registry,
               let member = aid.withUnsafeBytes({ keptApplication($0, index: index) }) else { return false }
-        out.bytes(member)
+        // Most members are 65 to 128 bytes: copied in line.
+        out.bytesUpTo128(member)
         applicationCopyCount &+= 1
         return true
     }

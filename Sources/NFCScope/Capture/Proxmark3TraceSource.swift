@@ -208,21 +208,23 @@ public struct Proxmark3TraceSource: FrameSource {
     // MARK: Frames
 
     public mutating func next(into frame: inout Frame) -> Bool {
-        guard var next = nextFrame() else { return false }
-        next.offset &+= base
-        frame = next
+        guard nextFrame(into: &frame) else { return false }
+        frame.offset &+= base
         return true
     }
 
-    private mutating func nextFrame() -> Frame? {
+    /// The next frame written into `frame` (false, `frame` untouched, when there is none
+    /// yet). A usual record's frame is written field by field where the caller keeps it:
+    /// returned as a `Frame?`, it was copied three times (~180 bytes each) on its way.
+    private mutating func nextFrame(into frame: inout Frame) -> Bool {
         guard !ended, offset < view.count else {
             if !ended && !final { needsMore = true }
-            return nil
+            return false
         }
         let start = offset
         if n > 0, start >= paddingStart {
             ended = true
-            return nil
+            return false
         }
         if !final {
             // Wait for the whole record, and for what follows zeros that may be padding.
@@ -231,15 +233,16 @@ public struct Proxmark3TraceSource: FrameSource {
             } ?? false
             if !whole || (n > 0 && zerosToEnd(from: start)) {
                 needsMore = true
-                return nil
+                return false
             }
         }
         n += 1
         guard let h = Self.header(view, at: start) else {
             ended = true
             let present = view.count - start
-            return Frame(n: n, offset: start, time: 0, dir: nil, tech: tech, bytes: view.suffix(from: start),
-                         error: FrameError(.truncatedRecord, Self.headerLength, present))
+            frame = Frame(n: n, offset: start, time: 0, dir: nil, tech: tech, bytes: view.suffix(from: start),
+                          error: FrameError(.truncatedRecord, Self.headerLength, present))
+            return true
         }
         let time = Int64(h.timestamp) * 100_000 / 1356
         let dir: Direction = h.isResponse ? .card : .reader
@@ -250,25 +253,40 @@ public struct Proxmark3TraceSource: FrameSource {
             ended = true
             offset = view.count
             problems.append(SourceProblem(offset: base + start, message: "record length \(h.dataLength) is not plausible; the rest of the file is skipped"))
-            return Frame(n: n, offset: start, time: time, dir: dir, tech: tech, bytes: ByteView(),
-                         error: FrameError(.oversizedRecord, h.dataLength, Self.maximumDataLength))
+            frame = Frame(n: n, offset: start, time: time, dir: dir, tech: tech, bytes: ByteView(),
+                          error: FrameError(.oversizedRecord, h.dataLength, Self.maximumDataLength))
+            return true
         }
         guard h.bodyLength <= available else {
             ended = true
             offset = view.count
-            return Frame(n: n, offset: start, time: time, dir: dir, tech: tech,
-                         bytes: view.suffix(from: dataStart).prefix(h.dataLength),
-                         error: FrameError(.truncatedRecord, h.bodyLength, available))
+            frame = Frame(n: n, offset: start, time: time, dir: dir, tech: tech,
+                          bytes: view.suffix(from: dataStart).prefix(h.dataLength),
+                          error: FrameError(.truncatedRecord, h.bodyLength, available))
+            return true
         }
         let data = view.slice(dataStart, h.dataLength) ?? ByteView()
         let parity = view.slice(dataStart + h.dataLength, Self.parityLength(h.dataLength)) ?? ByteView()
         offset = dataStart + h.bodyLength
         // Without a known protocol (iCLASS, LF Hitag) there is no CRC we could
         // check: ISO 14443 verdicts on them would only be noise.
-        var frame = Frame(n: n, offset: start, time: time, dir: dir, tech: tech, bytes: data,
-                          crcIncluded: tech != .unknown)
+        // Every field as `Frame(n:offset:time:dir:tech:bytes:crcIncluded:)` makes it.
+        frame.n = n
+        frame.offset = start
+        frame.line = 0
+        frame.time = time
         // The duration is in carrier cycles, as the start time (1/13.56 MHz).
         frame.duration = Int64(h.duration) * 100_000 / 1356
+        frame.dir = dir
+        frame.tech = tech
+        frame.bytes = data
+        frame.crcIncluded = tech != .unknown
+        frame.crc = .none
+        frame.event = nil
+        frame.flags = []
+        frame.bits = 0
+        frame.info = .unknown
+        frame.error = nil
         if tech == .nfcA {
             if data.count == 1, Int(h.duration) < Self.shortFrameDuration {
                 frame.bits = Self.shortFrameBits(h.duration)
@@ -276,7 +294,7 @@ public struct Proxmark3TraceSource: FrameSource {
                 frame.flags.insert(.parityError)
             }
         }
-        return frame
+        return true
     }
 
     /// Valid bits of a sub-byte frame from its duration, the way `trace list` marks them.

@@ -130,7 +130,17 @@ enum ApplicationRendering {
 
     /// The members of a `transaction` record after its type.
     static func writeTransactionJSON(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
-        out.ascii(",\"frames\":[")
+        var x = s
+        writeTransactionJSONInPlace(&x, registry: registry, line: false, to: out)
+    }
+
+    /// `writeTransactionJSON` on the summary where the caller keeps it (`inout` only so that
+    /// it is not copied: nothing here changes it), with `line` the whole line (`{"type":`
+    /// to the newline). Only stored members are read here: a call of a getter or method
+    /// on `s` would copy the summary for it.
+    static func writeTransactionJSONInPlace(_ s: inout TransactionSummary, registry: Registry, line: Bool,
+                                            to out: OutputBuffer) {
+        out.ascii(line ? "{\"type\":\"transaction\",\"frames\":[" : ",\"frames\":[")
         out.int(s.firstFrame); out.byte(0x2C); out.int(s.lastFrame)
         out.ascii("],\"apdus\":"); out.int(s.apdus)
         out.ascii(",\"aid\":")
@@ -168,7 +178,10 @@ enum ApplicationRendering {
         // The cryptogram and the outcome as literals (they need no escaping).
         out.ascii(",\"cryptogram\":")
         out.ascii(s.cryptogram?.quotedLiteral ?? "null")
-        out.ascii(",\"outcome\":\""); out.ascii(s.outcomeLiteral)
+        out.ascii(",\"outcome\":\"")
+        out.ascii(TransactionSummary.outcomeLiteral(cryptogram: s.cryptogram, stopped: s.stoppedAt != nil,
+                                                    vasRequested: s.vasRequested, vasPassReturned: s.vasPassReturned,
+                                                    payment: s.payment))
         out.ascii("\",\"stopped_at\":"); writeOptionalString(s.stoppedAt, out)
         out.ascii(",\"reason\":"); writeOptionalString(s.stopReason, out)
         // The VAS member as one of its four literals.
@@ -178,7 +191,8 @@ enum ApplicationRendering {
         case (false, true): out.ascii(",\"vas\":{\"requested\":false,\"pass_returned\":true}")
         case (true, true): out.ascii(",\"vas\":{\"requested\":true,\"pass_returned\":true}")
         }
-        ODARendering.writeJSONMembers(s, to: out)
+        ODARendering.writeJSONMembersInPlace(&s, to: out)
+        if line { out.ascii("}\n") }
     }
 
     // MARK: Text
@@ -231,6 +245,13 @@ enum ApplicationRendering {
 
     /// One line (plus a reason line when it stopped) per transaction.
     static func writeTransactionText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        var x = s
+        writeTransactionTextInPlace(&x, registry: registry, to: out)
+    }
+
+    /// `writeTransactionText` on the summary where the caller keeps it (`inout` only so
+    /// that it is not copied; as `writeTransactionJSONInPlace`, only stored members read).
+    static func writeTransactionTextInPlace(_ s: inout TransactionSummary, registry: Registry, to out: OutputBuffer) {
         out.ascii("  frames ")
         out.int(s.firstFrame); out.byte(0x2D); out.int(s.lastFrame)
         out.ascii(" (")
@@ -253,7 +274,9 @@ enum ApplicationRendering {
             writeAmount(minor, currency: s.currency, registry: registry, to: out)
         }
         out.ascii(": ")
-        out.ascii(s.outcomeLiteral)
+        out.ascii(TransactionSummary.outcomeLiteral(cryptogram: s.cryptogram, stopped: s.stoppedAt != nil,
+                                                    vasRequested: s.vasRequested, vasPassReturned: s.vasPassReturned,
+                                                    payment: s.payment))
         out.byte(0x0A)
         if let at = s.stoppedAt {
             out.ascii("    stopped at ")
@@ -277,7 +300,7 @@ enum ApplicationRendering {
             }
             out.byte(0x0A)
         }
-        ODARendering.writeText(s, registry: registry, to: out)
+        ODARendering.writeTextInPlace(&s, registry: registry, to: out)
     }
 
     // MARK: Helpers

@@ -7,6 +7,13 @@ enum ODARendering {
 
     /// `,"oda":{...}` (null when the session showed no EMV application) and `,"warnings":[...]`.
     static func writeJSONMembers(_ s: TransactionSummary, to out: OutputBuffer) {
+        var x = s
+        writeJSONMembersInPlace(&x, to: out)
+    }
+
+    /// `writeJSONMembers` on the summary where the record writer keeps it (`inout` only so
+    /// that it is not copied; nothing here changes it).
+    static func writeJSONMembersInPlace(_ s: inout TransactionSummary, to out: OutputBuffer) {
         // The usual verdict (method, result, step, reason and notes, nothing recovered)
         // read where the summary holds it, after its flag: read through the optional
         // (`s.oda?.result`), the whole verdict (~480 bytes) was copied to read its case,
@@ -31,7 +38,7 @@ enum ODARendering {
             out.ascii(",\"ca_key\":null,\"issuer_certificate\":null,\"icc_certificate\":null,\"signed_data\":null,\"notes\":")
             notes(s.odaVerdict.notes, out)
             out.byte(0x7D)
-            return writeJSONTail(s, to: out)
+            return writeJSONTail(&s, to: out)
         }
         if s.hasODA {
             let r = s.odaVerdict
@@ -57,12 +64,12 @@ enum ODARendering {
         } else {
             out.ascii(",\"oda\":null")
         }
-        writeJSONTail(s, to: out)
+        writeJSONTail(&s, to: out)
     }
 
     /// The members after `oda`: `warnings` to `transaction_log`, the usual empty and
     /// null ones written with their neighbours' keys as one literal.
-    private static func writeJSONTail(_ s: TransactionSummary, to out: OutputBuffer) {
+    private static func writeJSONTail(_ s: inout TransactionSummary, to out: OutputBuffer) {
         if s.warningList.isEmpty {
             out.ascii(",\"warnings\":[],\"issuer_application_data\":")
         } else {
@@ -169,6 +176,13 @@ enum ODARendering {
     // MARK: Text
 
     static func writeText(_ s: TransactionSummary, registry: Registry, to out: OutputBuffer) {
+        var x = s
+        writeTextInPlace(&x, registry: registry, to: out)
+    }
+
+    /// `writeText` on the summary where the record writer keeps it (`inout` only so that
+    /// it is not copied; nothing here changes it).
+    static func writeTextInPlace(_ s: inout TransactionSummary, registry: Registry, to out: OutputBuffer) {
         // The usual lines written piece by piece (each was a String built by appending,
         // then copied out).
         if s.hasODA {

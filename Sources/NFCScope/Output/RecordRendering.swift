@@ -187,8 +187,20 @@ extension TransactionSummary: DecodedRecord {
         ApplicationRendering.writeTransactionJSON(self, registry: context.registry, to: out)
     }
 
+    /// The whole line, read where the session keeps the summary: the default called
+    /// `writeJSONMembers` on a borrowed `self` read from the `inout`, which copied the
+    /// whole summary (~980 bytes, a `memcpy`) at every record.
+    public mutating func writeJSONLineInPlace(_ out: OutputBuffer, _ context: RenderContext) {
+        ApplicationRendering.writeTransactionJSONInPlace(&self, registry: context.registry, line: true, to: out)
+    }
+
     public func writeText(_ out: OutputBuffer, _ context: RenderContext) {
         ApplicationRendering.writeTransactionText(self, registry: context.registry, to: out)
+    }
+
+    /// `writeText` read where the session keeps the summary (as `writeJSONLineInPlace`).
+    public mutating func writeTextInPlace(_ out: OutputBuffer, _ context: RenderContext) {
+        ApplicationRendering.writeTransactionTextInPlace(&self, registry: context.registry, to: out)
     }
 }
 

@@ -159,8 +159,16 @@ public struct TransactionSummary: Sendable {
 
     /// `outcome` as a literal (no JSON escape needed: the record writer copies it as it is).
     var outcomeLiteral: StaticString {
+        Self.outcomeLiteral(cryptogram: cryptogram, stopped: stoppedAt != nil, vasRequested: vasRequested,
+                            vasPassReturned: vasPassReturned, payment: payment)
+    }
+
+    /// `outcomeLiteral` from the members it reads (the record writer reads them where the
+    /// summary lies; the getter on a summary held `inout` copied it whole).
+    static func outcomeLiteral(cryptogram: Cryptogram?, stopped: Bool, vasRequested: Bool, vasPassReturned: Bool,
+                               payment: Bool) -> StaticString {
         if let cryptogram { return cryptogram.meaningLiteral }
-        if stoppedAt != nil { return "stopped" }
+        if stopped { return "stopped" }
         if vasRequested && !payment { return vasPassReturned ? "pass returned" : "no pass returned" }
         if !payment { return "no payment application" }
         return "no cryptogram seen"
