@@ -65,6 +65,10 @@ struct ODAEvidence {
     /// and the tree the GPO data is parsed into.
     private var recentAIDs = RecentArrays()
     private var recentRIDs = RecentArrays()
+    /// Previous selections' AIDs and RIDs, parked by `reset` (moved, not released): the
+    /// next selection of the same application (the session's array of its name) moves
+    /// them back (a retain and a release each otherwise). Never read as the evidence's.
+    private var parked = ParkedValues<(aid: [UInt8], rid: [UInt8])>()
     private var gpoData = BERTLV()
 
     /// Kept bytes, read in place.
@@ -203,8 +207,15 @@ struct ODAEvidence {
     mutating func select(_ name: ByteView, aid known: [UInt8]? = nil) {
         reset()
         assert(known.map { k in ByteView.with(k) { $0.elementsEqual(name) } } ?? true)
-        aid = known ?? recentAIDs.array(name)
-        rid = recentRIDs.array(name.prefix(5))
+        // `reset` parked the AID and RID there were (`aid` and `rid` are nil).
+        var pair: (aid: [UInt8], rid: [UInt8])? = nil
+        if let known, parked.unpark(&pair, where: { sameStorage($0.aid, known) }), let p = pair.take() {
+            aid = p.aid
+            rid = p.rid
+        } else {
+            aid = known ?? recentAIDs.array(name)
+            rid = recentRIDs.array(name.prefix(5))
+        }
     }
 
     /// The amount and currency of a DOL's data (the first four DOLs that had either).
@@ -378,8 +389,15 @@ struct ODAEvidence {
     /// Forgets everything (a new application was selected, or the session ended),
     /// keeping the storage for the next one.
     mutating func reset() {
-        rid = nil
-        aid = nil
+        // Parked, not released (`select`); the parked ones they replace are released.
+        // `select` sets both.
+        if aid != nil, rid != nil {
+            var pair = (aid: aid.take()!, rid: rid.take()!) as (aid: [UInt8], rid: [UInt8])?
+            parked.park(&pair)
+        } else {
+            if rid != nil { rid = nil }
+            if aid != nil { aid = nil }
+        }
         card.removeAll()
         terminal.removeAll()
         recordKeys.removeAll()
