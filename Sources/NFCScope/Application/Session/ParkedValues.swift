@@ -49,6 +49,70 @@ struct ParkedValues<T> {
         }
         return false
     }
+
+    /// The index (0 to 2) of a slot holding a value `same` accepts, -1 when none.
+    @inline(__always)
+    func index(where same: (T) -> Bool) -> Int {
+        if let p = v0, same(p) { return 0 }
+        if let p = v1, same(p) { return 1 }
+        if let p = v2, same(p) { return 2 }
+        return -1
+    }
+
+    /// Swaps slot `i` (an `index(where:)`) with `x`.
+    @inline(__always)
+    mutating func swapSlot(_ i: Int, _ x: inout T?) {
+        switch i {
+        case 0: swap(&x, &v0)
+        case 1: swap(&x, &v1)
+        default: swap(&x, &v2)
+        }
+    }
+}
+
+/// `ParkedValues` of arrays that are never parked empty: an empty slot is a free one (the
+/// summary's directory, empty when it has none). Swapped in and out, an empty array is
+/// never released (it was, at every directory taken back).
+struct ParkedArrays<E> {
+    private var v0: [E] = []
+    private var v1: [E] = []
+    private var v2: [E] = []
+
+    /// `ParkedValues.park`: `x` moved here when not empty (`x` is empty after).
+    @inline(__always)
+    mutating func park(_ x: inout [E]) {
+        guard !x.isEmpty else { return }
+        if v0.isEmpty {
+            swap(&x, &v0)
+        } else if v1.isEmpty {
+            swap(&x, &v1)
+        } else if v2.isEmpty {
+            swap(&x, &v2)
+        } else {
+            swap(&x, &v0)
+            swap(&x, &v1)
+            swap(&x, &v2)
+            x = []
+        }
+    }
+
+    /// `ParkedValues.unpark` of the slot that is `v`'s storage (`v` not empty).
+    @inline(__always)
+    mutating func unpark(_ x: inout [E], same v: [E]) -> Bool {
+        if !v0.isEmpty, sameStorage(v0, v) {
+            swap(&x, &v0)
+            return true
+        }
+        if !v1.isEmpty, sameStorage(v1, v) {
+            swap(&x, &v1)
+            return true
+        }
+        if !v2.isEmpty, sameStorage(v2, v) {
+            swap(&x, &v2)
+            return true
+        }
+        return false
+    }
 }
 
 extension ParkedValues where T == [UInt8] {
@@ -72,7 +136,7 @@ struct ParkedSummaryValues {
     private var aids = ParkedValues<[UInt8]>()
     private var names = ParkedValues<String>()
     private var labels = ParkedValues<String>()
-    private var directories = ParkedValues<[TransactionSummary.DirectoryEntry]>()
+    private var directories = ParkedArrays<TransactionSummary.DirectoryEntry>()
 
     /// Moves the summary's values here (those it has), the summary's fields left as a
     /// new summary has them.
@@ -81,12 +145,7 @@ struct ParkedSummaryValues {
         aids.park(&s.aid)
         names.park(&s.applicationName)
         labels.park(&s.label)
-        if !s.directory.isEmpty {
-            var e: [TransactionSummary.DirectoryEntry] = []
-            swap(&e, &s.directory)
-            var d: [TransactionSummary.DirectoryEntry]? = consume e
-            directories.park(&d)
-        }
+        directories.park(&s.directory)
     }
 
     /// `s.aid = v`, a parked array of the same storage moved in.
@@ -110,15 +169,7 @@ struct ParkedSummaryValues {
     /// `s.directory = v`, parked entries of the same storage moved in.
     @inline(__always)
     mutating func setDirectory(_ s: inout TransactionSummary, _ v: [TransactionSummary.DirectoryEntry]) {
-        var d: [TransactionSummary.DirectoryEntry]? = nil
-        if directories.unpark(&d, where: { sameStorage($0, v) }) {
-            // `d` holds the parked entries, the slot nil (`d` was): the summary's go there
-            // (when it had any).
-            swap(&d!, &s.directory)
-            if !d!.isEmpty { directories.park(&d) }
-        } else {
-            s.directory = v
-        }
+        if v.isEmpty || !directories.unpark(&s.directory, same: v) { s.directory = v }
     }
 
     /// `a == b`, the UTF-8 counts compared first (most names that differ differ there;

@@ -68,7 +68,9 @@ struct ODAEvidence {
     /// Previous selections' AIDs and RIDs, parked by `reset` (moved, not released): the
     /// next selection of the same application (the session's array of its name) moves
     /// them back (a retain and a release each otherwise). Never read as the evidence's.
-    private var parked = ParkedValues<(aid: [UInt8], rid: [UInt8])>()
+    /// Parked together (`select` sets both): a slot's RID is its AID's.
+    private var parkedAIDs = ParkedValues<[UInt8]>()
+    private var parkedRIDs = ParkedValues<[UInt8]>()
     private var gpoData = BERTLV()
 
     /// Kept bytes, read in place.
@@ -208,10 +210,11 @@ struct ODAEvidence {
         reset()
         assert(known.map { k in ByteView.with(k) { $0.elementsEqual(name) } } ?? true)
         // `reset` parked the AID and RID there were (`aid` and `rid` are nil).
-        var pair: (aid: [UInt8], rid: [UInt8])? = nil
-        if let known, parked.unpark(&pair, where: { sameStorage($0.aid, known) }), let p = pair.take() {
-            aid = p.aid
-            rid = p.rid
+        var slot = -1
+        if let known { slot = parkedAIDs.index { sameStorage($0, known) } }
+        if slot >= 0 {
+            parkedAIDs.swapSlot(slot, &aid)
+            parkedRIDs.swapSlot(slot, &rid)
         } else {
             aid = known ?? recentAIDs.array(name)
             rid = recentRIDs.array(name.prefix(5))
@@ -392,8 +395,8 @@ struct ODAEvidence {
         // Parked, not released (`select`); the parked ones they replace are released.
         // `select` sets both.
         if aid != nil, rid != nil {
-            var pair = (aid: aid.take()!, rid: rid.take()!) as (aid: [UInt8], rid: [UInt8])?
-            parked.park(&pair)
+            parkedAIDs.park(&aid)
+            parkedRIDs.park(&rid)
         } else {
             if rid != nil { rid = nil }
             if aid != nil { aid = nil }
