@@ -156,9 +156,15 @@ public struct EMVContext: Sendable {
         switch tag {
         case 0x5F2A: if let c = Self.currencyNumber(value) { transactionCurrency = c }
         case 0x9F42: if let c = Self.currencyNumber(value) { applicationCurrency = c }
-        case 0x9F38: Self.assign(&pdol, value, from: &arrays)
-        case 0x8C: Self.assign(&cdol1, value, from: &arrays)
-        case 0x8D: Self.assign(&cdol2, value, from: &arrays)
+        case 0x9F38:
+            if Self.holds(pdol, value) || arrays.unparkPDOL(&pdol, value) { return }
+            pdol = arrays.array(value)
+        case 0x8C:
+            if Self.holds(cdol1, value) || arrays.unparkCDOL1(&cdol1, value) { return }
+            cdol1 = arrays.array(value)
+        case 0x8D:
+            if Self.holds(cdol2, value) || arrays.unparkCDOL2(&cdol2, value) { return }
+            cdol2 = arrays.array(value)
         case 0x84, 0x4F:
             guard !value.isEmpty else { return }
             if let current = selectedAID, ByteView.with(current, { $0.elementsEqual(value) }) { return }
@@ -174,11 +180,31 @@ public struct EMVContext: Sendable {
     /// `aid` holds (the card session's array of the AID, shared: the context's own copy
     /// was an array made per session, and freed at its end).
     mutating func learnSelected(_ name: ByteView, as aid: [UInt8]) {
+        var arrays = RecentArrays()
+        learnSelected(name, as: aid, arrays: &arrays)
+    }
+
+    /// `learnSelected(_:as:)`, a name parked in `arrays` by the card session's reset taken
+    /// back when it holds the same bytes.
+    mutating func learnSelected(_ name: ByteView, as aid: [UInt8], arrays: inout RecentArrays) {
         guard !name.isEmpty else { return }
         if let current = selectedAID, ByteView.with(current, { $0.elementsEqual(name) }) { return }
         // A different application: what the previous one said no longer applies.
         clearButSelected()
+        // A name parked by the last reset (the same card again) taken back, else `aid`.
+        if arrays.unparkName(&selectedAID, same: aid) { return }
         selectedAID = aid
+    }
+
+    /// `self = EMVContext()` for the card session's reset, the arrays parked in `arrays`
+    /// (moved, not released: the next session takes them back when it learns the same
+    /// bytes, `unpark`). Every stored property is here.
+    @inline(__always)
+    mutating func park(in arrays: inout RecentArrays) {
+        transactionCurrency = nil
+        applicationCurrency = nil
+        arrays.parkName(&selectedAID)
+        arrays.parkDOLs(&pdol, &cdol1, &cdol2)
     }
 
     /// Every field but `selectedAID` as `EMVContext()` has it, each array released only
@@ -193,12 +219,13 @@ public struct EMVContext: Sendable {
         if cdol2 != nil { cdol2 = nil }
     }
 
-    /// Sets `array` to the bytes of `value`: left as it is when it holds them, else one
-    /// of `recent`'s arrays (shared when the same bytes were seen lately).
+    /// Whether `array` holds the bytes of `value` (then it is left as it is; else it is
+    /// set to a parked array of those bytes or one of the recent arrays, shared when the
+    /// same bytes were seen lately).
     @inline(__always)
-    private static func assign(_ array: inout [UInt8]?, _ value: ByteView, from recent: inout RecentArrays) {
-        if let current = array, ByteView.with(current, { $0.elementsEqual(value) }) { return }
-        array = recent.array(value)
+    private static func holds(_ array: [UInt8]?, _ value: ByteView) -> Bool {
+        if let current = array, ByteView.with(current, { $0.elementsEqual(value) }) { return true }
+        return false
     }
 
     /// Sets `array` to the bytes of `value` in the storage it has (DOLs and AIDs are

@@ -10,8 +10,15 @@ public final class CardSession {
     @exclusivity(unchecked) private var current = APDUInterpretation(exchange: ISODEPExchange(
         frames: FrameNumbers(), command: nil, response: nil, waitingTimeExtensions: 0, retransmissions: 0,
         sawBadCRC: false, incomplete: false))
-    /// The application selected by name and accepted by the card.
+    /// The application selected by name and accepted by the card: `current.applicationAID`
+    /// when `selectedIsCurrent` (then this is nil), else this. Stored here as well, the
+    /// array was retained at every accepted SELECT (two a card) and released at the next.
     @exclusivity(unchecked) private var selectedAID: [UInt8]?
+    /// The selected application is `current.applicationAID` (`applicationAIDIsSelected`
+    /// holds too): set by an accepted SELECT, cleared where that array would change.
+    @exclusivity(unchecked) private var selectedIsCurrent = false
+    /// Whether an application is selected (`selectedAID` or `current.applicationAID`).
+    private var hasSelection: Bool { @inline(__always) get { selectedIsCurrent || selectedAID != nil } }
     /// The registry index of `selectedAID` (`Registry.aidIndex`), found when it was
     /// selected: every later APDU of the application looked it up again.
     @exclusivity(unchecked) private var selectedAIDIndex: Int?
@@ -92,7 +99,7 @@ public final class CardSession {
         x.mifarePlus = nil
         // `readNative` does nothing for an ISO command of the selected application with no
         // DESFire chain open (most APDUs): not called then (~60 instructions an APDU).
-        if desfireChain != nil || selectedAID == nil || x.command == nil || DESFireWrapping.isWrapped(x.command) {
+        if desfireChain != nil || !hasSelection || x.command == nil || DESFireWrapping.isWrapped(x.command) {
             readNative(&x, exchange)
         }
         x.handler = .none
@@ -114,11 +121,17 @@ public final class CardSession {
             // One prefix lookup names the application and picks its decoder (done once
             // per AID of the last few selected).
             let (aid, index) = recentAIDs.lookup(name, registry)
+            if selectedIsCurrent {
+                // The selected AID is about to be replaced in `x`: kept in `selectedAID`
+                // unless this SELECT is accepted (which selects another below).
+                selectedIsCurrent = false
+                if !accepted { swap(&selectedAID, &x.applicationAID) }
+            }
             x.applicationAID = aid
             applicationAIDIsSelected = false
             x.applicationIndex = index
             x.handler = registry.applicationHandler(aidIndex: index)
-        } else if selectedAID != nil {
+        } else if hasSelection {
             let index = selectedAIDIndex
             if !applicationAIDIsSelected {
                 x.applicationAID = selectedAID
@@ -152,21 +165,24 @@ public final class CardSession {
         }
         if let d = x.desfire, d.continued == nil, d.code == 0x5A, d.status == DESFire.statusOK {
             // A DESFire application is selected: the one selected by ISO SELECT no longer is.
-            selectedAID = nil
+            if selectedAID != nil { selectedAID = nil }
+            selectedIsCurrent = false
             selectedAIDIndex = nil
             applicationAIDIsSelected = false
         }
         if let name = selecting, accepted {
             // The application's own tag meanings apply to its answer (VAS reuses EMV tags).
             // `applicationAID` is the array of `name`'s bytes (`recentAIDs`).
-            selectedAID = x.applicationAID
+            // `x.applicationAID` (not stored here as well).
+            if selectedAID != nil { selectedAID = nil }
+            selectedIsCurrent = true
             selectedAIDIndex = x.applicationIndex
             // The selecting branch's handler (a SELECT is neither GPO nor GENERATE AC).
             selectedHandler = x.handler
             applicationAIDIsSelected = true
             generateACCount = 0
             if let aid = x.applicationAID {
-                x.context.learnSelected(name, as: aid)
+                x.context.learnSelected(name, as: aid, arrays: &recentDOLs)
             } else {
                 x.context.learn(tag: 0x84, value: name)
             }
@@ -220,7 +236,7 @@ public final class CardSession {
                                         answer: x.response?.data ?? ByteView(), chain: chain)
             return
         }
-        guard selectedAID == nil || x.command == nil, let response = exchange.response else { return }
+        guard !hasSelection || x.command == nil, let response = exchange.response else { return }
         if MIFAREPlusNative.isExchange(command: command, response: response) {
             x.mifarePlus = MIFAREPlusExchange(code: code, parameters: command.suffix(from: 1),
                                               status: response.byte(0), answer: response.suffix(from: 1))
@@ -339,13 +355,21 @@ public final class CardSession {
     }
 
     /// Forgets the session in progress.
+    // The test in line (sessions end two or three times per card: a call each).
+    @inline(__always)
     public func reset() {
         // Every change to the session comes with an APDU the tracker counts: with none
         // since the last reset (sessions end two or three times per card) all is as new.
         guard !tracker.isEmpty else { return }
+        resetCounted()
+    }
+
+    private func resetCounted() {
         tracker.reset()
-        current.context = EMVContext()
-        selectedAID = nil
+        // As `EMVContext()`, its arrays parked for the next session (`recentDOLs`).
+        current.context.park(in: &recentDOLs)
+        if selectedAID != nil { selectedAID = nil }
+        selectedIsCurrent = false
         selectedAIDIndex = nil
         applicationAIDIsSelected = false
         generateACCount = 0

@@ -79,6 +79,35 @@ struct RecentArrays {
     private var arrays: [[UInt8]] = []
     private var next = 0
     static let capacity = 4
+    /// The arrays a card session's context held at its reset (`EMVContext.park`), moved
+    /// here, not released: the next session's context takes them back when it learns the
+    /// same bytes (the same card again), not retained from `arrays`. Parked arrays are not
+    /// the context's: only the card session's `RecentArrays` has any.
+    private var parkedPDOLs = ParkedValues<[UInt8]>()
+    private var parkedCDOL1s = ParkedValues<[UInt8]>()
+    private var parkedCDOL2s = ParkedValues<[UInt8]>()
+    /// The selected names (a card selects its PPSE, then its application).
+    private var parkedNames = ParkedValues<[UInt8]>()
+
+    @inline(__always)
+    mutating func parkDOLs(_ pdol: inout [UInt8]?, _ cdol1: inout [UInt8]?, _ cdol2: inout [UInt8]?) {
+        parkedPDOLs.park(&pdol)
+        parkedCDOL1s.park(&cdol1)
+        parkedCDOL2s.park(&cdol2)
+    }
+
+    @inline(__always)
+    mutating func parkName(_ name: inout [UInt8]?) { parkedNames.park(&name) }
+
+    @inline(__always)
+    mutating func unparkPDOL(_ a: inout [UInt8]?, _ v: ByteView) -> Bool { parkedPDOLs.unpark(&a, bytes: v) }
+    @inline(__always)
+    mutating func unparkCDOL1(_ a: inout [UInt8]?, _ v: ByteView) -> Bool { parkedCDOL1s.unpark(&a, bytes: v) }
+    @inline(__always)
+    mutating func unparkCDOL2(_ a: inout [UInt8]?, _ v: ByteView) -> Bool { parkedCDOL2s.unpark(&a, bytes: v) }
+    /// A parked name of `aid`'s storage (the card session's arrays of the names selected).
+    @inline(__always)
+    mutating func unparkName(_ a: inout [UInt8]?, same aid: [UInt8]) -> Bool { parkedNames.unpark(&a, same: aid) }
 
     mutating func array(_ v: ByteView) -> [UInt8] {
         for a in arrays where ByteView.with(a, { v.elementsEqual($0) }) { return a }

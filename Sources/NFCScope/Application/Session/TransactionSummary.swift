@@ -187,7 +187,15 @@ struct TransactionTracker {
     private var lastHadResponse = true
     /// What offline data authentication and the consistency checks need (EMV/ODA).
     private var evidence = ODAEvidence()
+    /// The registry of the session's EMV APDUs, valid when `sawEMV` (kept across sessions:
+    /// the next session's is the same object, and letting it go at every reset cost a
+    /// release there and a retain at the next EMV APDU).
     private var registry: Registry?
+    private var sawEMV = false
+    /// The summary's AID, name, label and directory of a previous session, parked by
+    /// `reset` (moved, not released): the next session's are the same objects when the
+    /// same card comes again, moved back then instead of retained (and released at reset).
+    private var parked = ParkedSummaryValues()
     /// What the session end reuses (rendered values' buffer, kernel names), kept across sessions.
     private var scratch: SessionEndScratch?
     /// The last selected AID and PSE/PPSE directory made: the next session's are the
@@ -224,6 +232,7 @@ struct TransactionTracker {
         } else {
             // The checks' members are set by the next session end's checks, or cleared
             // there when it has none (`finishInPlace`).
+            parked.park(&summary)
             summary.clearButChecks()
         }
         lastCommand = nil
@@ -231,7 +240,7 @@ struct TransactionTracker {
         lastIncomplete = false
         lastHadResponse = true
         evidence.reset()
-        registry = nil
+        sawEMV = false
     }
 
     /// `x` is `inout` only to be read in place (not copied); it is not changed.
@@ -260,6 +269,7 @@ struct TransactionTracker {
             evidence.observe(&x)
             // Stored when it changes only (a retain and a release per APDU otherwise).
             if self.registry !== registry { self.registry = registry }
+            sawEMV = true
         }
         guard let c = x.command else { return }
         let ok = x.response?.sw == 0x9000
@@ -268,14 +278,14 @@ struct TransactionTracker {
                 summary.vasRequested = true
             } else if isDirectoryName(name) {
                 if ok, x.responseTLV != nil, let data = x.response?.data,
-                   let k = recentDirectoryAnswers.firstIndex(where: { ByteView.with($0) { data.elementsEqual($0) } }) {
+                   let k = Self.index(of: data, in: recentDirectoryAnswers) {
                     // The same answer bytes as one a recent directory was made from: the
                     // same tree, so the same entries (the tree is not walked).
-                    summary.directory = recentDirectories[k]
+                    parked.setDirectory(&summary, recentDirectories[k])
                 } else if ok, let tlv = x.responseTLV {
                     // One of the last few directories when the answer lists the same entries.
                     if let same = recentDirectories.first(where: { directoryMatches(tlv, $0) }) {
-                        summary.directory = same
+                        parked.setDirectory(&summary, same)
                     } else {
                         summary.directory = directoryEntries(tlv)
                         if recentDirectories.count == RecentArrays.capacity {
@@ -290,13 +300,21 @@ struct TransactionTracker {
             } else {
                 // The session's array of the name (`CardSession.fill`), else one of ours.
                 assert(x.applicationAID.map { k in ByteView.with(k) { $0.elementsEqual(name) } } ?? true)
-                summary.aid = x.applicationAID ?? recentAIDs.array(name)
-                summary.applicationName = x.applicationIndex.map { registry.aids[$0].name }
+                if let aid = x.applicationAID {
+                    parked.setAID(&summary, aid)
+                } else {
+                    parked.setAID(&summary, recentAIDs.array(name))
+                }
+                if let i = x.applicationIndex {
+                    parked.setName(&summary, registry.aids[i].name)
+                } else if summary.applicationName != nil {
+                    summary.applicationName = nil
+                }
                 summary.selectAccepted = ok
                 if let tlv = x.responseTLV, let label = tlv.first(0x50) {
                     // One of the last few labels made when the same: shared, not made again.
-                    if let k = recentLabelBytes.firstIndex(where: { ByteView.with($0) { label.value.elementsEqual($0) } }) {
-                        summary.label = recentLabels[k]
+                    if let k = Self.index(of: label.value, in: recentLabelBytes) {
+                        parked.setLabel(&summary, recentLabels[k])
                     } else {
                         let text = asciiText(label.value)
                         if recentLabels.count == RecentArrays.capacity {
@@ -308,7 +326,11 @@ struct TransactionTracker {
                         summary.label = text
                     }
                 } else {
-                    summary.label = summary.directory.first { ByteView.with($0.aid) { $0.elementsEqual(name) } }?.label
+                    if let label = summary.directory.first(where: { ByteView.with($0.aid) { $0.elementsEqual(name) } })?.label {
+                        parked.setLabel(&summary, label)
+                    } else if summary.label != nil {
+                        summary.label = nil
+                    }
                 }
             }
         }
@@ -338,6 +360,19 @@ struct TransactionTracker {
         }
     }
 
+    /// The index of the first of `arrays` holding the bytes of `v` (`firstIndex(where:)`
+    /// of `elementsEqual`, by index and in line: once outlined, a call per lookup and one
+    /// per array compared).
+    @inline(__always)
+    private static func index(of v: ByteView, in arrays: [[UInt8]]) -> Int? {
+        var k = 0
+        while k < arrays.count {
+            if v.isBytes(of: arrays[k]) { return k }
+            k &+= 1
+        }
+        return nil
+    }
+
     /// Closes the session: decides where it stopped when no cryptogram was produced.
     /// The summary is handed over, not copied (a copy retained and released its ~20
     /// Strings and arrays at every session end): afterwards the tracker holds only the
@@ -361,7 +396,7 @@ struct TransactionTracker {
     /// must come next (it makes a new summary).
     mutating func finishInPlace<R>(fieldDropped: Bool, _ body: (inout TransactionSummary) -> R) -> R {
         handedOver = false
-        if let registry {
+        if sawEMV, let registry {
             // Stored once (assigned again at every session end: two retains and a release).
             if scratch == nil { scratch = SessionEndScratch() }
             EMVSessionChecks.apply(evidence, registry: registry, scratch: scratch!, to: &summary)
@@ -523,8 +558,9 @@ struct SessionValueSlot: Sendable {
             hex = ""
             text = ""
         } else {
+            // The AID stays (read only when the kind is 2, like the registry): the next
+            // session end sets the same array most times (compared in `setTag`).
             bytes = []
-            aid = nil
             index = nil
         }
         kind = 0
@@ -541,7 +577,7 @@ struct SessionValueSlot: Sendable {
         if kind == 1 { clearFields() }
         self.tag = tag
         bytes = value
-        self.aid = aid
+        if !sameStorage(self.aid, aid) { self.aid = aid }
         self.index = index
         if self.registry !== registry { self.registry = registry }
         kind = 2

@@ -65,6 +65,12 @@ struct ODAEvidence {
     /// and the tree the GPO data is parsed into.
     private var recentAIDs = RecentArrays()
     private var recentRIDs = RecentArrays()
+    /// Previous selections' AIDs and RIDs, parked by `reset` (moved, not released): the
+    /// next selection of the same application (the session's array of its name) moves
+    /// them back (a retain and a release each otherwise). Never read as the evidence's.
+    /// Parked together (`select` sets both): a slot's RID is its AID's.
+    private var parkedAIDs = ParkedValues<[UInt8]>()
+    private var parkedRIDs = ParkedValues<[UInt8]>()
     private var gpoData = BERTLV()
 
     /// Kept bytes, read in place.
@@ -203,8 +209,16 @@ struct ODAEvidence {
     mutating func select(_ name: ByteView, aid known: [UInt8]? = nil) {
         reset()
         assert(known.map { k in ByteView.with(k) { $0.elementsEqual(name) } } ?? true)
-        aid = known ?? recentAIDs.array(name)
-        rid = recentRIDs.array(name.prefix(5))
+        // `reset` parked the AID and RID there were (`aid` and `rid` are nil).
+        var slot = -1
+        if let known { slot = parkedAIDs.index { sameStorage($0, known) } }
+        if slot >= 0 {
+            parkedAIDs.swapSlot(slot, &aid)
+            parkedRIDs.swapSlot(slot, &rid)
+        } else {
+            aid = known ?? recentAIDs.array(name)
+            rid = recentRIDs.array(name.prefix(5))
+        }
     }
 
     /// The amount and currency of a DOL's data (the first four DOLs that had either).
@@ -378,8 +392,15 @@ struct ODAEvidence {
     /// Forgets everything (a new application was selected, or the session ended),
     /// keeping the storage for the next one.
     mutating func reset() {
-        rid = nil
-        aid = nil
+        // Parked, not released (`select`); the parked ones they replace are released.
+        // `select` sets both.
+        if aid != nil, rid != nil {
+            parkedAIDs.park(&aid)
+            parkedRIDs.park(&rid)
+        } else {
+            if rid != nil { rid = nil }
+            if aid != nil { aid = nil }
+        }
         card.removeAll()
         terminal.removeAll()
         recordKeys.removeAll()
