@@ -214,4 +214,13 @@ struct Session41SessionTests {
             if i % 2 == 0 { slot.clear() } else { slot.setStrings("01", "x") }
         }
     }
+
+    /// `EMVContext.park(in:)` and its reset clear the context's fields one by one (a
+    /// whole new context released every array, set or not): a field added to the context
+    /// must be cleared there too. The stored fields are listed here, so that adding one
+    /// fails this test first.
+    @Test func contextFieldsAreTheOnesItsResetClears() {
+        let names = Mirror(reflecting: EMVContext()).children.compactMap(\.label)
+        #expect(names == ["transactionCurrency", "applicationCurrency", "selectedAID", "pdol", "cdol1", "cdol2"])
+    }
 }
