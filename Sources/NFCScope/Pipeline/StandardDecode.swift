@@ -125,6 +125,17 @@ package enum StandardDecode {
                 StandardDecode.run(files: files, inputFormat: inputFormat, tech: tech, registry: registry, out: out,
                                    hooks: hooks, into: sink)
             }
+            /// A writer made now, left alive at exit when the process ends right after the run.
+            func kept(_ writer: AnyObject) {
+                if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
+            }
+            /// `writer` through the filter and the redaction asked for.
+            func decodeThrough<Writer: MaskableFrameWriter>(_ writer: Writer, textLayout: TextLayout?) {
+                if let filter {
+                    let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: textLayout)
+                    if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
+                } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+            }
             switch output {
             case .stats(let json):
                 // Counts are the file's (or the run's) own: a collector a run.
@@ -137,24 +148,12 @@ package enum StandardDecode {
                 stats.write(to: out, json: json)
             case .jsonl:
                 let writer = jsonl ?? JSONLinesWriter(output: out, registry: registry, redact: redact)
-                if jsonl == nil {
-                    jsonl = writer
-                    if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
-                }
-                if let filter {
-                    let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: nil)
-                    if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
-                } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+                if jsonl == nil { jsonl = writer; kept(writer) }
+                decodeThrough(writer, textLayout: nil)
             case .text(let layout):
                 let writer = text ?? TextWriter(output: out, registry: registry, redact: redact, layout: layout)
-                if text == nil {
-                    text = writer
-                    if hooks.keepsWriterUntilExit { ProcessExit.keep(writer) }
-                }
-                if let filter {
-                    let selected = FilterSink(writer, filter: filter, registry: registry, textLayout: layout)
-                    if redact { decodeAll(into: RedactingSink(selected)) } else { decodeAll(into: selected) }
-                } else if redact { decodeAll(into: RedactingSink(writer)) } else { decodeAll(into: writer) }
+                if text == nil { text = writer; kept(writer) }
+                decodeThrough(writer, textLayout: layout)
             }
         }
     }
