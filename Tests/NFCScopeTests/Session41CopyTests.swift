@@ -222,4 +222,14 @@ struct Session41CopyTests {
             }
         }
     }
+
+    /// `Proxmark3TraceSource` and `PcapFrameSource.fillUsual` write a reused frame field by
+    /// field instead of assigning a new one: a field added to `Frame` must be written there
+    /// too. The stored fields are listed here, so that adding one fails this test first.
+    @Test func frameFieldsAreTheOnesTheSourcesWrite() {
+        let frame = Frame(n: 0, offset: 0, time: 0, dir: nil, tech: .unknown, bytes: ByteView())
+        let names = Mirror(reflecting: frame).children.compactMap(\.label)
+        #expect(names == ["n", "offset", "line", "time", "duration", "dir", "tech", "bytes", "crcIncluded", "crc",
+                          "event", "flags", "bits", "info", "error"])
+    }
 }
