@@ -16,6 +16,8 @@
 #   BENCH_CPU=C        core to pin to with taskset (default 0)
 #   TSHARK=path        tshark for the comparison (default: tshark on PATH)
 #   BENCH_TSHARK_ROUNDS=R  interleaved rounds of the tshark comparison (default 5)
+#   BENCH_ISSUE_ROUNDS=R   rounds of the same comparison on a 640,000-frame capture, the
+#                          size issue 16 measured (default 3; 0 skips it)
 #   LLVM_BOLT=path     llvm-bolt for --bolt (see benchmarks/bolt.sh)
 set -euo pipefail
 
@@ -29,6 +31,10 @@ RUNS=3
 TSHARK_ROUNDS=${BENCH_TSHARK_ROUNDS:-5}
 NFCSCOPE_PER_ROUND=9
 SMALL_FRAMES=100000
+# Issue 16 measured its ratio on an EMV-heavy capture of 640,000 frames: the same
+# comparison on a capture of that size (0 rounds: skipped).
+ISSUE_FRAMES=640000
+ISSUE_ROUNDS=${BENCH_ISSUE_ROUNDS:-3}
 BUILD=1
 WRITE=1
 BOLT=0
@@ -39,7 +45,7 @@ while [ $# -gt 0 ]; do
         --runs) RUNS=${2:?--runs needs a value}; shift ;;
         --no-build) BUILD=0 ;;
         --no-write) WRITE=0 ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -147,11 +153,19 @@ for old in "$DATA"/big-*.pcap; do
 done
 ensure_capture "$BIG" --size-mb "$SIZE_MB" --seed "$SEED"
 ensure_capture "$SMALL" --frames "$SMALL_FRAMES" --seed "$SEED"
+ISSUE=$DATA/issue-${ISSUE_FRAMES}-seed${SEED}.pcap
+if [ "$ISSUE_ROUNDS" -gt 0 ]; then ensure_capture "$ISSUE" --frames "$ISSUE_FRAMES" --seed "$SEED"; fi
 
 BIG_FRAMES=$(meta_value "$BIG" frames)
 BIG_BYTES=$(meta_value "$BIG" bytes)
 SMALL_FRAMES_ACTUAL=$(meta_value "$SMALL" frames)
 SMALL_BYTES=$(meta_value "$SMALL" bytes)
+if [ "$ISSUE_ROUNDS" -gt 0 ]; then
+    ISSUE_FRAMES_ACTUAL=$(meta_value "$ISSUE" frames)
+    ISSUE_BYTES=$(meta_value "$ISSUE" bytes)
+    cat "$ISSUE" > /dev/null
+fi
+ISSUE_NAME="bench-data/$(basename "$ISSUE")"
 
 # Warm the page cache so every run, including the first, reads from memory.
 cat "$BIG" "$SMALL" > /dev/null
@@ -227,58 +241,72 @@ bench_big "nfcscope stats" 20000000 "$NFCSCOPE" stats "$BIG"
 bench_big "nfcscope decode --format jsonl" 3000000 "$NFCSCOPE" decode --format jsonl "$BIG"
 bench_big "nfcscope decode --format text" - "$NFCSCOPE" decode --format text "$BIG"
 
-TSHARK_SECTION=""
-if command -v "$TSHARK" >/dev/null 2>&1; then
-    log "tshark comparison on $SMALL_NAME"
-    TSHARK_VERSION=$("$TSHARK" --version 2>/dev/null | head -n 1 | sed 's/\.$//')
-    # Interleaved rounds: each round times one tshark run and then NFCSCOPE_PER_ROUND
-    # nfcscope runs, so a slow spell of the host falls on both sides of the ratio rather
-    # than on one (tshark's own runs spread by ±20 % on a shared host, session 40).
-    # Reported: the ratio of the medians (all tshark runs, all nfcscope runs), and each
-    # round's ratio (its tshark run over the median of its nfcscope runs).
-    T_WALLS=(); N_WALLS=(); ROUND_RATIOS=()
-    for ((round = 1; round <= TSHARK_ROUNDS; round++)); do
+# compare_tshark FILE NAME FRAMES BYTES ROUNDS WHAT : the tshark comparison on FILE; appends
+# its section to TSHARK_SECTION and its row to CHECKS.
+# Interleaved rounds: each round times one tshark run and then NFCSCOPE_PER_ROUND
+# nfcscope runs, so a slow spell of the host falls on both sides of the ratio rather
+# than on one (tshark's own runs spread by ±20 % on a shared host, session 40).
+# Reported: the ratio of the medians (all tshark runs, all nfcscope runs), and each
+# round's ratio (its tshark run over the median of its nfcscope runs).
+compare_tshark() {
+    local file=$1 name=$2 frames=$3 bytes=$4 rounds=$5 what=$6
+    local t_walls=() n_walls=() round_ratios=() round i t0 tw nw
+    log "tshark comparison on $name, $rounds rounds"
+    for ((round = 1; round <= rounds; round++)); do
         clock_us; t0=$CLOCK
-        "$TSHARK" -r "$SMALL" -T json > /dev/null 2> "$TMP/err" || { log "tshark failed:"; cat "$TMP/err" >&2; exit 1; }
+        "$TSHARK" -r "$file" -T json > /dev/null 2> "$TMP/err" || { log "tshark failed:"; cat "$TMP/err" >&2; exit 1; }
         clock_us
         tw=$(awk -v a="$t0" -v b="$CLOCK" 'BEGIN { printf "%.4f", (b - a) / 1e6 }')
-        T_WALLS+=("$tw")
-        round_walls=()
+        t_walls+=("$tw")
+        local round_walls=()
         for ((i = 1; i <= NFCSCOPE_PER_ROUND; i++)); do
             clock_us; t0=$CLOCK
-            "$NFCSCOPE" decode --format jsonl "$SMALL" > /dev/null 2> "$TMP/err" || { log "nfcscope failed:"; cat "$TMP/err" >&2; exit 1; }
+            "$NFCSCOPE" decode --format jsonl "$file" > /dev/null 2> "$TMP/err" || { log "nfcscope failed:"; cat "$TMP/err" >&2; exit 1; }
             clock_us
             round_walls+=("$(awk -v a="$t0" -v b="$CLOCK" 'BEGIN { printf "%.5f", (b - a) / 1e6 }')")
         done
-        N_WALLS+=("${round_walls[@]}")
+        n_walls+=("${round_walls[@]}")
         nw=$(median "${round_walls[@]}")
-        ROUND_RATIOS+=("$(awk -v t="$tw" -v n="$nw" 'BEGIN { printf "%.1f", t / n }')")
-        log "tshark round $round/$TSHARK_ROUNDS: tshark $tw s, nfcscope median $nw s, ${ROUND_RATIOS[-1]}×"
+        round_ratios+=("$(awk -v t="$tw" -v n="$nw" 'BEGIN { printf "%.1f", t / n }')")
+        log "tshark round $round/$rounds: tshark $tw s, nfcscope median $nw s, ${round_ratios[-1]}×"
     done
-    T_WALL=$(median "${T_WALLS[@]}")
-    N_WALL=$(median "${N_WALLS[@]}")
-    RATIO=$(awk -v t="$T_WALL" -v n="$N_WALL" 'BEGIN { printf "%.1f", t / n }')
-    RATIO_MIN=$(printf '%s\n' "${ROUND_RATIOS[@]}" | sort -g | head -n 1)
-    RATIO_MAX=$(printf '%s\n' "${ROUND_RATIOS[@]}" | sort -g | tail -n 1)
-    ROUNDS_MET=$(printf '%s\n' "${ROUND_RATIOS[@]}" | awk '$1 >= 100' | wc -l)
-    T_SPREAD="$(printf '%s\n' "${T_WALLS[@]}" | sort -g | head -n 1)-$(printf '%s\n' "${T_WALLS[@]}" | sort -g | tail -n 1)"
-    N_SPREAD="$(printf '%s\n' "${N_WALLS[@]}" | sort -g | head -n 1)-$(printf '%s\n' "${N_WALLS[@]}" | sort -g | tail -n 1)"
-    CHECKS+=("| \`decode --format jsonl\` vs \`tshark -T json\` | ≥ 100× | ${RATIO}× | $(check "$RATIO" '>=' 100) |")
-    TSHARK_SECTION=$(cat <<EOF
-### Against tshark
+    local t_wall n_wall ratio met t_spread n_spread
+    t_wall=$(median "${t_walls[@]}")
+    n_wall=$(median "${n_walls[@]}")
+    ratio=$(awk -v t="$t_wall" -v n="$n_wall" 'BEGIN { printf "%.1f", t / n }')
+    met=$(printf '%s\n' "${round_ratios[@]}" | awk '$1 >= 100' | wc -l)
+    t_spread="$(printf '%s\n' "${t_walls[@]}" | sort -g | head -n 1)-$(printf '%s\n' "${t_walls[@]}" | sort -g | tail -n 1)"
+    n_spread="$(printf '%s\n' "${n_walls[@]}" | sort -g | head -n 1)-$(printf '%s\n' "${n_walls[@]}" | sort -g | tail -n 1)"
+    CHECKS+=("| \`decode --format jsonl\` vs \`tshark -T json\`, $frames frames | ≥ 100× | ${ratio}× | $(check "$ratio" '>=' 100) |")
+    TSHARK_SECTION+=$(cat <<EOF
 
-Same $SMALL_FRAMES_ACTUAL-frame capture (\`$SMALL_NAME\`, $SMALL_BYTES bytes), $TSHARK_VERSION.
 
-$TSHARK_ROUNDS interleaved rounds: one tshark run, then $NFCSCOPE_PER_ROUND nfcscope runs.
+#### $frames frames ($what)
+
+\`$name\`, $bytes bytes. $rounds interleaved rounds: one tshark run, then $NFCSCOPE_PER_ROUND nfcscope runs.
 
 | Command | Median wall (s) | Range (s) | Frames/s |
 |---|---:|---:|---:|
-| \`tshark -r FILE -T json\` | $T_WALL | $T_SPREAD | $(fmt_rate "$SMALL_FRAMES_ACTUAL" "$T_WALL") |
-| \`nfcscope decode --format jsonl FILE\` | $N_WALL | $N_SPREAD | $(fmt_rate "$SMALL_FRAMES_ACTUAL" "$N_WALL") |
+| \`tshark -r FILE -T json\` | $t_wall | $t_spread | $(fmt_rate "$frames" "$t_wall") |
+| \`nfcscope decode --format jsonl FILE\` | $n_wall | $n_spread | $(fmt_rate "$frames" "$n_wall") |
 
-nfcscope is **${RATIO}×** faster (ratio of the medians); each round's ratio: $(IFS=' '; echo "${ROUND_RATIOS[*]}" | sed 's/ /×, /g')× ($ROUNDS_MET of $TSHARK_ROUNDS rounds at 100× or more).
+nfcscope is **${ratio}×** faster (ratio of the medians); each round's ratio: $(IFS=' '; echo "${round_ratios[*]}" | sed 's/ /×, /g')× ($met of $rounds rounds at 100× or more).
 EOF
 )
+}
+
+TSHARK_SECTION=""
+if command -v "$TSHARK" >/dev/null 2>&1; then
+    TSHARK_VERSION=$("$TSHARK" --version 2>/dev/null | head -n 1 | sed 's/\.$//')
+    TSHARK_SECTION="### Against tshark
+
+$TSHARK_VERSION, on the same file in the same run."
+    compare_tshark "$SMALL" "$SMALL_NAME" "$SMALL_FRAMES_ACTUAL" "$SMALL_BYTES" "$TSHARK_ROUNDS" \
+        "start-up is a tenth of nfcscope's time here"
+    if [ "$ISSUE_ROUNDS" -gt 0 ]; then
+        compare_tshark "$ISSUE" "$ISSUE_NAME" "$ISSUE_FRAMES_ACTUAL" "$ISSUE_BYTES" "$ISSUE_ROUNDS" \
+            "the size of the capture issue 16 measured"
+    fi
 else
     log "tshark not installed: comparison skipped"
     TSHARK_SECTION=$'### Against tshark\n\nSkipped: `tshark` is not installed on this machine.'

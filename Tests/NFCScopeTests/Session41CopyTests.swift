@@ -223,9 +223,10 @@ struct Session41CopyTests {
         }
     }
 
-    /// `Proxmark3TraceSource` and `PcapFrameSource.fillUsual` write a reused frame field by
-    /// field instead of assigning a new one: a field added to `Frame` must be written there
-    /// too. The stored fields are listed here, so that adding one fails this test first.
+    /// `Frame.refill` (used by `Proxmark3TraceSource` and `PcapFrameSource.fillUsual`) writes
+    /// a reused frame field by field instead of assigning a new one: a field added to `Frame`
+    /// must be written there too. The stored fields are listed here, so that adding one fails
+    /// this test first (Session42FrameTests checks what `refill` writes).
     @Test func frameFieldsAreTheOnesTheSourcesWrite() {
         let frame = Frame(n: 0, offset: 0, time: 0, dir: nil, tech: .unknown, bytes: ByteView())
         let names = Mirror(reflecting: frame).children.compactMap(\.label)

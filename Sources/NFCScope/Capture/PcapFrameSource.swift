@@ -132,20 +132,8 @@ public struct PcapFrameSource: FrameSource {
     /// `FrameSource.next(into:)`.
     @inline(__always)
     static func fillUsual(_ frame: inout Frame, n: Int, offset: Int, time: Int64, word: UInt32, bytes: ByteView) {
-        frame.n = n
-        frame.offset = offset
-        frame.line = 0
-        frame.time = time
-        frame.duration = 0
-        frame.dir = word & 0x1_0000 != 0 ? .card : .reader
-        frame.tech = .unknown
-        frame.bytes = bytes
-        frame.crcIncluded = true
-        frame.crc = .none
-        frame.event = nil
-        frame.flags = []
-        frame.bits = 0
-        frame.error = nil
+        frame.refill(n: n, offset: offset, time: time, duration: 0, dir: word & 0x1_0000 != 0 ? .card : .reader,
+                     tech: .unknown, bytes: bytes, crcIncluded: true)
     }
 
     /// A whole ISO 14443 record whose pseudo-header is not the usual one (field events,

@@ -271,22 +271,10 @@ public struct Proxmark3TraceSource: FrameSource {
         // Without a known protocol (iCLASS, LF Hitag) there is no CRC we could
         // check: ISO 14443 verdicts on them would only be noise.
         // Every field as `Frame(n:offset:time:dir:tech:bytes:crcIncluded:)` makes it.
-        frame.n = n
-        frame.offset = start
-        frame.line = 0
-        frame.time = time
         // The duration is in carrier cycles, as the start time (1/13.56 MHz).
-        frame.duration = Int64(h.duration) * 100_000 / 1356
-        frame.dir = dir
-        frame.tech = tech
-        frame.bytes = data
-        frame.crcIncluded = tech != .unknown
-        frame.crc = .none
-        frame.event = nil
-        frame.flags = []
-        frame.bits = 0
+        frame.refill(n: n, offset: start, time: time, duration: Int64(h.duration) * 100_000 / 1356, dir: dir,
+                     tech: tech, bytes: data, crcIncluded: tech != .unknown)
         frame.info = .unknown
-        frame.error = nil
         if tech == .nfcA {
             if data.count == 1, Int(h.duration) < Self.shortFrameDuration {
                 frame.bits = Self.shortFrameBits(h.duration)

@@ -107,6 +107,30 @@ public struct Frame: Sendable {
         self.error = error
     }
 
+    /// Writes every stored field as `init(n:offset:time:dir:tech:bytes:crcIncluded:)`
+    /// makes it (and `duration`), but `info`: the sources that reuse the caller's frame
+    /// (the pcap and Proxmark3 sources) fill it here, field by field, instead of building
+    /// and copying a whole new one. `info` is the caller's: the pcap source leaves it to
+    /// the link layer, which sets it for every frame without flags.
+    @inline(__always)
+    mutating func refill(n: Int, offset: Int, time: Int64, duration: Int64, dir: Direction?, tech: Tech,
+                         bytes: ByteView, crcIncluded: Bool) {
+        self.n = n
+        self.offset = offset
+        line = 0
+        self.time = time
+        self.duration = duration
+        self.dir = dir
+        self.tech = tech
+        self.bytes = bytes
+        self.crcIncluded = crcIncluded
+        crc = .none
+        event = nil
+        flags = []
+        bits = 0
+        error = nil
+    }
+
     /// The bytes without CRC (when a CRC is present and was recognised).
     public var payload: ByteView {
         crc == .none || !crcIncluded ? bytes : bytes.dropLast(2)
