@@ -71,10 +71,8 @@ public struct LibnfcFrameSource: FrameSource {
 
     public mutating func next(into frame: inout Frame) -> Bool {
         while true {
-            if out.pop(into: &frame) {
-                frame.n = nextN
+            if out.pop(into: &frame, n: nextN, offsetBase: lines.base) {
                 nextN += 1
-                frame.offset &+= lines.base
                 return true
             }
             switch lines.next() {
@@ -140,28 +138,33 @@ public struct LibnfcFrameSource: FrameSource {
         }
     }
 
+    // The hex readers are static, given the queue: as methods of the source (240 bytes),
+    // the mutating callers copied the whole source for each call.
+
     /// Decodes the hex of `line` into the store; nil (reported) when a token is not hex.
-    private func keepHex(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool) -> (ByteView, LibnfcHexLine)? {
+    private static func keepHex(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool,
+                                out: LibnfcFrameQueue) -> (ByteView, LibnfcHexLine)? {
         // The common line: nothing but two-digit tokens, read into the store directly.
         if let view = out.keepPlainHex(line, from: hexStart) {
             var hex = LibnfcHexLine()
             hex.count = view.count
             return (view, hex)
         }
-        return keepHexGeneral(line, hexStart, toolSyntax: toolSyntax)
+        return keepHexGeneral(line, hexStart, toolSyntax: toolSyntax, out: out)
     }
 
     /// The bytes of a host dump line, as `keepHex(...).0`: the plain line read straight
     /// into the store, anything else by the general reader.
     @inline(__always)
-    private func keepHostHex(_ line: ByteView, _ hexStart: Int) -> ByteView? {
+    private static func keepHostHex(_ line: ByteView, _ hexStart: Int, out: LibnfcFrameQueue) -> ByteView? {
         if let view = out.keepPlainHex(line, from: hexStart) { return view }
-        return keepHexGeneral(line, hexStart, toolSyntax: false)?.0
+        return keepHexGeneral(line, hexStart, toolSyntax: false, out: out)?.0
     }
 
     /// `keepHex` for a line that is not plain two-digit tokens (reported when a token
     /// is not hex).
-    private func keepHexGeneral(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool) -> (ByteView, LibnfcHexLine)? {
+    private static func keepHexGeneral(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool,
+                                       out: LibnfcFrameQueue) -> (ByteView, LibnfcHexLine)? {
         out.scratch.removeAll(keepingCapacity: true)
         let hex = LibnfcLineSyntax.decodeHex(line, from: hexStart, into: &out.scratch, toolSyntax: toolSyntax)
         if let column = hex.errorColumn {
@@ -181,7 +184,7 @@ public struct LibnfcFrameSource: FrameSource {
     // MARK: Host frames
 
     private mutating func hostTX(_ line: ByteView, _ hexStart: Int) {
-        guard let bytes = keepHostHex(line, hexStart) else { return }
+        guard let bytes = Self.keepHostHex(line, hexStart, out: out) else { return }
         // pn532_uart wakes the chip with 55 55 00 00 ... before the first command.
         var skip = 0
         while bytes.byte(skip) == 0x55 { skip += 1 }
@@ -198,12 +201,12 @@ public struct LibnfcFrameSource: FrameSource {
                 out.problem("\(frameBytes.count - consumed) bytes after the TX frame")
             }
         default:
-            report(parsed, what: "TX")
+            Self.report(parsed, what: "TX", out: out)
         }
     }
 
     private mutating func hostRX(_ line: ByteView, _ hexStart: Int) {
-        guard let bytes = keepHostHex(line, hexStart) else {
+        guard let bytes = Self.keepHostHex(line, hexStart, out: out) else {
             if rxStart != nil { abandonReply(reason: "at a line that is not hex") }
             return
         }
@@ -216,7 +219,7 @@ public struct LibnfcFrameSource: FrameSource {
                 if case .frame(let tfi, let packet, _) = parsed {
                     handle(tfi, packet)
                 } else {
-                    report(parsed, what: "RX")
+                    Self.report(parsed, what: "RX", out: out)
                 }
                 return
             }
@@ -267,7 +270,7 @@ public struct LibnfcFrameSource: FrameSource {
                 out.line = saved
             default:
                 out.line = lineOf(start)
-                report(parsed, what: "RX")
+                Self.report(parsed, what: "RX", out: out)
                 out.line = lineNumber
                 rxStart = nil
                 return
@@ -314,7 +317,7 @@ public struct LibnfcFrameSource: FrameSource {
         }
     }
 
-    private func report(_ parsed: PN53xHostParse, what: StaticString) {
+    private static func report(_ parsed: PN53xHostParse, what: StaticString, out: LibnfcFrameQueue) {
         switch parsed {
         case .bad(let message): out.problem("\(what): \(message)")
         case .notAFrame: out.problem("\(what) bytes are not a PN53x host frame")
@@ -328,7 +331,7 @@ public struct LibnfcFrameSource: FrameSource {
     // MARK: Example programs
 
     private mutating func toolLine(_ kind: LibnfcToolLine, _ line: ByteView, _ hexStart: Int) {
-        guard let (bytes, hex) = keepHex(line, hexStart, toolSyntax: true), !bytes.isEmpty else { return }
+        guard let (bytes, hex) = Self.keepHex(line, hexStart, toolSyntax: true, out: out), !bytes.isEmpty else { return }
         switch kind {
         case .sentBits, .relayReader, .receivedBits, .relayTag:
             // Raw frames with the CRC the program appended (its chip's CRC handling is off).
