@@ -19,6 +19,12 @@ public struct LibnfcFrameSource: FrameSource {
     private var sawHostTraffic = false
     /// The prefix of the last host dump line of a debug log (`LibnfcHostPrefix`).
     private var hostPrefix = LibnfcHostPrefix()
+    /// The prefixes of the last two debug lines of other kinds (a command's name, "PN53x
+    /// ACKed": a quarter of a debug log's lines), kept the same way: such a line is known
+    /// without `classify` (~130 instructions). Two, used in turn: the log alternates
+    /// between the chip's lines and the library's.
+    private var textPrefixes = (LibnfcHostPrefix(), LibnfcHostPrefix())
+    private var nextTextPrefix = false
 
     // A chip reply spread over several RX lines (UART: ACK, header, TFI + code, data,
     // DCS) is collected in the store from `rxStart` to `rxEnd`; `rxLines` says where
@@ -113,11 +119,21 @@ public struct LibnfcFrameSource: FrameSource {
             }
             return
         }
+        if textPrefixes.0.isDebugText(line) || textPrefixes.1.isDebugText(line) { return }
         let kind = LibnfcLineSyntax.classify(line)
         // A debug log's dump (no time): its message starts after the prefix.
         if case .host(_, let hexStart, _, nil) = kind { hostPrefix.remember(line, length: hexStart - 3) }
         switch kind {
-        case .blank, .debugText:
+        case .debugText:
+            if let messageStart = LibnfcLineSyntax.debugMessageStart(line) {
+                if nextTextPrefix {
+                    textPrefixes.1.remember(line, length: messageStart)
+                } else {
+                    textPrefixes.0.remember(line, length: messageStart)
+                }
+                nextTextPrefix.toggle()
+            }
+        case .blank:
             break
         case .text:
             if !LibnfcLineSyntax.isBanner(line) && LibnfcLineSyntax.looksLikeHex(line) {
@@ -239,6 +255,9 @@ public struct LibnfcFrameSource: FrameSource {
         }
         rxLineCount += 1
         rxEnd = out.store.count
+        // Too few bytes for the frame its header announced: `drainReply` would return at
+        // once (a call of ~70 instructions for two lines of three in a UART reply).
+        if let start = rxStart, rxEnd &- start < rxNeed { return }
         drainReply()
     }
 
