@@ -65,15 +65,26 @@ enum EMVSessionChecks {
     /// `SessionWarnings.entries`).
     static func consistencyWarnings(_ e: ODAEvidence, iccIdentifier: String?, step: String?,
                                     into out: inout SummaryText) {
+        // The card's values read through one view of their storage: a slice of it per
+        // value (the tracks, the PANs' digits) was a retain and a release each.
+        e.card.withStorage { values in
+            consistencyWarnings(e, values, iccIdentifier: iccIdentifier, step: step, into: &out)
+        }
+    }
+
+    /// `consistencyWarnings`, `values` the view of `e.card`'s storage.
+    private static func consistencyWarnings(_ e: ODAEvidence, _ values: ByteView, iccIdentifier: String?, step: String?,
+                                            into out: inout SummaryText) {
+        typealias Digits = CardDigitsOf<ByteView>
         // The PANs are compared and checked as digits read in place: a String per PAN
         // (and per expiry) cost most of a session end; Strings are made for warnings only.
-        let track2 = e.card.slice(0x57), track2Mobile = e.card.slice(0x9F6B)
-        let pan5A = e.card.slice(0x5A).flatMap { CardDigits($0, stop: 0x0F, orEnd: true) }
-        let panT2 = track2.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
-        let panT2Mobile = track2Mobile.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
+        let track2 = e.card.range(0x57).map { values[$0] }, track2Mobile = e.card.range(0x9F6B).map { values[$0] }
+        let pan5A = e.card.range(0x5A).flatMap { Digits(values[$0], stop: 0x0F, orEnd: true) }
+        let panT2 = track2.flatMap { Digits($0, stop: 0x0D, orEnd: false) }
+        let panT2Mobile = track2Mobile.flatMap { Digits($0, stop: 0x0D, orEnd: false) }
         // At most three PANs: each checked once, in this order (no set or array of
         // tuples built per session).
-        func luhn(_ pan: CardDigits, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
+        func luhn(_ pan: Digits, _ source: StaticString, seen a: Digits? = nil, _ b: Digits? = nil) {
             // Compared with `a` and `b` unwrapped: `pan != a` compared through the optional,
             // a tuple of the two destroyed through its value witness (~176 instructions).
             guard pan.count > 0 else { return }
@@ -112,7 +123,8 @@ enum EMVSessionChecks {
         if e.dolAmountCount > 0 {
             let first = e.dolAmount(0)
             func differs(_ what: StaticString, _ a: ODAEvidence.Kept?, _ b: ODAEvidence.Kept?, _ dol: StaticString) {
-                guard let a, let b, e[a] != e[b] else { return }
+                // Compared in place (`e[a] != e[b]`: two slices, a retain and a release each).
+                guard let a, let b, !e.keptEqual(a, b) else { return }
                 // "\(what) in the \(dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))"
                 let at = out.beginEntry()
                 out.add(what); out.add(" in the "); out.add(dol); out.add(" data (")
@@ -130,10 +142,10 @@ enum EMVSessionChecks {
         // Its two bytes read where they are kept (a slice of the storage was a retain and a release).
         if e.card.count(0x5F24) == 3, let y = e.card.byte(0x5F24, at: 0), let m = e.card.byte(0x5F24, at: 1) {
             // `pan`: the track's PAN digits, read up to its first D (the separator).
-            func check(_ t2: ArraySlice<UInt8>?, _ pan: CardDigits?, _ source: StaticString) {
+            func check(_ t2: ByteView?, _ pan: Digits?, _ source: StaticString) {
                 // YYMM: the 4 digits after track 2's separator against 5F24's first two bytes
                 // (`CardDigits(track2Expiry:)` and `equalsNibbles(of:count: 4)`, packed).
-                guard let t2, let d = CardDigits.track2ExpiryPacked(t2, separator: pan?.count), d != UInt16(y) &<< 8 | UInt16(m) else { return }
+                guard let t2, let d = Digits.track2ExpiryPacked(t2, separator: pan?.count), d != UInt16(y) &<< 8 | UInt16(m) else { return }
                 // "expiry in 5F24 (20YY-MM) differs from \(source) (20yy-mm)", 5F24's bytes as hex
                 let at = out.beginEntry()
                 out.add("expiry in 5F24 (20"); out.hex(CollectionOfOne(y)); out.byte(0x2D); out.hex(CollectionOfOne(m))
