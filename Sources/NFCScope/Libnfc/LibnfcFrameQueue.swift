@@ -6,9 +6,37 @@
 // characters per byte), and never grows: views into it stay valid for the whole decode,
 // which the ISO-DEP reassembler relies on across frames.
 
+/// A frame waiting in the queue: every field of a `Frame` but its number (given when it
+/// is handed out) and its duration (a log has none: 0). Its link info is in the queue's
+/// `infos` when it has one (few do), so that the entry holds no reference and is copied
+/// as plain bytes; `pop(into:)` writes it into the caller's frame field by field (a whole
+/// `Frame` was copied into the queue's array and out of it twice, ~170 bytes each time).
+struct LibnfcQueuedFrame {
+    var offset: Int
+    var line = 0
+    var time: Int64
+    var bytes: ByteView
+    var dir: Direction?
+    var tech: Tech
+    var crcIncluded: Bool
+    var crc: CRCStatus = .none
+    var event: FieldEvent?
+    var flags: FrameFlags = []
+    var bits: UInt8 = 0
+    /// Index of the link info in the queue's `infos`; -1: `.unknown`.
+    var infoIndex: Int32 = -1
+    var error: FrameError?
+}
+
 final class LibnfcFrameQueue {
-    @exclusivity(unchecked) private var frames: [Frame] = []
+    /// The frames waiting are `frames[head ..< tail]`; entries past `tail` are room kept
+    /// from earlier frames (the array is not emptied when the queue is: that was a call
+    /// of ~80 instructions a line with frames).
+    @exclusivity(unchecked) private var frames: [LibnfcQueuedFrame] = []
     @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var tail = 0
+    /// The link infos of the frames waiting that have one (`LibnfcQueuedFrame.infoIndex`).
+    @exclusivity(unchecked) private var infos: [LinkInfo] = []
     @exclusivity(unchecked) private(set) var problems: [SourceProblem] = []
     @exclusivity(unchecked) private(set) var store: GrowableBytes
     @exclusivity(unchecked) private(set) var capacity: Int
@@ -48,28 +76,64 @@ final class LibnfcFrameQueue {
         }
     }
 
-    func push(_ frame: Frame) { frames.append(frame) }
-
-    func pop() -> Frame? {
-        guard head < frames.count else { return nil }
-        let frame = frames[head]
-        head += 1
-        if head == frames.count {
-            frames.removeAll(keepingCapacity: true)
-            head = 0
+    func push(_ frame: LibnfcQueuedFrame) {
+        if tail < frames.count {
+            frames[tail] = frame
+        } else {
+            frames.append(frame)
         }
+        tail &+= 1
+    }
+
+    /// A whole frame (usbmon's CCID messages): its number and duration are not kept
+    /// (given when it is handed out; 0).
+    func push(_ frame: Frame) {
+        var queued = LibnfcQueuedFrame(offset: frame.offset, line: frame.line, time: frame.time, bytes: frame.bytes,
+                                       dir: frame.dir, tech: frame.tech, crcIncluded: frame.crcIncluded,
+                                       crc: frame.crc, event: frame.event, flags: frame.flags, bits: frame.bits,
+                                       error: frame.error)
+        if case .unknown = frame.info {} else { queued.infoIndex = keepInfo(frame.info) }
+        push(queued)
+    }
+
+    /// Keeps `info` for a frame about to be pushed; its `infoIndex`.
+    func keepInfo(_ info: LinkInfo) -> Int32 {
+        infos.append(info)
+        return Int32(truncatingIfNeeded: infos.count &- 1)
+    }
+
+    /// The next frame, numbered 0 (the caller numbers it).
+    func pop() -> Frame? {
+        var frame = Frame(n: 0, offset: 0, time: 0, dir: nil, tech: .unknown, bytes: ByteView())
+        guard pop(into: &frame, n: 0, offsetBase: 0) else { return nil }
         return frame
     }
 
-    /// `pop()` into the caller's frame: the frame is copied once, not returned through
-    /// an optional and copied again.
-    func pop(into frame: inout Frame) -> Bool {
-        guard head < frames.count else { return false }
-        frame = frames[head]
-        head += 1
-        if head == frames.count {
-            frames.removeAll(keepingCapacity: true)
+    /// The next frame written into the caller's frame, field by field (every stored field
+    /// of `Frame`: Session42CopiesTests), numbered `n`, its offset moved by `offsetBase`.
+    func pop(into frame: inout Frame, n: Int, offsetBase: Int) -> Bool {
+        guard head < tail else { return false }
+        let queued = frames[head]
+        frame.n = n
+        frame.offset = queued.offset &+ offsetBase
+        frame.line = queued.line
+        frame.time = queued.time
+        frame.duration = 0
+        frame.dir = queued.dir
+        frame.tech = queued.tech
+        frame.bytes = queued.bytes
+        frame.crcIncluded = queued.crcIncluded
+        frame.crc = queued.crc
+        frame.event = queued.event
+        frame.flags = queued.flags
+        frame.bits = queued.bits
+        frame.info = queued.infoIndex < 0 ? .unknown : infos[Int(queued.infoIndex)]
+        frame.error = queued.error
+        head &+= 1
+        if head == tail {
             head = 0
+            tail = 0
+            if !infos.isEmpty { infos.removeAll(keepingCapacity: true) }
         }
         return true
     }
@@ -92,10 +156,10 @@ final class LibnfcFrameQueue {
     /// A frame attributed to the current line. A frame whose CRC the chip checked and removed
     /// is marked recovered; one the chip passed through with CRC handling off is not.
     func frame(_ dir: Direction?, _ tech: Tech, _ bytes: ByteView, crcIncluded: Bool = false,
-               info: LinkInfo = .unknown, recovered: Bool = true) -> Frame {
-        var frame = Frame(n: 0, offset: lineOffset, time: time, dir: dir, tech: tech, bytes: bytes,
-                          crcIncluded: crcIncluded, info: info)
-        frame.line = line
+               info: LinkInfo = .unknown, recovered: Bool = true) -> LibnfcQueuedFrame {
+        var frame = LibnfcQueuedFrame(offset: lineOffset, line: line, time: time, bytes: bytes, dir: dir, tech: tech,
+                                      crcIncluded: crcIncluded)
+        if case .unknown = info {} else { frame.infoIndex = keepInfo(info) }
         if recovered && !crcIncluded { frame.flags.insert(.recovered) }
         return frame
     }

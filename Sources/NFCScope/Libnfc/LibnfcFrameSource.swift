@@ -19,6 +19,12 @@ public struct LibnfcFrameSource: FrameSource {
     private var sawHostTraffic = false
     /// The prefix of the last host dump line of a debug log (`LibnfcHostPrefix`).
     private var hostPrefix = LibnfcHostPrefix()
+    /// The prefixes of the last two debug lines of other kinds (a command's name, "PN53x
+    /// ACKed": a quarter of a debug log's lines), kept the same way: such a line is known
+    /// without `classify` (~130 instructions). Two, used in turn: the log alternates
+    /// between the chip's lines and the library's.
+    private var textPrefixes = (LibnfcHostPrefix(), LibnfcHostPrefix())
+    private var nextTextPrefix = false
 
     // A chip reply spread over several RX lines (UART: ACK, header, TFI + code, data,
     // DCS) is collected in the store from `rxStart` to `rxEnd`; `rxLines` says where
@@ -71,10 +77,8 @@ public struct LibnfcFrameSource: FrameSource {
 
     public mutating func next(into frame: inout Frame) -> Bool {
         while true {
-            if out.pop(into: &frame) {
-                frame.n = nextN
+            if out.pop(into: &frame, n: nextN, offsetBase: lines.base) {
                 nextN += 1
-                frame.offset &+= lines.base
                 return true
             }
             switch lines.next() {
@@ -115,11 +119,21 @@ public struct LibnfcFrameSource: FrameSource {
             }
             return
         }
+        if textPrefixes.0.isDebugText(line) || textPrefixes.1.isDebugText(line) { return }
         let kind = LibnfcLineSyntax.classify(line)
         // A debug log's dump (no time): its message starts after the prefix.
         if case .host(_, let hexStart, _, nil) = kind { hostPrefix.remember(line, length: hexStart - 3) }
         switch kind {
-        case .blank, .debugText:
+        case .debugText:
+            if let messageStart = LibnfcLineSyntax.debugMessageStart(line) {
+                if nextTextPrefix {
+                    textPrefixes.1.remember(line, length: messageStart)
+                } else {
+                    textPrefixes.0.remember(line, length: messageStart)
+                }
+                nextTextPrefix.toggle()
+            }
+        case .blank:
             break
         case .text:
             if !LibnfcLineSyntax.isBanner(line) && LibnfcLineSyntax.looksLikeHex(line) {
@@ -140,28 +154,33 @@ public struct LibnfcFrameSource: FrameSource {
         }
     }
 
+    // The hex readers are static, given the queue: as methods of the source (240 bytes),
+    // the mutating callers copied the whole source for each call.
+
     /// Decodes the hex of `line` into the store; nil (reported) when a token is not hex.
-    private func keepHex(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool) -> (ByteView, LibnfcHexLine)? {
+    private static func keepHex(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool,
+                                out: LibnfcFrameQueue) -> (ByteView, LibnfcHexLine)? {
         // The common line: nothing but two-digit tokens, read into the store directly.
         if let view = out.keepPlainHex(line, from: hexStart) {
             var hex = LibnfcHexLine()
             hex.count = view.count
             return (view, hex)
         }
-        return keepHexGeneral(line, hexStart, toolSyntax: toolSyntax)
+        return keepHexGeneral(line, hexStart, toolSyntax: toolSyntax, out: out)
     }
 
     /// The bytes of a host dump line, as `keepHex(...).0`: the plain line read straight
     /// into the store, anything else by the general reader.
     @inline(__always)
-    private func keepHostHex(_ line: ByteView, _ hexStart: Int) -> ByteView? {
+    private static func keepHostHex(_ line: ByteView, _ hexStart: Int, out: LibnfcFrameQueue) -> ByteView? {
         if let view = out.keepPlainHex(line, from: hexStart) { return view }
-        return keepHexGeneral(line, hexStart, toolSyntax: false)?.0
+        return keepHexGeneral(line, hexStart, toolSyntax: false, out: out)?.0
     }
 
     /// `keepHex` for a line that is not plain two-digit tokens (reported when a token
     /// is not hex).
-    private func keepHexGeneral(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool) -> (ByteView, LibnfcHexLine)? {
+    private static func keepHexGeneral(_ line: ByteView, _ hexStart: Int, toolSyntax: Bool,
+                                       out: LibnfcFrameQueue) -> (ByteView, LibnfcHexLine)? {
         out.scratch.removeAll(keepingCapacity: true)
         let hex = LibnfcLineSyntax.decodeHex(line, from: hexStart, into: &out.scratch, toolSyntax: toolSyntax)
         if let column = hex.errorColumn {
@@ -181,7 +200,7 @@ public struct LibnfcFrameSource: FrameSource {
     // MARK: Host frames
 
     private mutating func hostTX(_ line: ByteView, _ hexStart: Int) {
-        guard let bytes = keepHostHex(line, hexStart) else { return }
+        guard let bytes = Self.keepHostHex(line, hexStart, out: out) else { return }
         // pn532_uart wakes the chip with 55 55 00 00 ... before the first command.
         var skip = 0
         while bytes.byte(skip) == 0x55 { skip += 1 }
@@ -198,12 +217,12 @@ public struct LibnfcFrameSource: FrameSource {
                 out.problem("\(frameBytes.count - consumed) bytes after the TX frame")
             }
         default:
-            report(parsed, what: "TX")
+            Self.report(parsed, what: "TX", out: out)
         }
     }
 
     private mutating func hostRX(_ line: ByteView, _ hexStart: Int) {
-        guard let bytes = keepHostHex(line, hexStart) else {
+        guard let bytes = Self.keepHostHex(line, hexStart, out: out) else {
             if rxStart != nil { abandonReply(reason: "at a line that is not hex") }
             return
         }
@@ -216,7 +235,7 @@ public struct LibnfcFrameSource: FrameSource {
                 if case .frame(let tfi, let packet, _) = parsed {
                     handle(tfi, packet)
                 } else {
-                    report(parsed, what: "RX")
+                    Self.report(parsed, what: "RX", out: out)
                 }
                 return
             }
@@ -236,6 +255,9 @@ public struct LibnfcFrameSource: FrameSource {
         }
         rxLineCount += 1
         rxEnd = out.store.count
+        // Too few bytes for the frame its header announced: `drainReply` would return at
+        // once (a call of ~70 instructions for two lines of three in a UART reply).
+        if let start = rxStart, rxEnd &- start < rxNeed { return }
         drainReply()
     }
 
@@ -267,7 +289,7 @@ public struct LibnfcFrameSource: FrameSource {
                 out.line = saved
             default:
                 out.line = lineOf(start)
-                report(parsed, what: "RX")
+                Self.report(parsed, what: "RX", out: out)
                 out.line = lineNumber
                 rxStart = nil
                 return
@@ -314,7 +336,7 @@ public struct LibnfcFrameSource: FrameSource {
         }
     }
 
-    private func report(_ parsed: PN53xHostParse, what: StaticString) {
+    private static func report(_ parsed: PN53xHostParse, what: StaticString, out: LibnfcFrameQueue) {
         switch parsed {
         case .bad(let message): out.problem("\(what): \(message)")
         case .notAFrame: out.problem("\(what) bytes are not a PN53x host frame")
@@ -328,7 +350,7 @@ public struct LibnfcFrameSource: FrameSource {
     // MARK: Example programs
 
     private mutating func toolLine(_ kind: LibnfcToolLine, _ line: ByteView, _ hexStart: Int) {
-        guard let (bytes, hex) = keepHex(line, hexStart, toolSyntax: true), !bytes.isEmpty else { return }
+        guard let (bytes, hex) = Self.keepHex(line, hexStart, toolSyntax: true, out: out), !bytes.isEmpty else { return }
         switch kind {
         case .sentBits, .relayReader, .receivedBits, .relayTag:
             // Raw frames with the CRC the program appended (its chip's CRC handling is off).

@@ -60,6 +60,21 @@ struct LibnfcHostPrefix {
               line.count == n &+ 3 || line.byte(n &+ 3) == 0x20 else { return nil }
         return (t == 0x54, n &+ 3)
     }
+
+    /// Whether `classify(line)` answers `.debugText` because the line starts with the
+    /// remembered prefix (here that of a debug line that was not a dump) and its message
+    /// is not `TX:`/`RX:`; false for anything else (left to `classify`).
+    @inline(__always)
+    func isDebugText(_ line: ByteView) -> Bool {
+        let n = length
+        guard n > 0, line.count >= n,
+              line.u64le(Self.offset(0, n)) == words.0, line.u64le(Self.offset(1, n)) == words.1,
+              line.u64le(Self.offset(2, n)) == words.2, line.u64le(Self.offset(3, n)) == words.3 else { return false }
+        // `classify`'s test of a dump's message, the other way round.
+        guard let t = line.byte(n), t == 0x54 || t == 0x52, line.byte(n &+ 1) == 0x58, line.byte(n &+ 2) == 0x3A,
+              line.count == n &+ 3 || line.byte(n &+ 3) == 0x20 else { return true }
+        return false
+    }
 }
 
 /// Prefixes of the example programs' hex lines and what their bytes are.

@@ -65,15 +65,28 @@ enum EMVSessionChecks {
     /// `SessionWarnings.entries`).
     static func consistencyWarnings(_ e: ODAEvidence, iccIdentifier: String?, step: String?,
                                     into out: inout SummaryText) {
+        // The card's values read through one view of their storage: a slice of it per
+        // value (the tracks, the PANs' digits) was a retain and a release each.
+        e.card.withStorage { values in
+            consistencyWarnings(e, values, iccIdentifier: iccIdentifier, step: step, into: &out)
+        }
+    }
+
+    /// `consistencyWarnings`, `values` the view of `e.card`'s storage.
+    private static func consistencyWarnings(_ e: ODAEvidence, _ values: ByteView, iccIdentifier: String?, step: String?,
+                                            into out: inout SummaryText) {
+        typealias Digits = CardDigitsOf<ByteView>
         // The PANs are compared and checked as digits read in place: a String per PAN
         // (and per expiry) cost most of a session end; Strings are made for warnings only.
-        let track2 = e.card.slice(0x57), track2Mobile = e.card.slice(0x9F6B)
-        let pan5A = e.card.slice(0x5A).flatMap { CardDigits($0, stop: 0x0F, orEnd: true) }
-        let panT2 = track2.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
-        let panT2Mobile = track2Mobile.flatMap { CardDigits($0, stop: 0x0D, orEnd: false) }
+        let track2 = e.card.range(0x57).map { values[$0] }, track2Mobile = e.card.range(0x9F6B).map { values[$0] }
+        let pan5A = e.card.range(0x5A).flatMap { Digits(values[$0], stop: 0x0F, orEnd: true) }
+        let panT2 = track2.flatMap { Digits($0, stop: 0x0D, orEnd: false) }
+        let panT2Mobile = track2Mobile.flatMap { Digits($0, stop: 0x0D, orEnd: false) }
         // At most three PANs: each checked once, in this order (no set or array of
         // tuples built per session).
-        func luhn(_ pan: CardDigits, _ source: StaticString, seen a: CardDigits? = nil, _ b: CardDigits? = nil) {
+        // `tail`: " in <source> fails the Luhn check", one literal (each literal added is
+        // an array append of ~90 instructions).
+        func luhn(_ pan: Digits, _ tail: StaticString, seen a: Digits? = nil, _ b: Digits? = nil) {
             // Compared with `a` and `b` unwrapped: `pan != a` compared through the optional,
             // a tuple of the two destroyed through its value witness (~176 instructions).
             guard pan.count > 0 else { return }
@@ -82,12 +95,11 @@ enum EMVSessionChecks {
             guard !pan.luhnValid else { return }
             // "PAN \(maskedPAN(pan)) in \(source) fails the Luhn check"
             let at = out.beginEntry()
-            out.add("PAN "); pan.writeMasked(to: &out); out.add(" in "); out.add(source)
-            out.add(" fails the Luhn check"); out.endEntry(at)
+            out.add("PAN "); pan.writeMasked(to: &out); out.add(tail); out.endEntry(at)
         }
-        if let pan5A { luhn(pan5A, "5A") }
-        if let panT2 { luhn(panT2, "track 2 (57)", seen: pan5A) }
-        if let panT2Mobile { luhn(panT2Mobile, "track 2 (9F6B)", seen: pan5A, panT2) }
+        if let pan5A { luhn(pan5A, " in 5A fails the Luhn check") }
+        if let panT2 { luhn(panT2, " in track 2 (57) fails the Luhn check", seen: pan5A) }
+        if let panT2Mobile { luhn(panT2Mobile, " in track 2 (9F6B) fails the Luhn check", seen: pan5A, panT2) }
         if let a = pan5A, let b = panT2, a != b {
             // "PAN in 5A (\(maskedPAN(a))) differs from track 2 (57) (\(maskedPAN(b)))"
             let at = out.beginEntry()
@@ -112,7 +124,8 @@ enum EMVSessionChecks {
         if e.dolAmountCount > 0 {
             let first = e.dolAmount(0)
             func differs(_ what: StaticString, _ a: ODAEvidence.Kept?, _ b: ODAEvidence.Kept?, _ dol: StaticString) {
-                guard let a, let b, e[a] != e[b] else { return }
+                // Compared in place (`e[a] != e[b]`: two slices, a retain and a release each).
+                guard let a, let b, !e.keptEqual(a, b) else { return }
                 // "\(what) in the \(dol) data (\(hexUpper(b))) differs from the \(first.dol) data (\(hexUpper(a)))"
                 let at = out.beginEntry()
                 out.add(what); out.add(" in the "); out.add(dol); out.add(" data (")
@@ -130,21 +143,22 @@ enum EMVSessionChecks {
         // Its two bytes read where they are kept (a slice of the storage was a retain and a release).
         if e.card.count(0x5F24) == 3, let y = e.card.byte(0x5F24, at: 0), let m = e.card.byte(0x5F24, at: 1) {
             // `pan`: the track's PAN digits, read up to its first D (the separator).
-            func check(_ t2: ArraySlice<UInt8>?, _ pan: CardDigits?, _ source: StaticString) {
+            // `middle`: ") differs from <source> (20", one literal.
+            func check(_ t2: ByteView?, _ pan: Digits?, _ middle: StaticString) {
                 // YYMM: the 4 digits after track 2's separator against 5F24's first two bytes
                 // (`CardDigits(track2Expiry:)` and `equalsNibbles(of:count: 4)`, packed).
-                guard let t2, let d = CardDigits.track2ExpiryPacked(t2, separator: pan?.count), d != UInt16(y) &<< 8 | UInt16(m) else { return }
+                guard let t2, let d = Digits.track2ExpiryPacked(t2, separator: pan?.count), d != UInt16(y) &<< 8 | UInt16(m) else { return }
                 // "expiry in 5F24 (20YY-MM) differs from \(source) (20yy-mm)", 5F24's bytes as hex
                 let at = out.beginEntry()
                 out.add("expiry in 5F24 (20"); out.hex(CollectionOfOne(y)); out.byte(0x2D); out.hex(CollectionOfOne(m))
-                out.add(") differs from "); out.add(source); out.add(" (20")
+                out.add(middle)
                 out.byte(0x30 + UInt8(truncatingIfNeeded: d &>> 12)); out.byte(0x30 + UInt8(truncatingIfNeeded: d &>> 8) & 0x0F)
                 out.byte(0x2D)
                 out.byte(0x30 + UInt8(truncatingIfNeeded: d &>> 4) & 0x0F); out.byte(0x30 + UInt8(truncatingIfNeeded: d) & 0x0F)
                 out.byte(0x29); out.endEntry(at)
             }
-            check(track2, panT2, "track 2 (57)")
-            check(track2Mobile, panT2Mobile, "track 2 (9F6B)")
+            check(track2, panT2, ") differs from track 2 (57) (20")
+            check(track2Mobile, panT2Mobile, ") differs from track 2 (9F6B) (20")
         }
     }
 }

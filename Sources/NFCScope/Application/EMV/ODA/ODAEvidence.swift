@@ -76,6 +76,9 @@ struct ODAEvidence {
     /// Kept bytes, read in place.
     subscript(kept: Kept) -> ArraySlice<UInt8> { store[kept] }
 
+    /// `self[a] == self[b]`, without the slices.
+    func keptEqual(_ a: Kept, _ b: Kept) -> Bool { store.equal(a, b) }
+
     /// Kept bytes as an array of their own (the checks past the common outcomes).
     func array(_ kept: Kept) -> [UInt8] { Array(store[kept]) }
 
@@ -460,16 +463,36 @@ func track2Expiry(_ bytes: [UInt8]) -> String? { CardDigits(track2Expiry: bytes[
 
 /// Nibble `i` of `bytes`, high nibble first.
 @inline(__always)
-private func trackNibble(_ bytes: ArraySlice<UInt8>, _ i: Int) -> UInt8 {
+private func trackNibble<Bytes: CardDigitBytes>(_ bytes: Bytes, _ i: Int) -> UInt8 {
     let b = bytes[bytes.startIndex + (i >> 1)]
     return i & 1 == 0 ? b >> 4 : b & 0x0F
 }
 
+/// Bytes card digits are read from: a slice of an array, or a view of the evidence's
+/// storage (`consistencyWarnings`: a view holds no reference, where each slice of the
+/// storage was a retain and a release).
+protocol CardDigitBytes: RandomAccessCollection where Element == UInt8, Index == Int {
+    /// `ByteView.firstNibbleWordwise(n)` of these bytes.
+    func firstNibble(_ n: UInt8) -> Int
+}
+
+extension ArraySlice: CardDigitBytes where Element == UInt8 {
+    func firstNibble(_ n: UInt8) -> Int { ByteView.with(self) { $0.firstNibbleWordwise(n) } }
+}
+
+extension ByteView: CardDigitBytes {
+    @inline(__always)
+    func firstNibble(_ n: UInt8) -> Int { firstNibbleWordwise(n) }
+}
+
+/// Card digits read from a slice of an array.
+typealias CardDigits = CardDigitsOf<ArraySlice<UInt8>>
+
 /// Decimal digits that card data holds as nibbles (a cn/n PAN, track 2), read where
 /// they are: the session-end checks compare and Luhn-check PANs without making a
 /// String for each (that cost most of a session end); `string` makes one when shown.
-struct CardDigits: Equatable {
-    private let bytes: ArraySlice<UInt8>
+struct CardDigitsOf<Bytes: CardDigitBytes>: Equatable {
+    private let bytes: Bytes
     /// The first digit's nibble index in `bytes`.
     private let start: Int
     let count: Int
@@ -477,7 +500,7 @@ struct CardDigits: Equatable {
     /// The digits from the first nibble up to the first `stop` nibble, or to the end
     /// when `orEnd`; nil when another non-digit comes first (or `stop` is missing
     /// and not `orEnd`).
-    init?(_ bytes: ArraySlice<UInt8>, stop: UInt8, orEnd: Bool) {
+    init?(_ bytes: Bytes, stop: UInt8, orEnd: Bool) {
         let n = bytes.count * 2
         // A byte (its high nibble, then its low one) at a time.
         var i = 0
@@ -498,7 +521,7 @@ struct CardDigits: Equatable {
     }
 
     /// Expiry YYMM of track 2 equivalent data: the 4 digits after the separator D.
-    init?(track2Expiry bytes: ArraySlice<UInt8>) {
+    init?(track2Expiry bytes: Bytes) {
         let n = bytes.count * 2
         // The first D nibble, looked for a byte at a time (n when there is none).
         var sep = 0
@@ -520,14 +543,14 @@ struct CardDigits: Equatable {
     /// high nibble), without keeping the bytes; nil where it answers nil.
     /// `separator`: the first D nibble's index when known (the count of the track's PAN
     /// digits read up to it: `CardDigits(bytes, stop: 0x0D, orEnd: false)`), else looked for.
-    static func track2ExpiryPacked(_ bytes: ArraySlice<UInt8>, separator: Int? = nil) -> UInt16? {
+    static func track2ExpiryPacked(_ bytes: Bytes, separator: Int? = nil) -> UInt16? {
         let n = bytes.count * 2
         var sep = 0
         if let separator {
             sep = separator
         } else {
             // Eight bytes at a time (a byte at a time cost ~160 instructions a session end).
-            sep = ByteView.with(bytes) { $0.firstNibbleWordwise(0x0D) }
+            sep = bytes.firstNibble(0x0D)
         }
         guard sep >= 0, sep < n, sep + 4 < n else { return nil }
         // The 4 nibbles from their 2 or 3 bytes, read once each (a nibble at a time, each
@@ -551,7 +574,7 @@ struct CardDigits: Equatable {
         v & (v &<< 1 | v &<< 2) & 0x8888 == 0
     }
 
-    static func == (a: CardDigits, b: CardDigits) -> Bool {
+    static func == (a: CardDigitsOf, b: CardDigitsOf) -> Bool {
         guard a.count == b.count else { return false }
         if a.start == 0 && b.start == 0 {
             // PANs: whole bytes (two digits each), then the odd last digit's high nibble
@@ -806,6 +829,18 @@ struct TagValues {
         return entries[i].count
     }
 
+    /// Where the value of `tag` is in the storage `withStorage` shows.
+    @inline(__always)
+    func range(_ tag: UInt32) -> Range<Int>? {
+        guard let i = lookup(tag) else { return nil }
+        let e = entries[i]
+        return e.start..<(e.start &+ e.count)
+    }
+
+    /// Runs `body` with a view of the values' storage (`range(tag)`: where a value is).
+    @inline(__always)
+    func withStorage<R>(_ body: (ByteView) -> R) -> R { pool.withView(body) }
+
     /// The value of `tag` where it is kept (valid until the next change).
     @inline(__always)
     func slice(_ tag: UInt32) -> ArraySlice<UInt8>? {
@@ -941,6 +976,22 @@ struct BytePool {
 
     /// Kept bytes (a range `append` gave), read in place.
     subscript(range: Range<Int>) -> ArraySlice<UInt8> { bytes[range] }
+
+    /// Runs `body` with a view of the storage (kept bytes at the ranges `append` gave).
+    @inline(__always)
+    func withView<R>(_ body: (ByteView) -> R) -> R { ByteView.with(bytes, body) }
+
+    /// `self[a] == self[b]`, read in place (the two slices were two retains and releases).
+    func equal(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = a.lowerBound, j = b.lowerBound
+        while i < a.upperBound {
+            guard bytes[i] == bytes[j] else { return false }
+            i &+= 1
+            j &+= 1
+        }
+        return true
+    }
 
     /// Whether `CardDigits(self[start ..< start + count], stop:, orEnd:)` is not nil: its
     /// walk, a byte (high nibble, then low) at a time, without the slice.
