@@ -77,8 +77,14 @@ function bad(why) {
     if (!skip) printf "embed.sh: %s:%d: %s; BuiltinTables.swift leaves the file to the parser\n", name, FNR, why > "/dev/stderr"
     skip = 1
 }
+# A bits or codes table: its header call with its number of rows, then the rows.
+function flushtable() {
+    if (pending != "") body = body sprintf(pending, prows) ptext
+    pending = ""; ptext = ""; prows = 0
+}
 function flush() {
     if (name == "" ) return
+    flushtable()
     if (!skip) {
         fn = "file_" name; gsub(/[^A-Za-z0-9]/, "_", fn)
         cases = cases "        case " quoted(name) ": " fn "()\n"
@@ -101,7 +107,7 @@ BEGIN {
 FNR == 1 {
     flush()
     name = FILENAME; sub(/.*\//, "", name)
-    skip = 0; body = ""; section = ""; naids = 0; ntags = 0; nbits = 0; ncodes = 0
+    skip = 0; body = ""; section = ""; pending = ""; ptext = ""; prows = 0; naids = 0; ntags = 0; nbits = 0; ncodes = 0
 }
 skip { next }
 {
@@ -110,18 +116,19 @@ skip { next }
     if (line ~ /[^\t -~]/) { bad("not plain ASCII"); next }
     if (line == "" || substr(line, 1, 1) == "#") next
     if (substr(line, 1, 1) == "[") {
+        flushtable()
         if (line !~ /^\[[^]|]*\]$/) { bad("a section header of another shape"); next }
         n = split(substr(line, 2, length(line) - 2), w, /[ \t]+/)
         if (w[1] == "") { for (i = 1; i < n; i++) w[i] = w[i + 1]; n-- }
         if (n == 1 && (w[1] == "aid" || w[1] == "tag")) { section = w[1]; next }
         if (w[1] == "bits" && (n == 2 || n == 3) && w[2] ~ /^[A-Za-z0-9_-]+$/ && (n == 2 || w[3] ~ /^[1-9][0-9]?$/ && w[3] + 0 <= 64)) {
             section = "bits"; nbits++
-            body = body "        b.bits(" FNR ", " quoted(w[2]) ", " (n == 3 ? w[3] + 0 : "nil") ")\n"
+            pending = "        b.bits(" FNR ", " quoted(w[2]) ", " (n == 3 ? w[3] + 0 : "nil") ", rows: %d)\n"
             next
         }
         if (w[1] == "codes" && n == 2 && w[2] ~ /^[A-Za-z0-9_-]+$/) {
             section = "codes"; ncodes++
-            body = body "        b.codes(" FNR ", " quoted(w[2]) ")\n"
+            pending = "        b.codes(" FNR ", " quoted(w[2]) ", rows: %d)\n"
             next
         }
         bad("section [" w[1] "]"); next
@@ -185,12 +192,12 @@ skip { next }
     } else if (section == "bits") {
         if (n != 2 || col[1] !~ /^[1-9][0-9]?\.[1-8]$/ || col[2] == "") { bad("a bit row of another shape"); next }
         split(col[1], v, ".")
-        body = body "        b.bit(" (v[1] + 0) ", " (v[2] + 0) ", " quoted(col[2]) ")\n"
+        prows++; ptext = ptext "        b.bit(" (v[1] + 0) ", " (v[2] + 0) ", " quoted(col[2]) ")\n"
     } else if (section == "codes") {
         if (n < 2 || col[1] !~ /^[0-9]+$/ || length(col[1]) > 15 || col[2] == "") { bad("a code row of another shape"); next }
         more = ""
         for (i = 3; i <= n; i++) more = more (i > 3 ? ", " : "") quoted(col[i])
-        body = body "        b.code(" FNR ", " digits(col[1]) ", " quoted(col[2]) (n > 2 ? ", [" more "]" : "") ")\n"
+        prows++; ptext = ptext "        b.code(" FNR ", " digits(col[1]) ", " quoted(col[2]) (n > 2 ? ", [" more "]" : "") ")\n"
     } else { bad("a row outside a section"); next }
 }
 END {

@@ -38,9 +38,12 @@ struct BuiltinTableWriter {
                                       lengths: lengths, aidPrefixes: aidPrefixes, source: source(line), scope: scope))
     }
 
+    /// A bit table of `rows` bits (room made for them at once).
     @inline(never)
-    mutating func bits(_ line: Int, _ name: String, _ byteCount: Int?) {
-        contents.bitTables.append(BitTable(name: name, bits: [], source: source(line), byteCount: byteCount))
+    mutating func bits(_ line: Int, _ name: String, _ byteCount: Int?, rows: Int) {
+        var bits: [BitTable.Bit] = []
+        bits.reserveCapacity(rows)
+        contents.bitTables.append(BitTable(name: name, bits: bits, source: source(line), byteCount: byteCount))
     }
 
     /// A bit of the table of the last `bits` call.
@@ -49,9 +52,12 @@ struct BuiltinTableWriter {
         contents.bitTables[contents.bitTables.count - 1].bits.append(BitTable.Bit(byte: byte, bit: bit, meaning: meaning))
     }
 
+    /// A code table of `rows` rows: its dictionaries made at their size, not grown and
+    /// rehashed row by row (their order is their own in any case).
     @inline(never)
-    mutating func codes(_ line: Int, _ name: String) {
-        contents.codeTables.append(CodeTable(name: name, entries: [:], source: source(line)))
+    mutating func codes(_ line: Int, _ name: String, rows: Int) {
+        contents.codeTables.append(CodeTable(name: name, entries: Dictionary(minimumCapacity: rows), source: source(line),
+                                             rowSources: Dictionary(minimumCapacity: rows)))
     }
 
     /// A row of the table of the last `codes` call; `more`: its columns after the name.
