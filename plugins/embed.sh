@@ -156,7 +156,7 @@ skip { next }
                 r = value
             } else if (key == "length") {
                 # Sorted, each once (insertion sort of a short list).
-                q = split(value, v, ","); delete s; ns = 0
+                q = split(value, v, ","); split("", s); ns = 0
                 for (j = 1; j <= q; j++) {
                     if (v[j] !~ /^[0-9][0-9]?[0-9]?[0-9]?[0-9]?$/ || v[j] + 0 > 65535) { bad("a length of another shape"); next }
                     x = v[j] + 0; dup = 0
@@ -168,7 +168,7 @@ skip { next }
                 lengths = ""; for (t = 1; t <= ns; t++) lengths = lengths (t > 1 ? ", " : "") s[t]
             } else if (key == "aid") {
                 # Sorted as bytes (upper-case hex of whole bytes sorts the same), each once.
-                q = split(toupper(value), v, ","); delete s; ns = 0
+                q = split(toupper(value), v, ","); split("", s); ns = 0
                 for (j = 1; j <= q; j++) {
                     if (v[j] !~ /^([0-9A-F][0-9A-F])+$/ || length(v[j]) > 32) { bad("an AID prefix of another shape"); next }
                     x = v[j]; dup = 0
