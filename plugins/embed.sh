@@ -82,9 +82,28 @@ function flushtable() {
     if (pending != "") body = body sprintf(pending, prows) ptext
     pending = ""; ptext = ""; prows = 0
 }
+# The trie of the AIDs of the file as `PrefixDissectorTable.init(prefixes:values:)` lays it out:
+# breadth first, the children of a node side by side in the order they were made, with each
+# node: its first child, its child count and its AID index (-1: none), and the byte into it.
+function trie(   q, nq, head, m, j, c, firsts, counts, values, labels) {
+    q[0] = 0; nq = 1; firsts = ""; counts = ""; values = ""; labels = ""
+    for (head = 0; head < nq; head++) {
+        m = split(tkids[q[head]], c, " ")
+        firsts = firsts (head ? ", " : "") nq; counts = counts (head ? ", " : "") m
+        values = values (head ? ", " : "") tval[q[head]]; labels = labels (head ? ", " : "") "0x" tlabel[q[head]]
+        for (j = 1; j <= m; j++) q[nq++] = c[j]
+    }
+    return "first: [" firsts "],\n            count: [" counts "],\n            value: [" values "],\n            labels: [" labels "]"
+}
 function flush() {
     if (name == "" ) return
     flushtable()
+    if (!skip && naids > 0 && trieok) {
+        fn = "trie_" name; gsub(/[^A-Za-z0-9]/, "_", fn)
+        triecases = triecases "        case " quoted(name) ": " fn "(prefixes)\n"
+        funcs = funcs "\n    private static func " fn "(_ prefixes: [[UInt8]]) -> PrefixDissectorTable<Int>? {\n"
+        funcs = funcs "        PrefixDissectorTable(\n            " trie() ",\n            prefixes: prefixes)\n    }\n"
+    }
     if (!skip) {
         fn = "file_" name; gsub(/[^A-Za-z0-9]/, "_", fn)
         cases = cases "        case " quoted(name) ": " fn "()\n"
@@ -108,6 +127,8 @@ FNR == 1 {
     flush()
     name = FILENAME; sub(/.*\//, "", name)
     skip = 0; body = ""; section = ""; pending = ""; ptext = ""; prows = 0; naids = 0; ntags = 0; nbits = 0; ncodes = 0
+    split("", tchild); split("", tlabel); split("", tval); split("", tkids)
+    nnodes = 1; tlabel[0] = "00"; tval[0] = -1; tkids[0] = ""; trieok = 1
 }
 skip { next }
 {
@@ -138,6 +159,17 @@ skip { next }
     if (section == "aid") {
         h = toupper(col[1])
         if (n != 4 || h !~ /^([0-9A-F][0-9A-F])+$/ || length(h) < 10 || length(h) > 32 || !(col[2] in kind) || col[4] == "") { bad("an AID row of another shape"); next }
+        # The AID prefix table (`PrefixDissectorTable`): a trie whose children keep the
+        # order they were made in, laid out breadth first (see `trie`).
+        node = 0
+        for (i = 1; i < length(h); i += 2) {
+            x = substr(h, i, 2)
+            if ((node, x) in tchild) { node = tchild[node, x]; continue }
+            tchild[node, x] = nnodes; tlabel[nnodes] = x; tval[nnodes] = -1; tkids[node] = tkids[node] " " nnodes
+            node = nnodes++
+        }
+        if (tval[node] >= 0) trieok = 0
+        tval[node] = naids
         naids++
         body = body "        b.aid(" FNR ", " bytelist(h) ", ." kind[col[2]] ", " quoted(col[3]) ", " quoted(col[4]) ")\n"
     } else if (section == "tag") {
@@ -210,6 +242,16 @@ END {
     print "    static func contents(of file: String) -> PluginFileContents? {"
     print "        switch file {"
     printf "%s", cases
+    print "        default: nil"
+    print "        }"
+    print "    }"
+    print ""
+    print "    /// The AID prefix table `PrefixDissectorTable(prefixes: prefixes, values: Array(prefixes.indices))`"
+    print "    /// gives when `prefixes` are the AIDs of built-in file `file`, in its order (nil: another file,"
+    print "    /// or `prefixes` are not as many)."
+    print "    static func aidIndex(of file: String, prefixes: [[UInt8]]) -> PrefixDissectorTable<Int>? {"
+    print "        switch file {"
+    printf "%s", triecases
     print "        default: nil"
     print "        }"
     print "    }"

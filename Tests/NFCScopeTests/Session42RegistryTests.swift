@@ -64,6 +64,32 @@ import Testing
         #expect(BuiltinTables.contents(of: "nope.plugin") == nil)
     }
 
+    /// The AIDs' prefix table embed.sh writes is the one built from the same AIDs, node for
+    /// node; it is refused for other prefixes and files.
+    @Test func aidIndexIsTheOneBuilt() throws {
+        let aids = try #require(BuiltinTables.contents(of: "aids.plugin")).aids.map { $0.aid }
+        let parsed = PluginParser.parse(try #require(BuiltinPlugins.files.first { $0.name == "aids.plugin" }).text,
+                                        file: "aids.plugin", builtin: true).0.aids.map { $0.aid }
+        #expect(aids == parsed)
+        let built = PrefixDissectorTable(prefixes: parsed, values: Array(parsed.indices))
+        let made = try #require(BuiltinTables.aidIndex(of: "aids.plugin", prefixes: aids))
+        #expect(made.hasLayout(of: built))
+        #expect(!made.hasLayout(of: PrefixDissectorTable(prefixes: Array(parsed.dropLast()), values: Array(parsed.indices.dropLast()))))
+        #expect(BuiltinTables.aidIndex(of: "aids.plugin", prefixes: Array(aids.dropLast())) == nil)
+        #expect(BuiltinTables.aidIndex(of: "aids.plugin", prefixes: aids + [[0xA0, 0x01]]) == nil)
+        #expect(BuiltinTables.aidIndex(of: "emv-tags.plugin", prefixes: aids) == nil)
+        #expect(BuiltinTables.aidIndex(of: "nope.plugin", prefixes: aids) == nil)
+        for aid in parsed {
+            for key in [aid, aid + [0x00], Array(aid.prefix(5)), Array(aid.dropLast())] {
+                #expect(made.lookup(key).map { [$0.value, $0.prefixLength] } == built.lookup(key).map { [$0.value, $0.prefixLength] })
+                #expect(made.exact(key) == built.exact(key))
+            }
+        }
+        #expect(made.entries.map { $0.prefix } == built.entries.map { $0.prefix })
+        #expect(made.entries.map { $0.value } == built.entries.map { $0.value })
+        #expect(made.count == built.count)
+    }
+
     /// The registry from the tables against the one from the text: the listing of every
     /// kind, and every lookup the decoders make of tags, AIDs and tables.
     @Test func registryFromTablesIsTheParsedOne() {
