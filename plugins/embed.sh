@@ -1,6 +1,9 @@
 #!/bin/sh
 # Regenerates Sources/NFCScope/Registry/BuiltinPlugins.swift from the *.plugin files
-# next to this script, so the binary carries its data without a plugins/ folder.
+# next to this script, so the binary carries its data without a plugins/ folder, and
+# Sources/NFCScope/Registry/BuiltinTables.swift: the files `Registry.builtin` reads at
+# start-up as Swift statements that build what `PluginParser.parse` makes of them, so a
+# run does not parse their text (a test compares the two field by field).
 # Run it after editing any plugin file; RegistryEmbedTests fails until you do.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,4 +33,229 @@ tmp="$out.tmp"
     echo '    ]'
     echo '}'
 } > "$tmp"
+mv "$tmp" "$out"
+
+# The tables. Files parsed on first use (`Registry.BuiltinPart`, the CA keys) are left
+# out. A file of any other shape than plain ASCII [aid], [tag], [bits NAME [BYTES]] and
+# [codes NAME] sections whose rows read without a mistake is left out too, with a note:
+# `Registry.makeBuiltin` then parses its text, as before.
+out="$here/../Sources/NFCScope/Registry/BuiltinTables.swift"
+tmp="$out.tmp"
+files=
+for f in "$here"/*.plugin; do
+    case $(basename "$f") in
+        ca-keys.plugin|currency.plugin|country.plugin|felica.plugin|sim-files.plugin|sim-cat.plugin) ;;
+        *) files="$files $f" ;;
+    esac
+done
+# shellcheck disable=SC2086
+LC_ALL=C awk '
+function trim(s) { sub(/^[ \t\r\v\f]+/, "", s); sub(/[ \t\r\v\f]+$/, "", s); return s }
+function quoted(s,   out, i, c) {
+    out = ""
+    for (i = 1; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "\\" || c == "\"") out = out "\\" c; else if (c == "\t") out = out "\\t"; else out = out c
+    }
+    return "\"" out "\""
+}
+# A decimal number without its leading zeros (as a string: awk prints large numbers in
+# floating point).
+function digits(d) { sub(/^0+/, "", d); return d == "" ? "0" : d }
+function hexval(h,   v, i) {
+    v = 0
+    for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789ABCDEF", substr(h, i, 1)) - 1
+    return v
+}
+# [0xA0, 0x00, ...] of an even number of upper-case hex digits.
+function bytelist(h,   out, i) {
+    out = ""
+    for (i = 1; i < length(h); i += 2) out = out (i > 1 ? ", " : "") "0x" substr(h, i, 2)
+    return "[" out "]"
+}
+function bad(why) {
+    if (!skip) printf "embed.sh: %s:%d: %s; BuiltinTables.swift leaves the file to the parser\n", name, FNR, why > "/dev/stderr"
+    skip = 1
+}
+# A bits or codes table: its header call with its number of rows, then the rows.
+function flushtable() {
+    if (pending != "") body = body sprintf(pending, prows) ptext
+    pending = ""; ptext = ""; prows = 0
+}
+# The trie of the AIDs of the file as `PrefixDissectorTable.init(prefixes:values:)` lays it out:
+# breadth first, the children of a node side by side in the order they were made, with each
+# node: its first child, its child count and its AID index (-1: none), and the byte into it.
+function trie(   q, nq, head, m, j, c, firsts, counts, values, labels) {
+    q[0] = 0; nq = 1; firsts = ""; counts = ""; values = ""; labels = ""
+    for (head = 0; head < nq; head++) {
+        m = split(tkids[q[head]], c, " ")
+        firsts = firsts (head ? ", " : "") nq; counts = counts (head ? ", " : "") m
+        values = values (head ? ", " : "") tval[q[head]]; labels = labels (head ? ", " : "") "0x" tlabel[q[head]]
+        for (j = 1; j <= m; j++) q[nq++] = c[j]
+    }
+    return "first: [" firsts "],\n            count: [" counts "],\n            value: [" values "],\n            labels: [" labels "]"
+}
+function flush() {
+    if (name == "" ) return
+    flushtable()
+    if (!skip && naids > 0 && trieok) {
+        fn = "trie_" name; gsub(/[^A-Za-z0-9]/, "_", fn)
+        triecases = triecases "        case " quoted(name) ": " fn "(prefixes)\n"
+        funcs = funcs "\n    private static func " fn "(_ prefixes: [[UInt8]]) -> PrefixDissectorTable<Int>? {\n"
+        funcs = funcs "        PrefixDissectorTable(\n            " trie() ",\n            prefixes: prefixes)\n    }\n"
+    }
+    if (!skip) {
+        fn = "file_" name; gsub(/[^A-Za-z0-9]/, "_", fn)
+        cases = cases "        case " quoted(name) ": " fn "()\n"
+        funcs = funcs "\n    private static func " fn "() -> PluginFileContents {\n"
+        funcs = funcs "        var b = BuiltinTableWriter(" quoted(name) ", aids: " naids ", tags: " ntags ", bitTables: " nbits ", codeTables: " ncodes ")\n"
+        funcs = funcs body "        return b.contents\n    }\n"
+    }
+    name = ""
+}
+BEGIN {
+    split("emv-payment transit access ndef emrtd piv globalplatform vas identity loyalty other", k, " ")
+    split("emvPayment transit access ndef emrtd piv globalPlatform vas identity loyalty other", c, " ")
+    for (i in k) kind[k[i]] = c[i]
+    split("b n cn a an ans dol tags template", k, " ")
+    split("binary numeric compressedNumeric alphabetic alphanumeric alphanumericSpecial dol tagList template", c, " ")
+    for (i in k) format[k[i]] = c[i]
+    split("amount currency country date time track2 pan afl cvm-list cid dol text numeric hex iad cvm-results", k, " ")
+    for (i in k) renderer[k[i]] = 1
+}
+FNR == 1 {
+    flush()
+    name = FILENAME; sub(/.*\//, "", name)
+    skip = 0; body = ""; section = ""; pending = ""; ptext = ""; prows = 0; naids = 0; ntags = 0; nbits = 0; ncodes = 0
+    split("", tchild); split("", tlabel); split("", tval); split("", tkids)
+    nnodes = 1; tlabel[0] = "00"; tval[0] = -1; tkids[0] = ""; trieok = 1
+}
+skip { next }
+{
+    line = trim($0)
+    # Printable ASCII and tabs only (a carriage return ends a CRLF line and is trimmed).
+    if (line ~ /[^\t -~]/) { bad("not plain ASCII"); next }
+    if (line == "" || substr(line, 1, 1) == "#") next
+    if (substr(line, 1, 1) == "[") {
+        flushtable()
+        if (line !~ /^\[[^]|]*\]$/) { bad("a section header of another shape"); next }
+        n = split(substr(line, 2, length(line) - 2), w, /[ \t]+/)
+        if (w[1] == "") { for (i = 1; i < n; i++) w[i] = w[i + 1]; n-- }
+        if (n == 1 && (w[1] == "aid" || w[1] == "tag")) { section = w[1]; next }
+        if (w[1] == "bits" && (n == 2 || n == 3) && w[2] ~ /^[A-Za-z0-9_-]+$/ && (n == 2 || w[3] ~ /^[1-9][0-9]?$/ && w[3] + 0 <= 64)) {
+            section = "bits"; nbits++
+            pending = "        b.bits(" FNR ", " quoted(w[2]) ", " (n == 3 ? w[3] + 0 : "nil") ", rows: %d)\n"
+            next
+        }
+        if (w[1] == "codes" && n == 2 && w[2] ~ /^[A-Za-z0-9_-]+$/) {
+            section = "codes"; ncodes++
+            pending = "        b.codes(" FNR ", " quoted(w[2]) ", rows: %d)\n"
+            next
+        }
+        bad("section [" w[1] "]"); next
+    }
+    n = split(line, col, "|")
+    for (i = 1; i <= n; i++) col[i] = trim(col[i])
+    if (section == "aid") {
+        h = toupper(col[1])
+        if (n != 4 || h !~ /^([0-9A-F][0-9A-F])+$/ || length(h) < 10 || length(h) > 32 || !(col[2] in kind) || col[4] == "") { bad("an AID row of another shape"); next }
+        # The AID prefix table (`PrefixDissectorTable`): a trie whose children keep the
+        # order they were made in, laid out breadth first (see `trie`).
+        node = 0
+        for (i = 1; i < length(h); i += 2) {
+            x = substr(h, i, 2)
+            if ((node, x) in tchild) { node = tchild[node, x]; continue }
+            tchild[node, x] = nnodes; tlabel[nnodes] = x; tval[nnodes] = -1; tkids[node] = tkids[node] " " nnodes
+            node = nnodes++
+        }
+        if (tval[node] >= 0) trieok = 0
+        tval[node] = naids
+        naids++
+        body = body "        b.aid(" FNR ", " bytelist(h) ", ." kind[col[2]] ", " quoted(col[3]) ", " quoted(col[4]) ")\n"
+    } else if (section == "tag") {
+        h = toupper(col[1])
+        if ((n != 3 && n != 4) || h !~ /^([0-9A-F][0-9A-F])+$/ || length(h) > 8 || !(col[2] in format) || col[3] == "") { bad("a tag row of another shape"); next }
+        constructed = int(hexval(substr(h, 1, 2)) / 32) % 2 == 1 ? "true" : "false"
+        if ((constructed == "true") != (col[2] == "template")) { bad("a tag whose format does not match its first byte"); next }
+        r = ""; lengths = ""; prefixes = ""; scope = ""
+        m = n == 4 ? split(col[4], opt, /[ \t]+/) : 0
+        for (i = 1; i <= m; i++) {
+            if (opt[i] == "") continue
+            e = index(opt[i], "="); key = substr(opt[i], 1, e - 1); value = substr(opt[i], e + 1)
+            if (e < 2 || value == "") { bad("an option of another shape"); next }
+            if (key == "renderer") {
+                if (!(value in renderer) && value !~ /^(bits|enum):[A-Za-z0-9_-]+$/) { bad("an unknown renderer"); next }
+                r = value
+            } else if (key == "length") {
+                # Sorted, each once (insertion sort of a short list).
+                q = split(value, v, ","); split("", s); ns = 0
+                for (j = 1; j <= q; j++) {
+                    if (v[j] !~ /^[0-9][0-9]?[0-9]?[0-9]?[0-9]?$/ || v[j] + 0 > 65535) { bad("a length of another shape"); next }
+                    x = v[j] + 0; dup = 0
+                    for (t = 1; t <= ns; t++) if (s[t] == x) dup = 1
+                    if (dup) continue
+                    t = ns; while (t >= 1 && s[t] > x) { s[t + 1] = s[t]; t-- }
+                    s[t + 1] = x; ns++
+                }
+                lengths = ""; for (t = 1; t <= ns; t++) lengths = lengths (t > 1 ? ", " : "") s[t]
+            } else if (key == "aid") {
+                # Sorted as bytes (upper-case hex of whole bytes sorts the same), each once.
+                q = split(toupper(value), v, ","); split("", s); ns = 0
+                for (j = 1; j <= q; j++) {
+                    if (v[j] !~ /^([0-9A-F][0-9A-F])+$/ || length(v[j]) > 32) { bad("an AID prefix of another shape"); next }
+                    x = v[j]; dup = 0
+                    for (t = 1; t <= ns; t++) if (s[t] == x) dup = 1
+                    if (dup) continue
+                    t = ns; while (t >= 1 && s[t] > x) { s[t + 1] = s[t]; t-- }
+                    s[t + 1] = x; ns++
+                }
+                prefixes = ""; for (t = 1; t <= ns; t++) prefixes = prefixes (t > 1 ? ", " : "") bytelist(s[t])
+            } else if (key == "scope" && (value == "emv" || value == "iso7816")) {
+                scope = value
+            } else { bad("an unknown option"); next }
+        }
+        ntags++
+        body = body "        b.tag(" FNR ", 0x" h ", ." format[col[2]] ", " constructed ", " quoted(col[3])
+        if (r != "") body = body ", renderer: " quoted(r)
+        if (lengths != "") body = body ", lengths: [" lengths "]"
+        if (prefixes != "") body = body ", aidPrefixes: [" prefixes "]"
+        if (scope != "") body = body ", scope: ." scope
+        body = body ")\n"
+    } else if (section == "bits") {
+        if (n != 2 || col[1] !~ /^[1-9][0-9]?\.[1-8]$/ || col[2] == "") { bad("a bit row of another shape"); next }
+        split(col[1], v, ".")
+        prows++; ptext = ptext "        b.bit(" (v[1] + 0) ", " (v[2] + 0) ", " quoted(col[2]) ")\n"
+    } else if (section == "codes") {
+        if (n < 2 || col[1] !~ /^[0-9]+$/ || length(col[1]) > 15 || col[2] == "") { bad("a code row of another shape"); next }
+        more = ""
+        for (i = 3; i <= n; i++) more = more (i > 3 ? ", " : "") quoted(col[i])
+        prows++; ptext = ptext "        b.code(" FNR ", " digits(col[1]) ", " quoted(col[2]) (n > 2 ? ", [" more "]" : "") ")\n"
+    } else { bad("a row outside a section"); next }
+}
+END {
+    flush()
+    print "// GENERATED by plugins/embed.sh from plugins/*.plugin. Do not edit by hand."
+    print ""
+    print "extension BuiltinTables {"
+    print "    /// What `PluginParser.parse` makes of built-in file `file`, built without its text;"
+    print "    /// nil: the file is parsed."
+    print "    static func contents(of file: String) -> PluginFileContents? {"
+    print "        switch file {"
+    printf "%s", cases
+    print "        default: nil"
+    print "        }"
+    print "    }"
+    print ""
+    print "    /// The AID prefix table `PrefixDissectorTable(prefixes: prefixes, values: Array(prefixes.indices))`"
+    print "    /// gives when `prefixes` are the AIDs of built-in file `file`, in its order (nil: another file,"
+    print "    /// or `prefixes` are not as many)."
+    print "    static func aidIndex(of file: String, prefixes: [[UInt8]]) -> PrefixDissectorTable<Int>? {"
+    print "        switch file {"
+    printf "%s", triecases
+    print "        default: nil"
+    print "        }"
+    print "    }"
+    printf "%s", funcs
+    print "}"
+}' $files > "$tmp"
 mv "$tmp" "$out"

@@ -730,6 +730,9 @@ struct RegistryBuilder {
     var appendsEntries = false
     var appendedAIDs: [AIDEntry] = []
     var appendedTags: [TagEntry] = []
+    /// The prefix table of the AIDs, made at build time (`Registry.makeBuiltin`); nil: built
+    /// from them.
+    var prebuiltAIDIndex: PrefixDissectorTable<Int>?
 
     /// The AIDs in the order of their first definition, each AID's latest entry.
     var orderedAIDs: [AIDEntry] { appendsEntries ? appendedAIDs : aidOrder.compactMap { aids[$0] } }
@@ -843,7 +846,7 @@ final class AIDTables: Sendable {
 
     init(_ b: RegistryBuilder) {
         aids = b.orderedAIDs
-        index = PrefixDissectorTable(prefixes: aids.map { $0.aid }, values: Array(aids.indices))
+        index = b.prebuiltAIDIndex ?? PrefixDissectorTable(prefixes: aids.map { $0.aid }, values: Array(aids.indices))
         handlers = aids.map { ApplicationHandlerKind(decoding: $0.kind) }
         let json = OutputBuffer()
         var ranges: [Range<Int>] = []
@@ -989,13 +992,34 @@ extension Registry {
     public static let builtin: Registry = makeBuiltin()
 
     /// What `builtin` is, built anew: `-j` gives each worker thread a registry of its
-    /// own (see `PluginLoader.Recipe`).
-    static func makeBuiltin() -> Registry {
+    /// own (see `PluginLoader.Recipe`). The files are read from their tables
+    /// (BuiltinTables.swift, what the parse gives, without the text); `parsing`: from
+    /// their text (a test compares the two).
+    static func makeBuiltin(parsing: Bool = false) -> Registry {
         var builder = RegistryBuilder()
         builder.builtinCAPublicKeysDeferred = true
         builder.appendsEntries = true
+        // The AIDs' prefix table comes made too when one file's tables hold all the AIDs.
+        var aidFiles = 0
+        var aidTableFile: String?
         for file in BuiltinPlugins.files where file.name != builtinCAPublicKeyFile && BuiltinPart(file: file.name) == nil {
-            builder.add(PluginParser.parse(file.text, file: file.name, builtin: true, checkDuplicates: false).0)
+            let contents: PluginFileContents
+            let fromTables: Bool
+            if !parsing, let tables = BuiltinTables.contents(of: file.name) {
+                contents = tables
+                fromTables = true
+            } else {
+                contents = PluginParser.parse(file.text, file: file.name, builtin: true, checkDuplicates: false).0
+                fromTables = false
+            }
+            if !contents.aids.isEmpty {
+                aidFiles += 1
+                aidTableFile = fromTables ? file.name : nil
+            }
+            builder.add(contents)
+        }
+        if aidFiles == 1, let file = aidTableFile {
+            builder.prebuiltAIDIndex = BuiltinTables.aidIndex(of: file, prefixes: builder.appendedAIDs.map { $0.aid })
         }
         return Registry(builder, lazyBuiltinParts: true)
     }
