@@ -275,20 +275,7 @@ struct Session23StartupTests {
                     let a = aid.map { new.tag(tag, length: length, aid: $0) } ?? new.tag(tag, length: length)
                     let b = aid.map { old.tag(tag, length: length, aid: $0) } ?? old.tag(tag, length: length)
                     #expect(a.map { String(reflecting: $0) } == b.map { String(reflecting: $0) }, "\(tag) \(length)")
-                    let handles = [new, old].map { r in
-                        aid.map { a in ByteView.with(a) { r.tagHandle(tag, length: length, aid: $0) } } ?? r.tagHandle(tag, length: length, aid: nil)
-                    }
-                    guard let h0 = handles[0], let h1 = handles[1] else {
-                        #expect(handles[0] == nil && handles[1] == nil)
-                        continue
-                    }
-                    #expect(new.tagHasText(h0) == old.tagHasText(h1))
-                    let outs = (0..<4).map { _ in OutputBuffer() }
-                    new.writeTagNameMember(h0, to: outs[0])
-                    old.writeTagNameMember(h1, to: outs[1])
-                    new.writeTagName(h0, to: outs[2], target: .text)
-                    old.writeTagName(h1, to: outs[3], target: .text)
-                    #expect(outs[0].contents == outs[1].contents && outs[2].contents == outs[3].contents)
+                    RegistryHandleComparison.expectSame(new, old, tag: tag, length: length, aid: aid)
                 }
             }
         }

@@ -118,20 +118,7 @@ import Testing
             #expect(new.tagEntries(tag).map { String(reflecting: $0) } == old.tagEntries(tag).map { String(reflecting: $0) })
             for length in [0, 1, 2, 4, 8] {
                 for aid in [nil, [0xA0, 0x00, 0x00, 0x00, 0x04, 0x10, 0x10], [0x4F, 0x53, 0x45, 0x2E, 0x56, 0x41, 0x53, 0x2E, 0x30, 0x31]] as [[UInt8]?] {
-                    let handles = [new, old].map { r in
-                        aid.map { a in ByteView.with(a) { r.tagHandle(tag, length: length, aid: $0) } } ?? r.tagHandle(tag, length: length, aid: nil)
-                    }
-                    guard let h0 = handles[0], let h1 = handles[1] else {
-                        #expect(handles[0] == nil && handles[1] == nil)
-                        continue
-                    }
-                    #expect(new.tagHasText(h0) == old.tagHasText(h1))
-                    let outs = (0..<4).map { _ in OutputBuffer() }
-                    new.writeTagNameMember(h0, to: outs[0])
-                    old.writeTagNameMember(h1, to: outs[1])
-                    new.writeTagName(h0, to: outs[2], target: .text)
-                    old.writeTagName(h1, to: outs[3], target: .text)
-                    #expect(outs[0].contents == outs[1].contents && outs[2].contents == outs[3].contents)
+                    RegistryHandleComparison.expectSame(new, old, tag: tag, length: length, aid: aid)
                 }
             }
         }
