@@ -47,18 +47,31 @@ struct LibnfcHostPrefix {
         words = (a, b, c, d)
     }
 
+    /// Whether `line` starts with the remembered prefix (none remembered: false).
+    @inline(__always)
+    private func startsLine(_ line: ByteView) -> Bool {
+        let n = length
+        return n > 0 && line.count >= n
+            && line.u64le(Self.offset(0, n)) == words.0 && line.u64le(Self.offset(1, n)) == words.1
+            && line.u64le(Self.offset(2, n)) == words.2 && line.u64le(Self.offset(3, n)) == words.3
+    }
+
+    /// Whether the message at `n` is a dump's (`TX:`/`RX:`, then the end or a space), and
+    /// then whether it is TX; nil for any other message.
+    @inline(__always)
+    private static func dumpMessage(_ line: ByteView, at n: Int) -> Bool? {
+        guard let t = line.byte(n), t == 0x54 || t == 0x52, line.byte(n &+ 1) == 0x58, line.byte(n &+ 2) == 0x3A,
+              line.count == n &+ 3 || line.byte(n &+ 3) == 0x20 else { return nil }
+        return t == 0x54
+    }
+
     /// `classify(line)`'s answer when it is a host dump with the remembered prefix:
     /// whether it is TX and where its hex starts (its hex ends at the end of the line,
     /// it has no time); nil for anything else (left to `classify`).
     @inline(__always)
     func host(_ line: ByteView) -> (tx: Bool, hexStart: Int)? {
-        let n = length
-        guard n > 0, line.count >= n &+ 3,
-              line.u64le(Self.offset(0, n)) == words.0, line.u64le(Self.offset(1, n)) == words.1,
-              line.u64le(Self.offset(2, n)) == words.2, line.u64le(Self.offset(3, n)) == words.3,
-              let t = line.byte(n), t == 0x54 || t == 0x52, line.byte(n &+ 1) == 0x58, line.byte(n &+ 2) == 0x3A,
-              line.count == n &+ 3 || line.byte(n &+ 3) == 0x20 else { return nil }
-        return (t == 0x54, n &+ 3)
+        guard startsLine(line), let tx = Self.dumpMessage(line, at: length) else { return nil }
+        return (tx, length &+ 3)
     }
 
     /// Whether `classify(line)` answers `.debugText` because the line starts with the
@@ -66,14 +79,7 @@ struct LibnfcHostPrefix {
     /// is not `TX:`/`RX:`; false for anything else (left to `classify`).
     @inline(__always)
     func isDebugText(_ line: ByteView) -> Bool {
-        let n = length
-        guard n > 0, line.count >= n,
-              line.u64le(Self.offset(0, n)) == words.0, line.u64le(Self.offset(1, n)) == words.1,
-              line.u64le(Self.offset(2, n)) == words.2, line.u64le(Self.offset(3, n)) == words.3 else { return false }
-        // `classify`'s test of a dump's message, the other way round.
-        guard let t = line.byte(n), t == 0x54 || t == 0x52, line.byte(n &+ 1) == 0x58, line.byte(n &+ 2) == 0x3A,
-              line.count == n &+ 3 || line.byte(n &+ 3) == 0x20 else { return true }
-        return false
+        startsLine(line) && Self.dumpMessage(line, at: length) == nil
     }
 }
 
