@@ -32,8 +32,13 @@ public enum ParallelRun {
     struct Limits {
         /// A worker hands its output on in chunks of about this size.
         var chunkBytes = 256 << 10
-        /// Chunks of files not yet at the head, in memory over all files.
-        var memoryCap = 16 << 20
+        /// Chunks of files not yet at the head, in memory over all files. Equal files
+        /// decoded at once leave the next file's whole output waiting for the head: 28 MB
+        /// of JSON Lines for a 2 MiB EMV capture. Under 16 MiB, half of it went through a
+        /// temporary file, and the kernel's copies in and out took ~0.07 s of CPU in a 1 s
+        /// `-j 2` run of 100 such files; 32 MiB keeps most of it in memory and two 1 GiB
+        /// captures at `-j 2` within 51 MB of peak RSS (BENCHMARKS.md, session 43).
+        var memoryCap = 32 << 20
         /// Chunks of the head file not yet written.
         var headCap = 4 << 20
         /// Temporary files kept for reuse once their input is written out, and the

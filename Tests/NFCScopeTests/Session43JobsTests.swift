@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import NFCScope
+@testable import NFCScopeCLI
+
+/// Session 43, `-j`: with the default limits, the whole output of a mid-size capture
+/// decoded while another file is the head (28 MB of JSON Lines for a 2 MiB EMV capture)
+/// waits in memory, not in a temporary file; beyond the memory cap it still parks.
+@Suite struct Session43JobsTests {
+    /// Two inputs at `-j 2`: input 0 (the head) waits until input 1 has written
+    /// `secondBytes` in records of 2,000 bytes, so that all of input 1's output is held
+    /// back. Answers the output and the most bytes parked in temporary files at once.
+    private func run(secondBytes: Int, limits: ParallelRun.Limits) -> (bytes: [UInt8], mostParked: Int) {
+        let out = OutputBuffer()
+        var most = -1
+        let done = Monitor()
+        var secondDone = false
+        let record = 2_000
+        _ = ParallelRun.run(count: 2, jobs: 2, out: out, errorLine: { _ in }, limits: limits,
+                            perThread: {}, afterwards: { most = $0.mostParked }) { input, target, _ in
+            if input == 0 {
+                var waited = 0
+                while waited < 3_000 {
+                    done.lock(); let finished = secondDone; done.unlock()
+                    if finished { break }
+                    usleep(10_000)
+                    waited += 1
+                }
+                target.out.bytes([UInt8](repeating: 0xA0, count: record))
+                target.out.recordDone()
+            } else {
+                let line = [UInt8](repeating: 0xB1, count: record)
+                for _ in 0..<(secondBytes / record) {
+                    target.out.bytes(line)
+                    target.out.recordDone()
+                }
+                done.lock(); secondDone = true; done.unlock()
+            }
+            return 0
+        }
+        return (out.contents, most)
+    }
+
+    private func expected(secondBytes: Int) -> [UInt8] {
+        [UInt8](repeating: 0xA0, count: 2_000) + [UInt8](repeating: 0xB1, count: secondBytes / 2_000 * 2_000)
+    }
+
+    @Test func defaultMemoryCapIs32MiB() {
+        #expect(ParallelRun.Limits().memoryCap == 32 << 20)
+        #expect(ParallelRun.Limits().headCap == 4 << 20)
+    }
+
+    /// 20 MB held behind the head: under 16 MiB it went partly to a temporary file; now
+    /// none of it does.
+    @Test func midSizeOutputStaysInMemory() {
+        let result = run(secondBytes: 20_000_000, limits: ParallelRun.Limits())
+        #expect(result.bytes == expected(secondBytes: 20_000_000))
+        #expect(result.mostParked == 0)
+    }
+
+    /// The same output under the old cap parks what does not fit.
+    @Test func beyondTheCapItParks() {
+        let result = run(secondBytes: 20_000_000, limits: ParallelRun.Limits(memoryCap: 16 << 20))
+        #expect(result.bytes == expected(secondBytes: 20_000_000))
+        #expect(result.mostParked > 0)
+    }
+}
