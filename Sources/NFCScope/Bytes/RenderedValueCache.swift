@@ -62,7 +62,7 @@ package final class RenderedValueCache {
 
     private let entries: UnsafeMutablePointer<Entry>
     /// The zeroed block `entries` is in (freed in `deinit`).
-    private let entriesBlock: UnsafeMutableRawPointer
+    private let entriesBlock: TableBlock
     /// Per registry slot: lookups and hits (two counters a slot), grown on demand. Raw
     /// storage, not an array: every lookup counts in it, and the array's write checked
     /// its uniqueness and retained it (two runtime calls and ~40 instructions a node).
@@ -134,11 +134,11 @@ package final class RenderedValueCache {
     deinit {
         for i in 0..<Self.tableSize { PlainBlocks.free(entries[i].bytes) }
         entries.deinitialize(count: Self.tableSize)
-        free(entriesBlock)
+        entriesBlock.free()
         slotStats.deallocate()
         for i in 0...Self.nodeTableSize { PlainBlocks.free(nodeEntries[i].bytes) }
         nodeEntries.deinitialize(count: Self.nodeTableSize + 1)
-        free(nodeEntriesBlock)
+        nodeEntriesBlock.free()
         free(nodeStats)
         for i in 0..<Self.applicationsKept { PlainBlocks.free(applications[i].bytes) }
         applications.deinitialize(count: Self.applicationsKept)
@@ -470,7 +470,7 @@ package final class RenderedValueCache {
     private static var givenUp: UInt32 { UInt32.max }
     private let nodeEntries: UnsafeMutablePointer<NodeEntry>
     /// The zeroed block `nodeEntries` is in (freed in `deinit`).
-    private let nodeEntriesBlock: UnsafeMutableRawPointer
+    private let nodeEntriesBlock: TableBlock
     private let nodeStats: UnsafeMutablePointer<UInt32>
     /// The entry copied (`keptNodeLinked`, `followingNode`) or kept (`keepNode`) last
     /// (`noEntry`'s: none yet).
@@ -702,15 +702,38 @@ package final class RenderedValueCache {
         return u >= 0 && u <= 0xFF ? UInt8(truncatingIfNeeded: u) : 0
     }
 
-    /// A zeroed block for a table of `count` entries of `T` (all zero: empty), starting at
-    /// a cache line (`calloc` gives 16-byte alignment: a 32-byte entry would span two
-    /// lines), and the table in it. `calloc` gives large blocks as fresh zero pages
-    /// without writing them, so only the pages of the entries used are ever touched.
-    private static func zeroedTable<T>(_: T.Type, count: Int) -> (UnsafeMutableRawPointer, UnsafeMutablePointer<T>) {
-        // As for `nodeStats`: no memory, no cache to run with.
-        let block = calloc(count * MemoryLayout<T>.stride + 64, 1)!
+    /// A zeroed block for a table of `count` entries of `T` (all zero: empty), and the
+    /// table in it, starting at a cache line (a 32-byte entry on one line). Fresh anonymous
+    /// pages, not `calloc`'s: by the time the cache is made the heap's top has been used
+    /// and freed (and the mapping threshold raised), so `calloc` cleared all 128 KB with
+    /// `memset` and every page was touched at start; mapped, only the pages of the entries
+    /// used are ever touched. `calloc` (block aligned by hand) if the mapping fails.
+    private static func zeroedTable<T>(_: T.Type, count: Int) -> (TableBlock, UnsafeMutablePointer<T>) {
+        let size = count * MemoryLayout<T>.stride
+        let block: UnsafeMutableRawPointer
+        #if canImport(Glibc)
+        let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        #else
+        let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0)
+        #endif
+        if let mapped, mapped != MAP_FAILED {
+            block = mapped
+        } else {
+            // As for `nodeStats`: no memory, no cache to run with.
+            block = calloc(size + 64, 1)!
+        }
         let table = (block + ((64 &- Int(bitPattern: block)) & 63)).bindMemory(to: T.self, capacity: count)
-        return (block, table)
+        return (TableBlock(block: block, mappedSize: block == mapped ? size : 0), table)
+    }
+
+    /// A table's block (`zeroedTable`): mapped (`mappedSize` bytes) or from `calloc` (0).
+    private struct TableBlock {
+        var block: UnsafeMutableRawPointer
+        var mappedSize: Int
+
+        func free() {
+            if mappedSize > 0 { munmap(block, mappedSize) } else { PlainBlocks.free(block) }
+        }
     }
 
     /// The strides of the text and node entries (tests: two a cache line).
