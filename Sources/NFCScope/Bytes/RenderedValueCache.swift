@@ -30,7 +30,7 @@ package final class RenderedValueCache {
     package let registry: Registry
 
     /// 32 bytes, two a cache line (56 before: a lookup's compares often spanned two lines),
-    /// and all zero while empty (no block), so the table is zeroed memory from `calloc`.
+    /// and all zero while empty (no block), so the table is fresh zero pages (`zeroedTable`).
     /// The counts fit their fields: values of at most `maxValueCount` bytes, texts of at
     /// most `maxTextCount`, blocks of at most their sum rounded up (in 16-byte units); a
     /// slot index that does not fit 32 bits is not kept (compared widened: exact).
@@ -415,9 +415,9 @@ package final class RenderedValueCache {
     // writers' are far from these).
 
     /// 32 bytes, two a cache line (72 before: 288 KB of table, a lookup's compares often
-    /// on two lines), and all zero while empty (no block), so the table is zeroed memory
-    /// from `calloc` and start-up touches only the pages of the entries used (it wrote
-    /// all 72 pages). The counts fit their fields: values of at most `maxNodeValueCount`
+    /// on two lines), and all zero while empty (no block), so the table is fresh zero
+    /// pages (`zeroedTable`) and start-up touches only the pages of the entries used (it
+    /// wrote all 72 pages). The counts fit their fields: values of at most `maxNodeValueCount`
     /// bytes, outputs of at most `maxNodeOutputCount`, blocks of at most their sum (in
     /// 16-byte units), tags of at most 4 bytes; a node whose declared length does not fit
     /// 32 bits is not kept (the fields are compared widened: exact). No 64-bit hash: the
