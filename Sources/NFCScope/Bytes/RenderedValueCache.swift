@@ -29,16 +29,25 @@ package final class RenderedValueCache {
     /// The registry whose entries the slot indexes and texts come from.
     package let registry: Registry
 
+    /// 32 bytes, two a cache line (56 before: a lookup's compares often spanned two lines),
+    /// and all zero while empty (no block), so the table is fresh zero pages (`zeroedTable`).
+    /// The counts fit their fields: values of at most `maxValueCount` bytes, texts of at
+    /// most `maxTextCount`, blocks of at most their sum rounded up (in 16-byte units); a
+    /// slot index that does not fit 32 bits is not kept (compared widened: exact).
     private struct Entry: KeptBlock {
         var hash: UInt64 = 0
-        /// Registry slot index of the tag entry; -1 while empty.
-        var slot: Int = -1
-        var context: Int = -1
-        var valueCount: Int = 0
-        var textCount: Int = 0
-        /// The value's bytes, then its text.
+        var context: Int = 0
+        /// The value's bytes, then its text (nil while empty).
         var bytes: UnsafeMutablePointer<UInt8>? = nil
-        var capacity: Int = 0
+        /// Registry slot index of the tag entry.
+        var slot: Int32 = 0
+        var textCount: UInt16 = 0
+        var valueCount: UInt8 = 0
+        var capacityUnits: UInt8 = 0
+        var capacity: Int {
+            @inline(__always) get { Int(capacityUnits) &<< 4 }
+            @inline(__always) set { capacityUnits = RenderedValueCache.units(newValue) }
+        }
     }
 
     private static let tableBits = 10
@@ -52,6 +61,8 @@ package final class RenderedValueCache {
     static let trialLookups: UInt32 = 64
 
     private let entries: UnsafeMutablePointer<Entry>
+    /// The zeroed block `entries` is in (freed in `deinit`).
+    private let entriesBlock: TableBlock
     /// Per registry slot: lookups and hits (two counters a slot), grown on demand. Raw
     /// storage, not an array: every lookup counts in it, and the array's write checked
     /// its uniqueness and retained it (two runtime calls and ~40 instructions a node).
@@ -108,11 +119,9 @@ package final class RenderedValueCache {
 
     package init(registry: Registry) {
         self.registry = registry
-        entries = .allocate(capacity: Self.tableSize)
-        entries.initialize(repeating: Entry(), count: Self.tableSize)
+        (entriesBlock, entries) = Self.zeroedTable(Entry.self, count: Self.tableSize)
         slotStats = .allocate(capacity: 0)
-        nodeEntries = .allocate(capacity: Self.nodeTableSize + 1)
-        nodeEntries.initialize(repeating: NodeEntry(), count: Self.nodeTableSize + 1)
+        (nodeEntriesBlock, nodeEntries) = Self.zeroedTable(NodeEntry.self, count: Self.nodeTableSize + 1)
         lastNode = nodeEntries + Self.noEntry
         followingEntry = nodeEntries + Self.noEntry
         nodeStats = calloc(2 * Self.nodeStatBuckets, MemoryLayout<UInt32>.stride)!
@@ -125,11 +134,11 @@ package final class RenderedValueCache {
     deinit {
         for i in 0..<Self.tableSize { PlainBlocks.free(entries[i].bytes) }
         entries.deinitialize(count: Self.tableSize)
-        entries.deallocate()
+        entriesBlock.free()
         slotStats.deallocate()
-        for i in 0..<Self.nodeTableSize { PlainBlocks.free(nodeEntries[i].bytes) }
+        for i in 0...Self.nodeTableSize { PlainBlocks.free(nodeEntries[i].bytes) }
         nodeEntries.deinitialize(count: Self.nodeTableSize + 1)
-        nodeEntries.deallocate()
+        nodeEntriesBlock.free()
         free(nodeStats)
         for i in 0..<Self.applicationsKept { PlainBlocks.free(applications[i].bytes) }
         applications.deinitialize(count: Self.applicationsKept)
@@ -243,16 +252,16 @@ package final class RenderedValueCache {
     @inline(__always)
     func write(slot: Int, value: ByteView, context: Int, to out: OutputBuffer, render: () -> Void) {
         let n = value.count
-        guard slot >= 0, n <= Self.maxValueCount, tryingSlot(slot) else {
+        guard slot >= 0, slot <= Int(Int32.max), n <= Self.maxValueCount, tryingSlot(slot) else {
             render()
             return
         }
         let hash = Self.hash(value, slot: slot, context: context)
         let e = entries + Int(truncatingIfNeeded: hash >> UInt64(64 - Self.tableBits))
-        if e.pointee.hash == hash, e.pointee.slot == slot, e.pointee.context == context, e.pointee.valueCount == n,
+        if e.pointee.hash == hash, Int(e.pointee.slot) == slot, e.pointee.context == context, Int(e.pointee.valueCount) == n,
            let stored = e.pointee.bytes, n == 0 || memcmp(stored, value.base!, n) == 0 {
             countHit(slot)
-            out.bytes(ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.textCount))
+            out.bytes(ByteView(base: UnsafeRawPointer(stored + n), count: Int(e.pointee.textCount)))
             return
         }
         let start = out.position
@@ -260,10 +269,10 @@ package final class RenderedValueCache {
         guard let text = out.written(since: start), text.count <= Self.maxTextCount else { return }
         Self.store(value, then: text, in: e, smallest: 64)
         e.pointee.hash = hash
-        e.pointee.slot = slot
+        e.pointee.slot = Int32(truncatingIfNeeded: slot)
         e.pointee.context = context
-        e.pointee.valueCount = n
-        e.pointee.textCount = text.count
+        e.pointee.valueCount = UInt8(truncatingIfNeeded: n)
+        e.pointee.textCount = UInt16(truncatingIfNeeded: text.count)
     }
 
     // MARK: The last `application` members
@@ -405,30 +414,42 @@ package final class RenderedValueCache {
     // TLV node is, each under a context of its own (`Int.min` to `Int.min + 3`; the TLV
     // writers' are far from these).
 
+    /// 32 bytes, two a cache line (72 before: 288 KB of table, a lookup's compares often
+    /// on two lines), and all zero while empty (no block), so the table is fresh zero
+    /// pages (`zeroedTable`) and start-up touches only the pages of the entries used (it
+    /// wrote all 72 pages). The counts fit their fields: values of at most `maxNodeValueCount`
+    /// bytes, outputs of at most `maxNodeOutputCount`, blocks of at most their sum (in
+    /// 16-byte units), tags of at most 4 bytes; a node whose declared length does not fit
+    /// 32 bits is not kept (the fields are compared widened: exact). No 64-bit hash: the
+    /// key's other parts and bits 44-51 of the hash (below the index's) turn away nearly
+    /// every other key before the block is touched.
     private struct NodeEntry: KeptBlock {
-        var hash: UInt64 = 0
         var tag: UInt32 = 0
-        /// The entry of the node copied or kept right after this one the last time this
-        /// one was (`noEntry`: none; `followingNode`). In the tag's padding: the entry stays
-        /// 72 bytes.
-        var next = Int32(truncatingIfNeeded: RenderedValueCache.noEntry)
-        var tagLength: Int = 0
-        var declared: Int = 0
+        var declared: Int32 = 0
         var context: Int = 0
-        /// -1 while empty.
-        var valueCount: Int = -1
-        var outputCount: Int = 0
-        /// The value's bytes, then the node's output.
+        /// The value's bytes, then the node's output (nil while empty).
         var bytes: UnsafeMutablePointer<UInt8>? = nil
-        var capacity: Int = 0
+        var outputCount: UInt16 = 0
+        /// The entry of the node copied or kept right after this one the last time this
+        /// one was (`noEntry`, 0: none; `followingNode`).
+        var next: UInt16 = 0
+        var valueCount: UInt8 = 0
+        var tagLength: UInt8 = 0
+        var hashBits: UInt8 = 0
+        var capacityUnits: UInt8 = 0
+        var capacity: Int {
+            @inline(__always) get { Int(capacityUnits) &<< 4 }
+            @inline(__always) set { capacityUnits = RenderedValueCache.units(newValue) }
+        }
     }
 
     private static let nodeTableBits = 12
     private static var nodeTableSize: Int { 1 << nodeTableBits }
-    /// The index of the entry after the table's (`nodeEntries` has one more), which stands
-    /// for "no entry" in the follower's links: always empty (no hash selects it), so no
-    /// node matches it, and the follower's test needs no test of its own for "none".
-    private static var noEntry: Int { nodeTableSize }
+    /// The index of the entry before the table's (`nodeEntries` has one more, first; a
+    /// hash selects entries 1 to `nodeTableSize`), which stands for "no entry" in the
+    /// follower's links (0, as in an empty entry): always empty, so no node matches it,
+    /// and the follower's test needs no test of its own for "none".
+    private static var noEntry: Int { 0 }
     /// Nodes with longer values or outputs are written every time.
     static let maxNodeValueCount = 128
     static let maxNodeOutputCount = 1024
@@ -448,6 +469,8 @@ package final class RenderedValueCache {
     /// A bucket's lookup count once it is given up (counts stay at most `countCap`).
     private static var givenUp: UInt32 { UInt32.max }
     private let nodeEntries: UnsafeMutablePointer<NodeEntry>
+    /// The zeroed block `nodeEntries` is in (freed in `deinit`).
+    private let nodeEntriesBlock: TableBlock
     private let nodeStats: UnsafeMutablePointer<UInt32>
     /// The entry copied (`keptNodeLinked`, `followingNode`) or kept (`keepNode`) last
     /// (`noEntry`'s: none yet).
@@ -505,7 +528,19 @@ package final class RenderedValueCache {
 
     @inline(__always)
     private func nodeEntry(_ key: NodeKey) -> UnsafeMutablePointer<NodeEntry> {
-        nodeEntries + Int(truncatingIfNeeded: key.hash >> UInt64(64 - Self.nodeTableBits))
+        nodeEntries + Self.nodeIndex(key.hash)
+    }
+
+    /// The index of the entry of a key with this hash (1 to `nodeTableSize`: 0 is `noEntry`).
+    @inline(__always)
+    private static func nodeIndex(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: hash >> UInt64(64 - nodeTableBits)) &+ 1
+    }
+
+    /// The bits of a hash an entry keeps (`NodeEntry.hashBits`): the eight below the index's.
+    @inline(__always)
+    private static func nodeHashBits(_ hash: UInt64) -> UInt8 {
+        UInt8(truncatingIfNeeded: hash >> UInt64(56 - nodeTableBits))
     }
 
     /// Appends the output kept for the node `key` (tried) with this value, and answers
@@ -525,13 +560,13 @@ package final class RenderedValueCache {
     func keptNode(_ key: NodeKey, _ value: ByteView) -> ByteView? {
         let e = nodeEntry(key)
         let n = value.count
-        guard e.pointee.hash == key.hash, e.pointee.valueCount == n, e.pointee.tag == key.tag,
-              e.pointee.tagLength == key.tagLength, e.pointee.declared == key.declared,
+        guard e.pointee.tag == key.tag, e.pointee.hashBits == Self.nodeHashBits(key.hash), Int(e.pointee.valueCount) == n,
+              Int(e.pointee.tagLength) == key.tagLength, Int(e.pointee.declared) == key.declared,
               e.pointee.context == key.context, let stored = e.pointee.bytes,
               n == 0 || value.base.map({ sameBytes(stored, $0, n) }) == true else { return nil }
         // No cap to test: hits never pass lookups (`countCap`).
         nodeStats[(Self.nodeStatBucket(key.tag) &<< 1) &+ 1] &+= 1
-        return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount)
+        return ByteView(base: UnsafeRawPointer(stored + n), count: Int(e.pointee.outputCount))
     }
 
     /// `keptNode` for the TLV node loops (JSON and text): a hit also notes its entry as the
@@ -553,11 +588,11 @@ package final class RenderedValueCache {
     /// `nodeKey` and `keptNode` would count it (nothing in a bucket given up).
     @inline(__always)
     func followingNode(tag: UInt32, tagLength: Int, declared: Int, value: ByteView, context: Int) -> ByteView? {
-        // `noEntry`'s entry is empty (`valueCount` -1): it fails the count's compare.
+        // `noEntry`'s entry is empty (no block): it fails the block's test, if not before.
         let e = followingEntry
         let n = value.count
-        guard e.pointee.tag == tag, e.pointee.valueCount == n, e.pointee.tagLength == tagLength,
-              e.pointee.declared == declared, e.pointee.context == context, let stored = e.pointee.bytes,
+        guard e.pointee.tag == tag, Int(e.pointee.valueCount) == n, Int(e.pointee.tagLength) == tagLength,
+              Int(e.pointee.declared) == declared, e.pointee.context == context, let stored = e.pointee.bytes,
               n == 0 || value.base.map({ sameBytes(stored, $0, n) }) == true else { return nil }
         let b = Self.nodeStatBucket(tag) &<< 1
         let lookups = nodeStats[b]
@@ -571,20 +606,20 @@ package final class RenderedValueCache {
             }
         }
         lastNode = e
-        followingEntry = nodeEntries + Int(truncatingIfNeeded: e.pointee.next)
-        return ByteView(base: UnsafeRawPointer(stored + n), count: e.pointee.outputCount)
+        followingEntry = nodeEntries + Int(e.pointee.next)
+        return ByteView(base: UnsafeRawPointer(stored + n), count: Int(e.pointee.outputCount))
     }
 
     /// Notes the entry of `key` as the one that followed the entry copied or kept last.
     @inline(__always)
     private func linkNode(_ key: NodeKey) {
-        let j = Int(truncatingIfNeeded: key.hash >> UInt64(64 - Self.nodeTableBits))
+        let j = Self.nodeIndex(key.hash)
         // Written into `noEntry`'s entry too when nothing was copied or kept yet: its
         // `next` is never read (it is never followed: no node matches it).
-        lastNode.pointee.next = Int32(truncatingIfNeeded: j)
+        lastNode.pointee.next = UInt16(truncatingIfNeeded: j)
         let e = nodeEntries + j
         lastNode = e
-        followingEntry = nodeEntries + Int(truncatingIfNeeded: e.pointee.next)
+        followingEntry = nodeEntries + Int(e.pointee.next)
     }
 
     /// The output kept for the node `key` (tried) with this value, copied; else what
@@ -603,16 +638,18 @@ package final class RenderedValueCache {
     func keepNode(_ key: NodeKey, _ value: ByteView, since start: Int, in out: OutputBuffer) {
         guard let output = out.written(since: start), output.count <= Self.maxNodeOutputCount else { return }
         let n = value.count
-        guard n == 0 || value.base != nil, output.count == 0 || output.base != nil else { return }
+        // What the entry's fields hold (`NodeEntry`): a key past them is not kept.
+        guard n <= Self.maxNodeValueCount, n == 0 || value.base != nil, output.count == 0 || output.base != nil,
+              key.tagLength >= 0, key.tagLength <= 0xFF, Int32(exactly: key.declared) != nil else { return }
         let e = nodeEntry(key)
         Self.store(value, then: output, in: e, smallest: 256)
-        e.pointee.hash = key.hash
         e.pointee.tag = key.tag
-        e.pointee.tagLength = key.tagLength
-        e.pointee.declared = key.declared
+        e.pointee.hashBits = Self.nodeHashBits(key.hash)
+        e.pointee.tagLength = UInt8(truncatingIfNeeded: key.tagLength)
+        e.pointee.declared = Int32(truncatingIfNeeded: key.declared)
         e.pointee.context = key.context
-        e.pointee.valueCount = n
-        e.pointee.outputCount = output.count
+        e.pointee.valueCount = UInt8(truncatingIfNeeded: n)
+        e.pointee.outputCount = UInt16(truncatingIfNeeded: output.count)
         linkNode(key)
     }
 
@@ -643,7 +680,8 @@ package final class RenderedValueCache {
             stored = kept
         } else {
             PlainBlocks.free(e.pointee.bytes)
-            let capacity = Swift.max(need, smallest)
+            // Whole 16-byte units, as the packed entries keep it (`units`).
+            let capacity = (Swift.max(need, smallest) &+ 15) & ~15
             stored = PlainBlocks.bytes(capacity)
             e.pointee.bytes = stored
             e.pointee.capacity = capacity
@@ -653,6 +691,53 @@ package final class RenderedValueCache {
             (stored + n).update(from: src.assumingMemoryBound(to: UInt8.self), count: second.count)
         }
     }
+
+    /// A block's capacity (a multiple of 16) in the packed entries' 16-byte units: the
+    /// largest block (a value of 128 bytes and an output of 2,048, rounded up) is 136
+    /// units. One past 255 units is kept as 0 (a capacity taken for smaller is only a new
+    /// block the next time, never an overrun).
+    @inline(__always)
+    fileprivate static func units(_ capacity: Int) -> UInt8 {
+        let u = capacity >> 4
+        return u >= 0 && u <= 0xFF ? UInt8(truncatingIfNeeded: u) : 0
+    }
+
+    /// A zeroed block for a table of `count` entries of `T` (all zero: empty), and the
+    /// table in it, starting at a cache line (a 32-byte entry on one line). Fresh anonymous
+    /// pages, not `calloc`'s: by the time the cache is made the heap's top has been used
+    /// and freed (and the mapping threshold raised), so `calloc` cleared all 128 KB with
+    /// `memset` and every page was touched at start; mapped, only the pages of the entries
+    /// used are ever touched. `calloc` (block aligned by hand) if the mapping fails.
+    private static func zeroedTable<T>(_: T.Type, count: Int) -> (TableBlock, UnsafeMutablePointer<T>) {
+        let size = count * MemoryLayout<T>.stride
+        let block: UnsafeMutableRawPointer
+        #if canImport(Glibc)
+        let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        #else
+        let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0)
+        #endif
+        if let mapped, mapped != MAP_FAILED {
+            block = mapped
+        } else {
+            // As for `nodeStats`: no memory, no cache to run with.
+            block = calloc(size + 64, 1)!
+        }
+        let table = (block + ((64 &- Int(bitPattern: block)) & 63)).bindMemory(to: T.self, capacity: count)
+        return (TableBlock(block: block, mappedSize: block == mapped ? size : 0), table)
+    }
+
+    /// A table's block (`zeroedTable`): mapped (`mappedSize` bytes) or from `calloc` (0).
+    private struct TableBlock {
+        var block: UnsafeMutableRawPointer
+        var mappedSize: Int
+
+        func free() {
+            if mappedSize > 0 { munmap(block, mappedSize) } else { PlainBlocks.free(block) }
+        }
+    }
+
+    /// The strides of the text and node entries (tests: two a cache line).
+    static var entryStrides: (text: Int, node: Int) { (MemoryLayout<Entry>.stride, MemoryLayout<NodeEntry>.stride) }
 
     /// A 64-bit hash of the key: the value eight bytes at a time, the slot and context mixed in.
     @inline(__always)
