@@ -65,3 +65,41 @@ import Testing
         #expect(result.mostParked > 0)
     }
 }
+
+/// Session 43: the quoted Strings an `OutputBuffer` keeps are spread over 64 sets of two
+/// ways, so that which heap Strings share a set (it follows their storage's addresses)
+/// seldom leaves three of a capture's few kept Strings in one set.
+@Suite struct Session43QuotedStringsTests {
+    @Test func sixtyFourSetsOfTwoWays() {
+        #expect(QuotedStrings.sets == 64)
+        #expect(QuotedStrings.ways == 128)
+    }
+
+    /// Kept Strings are found again unless a third String of their set pushed them out;
+    /// their quoted bytes are the escaped text.
+    @Test func keptStringsAreFound() {
+        var kept: [String] = []
+        let base = QuotedStrings.make(kept: &kept)
+        defer { base.deallocate() }
+        // Heap Strings (longer than 15 bytes), as the registry's names are.
+        let strings = (0..<24).map { "Application label number \($0)" }
+        var perSet: [Int: Int] = [:]
+        for s in strings {
+            let quoted = Array("\"\(s)\"".utf8)
+            quoted.withUnsafeBytes { QuotedStrings.keep(base, &kept, s, quoted: $0.baseAddress!, count: $0.count) }
+            let (a, b) = QuotedStrings.words(of: s)
+            perSet[QuotedStrings.set(a, b), default: 0] += 1
+        }
+        for s in strings {
+            let (a, b) = QuotedStrings.words(of: s)
+            let w = QuotedStrings.way(base, s)
+            if perSet[QuotedStrings.set(a, b)]! <= 2 {
+                #expect(w >= 0)
+            }
+            if w >= 0 {
+                let (p, n) = QuotedStrings.bytes(base, w)
+                #expect(Array(UnsafeRawBufferPointer(start: p, count: n)) == Array("\"\(s)\"".utf8))
+            }
+        }
+    }
+}
