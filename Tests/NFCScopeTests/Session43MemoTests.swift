@@ -32,6 +32,7 @@ import Testing
 
     @Test func aSetIsOneLine() {
         #expect(TLVParseMemo.setBytes == 64)
+        #expect(TLVParseMemo.layoutHolds)
         // The kept nodes are the array's own (the copy is one `memcpy`).
         #expect(MemoryLayout<TLVNode>.stride == 72)
     }
@@ -55,7 +56,9 @@ import Testing
             other[at] ^= 0x01
             #expect(!Self.run(other, memo, &tree), "byte \(at)")
         }
-        // The last byte is a value byte: still copied.
+        // Each of those was kept in the slot in turn (the same fingerprint): the first
+        // layout again is parsed and kept back. The last byte is a value byte: copied.
+        #expect(!Self.run(first, memo, &tree))
         var tail = Self.answer(&g)
         tail[tail.count - 1] ^= 0xFF
         #expect(Self.run(tail, memo, &tree))

@@ -64,6 +64,14 @@ final class TLVParseMemo {
 
     /// The bytes of a set (tests: one line).
     static var setBytes: Int { MemoryLayout<KeptSet>.stride }
+    /// The offsets `fingerprint(_:)`, `block(_:)` and `way(_:)` use are `KeptSet`'s (tests).
+    static var layoutHolds: Bool {
+        typealias L = MemoryLayout<KeptSet>
+        return L.offset(of: \.fingerprint0) == 0 && L.offset(of: \.fingerprint1) == 8
+            && L.offset(of: \.block0) == blockAt && L.offset(of: \.block1) == blockAt + 8
+            && L.offset(of: \.way0) == wayAt && L.offset(of: \.way1) == wayAt + MemoryLayout<Way>.stride
+            && MemoryLayout<UnsafeMutableRawPointer?>.stride == 8
+    }
 
     /// A way's sizes (12 bytes: two fit the set's line with its fingerprints and blocks).
     private struct Way {
@@ -113,40 +121,43 @@ final class TLVParseMemo {
     /// before a parse that did not copy: which kept tree the nodes are, for `hints`.
     @exclusivity(unchecked) var lastCopied = -1
 
+    /// Where a way's fields are in its set (`KeptSet`'s layout, checked by a test): each
+    /// way's own by one offset, not a copy of one of two structures (~20 instructions).
+    static var blockAt: Int { 16 }
+    static var wayAt: Int { 32 }
+
+    /// The way of `slot` (`set * 2 + way`).
     @inline(__always)
-    private func way(_ slot: Int) -> Way {
-        let s = sets + (slot &>> 1)
-        return slot & 1 == 0 ? s.pointee.way0 : s.pointee.way1
+    private func way(_ slot: Int) -> UnsafeMutablePointer<Way> {
+        (UnsafeMutableRawPointer(sets + (slot &>> 1)) + (Self.wayAt &+ (slot & 1) &* MemoryLayout<Way>.stride))
+            .assumingMemoryBound(to: Way.self)
     }
 
     @inline(__always)
-    private func setWay(_ slot: Int, _ w: Way) {
-        let s = sets + (slot &>> 1)
-        if slot & 1 == 0 { s.pointee.way0 = w } else { s.pointee.way1 = w }
+    private func block(_ slot: Int) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        (UnsafeMutableRawPointer(sets + (slot &>> 1)) + (Self.blockAt &+ (slot & 1) &* 8))
+            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
     }
 
     @inline(__always)
-    private func block(_ slot: Int) -> UnsafeMutableRawPointer? {
-        let s = sets + (slot &>> 1)
-        return slot & 1 == 0 ? s.pointee.block0 : s.pointee.block1
+    private func fingerprint(_ slot: Int) -> UnsafeMutablePointer<UInt64> {
+        UnsafeMutableRawPointer(sets + (slot &>> 1)).assumingMemoryBound(to: UInt64.self) + (slot & 1)
     }
 
     /// The words `setHints` stored for the tree of `slot`, nil when none since it was kept.
     @inline(__always)
     func hints(_ slot: Int) -> (UInt64, UInt64)? {
-        guard way(slot).hinted, let b = block(slot) else { return nil }
+        guard way(slot).pointee.hinted, let b = block(slot).pointee else { return nil }
         return (b.load(as: UInt64.self), b.load(fromByteOffset: 8, as: UInt64.self))
     }
 
     /// Stores two words derived from the nodes of the tree of `slot` (`lastCopied`): every
     /// copy of it has the same nodes but for their values' bytes.
     func setHints(_ slot: Int, _ a: UInt64, _ b: UInt64) {
-        guard let block = block(slot) else { return }
+        guard let block = block(slot).pointee else { return }
         block.storeBytes(of: a, as: UInt64.self)
         block.storeBytes(of: b, toByteOffset: 8, as: UInt64.self)
-        var w = way(slot)
-        w.hinted = true
-        setWay(slot, w)
+        way(slot).pointee.hinted = true
     }
 
     // Each slot's tree lives in a heap block sized to it, not in fixed regions of the
@@ -210,22 +221,22 @@ final class TLVParseMemo {
     /// sense); nil when none is kept (`nodes` untouched).
     @inline(__always)
     func copyTree(_ f: UInt64, of bytes: ByteView, maxDepth: Int, into nodes: inout [TLVNode]) -> Bool? {
-        let s = sets + Int(truncatingIfNeeded: f >> UInt64(64 - Self.setBits))
+        let first = Int(truncatingIfNeeded: f >> UInt64(64 - Self.setBits)) &<< 1
+        let s = fingerprint(first)
         // A fingerprint is kept in one way at most.
-        let way = s.pointee.fingerprint0 == f ? 0 : s.pointee.fingerprint1 == f ? 1 : -1
-        guard way >= 0 else { return nil }
-        return copyKept(s, way, of: bytes, maxDepth: maxDepth, into: &nodes)
+        let slot = s[0] == f ? first : s[1] == f ? first &+ 1 : -1
+        guard slot >= 0 else { return nil }
+        return copyKept(slot, of: bytes, maxDepth: maxDepth, into: &nodes)
     }
 
     @inline(never)
-    private func copyKept(_ s: UnsafeMutablePointer<KeptSet>, _ way: Int, of bytes: ByteView, maxDepth: Int,
-                          into nodes: inout [TLVNode]) -> Bool? {
-        let e = way == 0 ? s.pointee.way0 : s.pointee.way1
+    private func copyKept(_ slot: Int, of bytes: ByteView, maxDepth: Int, into nodes: inout [TLVNode]) -> Bool? {
+        let e = way(slot)
         let n = bytes.count
-        guard Int(truncatingIfNeeded: e.count) == n, Int(truncatingIfNeeded: e.maxDepth) == maxDepth,
-              let base = bytes.base, let block = way == 0 ? s.pointee.block0 : s.pointee.block1 else { return nil }
-        let k = Int(truncatingIfNeeded: e.nodeCount)
-        let wordCount = Int(truncatingIfNeeded: e.wordCount)
+        guard Int(truncatingIfNeeded: e.pointee.count) == n, Int(truncatingIfNeeded: e.pointee.maxDepth) == maxDepth,
+              let base = bytes.base, let block = block(slot).pointee else { return nil }
+        let k = Int(truncatingIfNeeded: e.pointee.nodeCount)
+        let wordCount = Int(truncatingIfNeeded: e.pointee.wordCount)
         let words = (block + Self.headBytes).assumingMemoryBound(to: GapWord.self)
         let offsets = UnsafeRawPointer(words + wordCount).assumingMemoryBound(to: UInt16.self)
         let nodesAt = Self.nodesAt(wordCount)
@@ -274,11 +285,12 @@ final class TLVParseMemo {
             }
         }
         // Written only when it changes: the set's line stays clean.
-        let used = UInt8(truncatingIfNeeded: way)
+        let s = sets + (slot &>> 1)
+        let used = UInt8(truncatingIfNeeded: slot & 1)
         if s.pointee.lastUsed != used { s.pointee.lastUsed = used }
-        lastCopied = (sets.distance(to: s) &<< 1) | way
+        lastCopied = slot
         copyCount &+= 1
-        return e.clean
+        return e.pointee.clean
     }
 
     /// Where a block's nodes start: after the head, the words and their offsets (rounded
