@@ -2,9 +2,9 @@ import Testing
 @testable import NFCScope
 
 /// Session 43: the parse memo's table is one 64-byte line a set (both ways' fingerprints,
-/// blocks, sizes and the way used last), the hint words sit at the head of the kept block,
-/// and the gap words are 16 bytes with their offsets apart. The answers it copies and the
-/// ones it does not are those of before: same bytes in the gaps hit, anything else parses.
+/// blocks, sizes and the way used last), and the hint words sit at the head of the kept
+/// block. The answers it copies and the ones it does not are those of before: same bytes in
+/// the gaps hit, anything else parses.
 @Suite struct Session43MemoTests {
     /// A GPO answer of format 2: 77, then AIP (82), AFL (94), ATC (9F36) and a cryptogram
     /// (9F26), the values from `g`.

@@ -52,8 +52,8 @@ final class TLVParseMemo {
         var fingerprint0: UInt64 = 0
         var fingerprint1: UInt64 = 0
         /// The way's block (`capacity` bytes, nil until its first tree): two hint words,
-        /// then the `wordCount` gap words (`GapWord`), their offsets (`UInt16`), the tree's
-        /// `nodeCount` nodes, and its `count` bytes.
+        /// then the `wordCount` gap words (`GapWord`), the tree's `nodeCount` nodes, and
+        /// its `count` bytes (read first, the rest in turn).
         var block0: UnsafeMutableRawPointer? = nil
         var block1: UnsafeMutableRawPointer? = nil
         var way0 = Way()
@@ -85,10 +85,10 @@ final class TLVParseMemo {
         var hinted = false
     }
 
-    /// Eight bytes of the kept bytes (at the offset stored apart, as `UInt16`): `mask` has
-    /// 0xFF at the gap bytes, `bytes` those bytes (the others zero). 16 bytes, not 24 with
-    /// the offset in: a copy reads fewer lines of the block.
+    /// Eight bytes at `offset` of the kept bytes: `mask` has 0xFF at the gap bytes,
+    /// `bytes` those bytes (the others zero).
     private struct GapWord {
+        var offset: Int
         var mask: UInt64
         var bytes: UInt64
     }
@@ -100,17 +100,15 @@ final class TLVParseMemo {
     /// A block's size is a multiple of this: a later tree of the slot a little larger
     /// than the first still fits.
     private static var blockGrain: Int { 256 }
-    /// Blocks and the table start on a line: a copy reads the head, words and nodes in
-    /// as few lines as they fill.
+    /// The table starts on a line.
     private static var lineBytes: Int { 64 }
 
     /// `sets` is `table` rounded up to a line.
     private let table: UnsafeMutableRawPointer
     private let sets: UnsafeMutablePointer<KeptSet>
-    /// The gap words and offsets of the tree being kept (`keepTree`), copied into the
-    /// slot's block once it is known to fit.
+    /// The gap words of the tree being kept (`keepTree`), copied into the slot's block
+    /// once it is known to fit.
     private let scratchWords: UnsafeMutablePointer<GapWord>
-    private let scratchOffsets: UnsafeMutablePointer<UInt16>
     private let seen: UnsafeMutablePointer<UInt64>
 
     /// Trees copied so far (tests).
@@ -179,7 +177,6 @@ final class TLVParseMemo {
         sets = (table + (first &- Int(bitPattern: table))).bindMemory(to: KeptSet.self, capacity: setCount)
         // Raw: a word is written before it is read.
         scratchWords = .allocate(capacity: Self.maxWords)
-        scratchOffsets = .allocate(capacity: Self.maxWords)
         seen = .allocate(capacity: seenSlots)
         seen.initialize(repeating: 0, count: seenSlots)
     }
@@ -188,13 +185,12 @@ final class TLVParseMemo {
         let setCount = 1 << Self.setBits
         var set = 0
         while set < setCount {
-            sets[set].block0?.deallocate()
-            sets[set].block1?.deallocate()
+            PlainBlocks.free(sets[set].block0)
+            PlainBlocks.free(sets[set].block1)
             set &+= 1
         }
         PlainBlocks.free(table)
         scratchWords.deallocate()
-        scratchOffsets.deallocate()
         seen.deallocate()
     }
 
@@ -238,7 +234,6 @@ final class TLVParseMemo {
         let k = Int(truncatingIfNeeded: e.pointee.nodeCount)
         let wordCount = Int(truncatingIfNeeded: e.pointee.wordCount)
         let words = (block + Self.headBytes).assumingMemoryBound(to: GapWord.self)
-        let offsets = UnsafeRawPointer(words + wordCount).assumingMemoryBound(to: UInt16.self)
         let nodesAt = Self.nodesAt(wordCount)
         let src = (block + nodesAt).assumingMemoryBound(to: TLVNode.self)
         let from = UnsafeRawPointer(block + (nodesAt &+ k &* Self.nodeStride))
@@ -247,8 +242,8 @@ final class TLVParseMemo {
         var w = 0
         while w < wordCount {
             let word = words + w
-            diff |= (base.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: offsets[w]), as: UInt64.self)
-                & word.pointee.mask) ^ word.pointee.bytes
+            diff |= (base.loadUnaligned(fromByteOffset: word.pointee.offset, as: UInt64.self) & word.pointee.mask)
+                ^ word.pointee.bytes
             w &+= 1
         }
         guard diff == 0 else { return nil }
@@ -293,11 +288,10 @@ final class TLVParseMemo {
         return e.pointee.clean
     }
 
-    /// Where a block's nodes start: after the head, the words and their offsets (rounded
-    /// up to eight bytes).
+    /// Where a block's nodes start: after the head and the words.
     @inline(__always)
     private static func nodesAt(_ wordCount: Int) -> Int {
-        (headBytes &+ wordCount &* (wordStride &+ 2) &+ 7) & ~7
+        headBytes &+ wordCount &* wordStride
     }
 
     /// Whether fingerprint `f` (not 0) was noted before; notes it.
@@ -322,7 +316,7 @@ final class TLVParseMemo {
             : 1 &- Int(truncatingIfNeeded: s.pointee.lastUsed)
         // Emptied first: a tree that is not kept after all leaves the slot empty.
         if way == 0 { s.pointee.fingerprint0 = 0 } else { s.pointee.fingerprint1 = 0 }
-        let words = scratchWords, offsets = scratchOffsets
+        let words = scratchWords
         // The gaps: everything but the values of plain leaves (primitive, no error, a
         // definite length, the value whole and not empty), in order (the nodes are in
         // the order of their offsets), as words (`GapWord`). Every value is checked to be
@@ -350,18 +344,16 @@ final class TLVParseMemo {
                 // Bytes `cursor..<gapEnd` into words: the last word's when they fall in it,
                 // else a new word at the first of them (at most at `n - 8`).
                 while cursor < gapEnd {
-                    let lastOffset = count > 0 ? Int(truncatingIfNeeded: offsets[count &- 1]) : 0
-                    if count > 0, cursor < lastOffset &+ 8 {
+                    if count > 0, cursor < words[count &- 1].offset &+ 8 {
                         let last = words + (count &- 1)
-                        let stop = Swift.min(gapEnd, lastOffset &+ 8)
+                        let stop = Swift.min(gapEnd, last.pointee.offset &+ 8)
                         let taken = stop &- cursor
                         let bits: UInt64 = taken >= 8 ? ~0 : (1 &<< UInt64(taken &* 8)) &- 1
-                        last.pointee.mask |= bits &<< UInt64((cursor &- lastOffset) &* 8)
+                        last.pointee.mask |= bits &<< UInt64((cursor &- last.pointee.offset) &* 8)
                         cursor = stop
                     } else {
                         guard count < Self.maxWords else { return -1 }
-                        (words + count).initialize(to: GapWord(mask: 0, bytes: 0))
-                        (offsets + count).initialize(to: UInt16(truncatingIfNeeded: Swift.min(cursor, n &- 8)))
+                        (words + count).initialize(to: GapWord(offset: Swift.min(cursor, n &- 8), mask: 0, bytes: 0))
                         count &+= 1
                     }
                 }
@@ -370,15 +362,14 @@ final class TLVParseMemo {
             var w = 0
             while w < count {
                 let word = words + w
-                word.pointee.bytes = base.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: offsets[w]),
-                                                        as: UInt64.self) & word.pointee.mask
+                word.pointee.bytes = base.loadUnaligned(fromByteOffset: word.pointee.offset, as: UInt64.self) & word.pointee.mask
                 w &+= 1
             }
             return count
         }
         guard wordCount >= 0 else { return }
         // The slot's block, replaced by a larger one when the tree does not fit (at most
-        // 48 nodes, 64 words and 384 bytes: sizes and offsets fit `UInt16`), on a line.
+        // 48 nodes, 64 words and 384 bytes: sizes fit `UInt16`).
         let nodesAt = Self.nodesAt(wordCount)
         let bytesAt = nodesAt &+ k &* Self.nodeStride
         let size = bytesAt &+ n
@@ -387,17 +378,15 @@ final class TLVParseMemo {
         if let old = way == 0 ? s.pointee.block0 : s.pointee.block1, Int(truncatingIfNeeded: e.capacity) >= size {
             block = old
         } else {
-            (way == 0 ? s.pointee.block0 : s.pointee.block1)?.deallocate()
+            PlainBlocks.free(way == 0 ? s.pointee.block0 : s.pointee.block1)
             let capacity = (size &+ (Self.blockGrain &- 1)) & ~(Self.blockGrain &- 1)
-            block = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: Self.lineBytes)
+            block = PlainBlocks.raw(capacity)
             if way == 0 { s.pointee.block0 = block } else { s.pointee.block1 = block }
             e.capacity = UInt16(truncatingIfNeeded: capacity)
         }
         if s.pointee.lastUsed != UInt8(truncatingIfNeeded: way) { s.pointee.lastUsed = UInt8(truncatingIfNeeded: way) }
         (block + Self.headBytes).bindMemory(to: GapWord.self, capacity: wordCount)
             .initialize(from: words, count: wordCount)
-        (block + (Self.headBytes &+ wordCount &* Self.wordStride)).bindMemory(to: UInt16.self, capacity: wordCount)
-            .initialize(from: offsets, count: wordCount)
         let dst = (block + nodesAt).bindMemory(to: TLVNode.self, capacity: k)
         let to = (block + bytesAt).bindMemory(to: UInt8.self, capacity: n)
         to.update(from: base.assumingMemoryBound(to: UInt8.self), count: n)
