@@ -40,14 +40,14 @@ final class TLVParseMemo {
     /// 56 bytes with its hint words, so a lookup's two fingerprints spanned two lines and
     /// `lastUsed` a third table: on the 100,000-frame file ~2 first-level misses a lookup
     /// (47 K and 4.3 K last-level for 24,196 copies) and 19.8 K more writing `lastUsed`.
-    /// The hint words went to the block's head, read after the block's words anyway.
+    /// The hint words went to the block's head, in the line of its first gap words.
     private struct KeptSet {
         /// 0 while empty (no fingerprint is 0).
         var fingerprint0: UInt64 = 0
         var fingerprint1: UInt64 = 0
         /// The way's block (`capacity` bytes, nil until its first tree): two hint words,
         /// then the `wordCount` gap words (`GapWord`), the tree's `nodeCount` nodes, and
-        /// its `count` bytes (read first, the rest in turn).
+        /// its `count` bytes, in the order a copy reads them (it never reads the bytes).
         var block0: UnsafeMutableRawPointer? = nil
         var block1: UnsafeMutableRawPointer? = nil
         var way0 = Way()
