@@ -35,26 +35,48 @@ final class TLVParseMemo {
     private static let setBits = 9
     private static let seenBits = 10
 
-    private struct Kept {
+    /// One set, one 64-byte line (the table is 64-byte aligned): both ways' fingerprints,
+    /// blocks and sizes, and the way used last. Until session 43 each slot was an entry of
+    /// 56 bytes with its hint words, so a lookup's two fingerprints spanned two lines and
+    /// `lastUsed` a third table: on the 100,000-frame file ~2 first-level misses a lookup
+    /// (47 K and 4.3 K last-level for 24,196 copies) and 19.8 K more writing `lastUsed`.
+    /// The hint words went to the block's head, in the line of its first gap words.
+    private struct KeptSet {
         /// 0 while empty (no fingerprint is 0).
-        var fingerprint: UInt64 = 0
-        /// The slot's block (`capacity` bytes, nil until its first tree): the kept tree's
-        /// `nodeCount` nodes, then its `wordCount` gap words, then its `count` bytes.
-        var block: UnsafeMutableRawPointer? = nil
-        var maxDepth = 0
+        var fingerprint0: UInt64 = 0
+        var fingerprint1: UInt64 = 0
+        /// The way's block (`capacity` bytes, nil until its first tree): two hint words,
+        /// then the `wordCount` gap words (`GapWord`), the tree's `nodeCount` nodes, and
+        /// its `count` bytes, in the order a copy reads them (it never reads the bytes).
+        var block0: UnsafeMutableRawPointer? = nil
+        var block1: UnsafeMutableRawPointer? = nil
+        var way0 = Way()
+        var way1 = Way()
+        /// The way (0 or 1) copied from or kept last.
+        var lastUsed: UInt8 = 0
+    }
+
+    /// The bytes of a set (tests: one line).
+    static var setBytes: Int { MemoryLayout<KeptSet>.stride }
+    /// The offsets `fingerprint(_:)`, `block(_:)` and `way(_:)` use are `KeptSet`'s (tests).
+    static var layoutHolds: Bool {
+        typealias L = MemoryLayout<KeptSet>
+        return L.offset(of: \.fingerprint0) == 0 && L.offset(of: \.fingerprint1) == 8
+            && L.offset(of: \.block0) == blockAt && L.offset(of: \.block1) == blockAt + 8
+            && L.offset(of: \.way0) == wayAt && L.offset(of: \.way1) == wayAt + MemoryLayout<Way>.stride
+            && MemoryLayout<UnsafeMutableRawPointer?>.stride == 8
+    }
+
+    /// A way's sizes (12 bytes: two fit the set's line with its fingerprints and blocks).
+    private struct Way {
+        var maxDepth: Int32 = 0
         var count: UInt16 = 0
         var capacity: UInt16 = 0
-        var nodeCount: UInt16 = 0
-        var wordCount: UInt16 = 0
-        /// Where the words and the bytes start in `block`.
-        var wordsAt: UInt16 = 0
-        var bytesAt: UInt16 = 0
+        var nodeCount: UInt8 = 0
+        var wordCount: UInt8 = 0
         var clean = false
-        /// Two words the memo's user derived from the kept tree's nodes (`setHints`),
-        /// valid when `hinted`: a new tree in the slot clears it.
+        /// The block's two hint words (`setHints`) are valid: a new tree in the slot clears it.
         var hinted = false
-        var hintA: UInt64 = 0
-        var hintB: UInt64 = 0
     }
 
     /// Eight bytes at `offset` of the kept bytes: `mask` has 0xFF at the gap bytes,
@@ -67,17 +89,21 @@ final class TLVParseMemo {
 
     private static var nodeStride: Int { MemoryLayout<TLVNode>.stride }
     private static var wordStride: Int { MemoryLayout<GapWord>.stride }
+    /// The hint words at a block's start.
+    private static var headBytes: Int { 16 }
     /// A block's size is a multiple of this: a later tree of the slot a little larger
     /// than the first still fits.
     private static var blockGrain: Int { 256 }
+    /// The table starts on a line.
+    private static var lineBytes: Int { 64 }
 
-    private let kept: UnsafeMutablePointer<Kept>
+    /// `sets` is `table` rounded up to a line.
+    private let table: UnsafeMutableRawPointer
+    private let sets: UnsafeMutablePointer<KeptSet>
     /// The gap words of the tree being kept (`keepTree`), copied into the slot's block
     /// once it is known to fit.
     private let scratchWords: UnsafeMutablePointer<GapWord>
     private let seen: UnsafeMutablePointer<UInt64>
-    /// Per set: the way (0 or 1) copied from or kept last.
-    private let lastUsed: UnsafeMutablePointer<UInt8>
 
     /// Trees copied so far (tests).
     @exclusivity(unchecked) private(set) var copyCount = 0
@@ -87,48 +113,74 @@ final class TLVParseMemo {
     /// before a parse that did not copy: which kept tree the nodes are, for `hints`.
     @exclusivity(unchecked) var lastCopied = -1
 
+    /// Where a way's fields are in its set (`KeptSet`'s layout, checked by a test): each
+    /// way's own by one offset, not a copy of one of two structures (~20 instructions).
+    static var blockAt: Int { 16 }
+    static var wayAt: Int { 32 }
+
+    /// The way of `slot` (`set * 2 + way`).
+    @inline(__always)
+    private func way(_ slot: Int) -> UnsafeMutablePointer<Way> {
+        (UnsafeMutableRawPointer(sets + (slot &>> 1)) + (Self.wayAt &+ (slot & 1) &* MemoryLayout<Way>.stride))
+            .assumingMemoryBound(to: Way.self)
+    }
+
+    @inline(__always)
+    private func block(_ slot: Int) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        (UnsafeMutableRawPointer(sets + (slot &>> 1)) + (Self.blockAt &+ (slot & 1) &* 8))
+            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    }
+
+    @inline(__always)
+    private func fingerprint(_ slot: Int) -> UnsafeMutablePointer<UInt64> {
+        UnsafeMutableRawPointer(sets + (slot &>> 1)).assumingMemoryBound(to: UInt64.self) + (slot & 1)
+    }
+
     /// The words `setHints` stored for the tree of `slot`, nil when none since it was kept.
     @inline(__always)
     func hints(_ slot: Int) -> (UInt64, UInt64)? {
-        let e = kept + slot
-        return e.pointee.hinted ? (e.pointee.hintA, e.pointee.hintB) : nil
+        guard way(slot).pointee.hinted, let b = block(slot).pointee else { return nil }
+        return (b.load(as: UInt64.self), b.load(fromByteOffset: 8, as: UInt64.self))
     }
 
     /// Stores two words derived from the nodes of the tree of `slot` (`lastCopied`): every
     /// copy of it has the same nodes but for their values' bytes.
     func setHints(_ slot: Int, _ a: UInt64, _ b: UInt64) {
-        let e = kept + slot
-        e.pointee.hintA = a
-        e.pointee.hintB = b
-        e.pointee.hinted = true
+        guard let block = block(slot).pointee else { return }
+        block.storeBytes(of: a, as: UInt64.self)
+        block.storeBytes(of: b, toByteOffset: 8, as: UInt64.self)
+        way(slot).pointee.hinted = true
     }
 
     // Each slot's tree lives in a heap block sized to it, not in fixed regions of the
     // largest size per slot (384 bytes, 48 nodes, 64 words: 5.3 KB a slot, 2.7 MB in
     // all): a kept tree is mostly 1-2 KB, so the fixed regions touched a fresh page for
     // nearly every tree kept, a third of the page faults of a 100,000-frame run.
+    // The table (32 KB) is written whole here: `calloc` (tried in session 43) cleared it
+    // with a `memset` all the same (the heap's memory, not fresh pages), ~33 K counted
+    // instructions (`rep stosb`) against ~5 K for this loop.
     init() {
-        let keptSlots = 2 << Self.setBits, seenSlots = 1 << Self.seenBits
-        kept = .allocate(capacity: keptSlots)
-        kept.initialize(repeating: Kept(), count: keptSlots)
+        let setCount = 1 << Self.setBits, seenSlots = 1 << Self.seenBits
+        table = PlainBlocks.raw(setCount &* MemoryLayout<KeptSet>.stride &+ Self.lineBytes)
+        let first = (Int(bitPattern: table) &+ (Self.lineBytes &- 1)) & ~(Self.lineBytes &- 1)
+        sets = (table + (first &- Int(bitPattern: table))).bindMemory(to: KeptSet.self, capacity: setCount)
+        sets.initialize(repeating: KeptSet(), count: setCount)
         // Raw: a word is written before it is read.
         scratchWords = .allocate(capacity: Self.maxWords)
-        lastUsed = .allocate(capacity: 1 << Self.setBits)
-        lastUsed.initialize(repeating: 0, count: 1 << Self.setBits)
         seen = .allocate(capacity: seenSlots)
         seen.initialize(repeating: 0, count: seenSlots)
     }
 
     deinit {
-        let keptSlots = 2 << Self.setBits
-        var slot = 0
-        while slot < keptSlots {
-            PlainBlocks.free(kept[slot].block)
-            slot &+= 1
+        let setCount = 1 << Self.setBits
+        var set = 0
+        while set < setCount {
+            PlainBlocks.free(sets[set].block0)
+            PlainBlocks.free(sets[set].block1)
+            set &+= 1
         }
-        kept.deallocate()
+        PlainBlocks.free(table)
         scratchWords.deallocate()
-        lastUsed.deallocate()
         seen.deallocate()
     }
 
@@ -156,23 +208,25 @@ final class TLVParseMemo {
     @inline(__always)
     func copyTree(_ f: UInt64, of bytes: ByteView, maxDepth: Int, into nodes: inout [TLVNode]) -> Bool? {
         let first = Int(truncatingIfNeeded: f >> UInt64(64 - Self.setBits)) &<< 1
+        let s = fingerprint(first)
         // A fingerprint is kept in one way at most.
-        let slot = kept[first].fingerprint == f ? first : kept[first &+ 1].fingerprint == f ? first &+ 1 : -1
+        let slot = s[0] == f ? first : s[1] == f ? first &+ 1 : -1
         guard slot >= 0 else { return nil }
         return copyKept(slot, of: bytes, maxDepth: maxDepth, into: &nodes)
     }
 
     @inline(never)
     private func copyKept(_ slot: Int, of bytes: ByteView, maxDepth: Int, into nodes: inout [TLVNode]) -> Bool? {
-        let e = kept + slot
+        let e = way(slot)
         let n = bytes.count
-        guard Int(truncatingIfNeeded: e.pointee.count) == n, e.pointee.maxDepth == maxDepth, let base = bytes.base,
-              let block = e.pointee.block else { return nil }
-        let k = Int(e.pointee.nodeCount)
-        let wordCount = Int(e.pointee.wordCount)
-        let src = block.assumingMemoryBound(to: TLVNode.self)
-        let words = (block + Int(e.pointee.wordsAt)).assumingMemoryBound(to: GapWord.self)
-        let from = UnsafeRawPointer(block + Int(e.pointee.bytesAt))
+        guard Int(truncatingIfNeeded: e.pointee.count) == n, Int(truncatingIfNeeded: e.pointee.maxDepth) == maxDepth,
+              let base = bytes.base, let block = block(slot).pointee else { return nil }
+        let k = Int(truncatingIfNeeded: e.pointee.nodeCount)
+        let wordCount = Int(truncatingIfNeeded: e.pointee.wordCount)
+        let words = (block + Self.headBytes).assumingMemoryBound(to: GapWord.self)
+        let nodesAt = Self.nodesAt(wordCount)
+        let src = (block + nodesAt).assumingMemoryBound(to: TLVNode.self)
+        let from = UnsafeRawPointer(block + (nodesAt &+ k &* Self.nodeStride))
         // The bytes the parse read: the same (each word's offset is at most `n - 8`).
         var diff: UInt64 = 0
         var w = 0
@@ -215,10 +269,19 @@ final class TLVParseMemo {
                 }
             }
         }
-        lastUsed[slot &>> 1] = UInt8(truncatingIfNeeded: slot & 1)
+        // Written only when it changes: the set's line stays clean.
+        let s = sets + (slot &>> 1)
+        let used = UInt8(truncatingIfNeeded: slot & 1)
+        if s.pointee.lastUsed != used { s.pointee.lastUsed = used }
         lastCopied = slot
         copyCount &+= 1
         return e.pointee.clean
+    }
+
+    /// Where a block's nodes start: after the head and the words.
+    @inline(__always)
+    private static func nodesAt(_ wordCount: Int) -> Int {
+        headBytes &+ wordCount &* wordStride
     }
 
     /// Whether fingerprint `f` (not 0) was noted before; notes it.
@@ -235,14 +298,14 @@ final class TLVParseMemo {
     @inline(never)
     func keepTree(_ f: UInt64, of bytes: ByteView, maxDepth: Int, nodes: [TLVNode], clean: Bool) {
         let n = bytes.count, k = nodes.count
-        guard n >= Self.minBytes, n <= Self.maxBytes, k <= Self.maxNodes, let base = bytes.base else { return }
+        guard n >= Self.minBytes, n <= Self.maxBytes, k <= Self.maxNodes, let base = bytes.base,
+              maxDepth >= Int(Int32.min), maxDepth <= Int(Int32.max) else { return }
         // The way holding this fingerprint (another layout of it), else the one not used last.
-        let set = Int(truncatingIfNeeded: f >> UInt64(64 - Self.setBits))
-        let first = set &<< 1
-        let slot = kept[first].fingerprint == f ? first : kept[first &+ 1].fingerprint == f ? first &+ 1
-            : first &+ (1 &- Int(lastUsed[set]))
+        let s = sets + Int(truncatingIfNeeded: f >> UInt64(64 - Self.setBits))
+        let way = s.pointee.fingerprint0 == f ? 0 : s.pointee.fingerprint1 == f ? 1
+            : 1 &- Int(truncatingIfNeeded: s.pointee.lastUsed)
         // Emptied first: a tree that is not kept after all leaves the slot empty.
-        kept[slot].fingerprint = 0
+        if way == 0 { s.pointee.fingerprint0 = 0 } else { s.pointee.fingerprint1 = 0 }
         let words = scratchWords
         // The gaps: everything but the values of plain leaves (primitive, no error, a
         // definite length, the value whole and not empty), in order (the nodes are in
@@ -296,24 +359,25 @@ final class TLVParseMemo {
         }
         guard wordCount >= 0 else { return }
         // The slot's block, replaced by a larger one when the tree does not fit (at most
-        // 48 nodes, 64 words and 384 bytes: sizes and offsets fit `UInt16`).
-        let wordsAt = k &* Self.nodeStride
-        let bytesAt = wordsAt &+ wordCount &* Self.wordStride
+        // 48 nodes, 64 words and 384 bytes: sizes fit `UInt16`).
+        let nodesAt = Self.nodesAt(wordCount)
+        let bytesAt = nodesAt &+ k &* Self.nodeStride
         let size = bytesAt &+ n
+        var e = way == 0 ? s.pointee.way0 : s.pointee.way1
         let block: UnsafeMutableRawPointer
-        if let old = kept[slot].block, Int(truncatingIfNeeded: kept[slot].capacity) >= size {
+        if let old = way == 0 ? s.pointee.block0 : s.pointee.block1, Int(truncatingIfNeeded: e.capacity) >= size {
             block = old
         } else {
-            PlainBlocks.free(kept[slot].block)
+            PlainBlocks.free(way == 0 ? s.pointee.block0 : s.pointee.block1)
             let capacity = (size &+ (Self.blockGrain &- 1)) & ~(Self.blockGrain &- 1)
             block = PlainBlocks.raw(capacity)
-            kept[slot].block = block
-            kept[slot].capacity = UInt16(truncatingIfNeeded: capacity)
+            if way == 0 { s.pointee.block0 = block } else { s.pointee.block1 = block }
+            e.capacity = UInt16(truncatingIfNeeded: capacity)
         }
-        lastUsed[set] = UInt8(truncatingIfNeeded: slot & 1)
-        let dst = block.bindMemory(to: TLVNode.self, capacity: k)
-        (block + wordsAt).bindMemory(to: GapWord.self, capacity: wordCount)
+        if s.pointee.lastUsed != UInt8(truncatingIfNeeded: way) { s.pointee.lastUsed = UInt8(truncatingIfNeeded: way) }
+        (block + Self.headBytes).bindMemory(to: GapWord.self, capacity: wordCount)
             .initialize(from: words, count: wordCount)
+        let dst = (block + nodesAt).bindMemory(to: TLVNode.self, capacity: k)
         let to = (block + bytesAt).bindMemory(to: UInt8.self, capacity: n)
         to.update(from: base.assumingMemoryBound(to: UInt8.self), count: n)
         let delta = base.distance(to: UnsafeRawPointer(to))
@@ -326,15 +390,19 @@ final class TLVParseMemo {
                 i &+= 1
             }
         }
-        kept[slot].count = UInt16(truncatingIfNeeded: n)
-        kept[slot].maxDepth = maxDepth
-        kept[slot].nodeCount = UInt16(truncatingIfNeeded: k)
-        kept[slot].wordCount = UInt16(truncatingIfNeeded: wordCount)
-        kept[slot].wordsAt = UInt16(truncatingIfNeeded: wordsAt)
-        kept[slot].bytesAt = UInt16(truncatingIfNeeded: bytesAt)
-        kept[slot].clean = clean
-        kept[slot].hinted = false
-        kept[slot].fingerprint = f
+        e.count = UInt16(truncatingIfNeeded: n)
+        e.maxDepth = Int32(truncatingIfNeeded: maxDepth)
+        e.nodeCount = UInt8(truncatingIfNeeded: k)
+        e.wordCount = UInt8(truncatingIfNeeded: wordCount)
+        e.clean = clean
+        e.hinted = false
+        if way == 0 {
+            s.pointee.way0 = e
+            s.pointee.fingerprint0 = f
+        } else {
+            s.pointee.way1 = e
+            s.pointee.fingerprint1 = f
+        }
         keepCount &+= 1
     }
 }
