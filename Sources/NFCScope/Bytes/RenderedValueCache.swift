@@ -34,7 +34,7 @@ package final class RenderedValueCache {
     /// The counts fit their fields: values of at most `maxValueCount` bytes, texts of at
     /// most `maxTextCount`, blocks of at most their sum rounded up (in 16-byte units); a
     /// slot index that does not fit 32 bits is not kept (compared widened: exact).
-    private struct Entry: KeptBlock {
+    private struct Entry: PackedKeptBlock {
         var hash: UInt64 = 0
         var context: Int = 0
         /// The value's bytes, then its text (nil while empty).
@@ -44,10 +44,6 @@ package final class RenderedValueCache {
         var textCount: UInt16 = 0
         var valueCount: UInt8 = 0
         var capacityUnits: UInt8 = 0
-        var capacity: Int {
-            @inline(__always) get { Int(capacityUnits) &<< 4 }
-            @inline(__always) set { capacityUnits = RenderedValueCache.units(newValue) }
-        }
     }
 
     private static let tableBits = 10
@@ -423,7 +419,7 @@ package final class RenderedValueCache {
     /// 32 bits is not kept (the fields are compared widened: exact). No 64-bit hash: the
     /// key's other parts and bits 44-51 of the hash (below the index's) turn away nearly
     /// every other key before the block is touched.
-    private struct NodeEntry: KeptBlock {
+    private struct NodeEntry: PackedKeptBlock {
         var tag: UInt32 = 0
         var declared: Int32 = 0
         var context: Int = 0
@@ -437,10 +433,6 @@ package final class RenderedValueCache {
         var tagLength: UInt8 = 0
         var hashBits: UInt8 = 0
         var capacityUnits: UInt8 = 0
-        var capacity: Int {
-            @inline(__always) get { Int(capacityUnits) &<< 4 }
-            @inline(__always) set { capacityUnits = RenderedValueCache.units(newValue) }
-        }
     }
 
     private static let nodeTableBits = 12
@@ -656,9 +648,14 @@ package final class RenderedValueCache {
     // MARK: The entries' blocks
 
     /// What an entry keeping bytes has: its block (nil until first used) and its size.
-    private protocol KeptBlock {
+    fileprivate protocol KeptBlock {
         var bytes: UnsafeMutablePointer<UInt8>? { get set }
         var capacity: Int { get set }
+    }
+
+    /// The text and node entries: their capacity kept in 16-byte units (`units`).
+    fileprivate protocol PackedKeptBlock: KeptBlock {
+        var capacityUnits: UInt8 { get set }
     }
 
     /// Stores `first`'s bytes, then `second`'s, at the start of the block of entry `e`:
@@ -774,5 +771,12 @@ package final class RenderedValueCache {
         }
         h = (h ^ (h >> 29)) &* 0xBF58_476D_1CE4_E5B9
         return h ^ (h >> 31)
+    }
+}
+
+extension RenderedValueCache.PackedKeptBlock {
+    var capacity: Int {
+        @inline(__always) get { Int(capacityUnits) &<< 4 }
+        @inline(__always) set { capacityUnits = RenderedValueCache.units(newValue) }
     }
 }
