@@ -36,9 +36,11 @@ public enum ParallelRun {
         /// decoded at once leave the next file's whole output waiting for the head: 28 MB
         /// of JSON Lines for a 2 MiB EMV capture. Under 16 MiB, half of it went through a
         /// temporary file, and the kernel's copies in and out took ~0.07 s of CPU in a 1 s
-        /// `-j 2` run of 100 such files; 32 MiB keeps most of it in memory and two 1 GiB
-        /// captures at `-j 2` within 51 MB of peak RSS (BENCHMARKS.md, session 43).
-        var memoryCap = 32 << 20
+        /// `-j 2` run of 100 such files (BENCHMARKS.md, session 43). 32 MiB took `-j 2`
+        /// text over those files to 66-70 MB of peak RSS, past the 64 MB the tool keeps
+        /// to; 24 MiB holds them within 61 MB, and the same CPU time was measured for
+        /// JSON Lines at 24 and 32 MiB (session 44).
+        var memoryCap = 24 << 20
         /// Chunks of the head file not yet written.
         var headCap = 4 << 20
         /// Temporary files kept for reuse once their input is written out, and the
@@ -185,6 +187,8 @@ final class OrderedOutput: @unchecked Sendable {
     /// the most there were at once.
     private var parked = 0
     private(set) var mostParked = 0
+    /// The most bytes held in memory at once (`held`, for the tests).
+    private(set) var mostHeld = 0
     private var maxSpareMemory: Int { limits.memoryCap + limits.headCap }
 
     init(count: Int, limits: ParallelRun.Limits, out: OutputBuffer) {
@@ -251,6 +255,7 @@ final class OrderedOutput: @unchecked Sendable {
         slots[index].pieces.append(piece)
         slots[index].held += n
         held += n
+        mostHeld = max(mostHeld, held)
         if index == head { monitor.signal(Self.writerCondition) }
         return wantsSpare ? popSpare() : nil
     }
@@ -351,7 +356,11 @@ final class OrderedOutput: @unchecked Sendable {
                 let pieces = slots[head].pieces
                 let spill = slots[head].spill
                 slots[head].pieces = []
-                held -= slots[head].held
+                // The pieces stay counted in `held` until they are written: other files'
+                // chunks filling the room meanwhile took `-j 2` text over 100 files to
+                // twice the cap and 77 MB of peak RSS (session 44). The head's own cap
+                // starts over now.
+                let inFlight = slots[head].held
                 slots[head].held = 0
                 draining = true
                 monitor.broadcast(Self.roomCondition)
@@ -397,12 +406,11 @@ final class OrderedOutput: @unchecked Sendable {
                 }
                 monitor.lock()
                 draining = false
-                if unparked > 0 {
-                    // Room in the temporary files for workers waiting on `spillCap`.
-                    parked -= unparked
-                    unparked = 0
-                    monitor.broadcast(Self.roomCondition)
-                }
+                held -= inFlight
+                // Room in memory and in the temporary files (`spillCap`) for waiting workers.
+                parked -= unparked
+                unparked = 0
+                monitor.broadcast(Self.roomCondition)
                 // The chunks written out go back to the workers (as many as `keepSpare` keeps).
                 for chunk in written { keepSpare(chunk) }
                 written.removeAll(keepingCapacity: true)

@@ -45,24 +45,30 @@ import Testing
         [UInt8](repeating: 0xA0, count: 2_000) + [UInt8](repeating: 0xB1, count: secondBytes / 2_000 * 2_000)
     }
 
-    @Test func defaultMemoryCapIs32MiB() {
-        #expect(ParallelRun.Limits().memoryCap == 32 << 20)
+    /// 24 MiB since session 44 (32 MiB in session 43 took `-j 2` text over 100 files past
+    /// 64 MB of peak RSS).
+    @Test func defaultMemoryCapIs24MiB() {
+        #expect(ParallelRun.Limits().memoryCap == 24 << 20)
         #expect(ParallelRun.Limits().headCap == 4 << 20)
     }
 
-    /// 20 MB held behind the head: under 16 MiB it went partly to a temporary file; now
-    /// none of it does.
+    /// 16 MB held behind the head (20 MB of chunk memory): under 16 MiB it went partly to
+    /// a temporary file; under the default none of it does.
     @Test func midSizeOutputStaysInMemory() {
-        let result = run(secondBytes: 20_000_000, limits: ParallelRun.Limits())
-        #expect(result.bytes == expected(secondBytes: 20_000_000))
+        let result = run(secondBytes: 16_000_000, limits: ParallelRun.Limits())
+        #expect(result.bytes == expected(secondBytes: 16_000_000))
         #expect(result.mostParked == 0)
     }
 
-    /// The same output under the old cap parks what does not fit.
+    /// The same output under the old cap parks what does not fit, and so does more than
+    /// the default holds.
     @Test func beyondTheCapItParks() {
-        let result = run(secondBytes: 20_000_000, limits: ParallelRun.Limits(memoryCap: 16 << 20))
-        #expect(result.bytes == expected(secondBytes: 20_000_000))
+        let result = run(secondBytes: 16_000_000, limits: ParallelRun.Limits(memoryCap: 16 << 20))
+        #expect(result.bytes == expected(secondBytes: 16_000_000))
         #expect(result.mostParked > 0)
+        let larger = run(secondBytes: 30_000_000, limits: ParallelRun.Limits())
+        #expect(larger.bytes == expected(secondBytes: 30_000_000))
+        #expect(larger.mostParked > 0)
     }
 }
 

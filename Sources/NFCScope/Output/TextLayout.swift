@@ -148,6 +148,22 @@ enum TextWrap {
         out.bytes(text[copied..<n])
     }
 
+    /// `wrap`, in pieces of at least `piece` bytes cut after a line's end, each ended as
+    /// a record (`recordDone`), so that the output is handed on as it grows. The same
+    /// bytes as `wrap` (it wraps line by line). A text decode's closing section lists up
+    /// to 1,000 transactions, ~2.6 MB: in one record it grew the output buffer to that
+    /// size, and at `-j 2` made a chunk of it for every file (session 44).
+    static func wrapAsRecords(_ text: ByteView, width: Int, into out: OutputBuffer, piece: Int = 1 << 16) {
+        let n = text.count
+        var start = 0
+        while n - start > piece, let lineEnd = text.firstIndex(of: 0x0A, from: start + piece) {
+            wrap(text[start..<(lineEnd + 1)], width: width, into: out)
+            out.recordDone()
+            start = lineEnd + 1
+        }
+        wrap(text[start..<n], width: width, into: out)
+    }
+
     /// `wrap` as it was before session 21, each line's end found by
     /// `ByteView.firstIndex(of:from:)` (the tests' reference, and widths below zero).
     static func wrapByLines(_ text: ByteView, width: Int, into out: OutputBuffer) {

@@ -333,12 +333,12 @@ public final class TextWriter: MaskableFrameWriter {
             out.ascii(heading)
             out.byte(0x0A)
             if maskText == nil && !layout.palette.enabled {
-                closing.withContents { TextWrap.wrap($0, width: layout.width, into: out) }
+                closing.withContents { TextWrap.wrapAsRecords($0, width: layout.width, into: out) }
             } else {
                 var bytes = closing.contents
                 maskText?(&bytes)
                 if layout.palette.enabled { bytes = TextColour.verdicts(bytes, layout.palette) }
-                ByteView.with(bytes) { TextWrap.wrap($0, width: layout.width, into: out) }
+                ByteView.with(bytes) { TextWrap.wrapAsRecords($0, width: layout.width, into: out) }
             }
             if closingCount > closingKept {
                 out.ascii("  ... ")
