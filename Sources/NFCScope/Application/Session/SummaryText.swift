@@ -26,11 +26,23 @@ struct SummaryText {
     }
 
     /// The length of the text begun at `start`, in the two bytes before it (big-endian).
+    /// A text of `SessionWarnings.longText` bytes or more has those two bytes at
+    /// `longText` and its length in the eight after them (inserted before the text): the
+    /// amounts a DOL declares are as long as the command's data, and the warning that
+    /// two differ writes both in hex (a capture with 16 KB amounts stopped the process
+    /// here, session 44).
     mutating func endEntry(_ start: Int) {
         let n = bytes.count - start
-        precondition(n < 1 << 16, "SummaryText entry too long")
+        guard n < SessionWarnings.longText else { return endLongEntry(start, n) }
         bytes[start - 2] = UInt8(truncatingIfNeeded: n >> 8)
         bytes[start - 1] = UInt8(truncatingIfNeeded: n)
+    }
+
+    @inline(never)
+    private mutating func endLongEntry(_ start: Int, _ n: Int) {
+        bytes[start - 2] = UInt8(truncatingIfNeeded: SessionWarnings.longText >> 8)
+        bytes[start - 1] = UInt8(truncatingIfNeeded: SessionWarnings.longText)
+        bytes.insert(contentsOf: (0..<8).map { UInt8(truncatingIfNeeded: n >> (56 - 8 * $0)) }, at: start)
     }
 
     mutating func byte(_ b: UInt8) { bytes.append(b) }

@@ -469,14 +469,24 @@ struct SessionWarnings: Sendable {
         return taken
     }
 
+    /// The two length bytes of a text this long or longer: its length follows in eight
+    /// (`SummaryText.endEntry`).
+    static var longText: Int { 0xFFFF }
+
     /// Calls `body` with each of `entries`' texts (not `list`'s).
     @inline(__always)
     func forEachText(_ body: (ByteView) -> Void) {
         ByteView.with(entries) { all in
             var i = 0
             while i &+ 2 <= all.count {
-                let start = i &+ 2
-                let end = start &+ (Int(all[i]) << 8 | Int(all[i &+ 1]))
+                var start = i &+ 2
+                var n = Int(all[i]) << 8 | Int(all[i &+ 1])
+                if n == Self.longText {
+                    n = 0
+                    for k in 0..<8 { n = n << 8 | Int(all[start &+ k]) }
+                    start &+= 8
+                }
+                let end = start &+ n
                 body(all[start..<end])
                 i = end
             }
