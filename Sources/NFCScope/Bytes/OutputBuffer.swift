@@ -28,13 +28,13 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Called with errno when writing to the descriptor fails (a closed pipe: EPIPE).
     @exclusivity(unchecked) public var onWriteFailure: ((Int32) -> Void)?
     private let flushThreshold: Int
-    /// The count at which `recordDone` calls `recordFull`: `flushThreshold`, or before it
-    /// once, for a descriptor's buffer, `pagesAskedAt`. The same one compare a record.
-    @exclusivity(unchecked) private var recordCheckAt: Int
-    /// A descriptor's buffer past this many bytes asks for the rest of its pages at once
-    /// (`askForPages`): the ~65 pages of a 256 KB buffer faulted in one by one as the first
-    /// flush's worth was written (~2 µs each here, ~1.4 µs asked for). A short run
-    /// writing less than this touches only the pages it writes.
+    /// A descriptor's buffer starts with `capacity` at `pagesAskedAt`, its storage's real
+    /// capacity kept here (0: none held back). The first `reserve` past it finds it in
+    /// `growOrFlush`, which gives the capacity back and asks for the rest of the pages at
+    /// once (`askForPages`): the ~65 pages of a 256 KB buffer faulted in one by one as the
+    /// first flush's worth was written (~2 µs each here, ~1.4 µs asked for). A short run
+    /// writing less touches only the pages it writes. No check added to any append.
+    @exclusivity(unchecked) private var heldBackCapacity = 0
     static let pagesAskedAt = 64 << 10
     /// Memory mode for `-j`'s workers (`init(chunkCapacity:)`): a full buffer grows
     /// instead of flushing, so everything written since the last `takeChunk` is one block.
@@ -65,9 +65,12 @@ public final class OutputBuffer: @unchecked Sendable {
     public init(fd: Int32, flushThreshold: Int = 256 << 10) {
         self.fd = fd
         self.flushThreshold = flushThreshold
-        recordCheckAt = Swift.min(flushThreshold, Self.pagesAskedAt)
         capacity = flushThreshold + 4096
         storage = .allocate(capacity: capacity)
+        if capacity > Self.pagesAskedAt {
+            heldBackCapacity = capacity
+            capacity = Self.pagesAskedAt
+        }
         InputShrinkGuard.register(self)
     }
 
@@ -75,7 +78,6 @@ public final class OutputBuffer: @unchecked Sendable {
     public init() {
         self.fd = nil
         self.flushThreshold = 64 << 10
-        recordCheckAt = flushThreshold
         capacity = flushThreshold + 4096
         storage = .allocate(capacity: capacity)
     }
@@ -84,7 +86,6 @@ public final class OutputBuffer: @unchecked Sendable {
     public init(initialCapacity: Int) {
         self.fd = nil
         self.flushThreshold = 64 << 10
-        recordCheckAt = flushThreshold
         capacity = Swift.max(64, initialCapacity)
         storage = .allocate(capacity: capacity)
     }
@@ -97,7 +98,6 @@ public final class OutputBuffer: @unchecked Sendable {
     package init(chunkCapacity: Int, handOnAt: Int = .max) {
         self.fd = nil
         self.flushThreshold = Swift.max(1, handOnAt)
-        recordCheckAt = flushThreshold
         capacity = Swift.max(64, chunkCapacity)
         storage = .allocate(capacity: capacity)
         growsInsteadOfFlushing = true
@@ -124,6 +124,12 @@ public final class OutputBuffer: @unchecked Sendable {
     // every writing function.
     @inline(never)
     private func growOrFlush(_ n: Int) {
+        if heldBackCapacity > 0 {
+            capacity = heldBackCapacity
+            heldBackCapacity = 0
+            askForPages()
+            if n <= capacity &- count { return }
+        }
         if holdsFlush || growsInsteadOfFlushing || growsForText {
             let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: (count + n) * 2)
             fresh.update(from: storage, count: count)
@@ -144,22 +150,13 @@ public final class OutputBuffer: @unchecked Sendable {
     @inline(__always)
     public func recordDone() {
         recordEnd = count
-        if (count >= recordCheckAt || flushEachRecord) && !holdsFlush { recordFull() }
+        if (count >= flushThreshold || flushEachRecord) && !holdsFlush { recordFull() }
     }
 
     /// A record ended with the buffer full: a chunk buffer's is handed on
-    /// (`onChunkFull`), any other's flushed. Before that, once, a descriptor's buffer
-    /// past `pagesAskedAt` asks for the rest of its pages.
+    /// (`onChunkFull`), any other's flushed.
     @inline(never)
     private func recordFull() {
-        if recordCheckAt < flushThreshold {
-            recordCheckAt = flushThreshold
-            // Flushed after every record, the buffer's first pages are all it uses.
-            if !flushEachRecord {
-                askForPages()
-                if count < flushThreshold { return }
-            }
-        }
         if growsInsteadOfFlushing, let onChunkFull { onChunkFull() } else { flush() }
     }
 

@@ -467,8 +467,8 @@ package final class RenderedValueCache {
     /// The node table's pages were made writable (`TableBlock.populateForWriting`) at the
     /// first keep. Until then a lookup reads a page of zeroes the kernel maps shared, and
     /// the keep that writes the page faults again: on the 100,000-frame file each of the
-    /// table's 32 pages faulted twice (64 of the run's ~920 faults). A run that keeps no
-    /// node (a capture without APDUs) never pays for the table's pages.
+    /// table's 32 pages faulted twice (64 of the run's ~920 faults), the text table's 8
+    /// too. A run that keeps no node (a capture without APDUs) never pays for them.
     @exclusivity(unchecked) private var nodeTableWritable = false
     /// The entry copied (`keptNodeLinked`, `followingNode`) or kept (`keepNode`) last
     /// (`noEntry`'s: none yet).
@@ -640,9 +640,12 @@ package final class RenderedValueCache {
         guard n <= Self.maxNodeValueCount, n == 0 || value.base != nil, output.count == 0 || output.base != nil,
               key.tagLength >= 0, key.tagLength <= 0xFF, Int32(exactly: key.declared) != nil else { return }
         if !nodeTableWritable {
-            // The first keep: the whole node table made writable at once (below).
+            // The first keep: the whole node table made writable at once (below), and the
+            // text table with it (its entries are read before written as well, and a run
+            // that keeps nodes writes texts too).
             nodeTableWritable = true
             nodeEntriesBlock.populateForWriting()
+            entriesBlock.populateForWriting()
         }
         let e = nodeEntry(key)
         Self.store(value, then: output, in: e, smallest: 256)
