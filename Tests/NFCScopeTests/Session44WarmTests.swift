@@ -151,4 +151,40 @@ struct Session44WarmTests {
         }
         close(fd)
     }
+
+    /// A record held for rewriting (`holdsFlush`) across the buffer's first 64 KB is
+    /// neither flushed nor cut; once let go, the buffer flushes at its threshold as before.
+    @Test func heldRecordAcrossTheFirstPagesStaysWhole() throws {
+        let path = NSTemporaryDirectory() + "s44-warm-held-\(getpid()).out"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        defer { unlink(path) }
+        let out = OutputBuffer(fd: fd)
+        var written: [UInt8] = []
+        out.holdsFlush = true
+        for r in 0..<100 {
+            let piece = Array(String(repeating: String(r % 7), count: 1000).utf8)
+            out.bytes(piece)
+            written += piece
+        }
+        out.bytes([0x0A])
+        written.append(0x0A)
+        #expect(out.count == 100_001)
+        #expect(lseek(fd, 0, SEEK_END) == 0)
+        out.holdsFlush = false
+        out.recordDone()
+        #expect(lseek(fd, 0, SEEK_END) == 0)
+        while lseek(fd, 0, SEEK_END) == 0 {
+            let line = Array(String(repeating: "y", count: 4095).utf8) + [0x0A]
+            out.bytes(line)
+            written += line
+            out.recordDone()
+        }
+        // Flushed by the record that took the count to 262,144 bytes or more.
+        #expect(Int(lseek(fd, 0, SEEK_END)) == written.count)
+        #expect(written.count - 4096 < 262_144 && written.count >= 262_144)
+        out.flush()
+        close(fd)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(written))
+    }
 }

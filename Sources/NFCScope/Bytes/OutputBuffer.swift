@@ -28,14 +28,6 @@ public final class OutputBuffer: @unchecked Sendable {
     /// Called with errno when writing to the descriptor fails (a closed pipe: EPIPE).
     @exclusivity(unchecked) public var onWriteFailure: ((Int32) -> Void)?
     private let flushThreshold: Int
-    /// A descriptor's buffer starts with `capacity` at `pagesAskedAt`, its storage's real
-    /// capacity kept here (0: none held back). The first `reserve` past it finds it in
-    /// `growOrFlush`, which gives the capacity back and asks for the rest of the pages at
-    /// once (`askForPages`): the ~65 pages of a 256 KB buffer faulted in one by one as the
-    /// first flush's worth was written (~2 µs each here, ~1.4 µs asked for). A short run
-    /// writing less touches only the pages it writes. No check added to any append.
-    @exclusivity(unchecked) private var heldBackCapacity = 0
-    static let pagesAskedAt = 64 << 10
     /// Memory mode for `-j`'s workers (`init(chunkCapacity:)`): a full buffer grows
     /// instead of flushing, so everything written since the last `takeChunk` is one block.
     private var growsInsteadOfFlushing = false
@@ -1627,6 +1619,17 @@ public final class OutputBuffer: @unchecked Sendable {
         writeOut(chunk.storage, chunk.count)
         flushedTotal += chunk.count
     }
+
+    /// A descriptor's buffer starts with `capacity` at `pagesAskedAt`, its storage's real
+    /// capacity kept here (0: none held back). The first `reserve` past it finds it in
+    /// `growOrFlush`, which gives the capacity back and asks for the rest of the pages at
+    /// once (`askForPages`): the ~65 pages of a 256 KB buffer faulted in one by one as the
+    /// first flush's worth was written (~2 µs each here, ~1.4 µs asked for). A short run
+    /// writing less touches only the pages it writes. No check added to any append.
+    /// Declared last: the fields the frame line uses keep their offsets (declared after
+    /// `flushThreshold`, it cost an instruction a frame).
+    @exclusivity(unchecked) private var heldBackCapacity = 0
+    static let pagesAskedAt = 64 << 10
 }
 
 extension OutputBuffer {
