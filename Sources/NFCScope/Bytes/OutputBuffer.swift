@@ -59,10 +59,6 @@ public final class OutputBuffer: @unchecked Sendable {
         self.flushThreshold = flushThreshold
         capacity = flushThreshold + 4096
         storage = .allocate(capacity: capacity)
-        if capacity > Self.pagesAskedAt {
-            heldBackCapacity = capacity
-            capacity = Self.pagesAskedAt
-        }
         InputShrinkGuard.register(self)
     }
 
@@ -116,12 +112,6 @@ public final class OutputBuffer: @unchecked Sendable {
     // every writing function.
     @inline(never)
     private func growOrFlush(_ n: Int) {
-        if heldBackCapacity > 0 {
-            capacity = heldBackCapacity
-            heldBackCapacity = 0
-            askForPages()
-            if n <= capacity &- count { return }
-        }
         if holdsFlush || growsInsteadOfFlushing || growsForText {
             let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: (count + n) * 2)
             fresh.update(from: storage, count: count)
@@ -150,20 +140,6 @@ public final class OutputBuffer: @unchecked Sendable {
     @inline(never)
     private func recordFull() {
         if growsInsteadOfFlushing, let onChunkFull { onChunkFull() } else { flush() }
-    }
-
-    /// Asks the kernel for the storage's whole pages after `count`, writable, in one call
-    /// (`MADV_POPULATE_WRITE`, Linux 5.14; refused: they fault in as they are written).
-    /// Only pages wholly inside the storage; their bytes stay as they are.
-    private func askForPages() {
-        #if os(Linux)
-        let page = 4096
-        let from = (Int(bitPattern: storage + count) &+ (page &- 1)) & ~(page &- 1)
-        let to = Int(bitPattern: storage + capacity) & ~(page &- 1)
-        if to > from, let start = UnsafeMutableRawPointer(bitPattern: from) {
-            _ = madvise(start, to &- from, MADV_POPULATE_WRITE)
-        }
-        #endif
     }
 
     /// End (in `storage`) of the last whole record, for `flushForExit`.
@@ -1619,17 +1595,6 @@ public final class OutputBuffer: @unchecked Sendable {
         writeOut(chunk.storage, chunk.count)
         flushedTotal += chunk.count
     }
-
-    /// A descriptor's buffer starts with `capacity` at `pagesAskedAt`, its storage's real
-    /// capacity kept here (0: none held back). The first `reserve` past it finds it in
-    /// `growOrFlush`, which gives the capacity back and asks for the rest of the pages at
-    /// once (`askForPages`): the ~65 pages of a 256 KB buffer faulted in one by one as the
-    /// first flush's worth was written (~2 µs each here, ~1.4 µs asked for). A short run
-    /// writing less touches only the pages it writes. No check added to any append.
-    /// Declared last: the fields the frame line uses keep their offsets (declared after
-    /// `flushThreshold`, it cost an instruction a frame).
-    @exclusivity(unchecked) private var heldBackCapacity = 0
-    static let pagesAskedAt = 64 << 10
 }
 
 extension OutputBuffer {

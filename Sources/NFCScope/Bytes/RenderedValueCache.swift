@@ -464,12 +464,6 @@ package final class RenderedValueCache {
     /// The zeroed block `nodeEntries` is in (freed in `deinit`).
     private let nodeEntriesBlock: TableBlock
     private let nodeStats: UnsafeMutablePointer<UInt32>
-    /// The node table's pages were made writable (`TableBlock.populateForWriting`) at the
-    /// first keep. Until then a lookup reads a page of zeroes the kernel maps shared, and
-    /// the keep that writes the page faults again: on the 100,000-frame file each of the
-    /// table's 32 pages faulted twice (64 of the run's ~920 faults), the text table's 8
-    /// too. A run that keeps no node (a capture without APDUs) never pays for them.
-    @exclusivity(unchecked) private var nodeTableWritable = false
     /// The entry copied (`keptNodeLinked`, `followingNode`) or kept (`keepNode`) last
     /// (`noEntry`'s: none yet).
     @exclusivity(unchecked) private var lastNode: UnsafeMutablePointer<NodeEntry>
@@ -639,14 +633,6 @@ package final class RenderedValueCache {
         // What the entry's fields hold (`NodeEntry`): a key past them is not kept.
         guard n <= Self.maxNodeValueCount, n == 0 || value.base != nil, output.count == 0 || output.base != nil,
               key.tagLength >= 0, key.tagLength <= 0xFF, Int32(exactly: key.declared) != nil else { return }
-        if !nodeTableWritable {
-            // The first keep: the whole node table made writable at once (below), and the
-            // text table with it (its entries are read before written as well, and a run
-            // that keeps nodes writes texts too).
-            nodeTableWritable = true
-            nodeEntriesBlock.populateForWriting()
-            entriesBlock.populateForWriting()
-        }
         let e = nodeEntry(key)
         Self.store(value, then: output, in: e, smallest: 256)
         e.pointee.tag = key.tag
@@ -744,17 +730,6 @@ package final class RenderedValueCache {
 
         func free() {
             if mappedSize > 0 { munmap(block, mappedSize) } else { PlainBlocks.free(block) }
-        }
-
-        /// Asks the kernel for every page of a mapped table, writable, in one call
-        /// (`MADV_POPULATE_WRITE`, Linux 5.14): ~1.4 µs a page here against ~2.3 µs for a
-        /// write fault, and no read fault before it. The contents stay as they are (zero
-        /// where nothing was written). Nothing happens when the kernel refuses it, or for
-        /// a table from `calloc`: the pages fault in as they are used.
-        func populateForWriting() {
-            #if os(Linux)
-            if mappedSize > 0 { _ = madvise(block, mappedSize, MADV_POPULATE_WRITE) }
-            #endif
         }
     }
 
