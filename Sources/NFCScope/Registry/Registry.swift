@@ -933,8 +933,8 @@ final class BuiltinCurrencies: Sendable {
 
 /// Rows by code 0..<`count`: one row per code that has one, found through a 2-byte
 /// index per code. Not an array of 1,000 optionals per table: the three currency
-/// tables were 136 KB of which ~180 rows are used, ~33 fresh pages written at the
-/// first amount (~2.3 µs each); this is ~25 KB.
+/// tables were 136 KB, written whole at the first amount for ~180 rows; this is
+/// ~25 KB (26 fewer page faults on the 100,000-frame file, 65 K fewer instructions).
 struct RowsByCode<Row>: Sendable where Row: Sendable {
     /// Per code: its row's index plus one (0: none). Shared by tables of the same codes.
     let rowOf: [UInt16]
