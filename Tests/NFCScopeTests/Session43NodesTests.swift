@@ -3,8 +3,8 @@ import Testing
 
 // Session 43 (s43-nodes): the rendered-value cache's text and node entries packed into 32
 // bytes (two a cache line; counts, lengths, the declared length and the slot index in
-// narrow fields, compared widened), empty as all zero (the tables are `calloc`'s zeroed
-// pages), the node table's "no entry" moved to index 0.
+// narrow fields, compared widened), empty as all zero (the tables are fresh anonymous
+// mappings, `calloc`'s zeroed pages when mapping fails), the node table's "no entry" moved to index 0.
 
 @Suite struct Session43NodesTests {
     /// Keeps `output` as the node `key` with `value`, as the node writers do.
