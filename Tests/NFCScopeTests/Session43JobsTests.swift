@@ -19,13 +19,7 @@ import Testing
         _ = ParallelRun.run(count: 2, jobs: 2, out: out, errorLine: { _ in }, limits: limits,
                             perThread: {}, afterwards: { most = $0.mostParked }) { input, target, _ in
             if input == 0 {
-                var waited = 0
-                while waited < 3_000 {
-                    done.lock(); let finished = secondDone; done.unlock()
-                    if finished { break }
-                    usleep(10_000)
-                    waited += 1
-                }
+                waitUntil(done) { secondDone }
                 target.out.bytes([UInt8](repeating: 0xA0, count: record))
                 target.out.recordDone()
             } else {
@@ -69,6 +63,16 @@ import Testing
         let larger = run(secondBytes: 30_000_000, limits: ParallelRun.Limits())
         #expect(larger.bytes == expected(secondBytes: 30_000_000))
         #expect(larger.mostParked > 0)
+    }
+}
+
+/// Waits until `finished` (read under `lock`) says so, at most 30 s: the `-j` tests hold
+/// the head's input back until another input has written its output.
+func waitUntil(_ lock: Monitor, _ finished: () -> Bool) {
+    for _ in 0..<3_000 {
+        lock.lock(); let done = finished(); lock.unlock()
+        if done { return }
+        usleep(10_000)
     }
 }
 

@@ -21,13 +21,7 @@ import Testing
         _ = ParallelRun.run(count: 3, jobs: 3, out: out, errorLine: { _ in }, limits: limits,
                             perThread: {}, afterwards: { mostHeld = $0.mostHeld }) { input, target, _ in
             if input == 0 {
-                var waited = 0
-                while waited < 3_000 {
-                    done.lock(); let finished = firstDone; done.unlock()
-                    if finished { break }
-                    usleep(10_000)
-                    waited += 1
-                }
+                waitUntil(done) { firstDone }
             }
             let line = [UInt8](repeating: UInt8(0xA0 + input), count: record)
             for _ in 0..<(sizes[input] / record) {
