@@ -743,9 +743,14 @@ public final class OutputBuffer: @unchecked Sendable {
     static func writeHexPairs(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, _ pairs: UnsafeRawPointer) {
         #if _endian(little)
         if n >= 16 {
-            // The table's letter case: its pair for 0x0A ends in "a" or "A", that is
-            // 0x3A plus the offset a letter digit takes past "9" + 1 (0x27 or 0x07).
-            writeHexPairsSIMD(src, n, dst, letterOffset: pairs.load(fromByteOffset: 0x15, as: UInt8.self) &- 0x3A)
+            // The table's letter case: its pair for 0x0A ends in "a" or "A". The tables
+            // are literals, so at a call site that names one this load and test fold to
+            // one call of the kernel for that case.
+            if pairs.load(fromByteOffset: 0x15, as: UInt8.self) == 0x61 {
+                writeHexPairsSIMDLower(src, n, dst)
+            } else {
+                writeHexPairsSIMDUpper(src, n, dst)
+            }
             return
         }
         #endif
@@ -772,10 +777,10 @@ public final class OutputBuffer: @unchecked Sendable {
     /// `writeHexPairs` for 16 bytes and more: 16 bytes a step, the digits worked out in
     /// SIMD lanes (`hexDigitsSIMD16`); the last step, when `n` is not a multiple of 16,
     /// covers the last 16 bytes and writes some digits of the step before again. Reads
-    /// exactly `n` bytes, writes exactly `2 * n`. Not inlined, so that the lanes'
-    /// widening is inlined here, its one place (at each of `writeHexPairs`' callers it
-    /// was left a call).
-    @inline(never)
+    /// exactly `n` bytes, writes exactly `2 * n`. Inlined into its two callers below,
+    /// one a letter case, so that the lanes' widening is inlined there (at each of
+    /// `writeHexPairs`' callers it was left a call).
+    @inline(__always)
     static func writeHexPairsSIMD(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer, letterOffset: UInt8) {
         // Whole steps while more than 16 bytes are left, then the last 16 bytes: one test
         // a step. A test for the end and then one for a short last step after each step
@@ -795,6 +800,21 @@ public final class OutputBuffer: @unchecked Sendable {
         let (low, high) = hexDigitsSIMD16(v, letterOffset)
         dst.storeBytes(of: low, toByteOffset: last &<< 1, as: SIMD8<UInt16>.self)
         dst.storeBytes(of: high, toByteOffset: (last &<< 1) &+ 16, as: SIMD8<UInt16>.self)
+    }
+
+    /// `writeHexPairsSIMD` for lowercase digits (`hexLowerPairs`). One kernel a case,
+    /// the letter offset a constant: with it an argument, every call built its splat
+    /// twice (before the steps and for the last one, 4 instructions each) and the
+    /// callers loaded it from the table.
+    @inline(never)
+    static func writeHexPairsSIMDLower(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer) {
+        writeHexPairsSIMD(src, n, dst, letterOffset: 0x27)
+    }
+
+    /// `writeHexPairsSIMD` for uppercase digits (`hexUpperPairs`).
+    @inline(never)
+    static func writeHexPairsSIMDUpper(_ src: UnsafeRawPointer, _ n: Int, _ dst: UnsafeMutableRawPointer) {
+        writeHexPairsSIMD(src, n, dst, letterOffset: 0x07)
     }
 
     /// The 32 hex digits of 16 bytes, in memory order (the first 8 bytes' in `low`): each
