@@ -831,7 +831,7 @@ struct RegistryBuilder {
     }
 
     /// What naming a code table from fields may copy, in all (`limitFieldTables`): the
-    /// built-in layouts name about 20 KB; a table of 500 KB of names fits 32 fields
+    /// built-in layouts name about 13 KB; a table of 500 KB of names fits 32 fields
     /// (about 100 MB of layouts).
     static let fieldTableBudget = 32 << 20
 
