@@ -117,7 +117,7 @@ struct TextPatternIndex {
     /// the product of the two lengths (3 s for an 8 KB PAN, minutes for 32 KB). Each is
     /// run over the text once with its prefix table (Knuth-Morris-Pratt): the same
     /// places, in time linear in the text. Real secrets are far shorter (a track 1 is at
-    /// most 79 bytes, its hex 158; names' escaped forms stay under 64 but for hostile ones).
+    /// most 79 bytes, its hex 158).
     static let longPattern = 256
     private var longIDs: [Int] = []
     /// Per id: for a long pattern, the length of the longest proper prefix of
