@@ -111,15 +111,28 @@ struct TextPatternIndex {
     /// runs each of them over the whole text at its turn in the masking order.
     private(set) var unindexableIDs: [Int] = []
     var unindexable: Int { unindexableIDs.count }
+    /// Patterns of more than `longPattern` bytes without `*` are not in the buckets:
+    /// where the text repeats their head (a PAN of thousands of one digit from a hostile
+    /// capture) every place was a candidate compared up to the pattern's end, time in
+    /// the product of the two lengths (3 s for an 8 KB PAN, minutes for 32 KB). Each is
+    /// run over the text once with its prefix table (Knuth-Morris-Pratt): the same
+    /// places, in time linear in the text. Real secrets are far shorter (a track 1 is at
+    /// most 79 bytes, its hex 158).
+    static let longPattern = 256
+    private var longIDs: [Int] = []
+    /// Per id: for a long pattern, the length of the longest proper prefix of
+    /// `folded[id][...k]` that is also its suffix, for each k; empty otherwise.
+    private var prefixTables: [[Int32]] = []
 
     @inline(__always) static func fold(_ c: UInt8) -> UInt8 { ByteView.foldASCII(c) }
     @inline(__always) static func bucket(_ q: UInt32) -> Int { ByteView.quadBucket(q) }
     @inline(__always) static func bucket(_ q: UInt64) -> Int { Int((q &* 0x9E37_79B9_7F4A_7C15) >> 48) }
 
     /// Where a folded pattern is listed: (short, first byte), (quad, bucket), (oct, bucket).
-    private enum Place { case unindexable, short(Int), quad(Int), oct(Int), keyed(Int, offset: Int) }
+    private enum Place { case unindexable, short(Int), quad(Int), oct(Int), keyed(Int, offset: Int), long }
     private static func place(_ f: [UInt8]) -> Place {
         if f.isEmpty { return .unindexable }
+        if f.count > longPattern && !f.contains(0x2A) { return .long }
         if f.contains(0x2A) {
             guard f.count >= 4, let o = (0...(f.count - 4)).first(where: { !f[$0..<($0 + 4)].contains(0x2A) }) else { return .unindexable }
             return .keyed(bucket(word(f, 4, at: o) as UInt32), offset: o)
@@ -148,8 +161,12 @@ struct TextPatternIndex {
             id = patterns.count
             patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
             heads.append(Self.word(f, Swift.min(8, f.count))); headMasks.append(Self.headMask(f.count))
+            prefixTables.append([])
         }
         switch Self.place(f) {
+        case .long:
+            longIDs.append(id)
+            prefixTables[id] = Self.prefixTable(f)
         case .unindexable: unindexableIDs.append(id)
         case .keyed(let b, let o): keyed[b].append(Keyed(id: id, offset: o)); count(f, at: o, direct: true, 1)
         case .short(let c):
@@ -200,6 +217,9 @@ struct TextPatternIndex {
         patterns[id] = nil; folded[id] = []; masked[id] = []
         free.append(id)
         switch Self.place(f) {
+        case .long:
+            longIDs.removeAll { $0 == id }
+            prefixTables[id] = []
         case .unindexable: unindexableIDs.removeAll { $0 == id }
         case .keyed(let b, let o):
             keyed[b].removeAll { $0.id == id }
@@ -217,6 +237,37 @@ struct TextPatternIndex {
     }
 
     mutating func removeAll() { self = TextPatternIndex() }
+
+    /// `prefixTables`' entry of a pattern.
+    static func prefixTable(_ f: [UInt8]) -> [Int32] {
+        var table = [Int32](repeating: 0, count: f.count)
+        guard f.count > 1 else { return table }
+        var k = 0
+        for i in 1..<f.count {
+            while k > 0 && f[i] != f[k] { k = Int(table[k - 1]) }
+            if f[i] == f[k] { k += 1 }
+            table[i] = Int32(k)
+        }
+        return table
+    }
+
+    /// Calls `found(id, position)` at every place of `text` where long pattern `id`
+    /// stands (folded), increasing; true when `found` said stop.
+    private func matchLong(_ id: Int, _ text: ByteView, _ any: inout Bool, _ found: (Int, Int) -> Bool) -> Bool {
+        let p = folded[id], table = prefixTables[id], m = p.count
+        var k = 0
+        for i in 0..<text.count {
+            let c = Self.fold(text[i])
+            while k > 0 && c != p[k] { k = Int(table[k - 1]) }
+            if c == p[k] { k += 1 }
+            if k == m {
+                any = true
+                if found(id, i + 1 - m) { return true }
+                k = Int(table[m - 1])
+            }
+        }
+        return false
+    }
 
     /// The live patterns' ids in masking order.
     var ordered: [Int] {
@@ -239,8 +290,9 @@ struct TextPatternIndex {
 
     /// Calls `found(id, position)` for every position of `text` where a pattern could
     /// stand: increasing positions for the patterns without `*`, which stand there in
-    /// `text` as given, and each starred one's at its key's place less its offset (its
-    /// key bytes hash to its bucket). Stops when `found` says so. Returns false when no
+    /// `text` as given (the long ones' after the others', each increasing), and each
+    /// starred one's at its key's place less its offset (its key bytes hash to its
+    /// bucket). Stops when `found` says so. Returns false when no
     /// pattern can occur in `text`, true when one may.
     ///
     /// A pattern without `*` is reported only where it stands in `text` because masking
@@ -250,6 +302,7 @@ struct TextPatternIndex {
         let n = text.count
         var any = !unindexableIDs.isEmpty
         let shorts = shortCount > 0
+        var stopped = false
         text.scanFoldedQuads(tables) { i, w in
             // w: folded bytes i ..< i+8 (zeros past the end), byte i lowest.
             @inline(__always) func stands(_ id: Int) -> Bool {
@@ -265,23 +318,27 @@ struct TextPatternIndex {
                 return true
             }
             if shorts, tables.pairs[Int(w & 0xFFFF)] != 0 {
-                for id in short[Int(w & 0xFF)] where stands(id) && found(id, i) { return true }
+                for id in short[Int(w & 0xFF)] where stands(id) && found(id, i) { stopped = true; return true }
             }
             guard i + 3 < n else { return false }
             let b = Self.bucket(UInt32(truncatingIfNeeded: w))
             let flags = tables.quads[b]
             guard flags != 0 else { return false }
             if flags & ByteView.FoldedScanTables.direct != 0 {
-                for id in quads[b] where stands(id) && found(id, i) { return true }
+                for id in quads[b] where stands(id) && found(id, i) { stopped = true; return true }
                 for k in keyed[b] where i >= k.offset {
                     any = true
-                    if found(k.id, i - k.offset) { return true }
+                    if found(k.id, i - k.offset) { stopped = true; return true }
                 }
             }
             if i + 7 < n, ByteView.FoldedScanTables.test(tables.octs, ByteView.octBucket(w)) {
-                for id in octs[Self.bucket(w)] where stands(id) && found(id, i) { return true }
+                for id in octs[Self.bucket(w)] where stands(id) && found(id, i) { stopped = true; return true }
             }
             return false
+        }
+        // Each long pattern's places after the others' (`collect` sorts them all).
+        for id in longIDs where !stopped && n >= folded[id].count {
+            stopped = matchLong(id, text, &any, found)
         }
         return any
     }
@@ -311,6 +368,12 @@ struct FramePatternIndex {
     /// Patterns too short for the index (none are learnt: digit strings have at least
     /// 6 nibbles, byte strings 2 bytes), searched the general way.
     private var unindexed: [Int] = []
+    /// Patterns of more than `TextPatternIndex.longPattern` nibbles or bytes, each run
+    /// over the frame with its prefix table (key -2), as `TextPatternIndex` runs its
+    /// long ones: compared at every place their key stands, a hostile PAN of thousands
+    /// of one digit cost time in the product of its length and the frame's.
+    private var longIDs: [Int] = []
+    private var prefixTables: [Int: [Int32]] = [:]
 
     /// The bucket `ByteView.scanFrameKeys` tests (`quadBucket`).
     @inline(__always) static func bucket(_ key: UInt32) -> Int { ByteView.quadBucket(key) }
@@ -324,10 +387,14 @@ struct FramePatternIndex {
         } else if pattern.count >= 2 {
             key = Int(pattern[0]) << 8 | Int(pattern[1])
         }
+        if pattern.count > TextPatternIndex.longPattern { key = -2 }
         let entry = Entry(pattern: pattern, masked: masked, nibbles: nibbles, key: key)
         let id: Int
         if let slot = free.popLast() { id = slot; entries[slot] = entry } else { id = entries.count; entries.append(entry) }
-        if key < 0 {
+        if key == -2 {
+            longIDs.append(id)
+            prefixTables[id] = TextPatternIndex.prefixTable(pattern)
+        } else if key < 0 {
             unindexed.append(id)
         } else if nibbles {
             digitLists[key, default: []].append(id)
@@ -344,7 +411,10 @@ struct FramePatternIndex {
         entries[id] = nil
         free.append(id)
         let key = entry.key
-        if key < 0 {
+        if key == -2 {
+            longIDs.removeAll { $0 == id }
+            prefixTables[id] = nil
+        } else if key < 0 {
             unindexed.removeAll { $0 == id }
         } else if entry.nibbles {
             digitLists[key]?.removeAll { $0 == id }
@@ -405,6 +475,23 @@ struct FramePatternIndex {
             if digitBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = digitLists[b] { digitsAt(2 * i + 1, list) }
             let pair = Int(w >> 16)
             if byteBits[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let list = byteLists[pair] { bytesAt(i, list) }
+        }
+        // The long patterns: the same occurrences, from the left, not overlapping.
+        for id in longIDs {
+            guard let e = entries[id], let table = prefixTables[id] else { continue }
+            let m = e.pattern.count, length = e.nibbles ? 2 * n : n
+            var k = 0, q = 0
+            while q < length {
+                let c = e.nibbles ? nibble(q) : view[q]
+                while k > 0 && c != e.pattern[k] { k = Int(table[k - 1]) }
+                if c == e.pattern[k] { k += 1 }
+                q += 1
+                guard k == m else { continue }
+                k = 0
+                for j in 0..<m where e.masked[j] {
+                    if e.nibbles { hit((q - m + j) >> 1, (q - m + j) & 1) } else { hit(q - m + j, 0); hit(q - m + j, 1) }
+                }
+            }
         }
         guard !unindexed.isEmpty else { return }
         // The general way (not reached with learnt secrets).

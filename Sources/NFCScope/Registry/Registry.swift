@@ -829,6 +829,56 @@ struct RegistryBuilder {
         }
         return out
     }
+
+    /// What naming a code table from fields may copy, in all (`limitFieldTables`): the
+    /// built-in layouts name about 13 KB; a table of 500 KB of names fits 32 fields
+    /// (about 100 MB of layouts).
+    static let fieldTableBudget = 32 << 20
+
+    /// Each FeliCa layout copies the names of the code tables its fields name, once per
+    /// layout and once per field (`FeliCaCompiledLayout`): a plugin of 1 MB naming a 1 MB
+    /// table from 640 fields asked for 1.5 GB. In service order (built-in first), a field
+    /// whose table would take the copies past `fieldTableBudget` loses its table (its
+    /// codes are shown with `"name":null`, as with a table not loaded) and is reported:
+    /// at its service's line, or at the table's last plugin row when the service is built
+    /// in (a plugin made a built-in table that large).
+    mutating func limitFieldTables() -> [PluginDiagnostic] {
+        var out: [PluginDiagnostic] = []
+        var costs: [String: Int] = [:]
+        var total = 0
+        for key in serviceOrder {
+            guard var entry = services[key] else { continue }
+            var changed = false
+            for i in entry.fields.indices {
+                guard let name = entry.fields[i].table, let table = codeTables[name] else { continue }
+                // A code's JSON entry (its name escaped) and its text name, as compiled.
+                let cost = costs[name] ?? table.entries.values.reduce(0) {
+                    $0 + FeliCaCompiledLayout.quotedJSON($1).count + $1.utf8.count + 32
+                }
+                costs[name] = cost
+                if cost <= Self.fieldTableBudget - total {
+                    total += cost
+                    continue
+                }
+                entry.fields[i].table = nil
+                changed = true
+                var source = entry.source
+                if source.builtin {
+                    source = table.rowSources.values.filter { !$0.builtin }.max { ($0.file, $0.line) < ($1.file, $1.line) }
+                        ?? table.source
+                }
+                let hex = String(entry.code, radix: 16, uppercase: true)
+                let code = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                out.append(PluginDiagnostic(file: source.file, line: source.line,
+                                            reason: "field '\(entry.fields[i].name.prefix(40))' of service "
+                                                + code + ": code table '\(name.prefix(40))' not used: "
+                                                + "the code tables named by fields would pass \(Self.fieldTableBudget >> 20) MB "
+                                                + "(this one: \(cost) bytes)"))
+            }
+            if changed { services[key] = entry }
+        }
+        return out
+    }
 }
 
 /// The AIDs of a registry, ready for lookups.
@@ -1247,6 +1297,7 @@ extension Registry {
             diagnostics += found
         }
         diagnostics += builder.crossReferenceDiagnostics().filter { !isBuiltinFile($0.file) }
+        diagnostics += builder.limitFieldTables()
         return (Registry(builder), diagnostics)
     }
 
