@@ -41,6 +41,10 @@ m "decode --only transaction,apdu --frames 1000- FILE" "$N" decode --format json
 m "stats -Y 'apdu.sw != \"9000\"' FILE" "$N" stats --format jsonl -Y 'apdu.sw != "9000"' big.pcap
 m "summary FILE" "$N" summary big.pcap
 m "summary - (pipe)" sh -c "cat big.pcap | $N summary -"
+m "report FILE -o OUT.html" "$N" report big.pcap -o "$T/out.html"
+rm -f "$T/out.html"
+m "report - (pipe) -o OUT.html" sh -c "cat big.pcap | $N report - -o $T/out.html"
+rm -f "$T/out.html"
 m "convert FILE -o OUT.pcapng" "$N" convert big.pcap -o "$T/out.pcapng"
 rm -f "$T/out.pcapng"
 m "convert - (pipe) -o OUT.pcapng" sh -c "cat big.pcap | $N convert - -o $T/out.pcapng"

@@ -43,6 +43,7 @@ struct ReportSessionSummary {
     var identity: String?
     var frames: Int
     var droppedFrames: Int
+    var droppedRecords = 0
     var apdus = 0
     var felica = 0
     var transactions: [ReportJSONRecord] = []
@@ -64,6 +65,7 @@ enum ReportChart {
                                            lastFrame: s.frames.last?.n, start: s.frames.first?.time,
                                            end: s.frames.last?.time, frames: s.frames.count + s.droppedFrames,
                                            droppedFrames: s.droppedFrames)
+        summary.droppedRecords = s.droppedRecords
         summary.identity = s.frames.last { $0.isIdentity }?.info.value
         var index: [Int: Int] = [:]
         index.reserveCapacity(s.frames.count)

@@ -28,8 +28,12 @@ final class ReportPage {
     private var sessionsWithoutChart = 0
     private var rowsDrawn = 0
     private var arrowsDrawn = 0
-    /// The session sections, rendered as each session ends.
-    private let body = OutputBuffer()
+    /// The session sections, rendered as each session ends, into an unlinked temporary
+    /// file when one can be made, else into memory. Held in memory, up to
+    /// `maxBodyBytes` of them took `report` to ~80 MB of peak RSS on any capture of
+    /// 10 MB or more, past the 64 MB the tool keeps to (session 45).
+    private let spill: SpillFile?
+    private let body: OutputBuffer
     private var bodyBytes = 0
     /// Sessions past the limits: one line each (capped).
     private var skippedLines: [String] = []
@@ -37,6 +41,8 @@ final class ReportPage {
     init(limits: ReportLimits, redacted: Bool) {
         self.limits = limits
         self.redacted = redacted
+        spill = SpillFile()
+        body = spill.map { OutputBuffer(fd: $0.fd) } ?? OutputBuffer()
     }
 
     // MARK: Collecting sessions
@@ -74,6 +80,29 @@ final class ReportPage {
         let start = body.position
         writeSession(summary, rows: chart.rows, h)
         bodyBytes += body.position - start
+    }
+
+    /// The session sections: from memory, or copied from the temporary file (by the
+    /// kernel where `out` is a file or pipe, else read back in pieces).
+    private func appendBody(to out: OutputBuffer, _ h: HTMLWriter) {
+        guard let spill else {
+            out.append(body)
+            return
+        }
+        body.flush()
+        let total = body.position
+        var ok = !body.writeFailed
+        if ok {
+            let sent = out.appendSpilled(spill, offset: 0, count: total)
+            if sent < total {
+                ok = spill.read(offset: sent, count: total - sent, piece: 64 << 10) { out.bytes($0) }
+            }
+        }
+        if !ok {
+            h.raw("<p class=\"hint\">")
+            h.text("The card sessions' charts could not be kept: writing or reading their temporary file failed.")
+            h.raw("</p>\n")
+        }
     }
 
     private func sessionLine(_ s: ReportSessionSummary) -> String {
@@ -116,7 +145,7 @@ final class ReportPage {
         h.raw("<section id=\"sessions\"><h2>Card sessions</h2>\n")
         h.raw("<p class=\"hint\">Time flows down; each row is one exchange (the frames and time on the left, from the session's start). ")
         h.raw("Idle time is cut out and shown as a gap row. Click an arrow for its decoded fields.</p>\n")
-        out.append(body)
+        appendBody(to: out, h)
         if sessionsWithoutChart > 0 {
             h.raw("<section class=\"skipped\"><h3>")
             h.text("\(sessionsWithoutChart) more session" + (sessionsWithoutChart == 1 ? "" : "s") + " without a chart")
@@ -344,6 +373,7 @@ final class ReportPage {
         if inputs.count > 1, s.input >= 1, s.input <= inputs.count { h.text(inputs[s.input - 1].path + ": ") }
         h.text(sessionLine(s))
         if s.droppedFrames > 0 { h.text(" (\(s.droppedFrames) frames past the report's limit not drawn)") }
+        if s.droppedRecords > 0 { h.text(" (\(s.droppedRecords) records past the report's limit not shown)") }
         h.raw("</p>\n")
         for t in s.transactions {
             h.raw("<p class=\"sv\">"); h.text(t.json["outcome"]?.stringValue ?? ""); h.raw(" · <a href=\"#transactions\">verdict</a></p>\n")

@@ -15,6 +15,12 @@ public struct ReportLimits: Sendable {
     public var maxRows = 20_000
     /// Frames kept for one session's chart; later frames of it are counted only.
     public var maxFramesPerSession = 50_000
+    /// Records kept for one session's chart. Each holds its text and JSON (~8 KB for an
+    /// EMV exchange) until the session ends, so one session that never ends (a 9 MB
+    /// capture of 52,000 APDUs without a halt) took 410 MB, growing with the input.
+    /// Past it, the session's later records and frames are counted only; its
+    /// transaction verdicts are still kept, up to `maxTransactions`.
+    public var maxRecordsPerSession = 4_000
     /// Text of one row's decoded fields (the rest is cut, saying so).
     public var maxDetailBytes = 32 << 10
     /// Records whose JSON is shown beside their text (the text has the same fields).
@@ -72,6 +78,10 @@ final class ReportSession {
     var frames: [ReportFrame] = []
     var records: [ReportRecord] = []
     var droppedFrames = 0
+    /// Records past `maxRecordsPerSession`, counted only (transaction verdicts aside).
+    var droppedRecords = 0
+    /// Transaction verdicts kept (they are kept past the records' limit).
+    var transactions = 0
     var substantive = false
     var ended = false
 
@@ -80,7 +90,7 @@ final class ReportSession {
         self.input = input
     }
 
-    var isEmpty: Bool { frames.isEmpty && records.isEmpty && droppedFrames == 0 }
+    var isEmpty: Bool { frames.isEmpty && records.isEmpty && droppedFrames == 0 && droppedRecords == 0 }
 }
 
 /// The report's sink: frames and records in, `writeHTML` out. With `redact`, what it
@@ -173,7 +183,9 @@ final class ReportCollector: MaskableFrameWriter {
         // (a reader's polling loop) does not end the session: the card that answers
         // next is activated within it.
         if session.substantive && (kind == .end || frame.event == .fieldOff) { session.ended = true }
-        guard session.frames.count < limits.maxFramesPerSession else {
+        // Once the session's records reach their limit its chart stops there: later
+        // frames would be drawn without the records that explain them.
+        guard session.frames.count < limits.maxFramesPerSession, session.records.count < limits.maxRecordsPerSession else {
             session.droppedFrames += 1
             nextFrameMask = nil
             return
@@ -207,6 +219,12 @@ final class ReportCollector: MaskableFrameWriter {
         default: kind = .other
         }
         if kind == .apdu || kind == .felica || kind == .ndef { session.substantive = true }
+        if session.records.count >= limits.maxRecordsPerSession
+            && !(kind == .transaction && session.transactions < limits.maxTransactions) {
+            session.droppedRecords += 1
+            return
+        }
+        if kind == .transaction { session.transactions += 1 }
         let json = piece { out in
             out.ascii("{\"type\":\"")
             out.ascii(R.typeName)
