@@ -84,16 +84,8 @@ private func expectedHex(_ bytes: [UInt8], uppercase: Bool = false) -> String {
                 let pairs = UnsafeRawPointer(uppercase ? hexUpperPairs : hexLowerPairs)
                 for shift in [0, 1, 3, 7] {
                     let bytes = r.bytes(n + shift)
-                    var fast = [UInt8](repeating: 0xEE, count: 2 * n + 64)
-                    var simple = fast
-                    bytes.withUnsafeBytes { src in
-                        guard let s = src.baseAddress else { return }
-                        fast.withUnsafeMutableBytes { dst in
-                            if let d = dst.baseAddress { OutputBuffer.writeHexPairs(s + shift, n, d + 32, pairs) }
-                        }
-                        simple.withUnsafeMutableBytes { dst in
-                            if let d = dst.baseAddress { OutputBuffer.writeHexPairsSimple(s + shift, n, d + 32, pairs) }
-                        }
+                    let (fast, simple) = hexBothWays(bytes, shift: shift, n: n, guardBytes: 32, pairs: pairs) {
+                        OutputBuffer.writeHexPairs($0, n, $1, pairs)
                     }
                     #expect(fast == simple)
                     #expect(String(decoding: fast[32..<(32 + 2 * n)], as: UTF8.self)
@@ -287,4 +279,23 @@ private func expectedHex(_ bytes: [UInt8], uppercase: Bool = false) -> String {
         }
         #expect(checked > 100_000)
     }
+}
+
+/// The hex digits of `bytes[shift...]`'s first `n` bytes written by `write` (source,
+/// destination) and by the plain loop, each into a buffer with `guardBytes` of 0xEE on
+/// both sides of the `2 * n` digits: both buffers, to compare.
+func hexBothWays(_ bytes: [UInt8], shift: Int = 0, n: Int, guardBytes: Int, pairs: UnsafeRawPointer,
+                 _ write: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) -> (fast: [UInt8], simple: [UInt8]) {
+    var fast = [UInt8](repeating: 0xEE, count: 2 * n + 2 * guardBytes)
+    var simple = fast
+    bytes.withUnsafeBytes { src in
+        guard let s = src.baseAddress else { return }
+        fast.withUnsafeMutableBytes { dst in
+            if let d = dst.baseAddress { write(s + shift, d + guardBytes) }
+        }
+        simple.withUnsafeMutableBytes { dst in
+            if let d = dst.baseAddress { OutputBuffer.writeHexPairsSimple(s + shift, n, d + guardBytes, pairs) }
+        }
+    }
+    return (fast, simple)
 }

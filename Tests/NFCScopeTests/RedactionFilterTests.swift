@@ -65,12 +65,7 @@ import Testing
                 default: text += (0..<next(20)).map { _ in UInt8(0x20 + next(0x5F)) }
                 }
             }
-            var filtered = text, unfiltered = text
-            redactor.usesFilter = true
-            redactor.maskText(&filtered)
-            let prepared = maskedAsRecords(text, redactor)
-            redactor.usesFilter = false
-            redactor.maskText(&unfiltered)
+            let (filtered, prepared, unfiltered) = maskedEachWay(text, redactor)
             #expect(filtered == unfiltered, "\(String(decoding: text, as: UTF8.self))")
             #expect(prepared == unfiltered, "\(String(decoding: text, as: UTF8.self))")
             if unfiltered != text { masked += 1 }
@@ -130,13 +125,7 @@ import Testing
                     default: text += (0..<next(20)).map { _ in UInt8(0x20 + next(0x5F)) }
                     }
                 }
-                var indexed = text, general = text
-                redactor.usesFilter = true
-                redactor.maskText(&indexed)
-                let prepared = maskedAsRecords(text, redactor)
-                redactor.usesFilter = false
-                redactor.maskText(&general)
-                redactor.usesFilter = true
+                let (indexed, prepared, general) = maskedEachWay(text, redactor)
                 #expect(indexed == general, "card \(card): \(String(decoding: text, as: UTF8.self))")
                 #expect(prepared == general, "card \(card): \(String(decoding: text, as: UTF8.self))")
                 texts += 1
@@ -156,6 +145,20 @@ func maskedAsRecords(_ text: [UInt8], _ redactor: Redactor) -> [UInt8] {
     var out = text
     if ByteView.with(text, { redactor.prepareMask($0) }) { redactor.maskPrepared(&out) }
     return out
+}
+
+/// `text` masked three ways, to compare: with the filter (`maskText`), as records
+/// (`maskedAsRecords`), and by the general masking without the filter. The redactor
+/// uses its filter again afterwards.
+func maskedEachWay(_ text: [UInt8], _ redactor: Redactor) -> (indexed: [UInt8], prepared: [UInt8], general: [UInt8]) {
+    var indexed = text, general = text
+    redactor.usesFilter = true
+    redactor.maskText(&indexed)
+    let prepared = maskedAsRecords(text, redactor)
+    redactor.usesFilter = false
+    redactor.maskText(&general)
+    redactor.usesFilter = true
+    return (indexed, prepared, general)
 }
 
 /// The 8-bytes-at-a-time first pass of the text masking against reading byte by byte.

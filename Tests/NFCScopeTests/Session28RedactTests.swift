@@ -113,13 +113,7 @@ struct Session28RedactTests {
             starred += patterns.filter { $0.contains(0x2A) }.count
             for _ in 0..<5 {
                 let text = Self.text(&rng, blobs: blobs, patterns: patterns)
-                var indexed = text, general = text
-                redactor.usesFilter = true
-                redactor.maskText(&indexed)
-                let prepared = maskedAsRecords(text, redactor)
-                redactor.usesFilter = false
-                redactor.maskText(&general)
-                redactor.usesFilter = true
+                let (indexed, prepared, general) = maskedEachWay(text, redactor)
                 #expect(indexed == general, "response \(response): \(String(decoding: text, as: UTF8.self))")
                 #expect(prepared == general, "response \(response): \(String(decoding: text, as: UTF8.self))")
                 compared += 1

@@ -18,19 +18,8 @@ import Testing
         for n in 16...300 {
             for uppercase in [false, true] {
                 let pairs = UnsafeRawPointer(uppercase ? hexUpperPairs : hexLowerPairs)
-                let bytes = g.bytes(n)
-                var fast = [UInt8](repeating: 0xEE, count: 2 * n + 32)
-                var simple = fast
-                bytes.withUnsafeBytes { src in
-                    guard let s = src.baseAddress else { return }
-                    fast.withUnsafeMutableBytes { dst in
-                        if let d = dst.baseAddress {
-                            OutputBuffer.writeHexPairsSIMD(s, n, d + 16, letterOffset: uppercase ? 0x07 : 0x27)
-                        }
-                    }
-                    simple.withUnsafeMutableBytes { dst in
-                        if let d = dst.baseAddress { OutputBuffer.writeHexPairsSimple(s, n, d + 16, pairs) }
-                    }
+                let (fast, simple) = hexBothWays(g.bytes(n), n: n, guardBytes: 16, pairs: pairs) {
+                    OutputBuffer.writeHexPairsSIMD($0, n, $1, letterOffset: uppercase ? 0x07 : 0x27)
                 }
                 #expect(fast == simple, "n \(n)")
                 #expect(fast.prefix(16).allSatisfy { $0 == 0xEE } && fast.suffix(16).allSatisfy { $0 == 0xEE })

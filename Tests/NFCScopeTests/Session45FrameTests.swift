@@ -3,40 +3,11 @@ import Testing
 
 /// Session 45, the frame line's hex: the hex kernel in one function a letter case
 /// (`OutputBuffer.writeHexPairsSIMDLower`, `writeHexPairsSIMDUpper`: the letter offset a
-/// constant), chosen by `writeHexPairs` from its table. Each against the plain loop,
-/// with the bytes around the digits untouched, and the digits of known bytes.
+/// constant), chosen by `writeHexPairs` from its table. Each kernel against the plain
+/// loop, with the bytes around the digits untouched (`writeHexPairs` itself at every
+/// length: OutputFastPathTests), and the digits of known bytes.
 @Suite struct Session45FrameTests {
     typealias Generator = FramePathFastPathTests.Generator
-
-    /// `writeHexPairs` (the table below 16 bytes, the kernel of the table's case from
-    /// 16) for every length from 0 to 300, both letter cases and several source
-    /// alignments: the plain loop's digits, and the 16 bytes before and after them as
-    /// they were.
-    @Test func hexPairsAreThePlainLoopAtEveryLength() {
-        var g = Generator(state: 0x5345_0001)
-        for n in 0...300 {
-            for uppercase in [false, true] {
-                for shift in [0, 1, 5] {
-                    let pairs = UnsafeRawPointer(uppercase ? hexUpperPairs : hexLowerPairs)
-                    let bytes = g.bytes(n + shift)
-                    var fast = [UInt8](repeating: 0xEE, count: 2 * n + 32)
-                    var simple = fast
-                    bytes.withUnsafeBytes { src in
-                        guard let s = src.baseAddress else { return }
-                        fast.withUnsafeMutableBytes { dst in
-                            if let d = dst.baseAddress { OutputBuffer.writeHexPairs(s + shift, n, d + 16, pairs) }
-                        }
-                        simple.withUnsafeMutableBytes { dst in
-                            if let d = dst.baseAddress { OutputBuffer.writeHexPairsSimple(s + shift, n, d + 16, pairs) }
-                        }
-                    }
-                    #expect(fast == simple, "n \(n) uppercase \(uppercase) shift \(shift)")
-                    #expect(fast.prefix(16).allSatisfy { $0 == 0xEE } && fast.suffix(16).allSatisfy { $0 == 0xEE },
-                            "n \(n)")
-                }
-            }
-        }
-    }
 
     /// The two kernels (16 bytes and more) for every length from 16 to 300: the plain
     /// loop's digits in their case, nothing written around them.
@@ -45,22 +16,8 @@ import Testing
         for n in 16...300 {
             for uppercase in [false, true] {
                 let pairs = UnsafeRawPointer(uppercase ? hexUpperPairs : hexLowerPairs)
-                let bytes = g.bytes(n)
-                var fast = [UInt8](repeating: 0xEE, count: 2 * n + 32)
-                var simple = fast
-                bytes.withUnsafeBytes { src in
-                    guard let s = src.baseAddress else { return }
-                    fast.withUnsafeMutableBytes { dst in
-                        guard let d = dst.baseAddress else { return }
-                        if uppercase {
-                            OutputBuffer.writeHexPairsSIMDUpper(s, n, d + 16)
-                        } else {
-                            OutputBuffer.writeHexPairsSIMDLower(s, n, d + 16)
-                        }
-                    }
-                    simple.withUnsafeMutableBytes { dst in
-                        if let d = dst.baseAddress { OutputBuffer.writeHexPairsSimple(s, n, d + 16, pairs) }
-                    }
+                let (fast, simple) = hexBothWays(g.bytes(n), n: n, guardBytes: 16, pairs: pairs) {
+                    if uppercase { OutputBuffer.writeHexPairsSIMDUpper($0, n, $1) } else { OutputBuffer.writeHexPairsSIMDLower($0, n, $1) }
                 }
                 #expect(fast == simple, "n \(n) uppercase \(uppercase)")
                 #expect(fast.prefix(16).allSatisfy { $0 == 0xEE } && fast.suffix(16).allSatisfy { $0 == 0xEE })

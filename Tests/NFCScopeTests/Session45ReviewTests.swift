@@ -141,13 +141,7 @@ import Testing
                 default: text += (0..<next(20)).map { _ in UInt8(0x20 + next(0x5F)) }
                 }
             }
-            var indexed = text, general = text
-            redactor.usesFilter = true
-            redactor.maskText(&indexed)
-            let prepared = maskedAsRecords(text, redactor)
-            redactor.usesFilter = false
-            redactor.maskText(&general)
-            redactor.usesFilter = true
+            let (indexed, prepared, general) = maskedEachWay(text, redactor)
             #expect(indexed == general)
             #expect(prepared == general)
             if general != text { masked += 1 }
