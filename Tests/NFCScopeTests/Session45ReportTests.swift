@@ -41,12 +41,27 @@ import Testing
         #expect(count("records past the report&#39;s limit", in: html) == 1)
     }
 
+    /// The bytes a session's frames and records hold are bounded too (a record or a frame
+    /// can be long): with 600 KB, the long session keeps the exchanges that fit, the
+    /// short ones all of theirs.
+    @Test func aSessionsRecordBytesAreBounded() throws {
+        let (bytes, _) = ReportTests.bigCapture()
+        try #require(!bytes.isEmpty)
+        let html = page(bytes, name: "s45-report-bytes.pcap") { $0.maxSessionBytes = 600_000 }
+        let marker = " records past the report&#39;s limit not shown)"
+        #expect(count(marker, in: html) == 1)
+        let dropped = html.components(separatedBy: marker).first?.split(separator: "(").last.flatMap { Int($0) } ?? -1
+        #expect(dropped > 0 && dropped < 2_495)
+        #expect(count("class=\"arrow apdu cmd", in: html) == 250 * 4 + 2_495 - dropped)
+        #expect(count("<tr class=\"", in: html) == 251)
+    }
+
     /// Under the limit nothing changes: the default limit keeps all 2,495 exchanges.
     @Test func sessionsUnderTheLimitAreWhole() throws {
         let (bytes, apdus) = ReportTests.bigCapture()
         try #require(!bytes.isEmpty)
         let html = page(bytes, name: "s45-report-whole.pcap") { _ in }
-        #expect(ReportLimits().maxRecordsPerSession == 4_000)
+        #expect(ReportLimits().maxRecordsPerSession == 4_000 && ReportLimits().maxSessionBytes == 24 << 20)
         #expect(count("class=\"arrow apdu cmd", in: html) == apdus)
         #expect(!html.contains("records past the report&#39;s limit"))
         #expect(!html.contains("frames past the report&#39;s limit"))

@@ -21,6 +21,12 @@ public struct ReportLimits: Sendable {
     /// Past it, the session's later records and frames are counted only; its
     /// transaction verdicts are still kept, up to `maxTransactions`.
     public var maxRecordsPerSession = 4_000
+    /// Bytes one session's frames and records hold (their text and JSON, and ~200 bytes
+    /// a piece besides): the counts alone do not bound them, since a frame's hex or a
+    /// record's JSON can be long (an extended APDU's TLV tree repeats its values' hex at
+    /// each level: 900 of them in one session took 230 MB). Past it, the session's later
+    /// frames are counted only, and its later records as past `maxRecordsPerSession`.
+    public var maxSessionBytes = 24 << 20
     /// Text of one row's decoded fields (the rest is cut, saying so).
     public var maxDetailBytes = 32 << 10
     /// Records whose JSON is shown beside their text (the text has the same fields).
@@ -82,6 +88,29 @@ final class ReportSession {
     var droppedRecords = 0
     /// Transaction verdicts kept (they are kept past the records' limit).
     var transactions = 0
+    /// What the frames and records hold (`maxSessionBytes`), counted up to
+    /// `countedFrames` and `countedRecords`: their text is read back after the call
+    /// that wrote it, so each is counted at the next call.
+    private(set) var heldBytes = 0
+    private var countedFrames = 0
+    private var countedRecords = 0
+    /// Records have been left out: the chart stops there.
+    var full: Bool { droppedRecords > 0 }
+
+    /// Counts what the frames and records read back since the last call hold.
+    func countHeld() {
+        let piece = 200
+        while countedFrames < frames.count {
+            let f = frames[countedFrames]
+            heldBytes += piece + f.info.value.utf8.count + f.hex.value.utf8.count + (f.error?.value.utf8.count ?? 0)
+            countedFrames += 1
+        }
+        while countedRecords < records.count {
+            let r = records[countedRecords]
+            heldBytes += piece + r.json.value.utf8.count + r.text.value.utf8.count
+            countedRecords += 1
+        }
+    }
     var substantive = false
     var ended = false
 
@@ -185,7 +214,9 @@ final class ReportCollector: MaskableFrameWriter {
         if session.substantive && (kind == .end || frame.event == .fieldOff) { session.ended = true }
         // Once the session's records reach their limit its chart stops there: later
         // frames would be drawn without the records that explain them.
-        guard session.frames.count < limits.maxFramesPerSession, session.records.count < limits.maxRecordsPerSession else {
+        session.countHeld()
+        guard session.frames.count < limits.maxFramesPerSession, session.records.count < limits.maxRecordsPerSession,
+              !session.full, session.heldBytes < limits.maxSessionBytes else {
             session.droppedFrames += 1
             nextFrameMask = nil
             return
@@ -219,7 +250,9 @@ final class ReportCollector: MaskableFrameWriter {
         default: kind = .other
         }
         if kind == .apdu || kind == .felica || kind == .ndef { session.substantive = true }
-        if session.records.count >= limits.maxRecordsPerSession
+        session.countHeld()
+        if (session.full || session.records.count >= limits.maxRecordsPerSession
+            || session.heldBytes >= limits.maxSessionBytes)
             && !(kind == .transaction && session.transactions < limits.maxTransactions) {
             session.droppedRecords += 1
             return
