@@ -49,7 +49,7 @@ import Glibc
             } else {
                 args.append(path)
             }
-            let r = try ChildRun.run(args, discardOutput: true)
+            let r = try ChildRun.runSampled(args)
             if command.first == "convert" { unlink(args[3]) }
             #expect(r.signal == nil)
             // The overlong exchange is an input error for every command.
@@ -77,7 +77,7 @@ import Glibc
         for size in [4 << 20, 16 << 20] {
             let path = HostileFiles.garbage(size: size)
             defer { unlink(path) }
-            let r = try ChildRun.run(["decode", "--format", "jsonl", path], discardOutput: true)
+            let r = try ChildRun.runSampled(["decode", "--format", "jsonl", path])
             #expect(r.signal == nil)
             #expect(r.status == 1)
             #expect(r.peakSamples > 0)
