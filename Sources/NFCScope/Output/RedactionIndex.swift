@@ -120,9 +120,8 @@ struct TextPatternIndex {
     /// most 79 bytes, its hex 158).
     static let longPattern = 256
     private var longIDs: [Int] = []
-    /// Per id: for a long pattern, the length of the longest proper prefix of
-    /// `folded[id][...k]` that is also its suffix, for each k; empty otherwise.
-    private var prefixTables: [[Int32]] = []
+    /// The long patterns' scans (of `folded`), by id.
+    private var longScans: [Int: PrefixScan] = [:]
 
     @inline(__always) static func fold(_ c: UInt8) -> UInt8 { ByteView.foldASCII(c) }
     @inline(__always) static func bucket(_ q: UInt32) -> Int { ByteView.quadBucket(q) }
@@ -161,12 +160,11 @@ struct TextPatternIndex {
             id = patterns.count
             patterns.append(pattern); folded.append(f); masked.append(m); orders.append(order)
             heads.append(Self.word(f, Swift.min(8, f.count))); headMasks.append(Self.headMask(f.count))
-            prefixTables.append([])
         }
         switch Self.place(f) {
         case .long:
             longIDs.append(id)
-            prefixTables[id] = Self.prefixTable(f)
+            longScans[id] = PrefixScan(f)
         case .unindexable: unindexableIDs.append(id)
         case .keyed(let b, let o): keyed[b].append(Keyed(id: id, offset: o)); count(f, at: o, direct: true, 1)
         case .short(let c):
@@ -219,7 +217,7 @@ struct TextPatternIndex {
         switch Self.place(f) {
         case .long:
             longIDs.removeAll { $0 == id }
-            prefixTables[id] = []
+            longScans[id] = nil
         case .unindexable: unindexableIDs.removeAll { $0 == id }
         case .keyed(let b, let o):
             keyed[b].removeAll { $0.id == id }
@@ -237,37 +235,6 @@ struct TextPatternIndex {
     }
 
     mutating func removeAll() { self = TextPatternIndex() }
-
-    /// `prefixTables`' entry of a pattern.
-    static func prefixTable(_ f: [UInt8]) -> [Int32] {
-        var table = [Int32](repeating: 0, count: f.count)
-        guard f.count > 1 else { return table }
-        var k = 0
-        for i in 1..<f.count {
-            while k > 0 && f[i] != f[k] { k = Int(table[k - 1]) }
-            if f[i] == f[k] { k += 1 }
-            table[i] = Int32(k)
-        }
-        return table
-    }
-
-    /// Calls `found(id, position)` at every place of `text` where long pattern `id`
-    /// stands (folded), increasing; true when `found` said stop.
-    private func matchLong(_ id: Int, _ text: ByteView, _ any: inout Bool, _ found: (Int, Int) -> Bool) -> Bool {
-        let p = folded[id], table = prefixTables[id], m = p.count
-        var k = 0
-        for i in 0..<text.count {
-            let c = Self.fold(text[i])
-            while k > 0 && c != p[k] { k = Int(table[k - 1]) }
-            if c == p[k] { k += 1 }
-            if k == m {
-                any = true
-                if found(id, i + 1 - m) { return true }
-                k = Int(table[m - 1])
-            }
-        }
-        return false
-    }
 
     /// The live patterns' ids in masking order.
     var ordered: [Int] {
@@ -336,9 +303,14 @@ struct TextPatternIndex {
             }
             return false
         }
-        // Each long pattern's places after the others' (`collect` sorts them all).
+        // Each long pattern's places after the others' (`collect` sorts them all): every
+        // place, overlapping ones too, as the bucketed patterns are compared at each.
         for id in longIDs where !stopped && n >= folded[id].count {
-            stopped = matchLong(id, text, &any, found)
+            guard let long = longScans[id] else { continue }
+            stopped = long.scan(count: n, overlapping: true, element: { Self.fold(text[$0]) }) { at in
+                any = true
+                return found(id, at)
+            }
         }
         return any
     }
@@ -373,7 +345,7 @@ struct FramePatternIndex {
     /// long ones: compared at every place their key stands, a hostile PAN of thousands
     /// of one digit cost time in the product of its length and the frame's.
     private var longIDs: [Int] = []
-    private var prefixTables: [Int: [Int32]] = [:]
+    private var longScans: [Int: PrefixScan] = [:]
 
     /// The bucket `ByteView.scanFrameKeys` tests (`quadBucket`).
     @inline(__always) static func bucket(_ key: UInt32) -> Int { ByteView.quadBucket(key) }
@@ -393,7 +365,7 @@ struct FramePatternIndex {
         if let slot = free.popLast() { id = slot; entries[slot] = entry } else { id = entries.count; entries.append(entry) }
         if key == -2 {
             longIDs.append(id)
-            prefixTables[id] = TextPatternIndex.prefixTable(pattern)
+            longScans[id] = PrefixScan(pattern)
         } else if key < 0 {
             unindexed.append(id)
         } else if nibbles {
@@ -413,7 +385,7 @@ struct FramePatternIndex {
         let key = entry.key
         if key == -2 {
             longIDs.removeAll { $0 == id }
-            prefixTables[id] = nil
+            longScans[id] = nil
         } else if key < 0 {
             unindexed.removeAll { $0 == id }
         } else if entry.nibbles {
@@ -478,18 +450,16 @@ struct FramePatternIndex {
         }
         // The long patterns: the same occurrences, from the left, not overlapping.
         for id in longIDs {
-            guard let e = entries[id], let table = prefixTables[id] else { continue }
-            let m = e.pattern.count, length = e.nibbles ? 2 * n : n
-            var k = 0, q = 0
-            while q < length {
-                let c = e.nibbles ? nibble(q) : view[q]
-                while k > 0 && c != e.pattern[k] { k = Int(table[k - 1]) }
-                if c == e.pattern[k] { k += 1 }
-                q += 1
-                guard k == m else { continue }
-                k = 0
-                for j in 0..<m where e.masked[j] {
-                    if e.nibbles { hit((q - m + j) >> 1, (q - m + j) & 1) } else { hit(q - m + j, 0); hit(q - m + j, 1) }
+            guard let e = entries[id], let long = longScans[id] else { continue }
+            if e.nibbles {
+                long.scan(count: 2 * n, overlapping: false, element: nibble) { s in
+                    for j in 0..<e.pattern.count where e.masked[j] { hit((s + j) >> 1, (s + j) & 1) }
+                    return false
+                }
+            } else {
+                long.scan(count: n, overlapping: false, element: { view[$0] }) { s in
+                    for j in 0..<e.pattern.count where e.masked[j] { hit(s + j, 0); hit(s + j, 1) }
+                    return false
                 }
             }
         }
@@ -506,5 +476,50 @@ struct FramePatternIndex {
                 }
             }
         }
+    }
+}
+
+/// A long pattern's Knuth-Morris-Pratt scan, for both indexes (`TextPatternIndex` over
+/// folded text, `FramePatternIndex` over frame nibbles or bytes): its prefix table,
+/// built once, and one pass over the elements however often the pattern repeats its head.
+struct PrefixScan {
+    let pattern: [UInt8]
+    /// For each k, the length of the longest proper prefix of `pattern[...k]` that is
+    /// also its suffix.
+    let table: [Int32]
+
+    init(_ pattern: [UInt8]) {
+        var table = [Int32](repeating: 0, count: pattern.count)
+        var k = 0
+        for i in pattern.indices.dropFirst() {
+            while k > 0 && pattern[i] != pattern[k] { k = Int(table[k - 1]) }
+            if pattern[i] == pattern[k] { k += 1 }
+            table[i] = Int32(k)
+        }
+        self.pattern = pattern
+        self.table = table
+    }
+
+    /// Calls `found(start)` at each place where the pattern stands in the `count`
+    /// elements `element(0)`, `element(1)`, ..., increasing: every place (`overlapping`,
+    /// as the text index compares at every place), else from the left, each past the
+    /// end of the last (as the general search of frame bytes takes them). Stops, and
+    /// returns true, when `found` does.
+    @discardableResult @inline(__always)
+    func scan(count n: Int, overlapping: Bool, element: (Int) -> UInt8, _ found: (Int) -> Bool) -> Bool {
+        let p = pattern, m = p.count
+        guard m > 0 else { return false }
+        var k = 0
+        for i in 0..<n {
+            let c = element(i)
+            while k > 0 && c != p[k] { k = Int(table[k - 1]) }
+            if c == p[k] { k += 1 }
+            guard k == m else { continue }
+            if found(i + 1 - m) { return true }
+            // Past a match: overlapping, its longest head that is also its tail may begin
+            // the next one; else the next begins after it.
+            k = overlapping ? Int(table[m - 1]) : 0
+        }
+        return false
     }
 }
