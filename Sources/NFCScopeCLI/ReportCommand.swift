@@ -17,6 +17,21 @@ enum ReportCommand {
             errorLine("\(outputPath): is the input file \(input); refusing to overwrite it")
             return CommandLineTool.exitUsage
         }
+        // The page's file is opened before any input is read: a path that cannot be
+        // written is reported at once, not after the whole capture was decoded.
+        var file: OutputBuffer?
+        var fd: Int32 = -1
+        var writeError: Int32 = 0
+        if outputPath != "-" {
+            fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                errorLine("\(outputPath): cannot write: \(String(cString: strerror(errno)))")
+                return CommandLineTool.exitUnreadable
+            }
+            let opened = OutputBuffer(fd: fd)
+            opened.onWriteFailure = { if writeError == 0 { writeError = $0 } }
+            file = opened
+        }
         var status = status
         let writer = ReportWriter(registry: registry, redact: options.redact)
         writer.generator = Arguments.version
@@ -34,22 +49,17 @@ enum ReportCommand {
             }
         }
         decodeAll(into: writer)
-        if outputPath == "-" {
-            writer.writeHTML(to: out)
-        } else {
-            let fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                errorLine("\(outputPath): cannot write: \(String(cString: strerror(errno)))")
-                return CommandLineTool.exitUnreadable
-            }
-            let file = OutputBuffer(fd: fd)
+        if let file {
             writer.writeHTML(to: file)
-            let failed = file.writeFailed
-            close(fd)
-            if failed {
-                errorLine("\(outputPath): writing failed")
+            file.flush()
+            // A full disk or a quota can show only when the file is closed.
+            if close(fd) != 0 && writeError == 0 { writeError = errno }
+            if file.writeFailed || writeError != 0 {
+                errorLine("\(outputPath): writing failed: \(String(cString: strerror(writeError)))")
                 return CommandLineTool.exitUnreadable
             }
+        } else {
+            writer.writeHTML(to: out)
         }
         return Interruption.requested ? CommandLineTool.exitInterrupted : status
     }

@@ -207,6 +207,20 @@ public final class OutputBuffer: @unchecked Sendable {
         bytes(other.contents)
     }
 
+    /// `append(_:)` a flush's worth at a time: it reserves room for all of `other` at
+    /// once, which for a report's charts kept in memory (tens of MB) held them twice.
+    package func appendInPieces(_ other: OutputBuffer) {
+        other.withContents { view in
+            guard let base = view.base else { return }
+            var done = 0
+            while done < view.count {
+                let n = Swift.min(flushThreshold, view.count - done)
+                bytes(ByteView(base: base + done, count: n))
+                done += n
+            }
+        }
+    }
+
     /// Runs `body` with a view of everything written (memory mode), read in place when
     /// nothing was flushed yet (no copy). `body` must not write to this buffer.
     public func withContents<R>(_ body: (ByteView) throws -> R) rethrows -> R {

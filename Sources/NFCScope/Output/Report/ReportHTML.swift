@@ -28,12 +28,18 @@ final class ReportPage {
     private var sessionsWithoutChart = 0
     private var rowsDrawn = 0
     private var arrowsDrawn = 0
-    /// The session sections, rendered as each session ends, into an unlinked temporary
-    /// file when one can be made, else into memory. Held in memory, up to
-    /// `maxBodyBytes` of them took `report` to ~80 MB of peak RSS on any capture of
-    /// 10 MB or more, past the 64 MB the tool keeps to (session 45).
+    /// The session sections, rendered as each session ends into `body` and moved from
+    /// there, `spillPiece` bytes at a time, to an unlinked temporary file when one can be
+    /// made. Held in memory, up to `maxBodyBytes` of them took `report` to ~80 MB of peak
+    /// RSS on any capture of 10 MB or more, past the 64 MB the tool keeps to (session 45).
+    /// When writing the file fails (a full disk) it keeps what it holds and the rest stays
+    /// in `body`: the page is the same. (Written straight through, a failed write lost
+    /// every chart, and the page said so with status 0.)
     private let spill: SpillFile?
-    private let body: OutputBuffer
+    /// The file takes no more: writing it failed, or it holds `limits.spillBytes`.
+    private var spillStopped = false
+    private static let spillPiece = 256 << 10
+    private let body = OutputBuffer()
     private var bodyBytes = 0
     /// Sessions past the limits: one line each (capped).
     private var skippedLines: [String] = []
@@ -42,7 +48,6 @@ final class ReportPage {
         self.limits = limits
         self.redacted = redacted
         spill = SpillFile()
-        body = spill.map { OutputBuffer(fd: $0.fd) } ?? OutputBuffer()
     }
 
     // MARK: Collecting sessions
@@ -80,29 +85,36 @@ final class ReportPage {
         let start = body.position
         writeSession(summary, rows: chart.rows, h)
         bodyBytes += body.position - start
+        if body.position >= Self.spillPiece { moveToSpill() }
     }
 
-    /// The session sections: from memory, or copied from the temporary file (by the
-    /// kernel where `out` is a file or pipe, else read back in pieces).
-    private func appendBody(to out: OutputBuffer, _ h: HTMLWriter) {
-        guard let spill else {
-            out.append(body)
-            return
+    /// Moves what `body` holds to the end of the temporary file, unless the file takes
+    /// no more or the write fails (then the file keeps the bytes it held before, and
+    /// takes no more: what follows them stays in `body`, in order).
+    private func moveToSpill() {
+        guard let spill, !spillStopped else { return }
+        // (The bytes are not held past the append: `removeAll` then empties them in place.)
+        if spill.size + body.position <= limits.spillBytes, spill.append(body.contents) != nil {
+            body.removeAll()
+        } else {
+            spillStopped = true
         }
-        body.flush()
-        let total = body.position
-        var ok = !body.writeFailed
-        if ok {
+    }
+
+    /// The session sections: those in the temporary file (copied by the kernel where
+    /// `out` is a file or pipe, else read back in pieces), then those in memory.
+    private func appendBody(to out: OutputBuffer, _ h: HTMLWriter) {
+        if let spill, spill.size > 0 {
+            let total = spill.size
             let sent = out.appendSpilled(spill, offset: 0, count: total)
-            if sent < total {
-                ok = spill.read(offset: sent, count: total - sent, piece: 64 << 10) { out.bytes($0) }
+            if sent < total, !spill.read(offset: sent, count: total - sent, piece: 64 << 10, { out.bytes($0) }) {
+                h.raw("<p class=\"hint\">")
+                h.text("The card sessions' charts could not be kept: reading their temporary file back failed.")
+                h.raw("</p>\n")
+                return
             }
         }
-        if !ok {
-            h.raw("<p class=\"hint\">")
-            h.text("The card sessions' charts could not be kept: writing or reading their temporary file failed.")
-            h.raw("</p>\n")
-        }
+        out.appendInPieces(body)
     }
 
     private func sessionLine(_ s: ReportSessionSummary) -> String {

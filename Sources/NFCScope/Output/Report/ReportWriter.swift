@@ -27,6 +27,9 @@ public struct ReportLimits: Sendable {
     /// each level: 900 of them in one session took 230 MB). Past it, the session's later
     /// frames are counted only, and its later records as past `maxRecordsPerSession`.
     public var maxSessionBytes = 24 << 20
+    /// Bytes of drawn charts moved to the temporary file; the rest stay in memory, as
+    /// when no temporary file can be made or writing it fails (tests).
+    public var spillBytes = Int.max
     /// Text of one row's decoded fields (the rest is cut, saying so).
     public var maxDetailBytes = 32 << 10
     /// Records whose JSON is shown beside their text (the text has the same fields).
