@@ -8,7 +8,11 @@ import Testing
 /// page says how many were left out.
 @Suite struct Session45ReportTests {
     private func page(_ bytes: [UInt8], name: String, _ change: (inout ReportLimits) -> Void) -> String {
-        let path = temporaryFile(bytes, name: name)
+        Self.page(temporaryFile(bytes, name: name), change)
+    }
+
+    /// The page of the capture at `path`, with the limits `change` makes (Session46ReviewTests too).
+    static func page(_ path: String, _ change: (inout ReportLimits) -> Void) -> String {
         var limits = ReportLimits()
         change(&limits)
         let writer = ReportWriter(limits: limits)

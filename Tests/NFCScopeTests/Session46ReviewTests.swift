@@ -146,13 +146,7 @@ import Testing
     // MARK: report's temporary file
 
     private func page(_ input: String, _ change: (inout ReportLimits) -> Void) -> String {
-        var limits = ReportLimits()
-        change(&limits)
-        let writer = ReportWriter(limits: limits)
-        _ = CaptureDecoder.decode(path: input, into: writer)
-        let out = OutputBuffer()
-        writer.writeHTML(to: out)
-        return out.string
+        Session45ReportTests.page(input, change)
     }
 
     /// When the temporary file takes no more (a full disk: writing it fails; here its
