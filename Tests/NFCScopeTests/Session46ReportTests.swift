@@ -92,6 +92,16 @@ import Testing
         #expect(html.contains("12 records cut at 200 bytes of JSON"))
     }
 
+    /// The verdicts, FeliCa records and NDEF messages kept for the page's first sections
+    /// are bounded by bytes too: past `maxSummaryBytes` they are counted only.
+    @Test func theSummarySectionsAreBoundedByBytes() throws {
+        let html = page(registry: try plugin(10)) { $0.maxSummaryBytes = 100 }
+        #expect(html.contains("1 card session, 1 transaction"))
+        #expect(!html.contains("<div class=\"verdict "))
+        #expect(html.contains("<p class=\"hint\">1 more not shown.</p>"))
+        #expect(ReportLimits().maxSummaryBytes == 16 << 20)
+    }
+
     /// What a session holds is counted as kept: with 100 KB of session bytes, the records
     /// cut at 3,000 bytes all fit (every row drawn), the whole ones (names of 20,000
     /// characters) do not.
