@@ -321,7 +321,7 @@ final class ReportCollector: MaskableFrameWriter {
         let start = scratch.position
         let keptStart = start - scratch.droppedCount
         let drops = limit != nil && !scratch.holdsFlush
-        if drops, let limit { scratch.dropsFrom = start + limit }
+        if drops, let limit { scratch.dropsFrom = limit >= Int.max - start ? .max : start + max(limit, 0) }
         write(scratch)
         let end = scratch.position
         if drops {
