@@ -167,10 +167,26 @@ public final class OutputBuffer: @unchecked Sendable {
                 }
                 off += k
             }
-        } else {
+        } else if dropsFrom == .max {
             collected.append(contentsOf: UnsafeBufferPointer(start: bytes, count: n))
+        } else {
+            // `bytes` start at `flushedTotal` (it is added after this call).
+            let keep = Swift.min(n, Swift.max(0, dropsFrom - flushedTotal))
+            collected.append(contentsOf: UnsafeBufferPointer(start: bytes, count: keep))
+            droppedCount += n - keep
         }
     }
+
+    /// Memory mode: bytes written at or past this `position` are dropped when flushed
+    /// instead of collected (`droppedCount` counts them), so text written without bound
+    /// (a report record rendered with a plugin's 70 KB names: 800 MB of JSON) holds
+    /// only its start. `.max`: nothing is dropped. A held buffer (`holdsFlush`) grows
+    /// and flushes nothing, so drops nothing either.
+    @exclusivity(unchecked) package var dropsFrom = Int.max
+    /// Bytes dropped: a `position` minus those dropped before it is an offset in
+    /// `contents`. Its user sets it back to 0 with `removeAll` (which leaves it, so as
+    /// to cost the text view's per-frame emptying nothing).
+    @exclusivity(unchecked) package var droppedCount = 0
 
     /// Everything written so far (memory mode), flushing first.
     public var contents: [UInt8] {

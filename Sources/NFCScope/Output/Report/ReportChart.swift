@@ -44,6 +44,8 @@ struct ReportSessionSummary {
     var frames: Int
     var droppedFrames: Int
     var droppedRecords = 0
+    /// Records whose JSON was cut at `maxRecordJSONBytes` (their rows say so).
+    var cutRecords = 0
     var apdus = 0
     var felica = 0
     var transactions: [ReportJSONRecord] = []
@@ -55,6 +57,11 @@ struct ReportJSONRecord {
     var json: JSONValue
     var text: String
     var session: Int
+    /// Bytes its whole JSON had when that was cut at `maxRecordJSONBytes` (then `json`
+    /// holds only the members before the cut); nil when whole.
+    var cutFrom: Int? = nil
+    /// What it holds, for `maxSummaryBytes`: the JSON and text kept.
+    var bytes = 0
 }
 
 enum ReportChart {
@@ -78,13 +85,21 @@ enum ReportChart {
 
         for record in s.records {
             let bytes = Array(record.json.value.utf8)
-            let json = JSONParser.parse(bytes) ?? .object([])
+            // A JSON cut as it was written (`maxRecordJSONBytes`): its members before
+            // the cut, exactly; the labels then say what is missing instead of guessing.
+            let cutFrom = record.json.isCut ? record.json.written : nil
+            let json = (cutFrom == nil ? JSONParser.parse(bytes) : membersBeforeCut(bytes)) ?? .object([])
+            if cutFrom != nil { summary.cutRecords += 1 }
+            func kept(_ text: String) -> ReportJSONRecord {
+                ReportJSONRecord(json: json, text: text, session: s.number, cutFrom: cutFrom,
+                                 bytes: bytes.count + text.utf8.count)
+            }
             let frameNumbers = (json["frames"]?.asArray ?? []).compactMap(\.asInt)
             let positions = frameNumbers.compactMap { index[$0] }.sorted()
             var row: ReportRow
             switch record.kind {
             case .transaction:
-                summary.transactions.append(ReportJSONRecord(json: json, text: record.text.value, session: s.number))
+                summary.transactions.append(kept(cut(record.text, limits.maxDetailBytes)))
                 continue
             case .apdu:
                 summary.apdus += 1
@@ -94,19 +109,24 @@ enum ReportChart {
                 summary.felica += 1
                 row = felicaRow(json)
                 for p in positions { claimed[p] = true }
-                if json["blocks"]?.asArray?.isEmpty == false {
-                    summary.felicaBlocks.append(ReportJSONRecord(json: json, text: record.text.value, session: s.number))
+                // (The FeliCa tables show the JSON's blocks only. A cut JSON's blocks may
+                // be missing some: it is left out of them, its row saying it was cut.)
+                if json["blocks"]?.asArray?.isEmpty == false && cutFrom == nil {
+                    summary.felicaBlocks.append(kept(""))
                 }
             case .ndef:
-                summary.ndef.append(ReportJSONRecord(json: json, text: record.text.value, session: s.number))
                 row = noteRow(json, text: record.text.value, type: record.type)
-                row.anchor = "ndef-\(s.number)-\(summary.ndef.count)"
+                if cutFrom == nil {
+                    summary.ndef.append(kept(cut(record.text, limits.maxDetailBytes)))
+                    row.anchor = "ndef-\(s.number)-\(summary.ndef.count)"
+                }
             case .other:
                 row = noteRow(json, text: record.text.value, type: record.type)
             }
-            row.text = cut(record.text.value, limits.maxDetailBytes)
+            row.text = cut(record.text, limits.maxDetailBytes)
+            if let cutFrom { markCut(&row, cutFrom: cutFrom, kept: bytes.count, type: record.type) }
             if jsonShown < limits.maxJSONDetails {
-                row.json = cut(record.json.value, limits.maxDetailBytes)
+                row.json = cut(record.json, limits.maxDetailBytes)
                 jsonShown += 1
             }
             if let first = positions.first, let last = positions.last {
@@ -345,7 +365,60 @@ enum ReportChart {
         return out
     }
 
-    private static func cut(_ s: String, _ limit: Int) -> String {
+    // MARK: Records cut as they were written
+
+    /// The members of a JSON object cut short that came whole before the cut: the
+    /// text up to the last comma between top-level members, closed. nil when not even
+    /// the first member came whole.
+    static func membersBeforeCut(_ bytes: [UInt8]) -> JSONValue? {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var lastComma: Int?
+        for (i, b) in bytes.enumerated() {
+            if inString {
+                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+                continue
+            }
+            switch b {
+            case 0x22: inString = true
+            case 0x7B, 0x5B: depth += 1
+            case 0x7D, 0x5D: depth -= 1
+            case 0x2C where depth == 1: lastComma = i
+            default: break
+            }
+        }
+        guard let lastComma, bytes.first == 0x7B else { return nil }
+        return JSONParser.parse(Array(bytes[0..<lastComma]) + [0x7D])
+    }
+
+    /// A row whose record's JSON was cut: says so in its fields and where a label
+    /// would need a member past the cut (no answer drawn is not "no answer").
+    private static func markCut(_ row: inout ReportRow, cutFrom: Int, kept: Int, type: String) {
+        let note = "record cut at \(kept) bytes"
+        switch row.kind {
+        case .apdu, .felica:
+            if row.command == nil { row.command = type + " " + note }
+            if row.answer == nil {
+                row.answer = "(" + note + ")"
+                row.verdict = .none
+            }
+        default:
+            row.command = type + " (" + note + ")"
+        }
+        row.badges.append(("cut", "bad"))
+        row.text = "(The record's JSON is \(cutFrom) bytes; the report read its first \(kept) and labels this row from "
+            + "the members before the cut. nfcscope decode shows all of it.)\n" + row.text
+    }
+
+    /// A record's text or JSON as shown: cut at `limit`, or where it was cut as it was
+    /// written, saying so.
+    static func cut(_ t: ReportText, _ limit: Int) -> String {
+        if t.value.utf8.count > limit || !t.isCut { return cut(t.value, limit) }
+        return t.value + "\n... cut at \(t.kept) bytes: nfcscope decode shows all of it\n"
+    }
+
+    static func cut(_ s: String, _ limit: Int) -> String {
         guard s.utf8.count > limit else { return s }
         return String(decoding: Array(s.utf8.prefix(limit)), as: UTF8.self) + "\n... cut at \(limit / 1024) KB: nfcscope decode shows all of it\n"
     }

@@ -24,6 +24,10 @@ final class ReportPage {
     private var felicaBlocksDropped = 0
     private var ndef: [ReportJSONRecord] = []
     private var ndefCount = 0
+    /// What the kept transactions, FeliCa records and NDEF messages hold (`maxSummaryBytes`).
+    private var summaryBytes = 0
+    /// Records whose JSON was cut as it was written (`maxRecordJSONBytes`).
+    private var cutRecords = 0
     private var sessions = 0
     private var sessionsWithoutChart = 0
     private var rowsDrawn = 0
@@ -56,10 +60,13 @@ final class ReportPage {
         let summary = chart.summary
         sessions += 1
         transactionCount += summary.transactions.count
-        for t in summary.transactions where transactions.count < limits.maxTransactions { transactions.append(t) }
+        cutRecords += summary.cutRecords
+        for t in summary.transactions where transactions.count < limits.maxTransactions && keeps(t) {
+            transactions.append(t)
+        }
         for f in summary.felicaBlocks {
             let n = f.json["blocks"]?.asArray?.count ?? 0
-            if felicaBlocks + n <= limits.maxFeliCaBlocks {
+            if felicaBlocks + n <= limits.maxFeliCaBlocks && keeps(f) {
                 felica.append(f)
                 felicaBlocks += n
             } else {
@@ -68,7 +75,7 @@ final class ReportPage {
         }
         for (k, m) in summary.ndef.enumerated() {
             ndefCount += 1
-            if ndef.count < limits.maxNDEFMessages {
+            if ndef.count < limits.maxNDEFMessages && keeps(m) {
                 var m = m
                 m.session = summary.number * 100_000 + k + 1
                 ndef.append(m)
@@ -86,6 +93,13 @@ final class ReportPage {
         writeSession(summary, rows: chart.rows, h)
         bodyBytes += body.position - start
         if body.position >= Self.spillPiece { moveToSpill() }
+    }
+
+    /// Whether `r` fits in what the summary sections may hold; counts it when it does.
+    private func keeps(_ r: ReportJSONRecord) -> Bool {
+        guard summaryBytes + r.bytes <= limits.maxSummaryBytes else { return false }
+        summaryBytes += r.bytes
+        return true
     }
 
     /// Moves what `body` holds to the end of the temporary file, unless the file takes
@@ -148,6 +162,10 @@ final class ReportPage {
         h.text("\(frameCount) frames, \(sessions) card session" + (sessions == 1 ? "" : "s"))
         h.text(", \(transactionCount) transaction" + (transactionCount == 1 ? "" : "s"))
         if problemCount > 0 { h.text(", \(problemCount) input problem" + (problemCount == 1 ? "" : "s")) }
+        if cutRecords > 0 {
+            h.text(", \(cutRecords) record" + (cutRecords == 1 ? "" : "s") + " cut at \(limits.maxRecordJSONBytes) bytes of JSON"
+                   + " (their rows say so; nfcscope decode shows them whole)")
+        }
         if redacted { h.raw(" · <b>redacted</b>: card numbers, track 2 and cardholder names are masked") }
         h.raw("</p>\n<nav><a href=\"#transactions\">Transactions</a> <a href=\"#felica\">FeliCa</a> ")
         h.raw("<a href=\"#ndef\">NDEF</a> <a href=\"#sessions\">Card sessions</a> <a href=\"#problems\">Problems</a></nav>\n</header>\n")
@@ -244,7 +262,7 @@ final class ReportPage {
         h.raw("</p>\n<div class=\"tablewrap\"><table class=\"verdicts\"><thead><tr><th>session</th><th>outcome</th>")
         h.raw("<th>application</th><th>amount</th><th>cryptogram</th><th>why it stopped</th><th>offline data authentication</th></tr></thead><tbody>\n")
         for t in transactions {
-            let fields = verdictFields(t.json)
+            let fields: [(StaticString, String)] = t.cutFrom == nil ? verdictFields(t.json) : [(StaticString("Application"), cutNote(t))]
             func value(_ name: String) -> String { fields.first { "\($0.0)" == name }?.1 ?? "" }
             h.raw("<tr class=\""); h.raw(verdictStyle(t.json)); h.raw("\"><td><a href=\"#s\(t.session)\">\(t.session)</a></td><td class=\"o\">")
             h.text(t.json["outcome"]?.stringValue ?? "unknown")
@@ -261,7 +279,11 @@ final class ReportPage {
         h.raw("<div class=\"verdict "); h.raw(verdictStyle(j)); h.raw("\"><div class=\"outcome\">")
         h.text(j["outcome"]?.stringValue ?? "unknown")
         h.raw("</div>\n<dl>")
-        for (name, value) in verdictFields(j) { field(h, name, value) }
+        if t.cutFrom == nil {
+            for (name, value) in verdictFields(j) { field(h, name, value) }
+        } else {
+            field(h, "Cut", cutNote(t))
+        }
         let frames = j["frames"]?.asArray?.compactMap(\.asInt) ?? []
         h.raw("</dl>\n<p class=\"where\"><a href=\"#s\(t.session)\">session \(t.session)</a>")
         if frames.count == 2 { h.text(", frames \(frames[0])–\(frames[1])") }
@@ -269,6 +291,13 @@ final class ReportPage {
         h.raw("</p>\n")
         h.folded("all fields", t.text)
         h.raw("</div>\n")
+    }
+
+    /// What a verdict cut as it was written shows instead of its fields: they may be
+    /// past the cut, and a field missing there would read as a wrong value.
+    private func cutNote(_ t: ReportJSONRecord) -> String {
+        "the verdict's JSON is \(t.cutFrom ?? 0) bytes, past the report's \(limits.maxRecordJSONBytes): "
+            + "its fields are not shown (nfcscope decode shows them)"
     }
 
     private static func cryptogramMeaning(_ c: String) -> String {

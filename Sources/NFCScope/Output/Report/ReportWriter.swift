@@ -32,6 +32,17 @@ public struct ReportLimits: Sendable {
     public var spillBytes = Int.max
     /// Text of one row's decoded fields (the rest is cut, saying so).
     public var maxDetailBytes = 32 << 10
+    /// Bytes of a record's JSON and text kept when it is rendered; the rest is dropped
+    /// as it is written. A plugin giving every tag a 70 KB name made one EMV record
+    /// 800 MB of JSON, and `report` of a 336 KB capture took 4 GB (session 46). The
+    /// text is shown cut at `maxDetailBytes` anyway; of a JSON cut here, only the
+    /// members before the cut are read, and the page says it was cut.
+    public var maxRecordJSONBytes = 1 << 20
+    public var maxRecordTextBytes = 64 << 10
+    /// Bytes of JSON and text that the transaction verdicts, FeliCa blocks and NDEF
+    /// messages kept for the page's first sections may hold (past it they are counted
+    /// only, as past their own limits): their counts alone let long names grow them.
+    public var maxSummaryBytes = 16 << 20
     /// Records whose JSON is shown beside their text (the text has the same fields).
     public var maxJSONDetails = 1_000
     /// Transaction verdicts, FeliCa blocks, NDEF messages, input problems kept.
@@ -51,6 +62,11 @@ public struct ReportLimits: Sendable {
 /// returned (and `RedactingSink` masked it).
 final class ReportText {
     var value = ""
+    /// Bytes written, and how many of them `value` holds (`maxRecordJSONBytes`, ...).
+    var written = 0
+    var kept = 0
+    /// Part of what was written was dropped.
+    var isCut: Bool { written > kept }
 }
 
 /// One frame as the chart needs it.
@@ -172,7 +188,7 @@ final class ReportCollector: MaskableFrameWriter {
     var depth: DecodeDepth { .application }
 
     private let scratch = OutputBuffer()
-    private var pending: [(text: ReportText, start: Int, end: Int)] = []
+    private var pending: [(text: ReportText, start: Int, end: Int, written: Int)] = []
     private let context: RenderContext
     let limits: ReportLimits
     let page: ReportPage
@@ -261,14 +277,14 @@ final class ReportCollector: MaskableFrameWriter {
             return
         }
         if kind == .transaction { session.transactions += 1 }
-        let json = piece { out in
+        let json = piece(limit: limits.maxRecordJSONBytes) { out in
             out.ascii("{\"type\":\"")
             out.ascii(R.typeName)
             out.byte(0x22)
             record.writeJSONMembers(out, context)
             out.byte(0x7D)
         }
-        let text = piece { record.writeText($0, context) }
+        let text = piece(limit: limits.maxRecordTextBytes) { record.writeText($0, context) }
         session.records.append(ReportRecord(kind: kind, type: "\(R.typeName)", json: json, text: text,
                                             arrival: session.frames.count))
     }
@@ -300,12 +316,22 @@ final class ReportCollector: MaskableFrameWriter {
     }
 
     /// Runs `write` on the scratch buffer and returns the text it wrote, as it will
-    /// be once the call returned (masked when redacting).
-    private func piece(_ write: (OutputBuffer) -> Void) -> ReportText {
+    /// be once the call returned (masked when redacting). With a `limit`, only that
+    /// many bytes of it are kept: the rest is dropped as it is flushed. Not while the
+    /// redacting sink holds the buffer, which must mask the text whole (it grows).
+    private func piece(limit: Int? = nil, _ write: (OutputBuffer) -> Void) -> ReportText {
         let t = ReportText()
         let start = scratch.position
+        let keptStart = start - scratch.droppedCount
+        let drops = limit != nil && !scratch.holdsFlush
+        if drops, let limit { scratch.dropsFrom = limit >= Int.max - start ? .max : start + max(limit, 0) }
         write(scratch)
-        pending.append((t, start, scratch.position))
+        let end = scratch.position
+        if drops {
+            if scratch.dropsFrom < end { scratch.flush() }
+            scratch.dropsFrom = .max
+        }
+        pending.append((t, keptStart, scratch.position - scratch.droppedCount, end - start))
         return t
     }
 
@@ -315,9 +341,12 @@ final class ReportCollector: MaskableFrameWriter {
         let bytes = scratch.contents
         for p in pending where p.start >= 0 && p.end <= bytes.count && p.start <= p.end {
             p.text.value = String(decoding: bytes[p.start..<p.end], as: UTF8.self)
+            p.text.written = p.written
+            p.text.kept = p.end - p.start
         }
         pending.removeAll(keepingCapacity: true)
         scratch.removeAll()
+        scratch.droppedCount = 0
     }
 
     private func finish(_ session: ReportSession) {
