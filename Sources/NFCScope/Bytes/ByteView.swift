@@ -373,38 +373,45 @@ public struct ByteView: @unchecked Sendable {
     }
 
     /// After the JSON string whose opening quote is at `start`: one past its closing
-    /// quote, a backslash taking the byte after it; nil when the view ends first. The
-    /// quote and backslash are looked for eight bytes per step (`summary`'s reader of
-    /// rendered records, whose strings are mostly long hex).
+    /// quote, a backslash taking the byte after it; nil when the view ends first
+    /// (`summary`'s reader of rendered records, whose strings are mostly long hex).
     @inline(__always)
     func jsonStringEnd(from start: Int) -> Int? {
         guard let base, start >= 0 else { return nil }
         let n = count
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = ones &* 0x22, backslashes = ones &* 0x5C
         var i = start &+ 1
         while i < n {
-            var hit = -1
-            while i &+ 8 <= n {
-                let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                let x = w ^ quotes, y = w ^ backslashes
-                // The lowest flagged byte of each mask is exact, so the lowest of both is.
-                let m = (((x &- ones) & ~x) | ((y &- ones) & ~y)) & highs
-                if m != 0 { hit = i &+ (m.trailingZeroBitCount &>> 3); break }
-                i &+= 8
-            }
-            if hit < 0 {
-                while i < n {
-                    let b = base.load(fromByteOffset: i, as: UInt8.self)
-                    if b == 0x22 || b == 0x5C { hit = i; break }
-                    i &+= 1
-                }
-                if hit < 0 { return nil }
-            }
+            let hit = firstQuoteOrBackslash(from: i)
+            if hit >= n { return nil }
             if base.load(fromByteOffset: hit, as: UInt8.self) == 0x22 { return hit &+ 1 }
             i = hit &+ 2
         }
         return nil
+    }
+
+    /// The first index from `start` on whose byte is a quote or a backslash (`count` when
+    /// there is none): where a JSON string's plain run ends. Eight bytes a step.
+    @inline(__always)
+    func firstQuoteOrBackslash(from start: Int) -> Int {
+        let n = count
+        guard let base, start >= 0 else { return n }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* 0x22, backslashes = ones &* 0x5C
+        var i = start
+        while i &+ 8 <= n {
+            let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let x = w ^ quotes, y = w ^ backslashes
+            // The lowest flagged byte of each mask is exact, so the lowest of both is.
+            let m = (((x &- ones) & ~x) | ((y &- ones) & ~y)) & highs
+            if m != 0 { return i &+ (m.trailingZeroBitCount &>> 3) }
+            i &+= 8
+        }
+        while i < n {
+            let b = base.load(fromByteOffset: i, as: UInt8.self)
+            if b == 0x22 || b == 0x5C { return i }
+            i &+= 1
+        }
+        return n
     }
 
     /// The first index in `[start, end)` whose byte is not `byte` (`end` when there is

@@ -159,7 +159,7 @@ package final class DiffSink: DecodeSink {
             scratch.byte(0x22)
             frame.info.writeJSONMembers(scratch)
             scratch.byte(0x7D)
-            if let value = JSONParser.parse(scratch.contents) { collector.add(value) } else { collector.otherFrame() }
+            if let value = scratch.withContents({ JSONParser.parse($0) }) { collector.add(value) } else { collector.otherFrame() }
         default:
             collector.otherFrame()
         }
@@ -173,7 +173,7 @@ package final class DiffSink: DecodeSink {
         scratch.byte(0x22)
         record.writeJSONMembers(scratch, context)
         scratch.byte(0x7D)
-        if let value = JSONParser.parse(scratch.contents) {
+        if let value = scratch.withContents({ JSONParser.parse($0) }) {
             collector.add(value)
         } else {
             collector.report("\(collector.side.path): a \(name) record could not be read back")
@@ -213,7 +213,7 @@ package enum DiffLoader {
                 var end = start
                 while end < view.count, view[end] != 0x0A { end += 1 }
                 line += 1
-                let bytes = view[start..<end].array
+                let bytes = view[start..<end]
                 start = end + 1
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { continue }
                 if let value = JSONParser.parse(bytes) {

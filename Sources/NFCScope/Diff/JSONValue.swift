@@ -85,9 +85,12 @@ package enum JSONValue {
 }
 
 /// Parses one JSON document from bytes; nil when it is not valid JSON (or nests
-/// deeper than 64 levels).
+/// deeper than 64 levels). Reads a view of the bytes in place: a string's plain run is
+/// found eight bytes a step and made a String in one go, so stepping over the hex of a
+/// TLV tree (a filter's, a diff's or a report's records) costs a few instructions per
+/// eight bytes rather than a dozen per byte.
 package struct JSONParser {
-    private let bytes: [UInt8]
+    private let bytes: ByteView
     private var i = 0
     /// Keys (as UTF-8) of the top-level object's members to build; the others are
     /// checked and stepped over without building them. nil: every member.
@@ -102,24 +105,21 @@ package struct JSONParser {
     /// record needs, without the strings and arrays of the rest (a TLV tree). The result
     /// is nil exactly when `parse(_:)`'s is.
     package static func parse(_ bytes: [UInt8], keepingTopLevelKeys keys: [[UInt8]]?) -> JSONValue? {
-        var p = JSONParser(bytes: bytes, keptKeys: keys)
+        ByteView.with(bytes) { parse($0, keepingTopLevelKeys: keys) }
+    }
+
+    /// `parse(_:keepingTopLevelKeys:)` of the bytes a view shows (a record rendered into
+    /// a scratch buffer, read where it is).
+    package static func parse(_ view: ByteView, keepingTopLevelKeys keys: [[UInt8]]? = nil) -> JSONValue? {
+        var p = JSONParser(bytes: view, keptKeys: keys)
         guard let v = p.value(depth: 0) else { return nil }
         p.skipSpace()
-        return p.i == bytes.count ? v : nil
+        return p.i == view.count ? v : nil
     }
 
-    private init(bytes: [UInt8], keptKeys: [[UInt8]]?) {
+    private init(bytes: ByteView, keptKeys: [[UInt8]]?) {
         self.bytes = bytes
         self.keptKeys = keptKeys
-    }
-
-    /// Whether the top-level member whose key was just read (its escaped text is
-    /// `bytes[start..<end]`, without quotes) is built.
-    private func keeps(keyFrom start: Int, to end: Int, key: String) -> Bool {
-        guard let keptKeys else { return true }
-        let raw = bytes[start..<end]
-        if !raw.contains(0x5C) { return keptKeys.contains { $0.elementsEqual(raw) } }
-        return keptKeys.contains { $0.elementsEqual(key.utf8) }
     }
 
     /// Steps over one value, checking it as `value(depth:)` does, without building it.
@@ -159,14 +159,11 @@ package struct JSONParser {
             }
         case 0x22:
             return skipString()
-        case 0x74: return literal("true")
-        case 0x66: return literal("false")
-        case 0x6E: return literal("null")
+        case 0x74: return literal(Self.trueWord)
+        case 0x66: return literal(Self.falseWord)
+        case 0x6E: return literal(Self.nullWord)
         default:
-            let start = i
-            while i < bytes.count, bytes[i] == 0x2D || bytes[i] == 0x2B || bytes[i] == 0x2E
-                || bytes[i] == 0x45 || bytes[i] == 0x65 || (bytes[i] >= 0x30 && bytes[i] <= 0x39) { i += 1 }
-            return i > start
+            return skipNumber()
         }
     }
 
@@ -174,37 +171,70 @@ package struct JSONParser {
     private mutating func skipString() -> Bool {
         guard i < bytes.count, bytes[i] == 0x22 else { return false }
         i += 1
-        while i < bytes.count {
-            let c = bytes[i]
-            i += 1
-            if c == 0x22 { return true }
-            if c != 0x5C { continue }
+        var none: [UInt8] = []
+        while true {
+            i = bytes.firstQuoteOrBackslash(from: i)
             guard i < bytes.count else { return false }
-            let e = bytes[i]
+            if bytes[i] == 0x22 { i += 1; return true }
             i += 1
-            switch e {
-            case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: continue
-            case 0x75:
-                guard let scalar = hex4() else { return false }
-                if scalar >= 0xD800, scalar < 0xDC00, i + 1 < bytes.count, bytes[i] == 0x5C, bytes[i + 1] == 0x75 {
-                    i += 2
-                    guard let low = hex4(), low >= 0xDC00, low < 0xE000 else { return false }
-                }
-            default: return false
-            }
+            guard escape(appending: false, to: &none) else { return false }
         }
-        return false
+    }
+
+    /// Reads the escape whose backslash was just passed (`i` at the letter after it),
+    /// appending what it stands for to `out` when `appending`; false when malformed.
+    private mutating func escape(appending: Bool, to out: inout [UInt8]) -> Bool {
+        guard i < bytes.count else { return false }
+        let e = bytes[i]
+        i += 1
+        let plain: UInt8
+        switch e {
+        case 0x22, 0x5C, 0x2F: plain = e
+        case 0x62: plain = 0x08
+        case 0x66: plain = 0x0C
+        case 0x6E: plain = 0x0A
+        case 0x72: plain = 0x0D
+        case 0x74: plain = 0x09
+        case 0x75:
+            guard var scalar = hex4() else { return false }
+            if scalar >= 0xD800, scalar < 0xDC00, i + 1 < bytes.count, bytes[i] == 0x5C, bytes[i + 1] == 0x75 {
+                i += 2
+                guard let low = hex4(), low >= 0xDC00, low < 0xE000 else { return false }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            if appending {
+                let u = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                out.append(contentsOf: Array(String(Character(u)).utf8))
+            }
+            return true
+        default: return false
+        }
+        if appending { out.append(plain) }
+        return true
     }
 
     private mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
     }
 
-    private mutating func literal(_ word: String) -> Bool {
-        let w = Array(word.utf8)
-        let n = w.count
+    /// Steps over a number's characters; false when there are none.
+    private mutating func skipNumber() -> Bool {
+        let start = i
+        while i < bytes.count, bytes[i] == 0x2D || bytes[i] == 0x2B || bytes[i] == 0x2E
+            || bytes[i] == 0x45 || bytes[i] == 0x65 || (bytes[i] >= 0x30 && bytes[i] <= 0x39) { i += 1 }
+        return i > start
+    }
+
+    /// `true`, `false` and `null`, their letters from the lowest byte up.
+    private static var trueWord: (UInt64, Int) { (0x65_75_72_74, 4) }
+    private static var falseWord: (UInt64, Int) { (0x65_73_6C_61_66, 5) }
+    private static var nullWord: (UInt64, Int) { (0x6C_6C_75_6E, 4) }
+
+    /// Steps over the literal `word` (letters, count); false when the bytes differ.
+    private mutating func literal(_ word: (UInt64, Int)) -> Bool {
+        let n = word.1
         guard i + n <= bytes.count else { return false }
-        for k in 0..<n where bytes[i + k] != w[k] { return false }
+        for k in 0..<n where bytes[i + k] != UInt8(truncatingIfNeeded: word.0 >> UInt64(8 * k)) { return false }
         i += n
         return true
     }
@@ -221,23 +251,39 @@ package struct JSONParser {
             if i < bytes.count, bytes[i] == 0x7D { i += 1; return .object(members) }
             while true {
                 skipSpace()
-                let keyStart = i + 1
-                guard let key = string() else { return nil }
-                let keyEnd = i - 1
+                let key: String
+                if depth == 0, let keptKeys {
+                    // A member not kept is stepped over without making its key a String.
+                    let keyStart = i + 1
+                    guard skipString() else { return nil }
+                    let raw = bytes[keyStart..<(i - 1)]
+                    let kept: Bool
+                    // Without a backslash, the first quote or backslash is the closing quote.
+                    if bytes.firstQuoteOrBackslash(from: keyStart) == i - 1 {
+                        kept = keptKeys.contains { $0.count == raw.count && $0.elementsEqual(raw) }
+                        key = kept ? raw.decodedUTF8 : ""
+                    } else {
+                        i = keyStart - 1
+                        guard let k = string() else { return nil }
+                        kept = keptKeys.contains { $0.elementsEqual(k.utf8) }
+                        key = k
+                    }
+                    if !kept {
+                        guard skipMemberValue(), let end = endOfMember() else { return nil }
+                        if end { return .object(members) }
+                        continue
+                    }
+                } else {
+                    guard let k = string() else { return nil }
+                    key = k
+                }
                 skipSpace()
                 guard i < bytes.count, bytes[i] == 0x3A else { return nil }
                 i += 1
-                if depth == 0, !keeps(keyFrom: keyStart, to: keyEnd, key: key) {
-                    guard skipValue(depth: depth + 1) else { return nil }
-                } else {
-                    guard let v = value(depth: depth + 1) else { return nil }
-                    members.append((key, v))
-                }
-                skipSpace()
-                guard i < bytes.count else { return nil }
-                if bytes[i] == 0x2C { i += 1; continue }
-                if bytes[i] == 0x7D { i += 1; return .object(members) }
-                return nil
+                guard let v = value(depth: depth + 1) else { return nil }
+                members.append((key, v))
+                guard let end = endOfMember() else { return nil }
+                if end { return .object(members) }
             }
         case 0x5B:
             i += 1
@@ -255,16 +301,33 @@ package struct JSONParser {
             }
         case 0x22:
             return string().map { .string($0) }
-        case 0x74: return literal("true") ? .bool(true) : nil
-        case 0x66: return literal("false") ? .bool(false) : nil
-        case 0x6E: return literal("null") ? .null : nil
+        case 0x74: return literal(Self.trueWord) ? .bool(true) : nil
+        case 0x66: return literal(Self.falseWord) ? .bool(false) : nil
+        case 0x6E: return literal(Self.nullWord) ? .null : nil
         default:
             let start = i
-            while i < bytes.count, bytes[i] == 0x2D || bytes[i] == 0x2B || bytes[i] == 0x2E
-                || bytes[i] == 0x45 || bytes[i] == 0x65 || (bytes[i] >= 0x30 && bytes[i] <= 0x39) { i += 1 }
-            guard i > start else { return nil }
-            return .number(String(decoding: bytes[start..<i], as: UTF8.self))
+            guard skipNumber() else { return nil }
+            return .number(bytes[start..<i].decodedUTF8)
         }
+    }
+
+    /// The colon and value of a top-level member that is not kept (the depth-1 value
+    /// checked as `value` would, without building it).
+    private mutating func skipMemberValue() -> Bool {
+        skipSpace()
+        guard i < bytes.count, bytes[i] == 0x3A else { return false }
+        i += 1
+        return skipValue(depth: 1)
+    }
+
+    /// After an object's member: true at its closing brace, false at a comma (both
+    /// passed), nil when neither follows.
+    private mutating func endOfMember() -> Bool? {
+        skipSpace()
+        guard i < bytes.count else { return nil }
+        if bytes[i] == 0x2C { i += 1; return false }
+        if bytes[i] == 0x7D { i += 1; return true }
+        return nil
     }
 
     private mutating func hex4() -> UInt32? {
@@ -285,36 +348,27 @@ package struct JSONParser {
         return v
     }
 
+    /// A string's value. Without escapes (the usual case) it is made from the bytes in
+    /// one go; with them, byte by byte, then repaired as UTF-8 the same way.
     private mutating func string() -> String? {
         guard i < bytes.count, bytes[i] == 0x22 else { return nil }
-        i += 1
+        let start = i + 1
+        let run = bytes.firstQuoteOrBackslash(from: start)
+        guard run < bytes.count else { return nil }
+        if bytes[run] == 0x22 {
+            i = run + 1
+            return bytes[start..<run].decodedUTF8
+        }
         var out: [UInt8] = []
+        out.reserveCapacity(run - start + 16)
+        out.append(contentsOf: bytes[start..<run])
+        i = run
         while i < bytes.count {
             let c = bytes[i]
             i += 1
             if c == 0x22 { return String(decoding: out, as: UTF8.self) }
             if c != 0x5C { out.append(c); continue }
-            guard i < bytes.count else { return nil }
-            let e = bytes[i]
-            i += 1
-            switch e {
-            case 0x22, 0x5C, 0x2F: out.append(e)
-            case 0x62: out.append(0x08)
-            case 0x66: out.append(0x0C)
-            case 0x6E: out.append(0x0A)
-            case 0x72: out.append(0x0D)
-            case 0x74: out.append(0x09)
-            case 0x75:
-                guard var scalar = hex4() else { return nil }
-                if scalar >= 0xD800, scalar < 0xDC00, i + 1 < bytes.count, bytes[i] == 0x5C, bytes[i + 1] == 0x75 {
-                    i += 2
-                    guard let low = hex4(), low >= 0xDC00, low < 0xE000 else { return nil }
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                }
-                let u = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-                out.append(contentsOf: Array(String(Character(u)).utf8))
-            default: return nil
-            }
+            guard escape(appending: true, to: &out) else { return nil }
         }
         return nil
     }

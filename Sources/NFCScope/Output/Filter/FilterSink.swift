@@ -106,10 +106,10 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         inner.end(input)
     }
 
+    /// The rendered line (its newline is white space to the parser), read in place.
     private func parsedScratch() -> JSONValue? {
-        var bytes = scratch.contents
-        if bytes.last == 0x0A { bytes.removeLast() }
-        return JSONParser.parse(bytes, keepingTopLevelKeys: filter.keptJSONKeys)
+        let keys = filter.keptJSONKeys
+        return scratch.withContents { JSONParser.parse($0, keepingTopLevelKeys: keys) }
     }
 
     /// The kept text of the unselected frames among `numbers`, each once, in order.
