@@ -11,18 +11,22 @@ import Testing
         Self.page(temporaryFile(bytes, name: name), change)
     }
 
-    /// The page of the capture at `path`, with the limits `change` makes (Session46ReviewTests too).
-    static func page(_ path: String, _ change: (inout ReportLimits) -> Void) -> String {
+    /// The page of the capture at `path`, with the limits `change` makes (Session46ReviewTests
+    /// and Session46ReportTests too).
+    static func page(_ path: String, registry: Registry = .builtin, _ change: (inout ReportLimits) -> Void) -> String {
         var limits = ReportLimits()
         change(&limits)
-        let writer = ReportWriter(limits: limits)
+        let writer = ReportWriter(registry: registry, limits: limits)
         _ = CaptureDecoder.decode(path: path, into: writer)
         let out = OutputBuffer()
         writer.writeHTML(to: out)
         return out.string
     }
 
-    private func count(_ needle: String, in text: String) -> Int {
+    private func count(_ needle: String, in text: String) -> Int { Self.count(needle, in: text) }
+
+    /// How many times `needle` is in `text` (Session46ReportTests too).
+    static func count(_ needle: String, in text: String) -> Int {
         text.components(separatedBy: needle).count - 1
     }
 

@@ -41,19 +41,10 @@ import Testing
     }
 
     private func page(registry: Registry, _ change: (inout ReportLimits) -> Void) -> String {
-        let path = temporaryFile(capture(), name: "s46-report-long.pcap")
-        var limits = ReportLimits()
-        change(&limits)
-        let writer = ReportWriter(registry: registry, limits: limits)
-        _ = CaptureDecoder.decode(path: path, into: writer)
-        let out = OutputBuffer()
-        writer.writeHTML(to: out)
-        return out.string
+        Session45ReportTests.page(temporaryFile(capture(), name: "s46-report-long.pcap"), registry: registry, change)
     }
 
-    private func count(_ needle: String, in text: String) -> Int {
-        text.components(separatedBy: needle).count - 1
-    }
+    private func count(_ needle: String, in text: String) -> Int { Session45ReportTests.count(needle, in: text) }
 
     /// With 5,000-character names and 8,000 bytes of JSON kept, the SELECT of the AID and
     /// GET PROCESSING OPTIONS are cut: their rows keep the labels from the members before
