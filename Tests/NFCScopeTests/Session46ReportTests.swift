@@ -147,5 +147,10 @@ import Testing
         #expect(members?["c"]?["d"]?.asArray?.count == 2)
         #expect(members?["e"] == nil)
         #expect(ReportChart.membersBeforeCut(Array(#"{"a":"123"#.utf8)) == nil)
+        // An escaped quote does not end a string, nor does a comma inside it split members.
+        let escaped = ReportChart.membersBeforeCut(Array(#"{"a":"q\",x","b":2,"c":"open,"#.utf8))
+        #expect(escaped?["a"]?.stringValue == #"q",x"#)
+        #expect(escaped?["b"]?.asInt == 2)
+        #expect(escaped?["c"] == nil)
     }
 }

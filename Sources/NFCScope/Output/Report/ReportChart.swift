@@ -371,24 +371,30 @@ enum ReportChart {
     /// text up to the last comma between top-level members, closed. nil when not even
     /// the first member came whole.
     static func membersBeforeCut(_ bytes: [UInt8]) -> JSONValue? {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var lastComma: Int?
-        for (i, b) in bytes.enumerated() {
-            if inString {
-                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
-                continue
+        guard bytes.first == 0x7B else { return nil }
+        // Strings are stepped over as `summary`'s reader does (a backslash takes the byte
+        // after it); a string left open hides everything after it.
+        let lastComma: Int? = ByteView.with(bytes) { v in
+            var depth = 0, i = 0
+            var last: Int?
+            while i < v.count {
+                let b = v[i]
+                if b == 0x22 {
+                    guard let end = v.jsonStringEnd(from: i) else { break }
+                    i = end
+                    continue
+                }
+                switch b {
+                case 0x7B, 0x5B: depth += 1
+                case 0x7D, 0x5D: depth -= 1
+                case 0x2C where depth == 1: last = i
+                default: break
+                }
+                i += 1
             }
-            switch b {
-            case 0x22: inString = true
-            case 0x7B, 0x5B: depth += 1
-            case 0x7D, 0x5D: depth -= 1
-            case 0x2C where depth == 1: lastComma = i
-            default: break
-            }
+            return last
         }
-        guard let lastComma, bytes.first == 0x7B else { return nil }
+        guard let lastComma else { return nil }
         return JSONParser.parse(Array(bytes[0..<lastComma]) + [0x7D])
     }
 
