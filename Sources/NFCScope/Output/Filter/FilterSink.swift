@@ -20,7 +20,10 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     static var pendingLimit: Int { 4096 }
     /// Whether any inline record type can be selected (else no frame text is kept).
     private let keepsCarriers: Bool
-    public var nextFrameMask: [Bool]?
+    @exclusivity(unchecked) public var nextFrameMask: [Bool]?
+    /// `inner` as a writer that takes frame masks (text, JSON Lines), found once: a
+    /// cast on every frame looked the conformance up each time (~300 instructions).
+    private let maskableInner: (any MaskableFrameWriter)?
 
     /// `textLayout`: the writer is text with this layout, so carriers are shown (nil:
     /// not text); `deepen`: run the application stages when the filter can select their
@@ -29,6 +32,7 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         self.inner = inner
         self.filter = filter
         self.deepen = deepen
+        maskableInner = inner as? any MaskableFrameWriter
         json = JSONLinesWriter(output: scratch, registry: registry)
         keepsCarriers = textLayout != nil && ["apdu", "felica", "ndef", "snep", "llcp", "npp"].contains { filter.canSelect($0) }
         carrier = keepsCarriers ? TextWriter(output: carrierText, registry: registry, layout: textLayout ?? TextLayout()) : nil
@@ -50,10 +54,10 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         let selected = filter.selectsFrame(frame.n) {
             scratch.removeAll()
             json.frame(frame)
-            return parsedScratch()
+            return parsedScratch(stoppingOnceFound: filter.wantedFrameKeys)
         }
         if selected {
-            if let writer = inner as? any MaskableFrameWriter { writer.nextFrameMask = nextFrameMask }
+            if let writer = maskableInner { writer.nextFrameMask = nextFrameMask }
             inner.frame(frame)
         } else if let carrier {
             carrierText.removeAll()
@@ -83,12 +87,12 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
             if let rendered { return rendered }
             scratch.removeAll()
             json.recordInPlace(&record)
-            let value = parsedScratch()
+            let value = parsedScratch(stoppingOnceFound: filter.wantedRecordKeys)
             rendered = .some(value)
             return value
         }
         guard filter.selectsRecord(type, json: render) else { return }
-        if keepsCarriers, case .inline = R.textPlacement, let output = (inner as? any MaskableFrameWriter)?.output {
+        if keepsCarriers, case .inline = R.textPlacement, let output = maskableInner?.output {
             writeCarriers(RecordFilter.frameNumbers(render()), to: output)
         }
         inner.recordInPlace(&record)
@@ -106,10 +110,11 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         inner.end(input)
     }
 
-    /// The rendered line (its newline is white space to the parser), read in place.
-    private func parsedScratch() -> JSONValue? {
+    /// The rendered line (its newline is white space to the parser), read in place and
+    /// only as far as the members in `wanted` (`JSONParser.parseRecord`).
+    private func parsedScratch(stoppingOnceFound wanted: [[UInt8]]) -> JSONValue? {
         let keys = filter.keptJSONKeys
-        return scratch.withContents { JSONParser.parse($0, keepingTopLevelKeys: keys) }
+        return scratch.withContents { JSONParser.parseRecord($0, keepingTopLevelKeys: keys, stoppingOnceFound: wanted) }
     }
 
     /// The kept text of the unselected frames among `numbers`, each once, in order.
