@@ -115,4 +115,59 @@ import Testing
             .compactMap { JSONParser.parse(Array($0.utf8)) }
         #expect(apdus.count == all.filter { $0["type"]?.stringValue == "apdu" && $0["ins"]?.stringValue == "A8" }.count)
     }
+
+    /// The ring of unselected frames' text against the list it replaced (append, drop
+    /// the oldest past the limit, take the wanted entries from a number on, keep the
+    /// others in order), over 20,000 random steps with a small limit.
+    @Test func carrierRingKeepsWhatTheListKept() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+        let limit = 7
+        var ring = CarrierRing(limit: limit)
+        var model: [(n: Int, text: [UInt8])] = []
+        var n = 0
+        var written = 0
+        for step in 0..<20_000 {
+            switch next() % 10 {
+            case 0..<6:
+                n += 1 + Int(next() % 3)
+                // Some texts long enough to be given back when a short one takes the slot.
+                let length = next() % 50 == 0 ? 20_000 : Int(next() % 40)
+                let text = (0..<length).map { UInt8(truncatingIfNeeded: n &+ $0) }
+                ByteView.with(text) { ring.append(n, $0) }
+                model.append((n, text))
+                if model.count > limit { model.removeFirst() }
+            case 6..<9:
+                let lowest = n - Int(next() % 12)
+                let picks = Set((0..<3).map { _ in n - Int(next() % 10) })
+                var got: [[UInt8]] = []
+                ring.take(from: lowest, where: { picks.contains($0) }) { got.append(Array($0)) }
+                var expected: [[UInt8]] = []
+                var kept: [(n: Int, text: [UInt8])] = []
+                for entry in model {
+                    if entry.n >= lowest && picks.contains(entry.n) { expected.append(entry.text) } else { kept.append(entry) }
+                }
+                model = kept
+                #expect(got == expected, "step \(step)")
+                written += got.count
+            default:
+                if next() % 20 == 0 {
+                    ring.removeAll()
+                    model.removeAll()
+                }
+            }
+            #expect(ring.count == model.count, "step \(step)")
+        }
+        // Everything left comes out, oldest first.
+        var rest: [[UInt8]] = []
+        ring.take(from: Int.min, where: { _ in true }) { rest.append(Array($0)) }
+        #expect(rest == model.map(\.text))
+        #expect(ring.count == 0)
+        #expect(written > 1000)
+    }
 }
