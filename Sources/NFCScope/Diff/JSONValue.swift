@@ -111,15 +111,51 @@ package struct JSONParser {
     /// `parse(_:keepingTopLevelKeys:)` of the bytes a view shows (a record rendered into
     /// a scratch buffer, read where it is).
     package static func parse(_ view: ByteView, keepingTopLevelKeys keys: [[UInt8]]? = nil) -> JSONValue? {
-        var p = JSONParser(bytes: view, keptKeys: keys)
+        var p = JSONParser(bytes: view, keptKeys: keys, wanted: nil)
         guard let v = p.value(depth: 0) else { return nil }
         p.skipSpace()
         return p.i == view.count ? v : nil
     }
 
-    private init(bytes: ByteView, keptKeys: [[UInt8]]?) {
+    /// The kept members of a record this program rendered itself, read only as far as
+    /// needed: once every key of `wanted` (some of `keys`) has been met at the top level,
+    /// the rest of the line is not read. A filter asks for the fields its expression
+    /// names and a record's `frames`, which come first in most records, so the TLV tree
+    /// after them is never stepped over. Each of the kept members it returns is the one
+    /// `parse(_:keepingTopLevelKeys:)` would (the first of its key; a rendered record
+    /// has each key once); when some wanted key is missing, the whole line is read and
+    /// the result is that function's. Not for input from outside: the unread rest is
+    /// not checked. More than 64 wanted keys: read whole.
+    package static func parseRecord(_ view: ByteView, keepingTopLevelKeys keys: [[UInt8]], stoppingOnceFound wanted: [[UInt8]]) -> JSONValue? {
+        var p = JSONParser(bytes: view, keptKeys: keys, wanted: wanted.count <= 64 && !wanted.isEmpty ? wanted : nil)
+        guard let v = p.value(depth: 0) else { return nil }
+        if p.stoppedEarly { return v }
+        p.skipSpace()
+        return p.i == view.count ? v : nil
+    }
+
+    /// For a parse that may end early (`parseRecord`): per kept key, the bits of the
+    /// wanted keys it is (nil: the object is read whole); the bits of every wanted key;
+    /// those met so far; whether the parse ended early.
+    private let wantedBitsOfKept: [UInt64]?
+    private let allWanted: UInt64
+    private var wantedFound: UInt64 = 0
+    private var stoppedEarly = false
+
+    private init(bytes: ByteView, keptKeys: [[UInt8]]?, wanted: [[UInt8]]?) {
         self.bytes = bytes
         self.keptKeys = keptKeys
+        if let wanted, let keptKeys {
+            wantedBitsOfKept = keptKeys.map { key in
+                var bits: UInt64 = 0
+                for (k, w) in wanted.enumerated() where w == key { bits |= 1 << UInt64(k) }
+                return bits
+            }
+            allWanted = wanted.count == 64 ? ~0 : (1 << UInt64(wanted.count)) - 1
+        } else {
+            wantedBitsOfKept = nil
+            allWanted = 0
+        }
     }
 
     /// Steps over one value, checking it as `value(depth:)` does, without building it.
@@ -252,23 +288,24 @@ package struct JSONParser {
             while true {
                 skipSpace()
                 let key: String
+                /// Which kept key this member's is (top level, with kept keys).
+                var keptIndex: Int?
                 if depth == 0, let keptKeys {
                     // A member not kept is stepped over without making its key a String.
                     let keyStart = i + 1
                     guard skipString() else { return nil }
                     let raw = bytes[keyStart..<(i - 1)]
-                    let kept: Bool
                     // Without a backslash, the first quote or backslash is the closing quote.
                     if bytes.firstQuoteOrBackslash(from: keyStart) == i - 1 {
-                        kept = keptKeys.contains { $0.count == raw.count && $0.elementsEqual(raw) }
-                        key = kept ? raw.decodedUTF8 : ""
+                        keptIndex = keptKeys.firstIndex { $0.count == raw.count && $0.elementsEqual(raw) }
+                        key = keptIndex != nil ? raw.decodedUTF8 : ""
                     } else {
                         i = keyStart - 1
                         guard let k = string() else { return nil }
-                        kept = keptKeys.contains { $0.elementsEqual(k.utf8) }
+                        keptIndex = keptKeys.firstIndex { $0.elementsEqual(k.utf8) }
                         key = k
                     }
-                    if !kept {
+                    if keptIndex == nil {
                         guard skipMemberValue(), let end = endOfMember() else { return nil }
                         if end { return .object(members) }
                         continue
@@ -282,6 +319,13 @@ package struct JSONParser {
                 i += 1
                 guard let v = value(depth: depth + 1) else { return nil }
                 members.append((key, v))
+                if let keptIndex, let wantedBitsOfKept {
+                    wantedFound |= wantedBitsOfKept[keptIndex]
+                    if wantedFound == allWanted {
+                        stoppedEarly = true
+                        return .object(members)
+                    }
+                }
                 guard let end = endOfMember() else { return nil }
                 if end { return .object(members) }
             }

@@ -14,13 +14,15 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     /// Text of recent frames that were not selected, for the records they carried.
     private let carrier: TextWriter?
     private let carrierText = OutputBuffer()
-    private var pending: [(n: Int, text: [UInt8])] = []
-    private var pendingHead = 0
+    private var pending = CarrierRing(limit: FilterSink<Inner>.pendingLimit)
     /// How many unselected frames are kept for the records they carried.
     static var pendingLimit: Int { 4096 }
     /// Whether any inline record type can be selected (else no frame text is kept).
     private let keepsCarriers: Bool
-    public var nextFrameMask: [Bool]?
+    @exclusivity(unchecked) public var nextFrameMask: [Bool]?
+    /// `inner` as a writer that takes frame masks (text, JSON Lines), found once: a
+    /// cast on every frame looked the conformance up each time (~300 instructions).
+    private let maskableInner: (any MaskableFrameWriter)?
 
     /// `textLayout`: the writer is text with this layout, so carriers are shown (nil:
     /// not text); `deepen`: run the application stages when the filter can select their
@@ -29,6 +31,7 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         self.inner = inner
         self.filter = filter
         self.deepen = deepen
+        maskableInner = inner as? any MaskableFrameWriter
         json = JSONLinesWriter(output: scratch, registry: registry)
         keepsCarriers = textLayout != nil && ["apdu", "felica", "ndef", "snep", "llcp", "npp"].contains { filter.canSelect($0) }
         carrier = keepsCarriers ? TextWriter(output: carrierText, registry: registry, layout: textLayout ?? TextLayout()) : nil
@@ -41,8 +44,7 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     public func begin(_ input: InputDescription) {
         json.begin(input)
         carrier?.begin(input)
-        pending.removeAll(keepingCapacity: true)
-        pendingHead = 0
+        pending.removeAll()
         inner.begin(input)
     }
 
@@ -50,21 +52,16 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         let selected = filter.selectsFrame(frame.n) {
             scratch.removeAll()
             json.frame(frame)
-            return parsedScratch()
+            return parsedScratch(stoppingOnceFound: filter.wantedFrameKeys)
         }
         if selected {
-            if let writer = inner as? any MaskableFrameWriter { writer.nextFrameMask = nextFrameMask }
+            if let writer = maskableInner { writer.nextFrameMask = nextFrameMask }
             inner.frame(frame)
         } else if let carrier {
             carrierText.removeAll()
             carrier.nextFrameMask = nextFrameMask
             carrier.frame(frame)
-            pending.append((frame.n, carrierText.contents))
-            if pending.count - pendingHead > Self.pendingLimit { pendingHead += 1 }
-            if pendingHead > Self.pendingLimit {
-                pending.removeFirst(pendingHead)
-                pendingHead = 0
-            }
+            carrierText.withContents { pending.append(frame.n, $0) }
         }
         nextFrameMask = nil
     }
@@ -83,12 +80,12 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
             if let rendered { return rendered }
             scratch.removeAll()
             json.recordInPlace(&record)
-            let value = parsedScratch()
+            let value = parsedScratch(stoppingOnceFound: filter.wantedRecordKeys)
             rendered = .some(value)
             return value
         }
         guard filter.selectsRecord(type, json: render) else { return }
-        if keepsCarriers, case .inline = R.textPlacement, let output = (inner as? any MaskableFrameWriter)?.output {
+        if keepsCarriers, case .inline = R.textPlacement, let output = maskableInner?.output {
             writeCarriers(RecordFilter.frameNumbers(render()), to: output)
         }
         inner.recordInPlace(&record)
@@ -106,25 +103,92 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         inner.end(input)
     }
 
-    /// The rendered line (its newline is white space to the parser), read in place.
-    private func parsedScratch() -> JSONValue? {
+    /// The rendered line (its newline is white space to the parser), read in place and
+    /// only as far as the members in `wanted` (`JSONParser.parseRecord`).
+    private func parsedScratch(stoppingOnceFound wanted: [[UInt8]]) -> JSONValue? {
         let keys = filter.keptJSONKeys
-        return scratch.withContents { JSONParser.parse($0, keepingTopLevelKeys: keys) }
+        return scratch.withContents { JSONParser.parseRecord($0, keepingTopLevelKeys: keys, stoppingOnceFound: wanted) }
     }
 
     /// The kept text of the unselected frames among `numbers`, each once, in order.
     /// Only the kept frames from the lowest wanted number on are looked at.
     private func writeCarriers(_ numbers: [Int], to output: OutputBuffer) {
-        guard let lowest = numbers.min(), pendingHead < pending.count else { return }
+        guard let lowest = numbers.min(), pending.count > 0 else { return }
         let wanted = Set(numbers)
-        var start = pending.count
-        while start > pendingHead, pending[start - 1].n >= lowest { start -= 1 }
-        guard start < pending.count else { return }
-        var kept: [(n: Int, text: [UInt8])] = []
-        for entry in pending[start...] {
-            if wanted.contains(entry.n) { output.bytes(entry.text) } else { kept.append(entry) }
+        pending.take(from: lowest, where: { wanted.contains($0) }) { output.bytes($0) }
+    }
+}
+
+/// The text of the last `limit` frames a filter did not select (frame numbers rising),
+/// for the records they carried: a ring of slots whose byte arrays are reused, so that a
+/// frame costs a copy into memory already there rather than an array made and freed
+/// (with the array shifted down by 4096 entries every 4096 frames).
+struct CarrierRing {
+    private var numbers: [Int] = []
+    private var texts: [[UInt8]] = []
+    /// Slot of the oldest entry, and how many entries there are.
+    private var first = 0
+    private(set) var count = 0
+    private let limit: Int
+    /// A slot's array above this capacity is given back when a smaller text takes the
+    /// slot, so one long frame does not keep its memory in the ring.
+    private static let keptCapacity = 16 << 10
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    private func slot(_ k: Int) -> Int {
+        let s = first + k
+        return s >= limit ? s - limit : s
+    }
+
+    mutating func removeAll() {
+        first = 0
+        count = 0
+    }
+
+    /// Adds frame `n`'s text; past `limit`, the oldest entry is dropped.
+    mutating func append(_ n: Int, _ text: ByteView) {
+        if count == limit {
+            first = slot(1)
+            count -= 1
         }
-        pending.replaceSubrange(start..., with: kept)
+        let s = slot(count)
+        if s == texts.count {
+            numbers.append(n)
+            texts.append([])
+        } else {
+            numbers[s] = n
+            if texts[s].capacity > Self.keptCapacity && text.count <= Self.keptCapacity {
+                texts[s] = []
+            } else {
+                texts[s].removeAll(keepingCapacity: true)
+            }
+        }
+        text.append(to: &texts[s])
+        count += 1
+    }
+
+    /// Hands each entry numbered `lowest` or more that `wanted` picks to `write`, oldest
+    /// first, and removes it; the others keep their order.
+    mutating func take(from lowest: Int, where wanted: (Int) -> Bool, _ write: (ByteView) -> Void) {
+        var start = count
+        while start > 0, numbers[slot(start - 1)] >= lowest { start -= 1 }
+        guard start < count else { return }
+        var kept = start
+        for k in start..<count {
+            let s = slot(k)
+            if wanted(numbers[s]) {
+                ByteView.with(texts[s], write)
+            } else {
+                if kept != k {
+                    let to = slot(kept)
+                    numbers.swapAt(to, s)
+                    texts.swapAt(to, s)
+                }
+                kept += 1
+            }
+        }
+        count = kept
     }
 }
 

@@ -54,15 +54,32 @@ public final class RecordFilter {
 
     public init(expression text: String?, frames: FrameRanges?, only: [String]?) throws(FilterSyntaxError) {
         expression = try text.map { (t: String) throws(FilterSyntaxError) -> FilterExpression in try FilterExpression.parse(t) }
+        hasUntypedPath = expression?.hasUntypedPath ?? false
+        namedTypes = expression?.namedTypes ?? []
         self.frames = frames
         self.only = only.map(Set.init)
+        framesCanBeSelected = only?.contains("frame") ?? true
+        frameNeedsContent = hasUntypedPath || namedTypes.contains("frame")
     }
+
+    /// What `selectsFrame` asks for every frame, worked out once: whether `--only` lets
+    /// frames through, whether the expression reads a frame's content, and (when it does
+    /// not) its value for frames. Looked up per frame by the type's name, they cost ~1,500
+    /// instructions a frame.
+    private let framesCanBeSelected: Bool
+    private let frameNeedsContent: Bool
+    @exclusivity(unchecked) private var frameConstant: Bool?
 
     /// Whether the expression's value for `type` depends on the record's content.
     func needsContent(_ type: String) -> Bool {
-        guard let expression else { return false }
-        return expression.hasUntypedPath || expression.namedTypes.contains(type)
+        guard expression != nil else { return false }
+        return hasUntypedPath || namedTypes.contains(type)
     }
+
+    /// The expression's `hasUntypedPath` and `namedTypes`, worked out once: each walks
+    /// the expression and builds a set, ~1,200 instructions a record when asked per record.
+    private let hasUntypedPath: Bool
+    private let namedTypes: Set<String>
 
     /// Whether any record of `type` can be selected, without looking at one.
     public func canSelect(_ type: String) -> Bool {
@@ -93,12 +110,25 @@ public final class RecordFilter {
         return fields.sorted().map { Array($0.utf8) }
     }()
 
+    /// The members whose meeting ends the read of a frame's JSON (`JSONParser.parseRecord`):
+    /// the expression's first fields. A frame's number is known without its JSON.
+    lazy var wantedFrameKeys: [[UInt8]] = (expression?.topLevelFields ?? []).sorted().map { Array($0.utf8) }
+
+    /// The same for other records: the expression's first fields and `frames`, which
+    /// `frameNumbers` takes before `n` (a record with `n` only is read whole).
+    lazy var wantedRecordKeys: [[UInt8]] = (expression?.topLevelFields ?? []).union(["frames"]).sorted().map { Array($0.utf8) }
+
     /// Selects a frame by number first (cheap), then by content.
     func selectsFrame(_ n: Int, json: () -> JSONValue?) -> Bool {
         if let frames, !frames.contains(n) { return false }
-        if let only, !only.contains("frame") { return false }
+        guard framesCanBeSelected else { return false }
         guard let expression else { return true }
-        if !needsContent("frame") { return constantValue(expression, "frame") }
+        if !frameNeedsContent {
+            if let frameConstant { return frameConstant }
+            let value = constantValue(expression, "frame")
+            frameConstant = value
+            return value
+        }
         return expression.evaluate(type: "frame", record: json())
     }
 
