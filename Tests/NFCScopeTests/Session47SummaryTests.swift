@@ -78,8 +78,8 @@ struct Session47SummaryTests {
             if let amount = t[1] { amounts.append(amount) }
             if let label = t[0] { labels.insert(label) }
         }
-        // bench-emv-head's first purchases: 86.00 EUR, then 45.00 EUR.
-        #expect(Array(amounts.prefix(2)) == ["86.00 EUR", "45.00 EUR"])
+        // hf_visa_apple_normal's 1.00 GBP first, then bench-emv-head's 86.00 and 45.00 EUR.
+        #expect(Array(amounts.prefix(3)) == ["1.00 GBP", "86.00 EUR", "45.00 EUR"])
         #expect(labels.contains("VISA DEBIT"))
         withExtendedLifetime(skips) {}
     }
@@ -128,7 +128,7 @@ struct Session47SummaryTests {
         #expect(texts(#"{"tlv":[{"tag":"9F36","text":"5" "x":1},{"tag":"9F36","text":"6"}]}"#) == [nil, nil, nil, "5"])
         #expect(texts(#"{"tlv":[{"text":"9","tag":"9F36","children":[{"tag":"50","text":"\"Q\""}]}]}"#)
             == ["\"Q\"", nil, nil, "9"])
-        #expect(texts(#"{"tlv":[{"tag":"50","text":"A"},{"tag":"9F02","text":"B"},{"tag":"9F27","text":"C"},{"tag":"9F36","text":"D"},{"tag":"50","text":"#)
+        #expect(texts(#"{"tlv":[{"tag":"50","text":"A"},{"tag":"9F02","text":"B"},{"tag":"9F27","text":"C"},{"tag":"9F36","text":"D"},{"tag":"50","text":"E"}]}"#)
             == ["A", "B", "C", "D"])
         #expect(texts(#"{"tlv":[],"command_tlv":[{"tag":"9F36","text":"0A"}]}"#) == [nil, nil, nil, "0A"])
         withExtendedLifetime(skips) {}
