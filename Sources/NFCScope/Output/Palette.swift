@@ -42,20 +42,13 @@ public struct Palette: Sendable {
     /// Characters a terminal shows for `s`.
     static func visibleCount(_ s: String) -> Int {
         // Printable ASCII is one character per byte (no colour sequence, no CR LF pair).
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
+        if PrintableASCII.all(s) { return s.utf8.count }
         // Scalars that are each a character of their own whatever stands beside them
         // (Unicode grapheme break property Other: no control, no combining or joining
         // mark, no Hangul, no regional indicator): printable Latin-1 and Latin
         // Extended, and the Δ, µ and … the views write. Counting them skips the
         // grapheme breaking `count` does (most of `summary`'s line layout).
-        var n = 0
-        for u in s.unicodeScalars {
-            let v = u.value
-            guard (v >= 0x20 && v < 0x7F) || (v >= 0xA0 && v < 0x300) || v == 0x394 || v == 0x3BC || v == 0x2026 else {
-                return stripped(s).count
-            }
-            n += 1
-        }
-        return n
+        if let n = PrintableASCII.plainScalarCount(s) { return n }
+        return stripped(s).count
     }
 }

@@ -26,7 +26,7 @@ struct RenderedJSON {
         self.end = Self.skipValue(text, s, skips) ?? s
     }
 
-    private init(_ text: ByteView, _ skips: JSONSkips?, _ start: Int, _ end: Int) {
+    init(_ text: ByteView, _ skips: JSONSkips?, _ start: Int, _ end: Int) {
         self.text = text
         self.skips = skips
         self.start = start
@@ -72,6 +72,8 @@ struct RenderedJSON {
             text = value.text
             skips = value.skips
             guard value.first == 0x7B else { return }
+            // Five offsets a member; records have fewer than 32 (one allocation).
+            offsets.reserveCapacity(160)
             let t = value.text
             let end = value.end
             var i = value.start + 1
@@ -135,6 +137,45 @@ struct RenderedJSON {
         }
     }
 
+    /// Appends the elements of an array that are integers (`Int(numberText)` of each
+    /// element `forEachElement` reaches, without making the strings); nothing for
+    /// other values.
+    func appendIntegers(to numbers: inout [Int]) {
+        guard first == 0x5B else { return }
+        var i = Self.skipSpace(text, start + 1)
+        if i < end, text[i] == 0x5D { return }
+        while true {
+            i = Self.skipSpace(text, i)
+            guard let valueEnd = Self.skipValue(text, i, skips) else { return }
+            if let n = Self.integer(text, i, valueEnd) { numbers.append(n) }
+            i = Self.skipSpace(text, valueEnd)
+            guard i < end, text[i] == 0x2C else { return }
+            i += 1
+        }
+    }
+
+    /// `Int(numberText)`; nil for other values.
+    var integerValue: Int? { start < end ? Self.integer(text, start, end) : nil }
+
+    /// `Int` of the number written at `t[i..<e]` (a value's bytes, `i < e`) as
+    /// `numberText` and `Int(_:)` read it: an optional minus and ASCII digits; up to 18
+    /// characters cannot overflow, longer ones go through the string.
+    static func integer(_ t: ByteView, _ i: Int, _ e: Int) -> Int? {
+        let b = t[i]
+        guard b == 0x2D || (b >= 0x30 && b <= 0x39) else { return nil }
+        guard e - i <= 18 else { return Int(t[i..<e].decodedUTF8) }
+        var k = b == 0x2D ? i + 1 : i
+        guard k < e else { return nil }
+        var n = 0
+        while k < e {
+            let d = t[k] &- 0x30
+            guard d < 10 else { return nil }
+            n = n &* 10 &+ Int(d)
+            k += 1
+        }
+        return b == 0x2D ? -n : n
+    }
+
     /// The number of elements of an array; nil for other values.
     var elementCount: Int? {
         guard isArray else { return nil }
@@ -156,7 +197,7 @@ struct RenderedJSON {
         guard first == 0x22 else { return nil }
         var escaped = false
         for i in (start + 1)..<(end - 1) where text[i] == 0x5C { escaped = true; break }
-        if !escaped { return String(decoding: text[(start + 1)..<(end - 1)], as: UTF8.self) }
+        if !escaped { return text[(start + 1)..<(end - 1)].decodedUTF8 }
         return JSONParser.parse(text[start..<end].array)?.stringValue
     }
 
@@ -172,7 +213,7 @@ struct RenderedJSON {
     /// A number's text as written; nil for other values.
     var numberText: String? {
         guard first == 0x2D || (first >= 0x30 && first <= 0x39) else { return nil }
-        return String(decoding: text[start..<end], as: UTF8.self)
+        return text[start..<end].decodedUTF8
     }
 
     /// The value as a person reads it (`JSONValue.plainText`): strings without
@@ -182,7 +223,7 @@ struct RenderedJSON {
         if first == 0x7B || first == 0x5B {
             return JSONParser.parse(text[start..<end].array)?.plainText ?? ""
         }
-        return String(decoding: text[start..<end], as: UTF8.self)
+        return text[start..<end].decodedUTF8
     }
 
     /// The whole value parsed into a tree (for a filter that reads the record).
@@ -190,7 +231,8 @@ struct RenderedJSON {
 
     // MARK: scanning
 
-    fileprivate static func skipSpace(_ t: ByteView, _ i: Int) -> Int {
+    @inline(__always)
+    static func skipSpace(_ t: ByteView, _ i: Int) -> Int {
         var i = i
         while i < t.count {
             let b = t[i]
@@ -201,13 +243,15 @@ struct RenderedJSON {
     }
 
     /// After the string starting at `i` (its opening quote).
-    fileprivate static func skipString(_ t: ByteView, _ i: Int, _ skips: JSONSkips?) -> Int? {
+    @inline(__always)
+    static func skipString(_ t: ByteView, _ i: Int, _ skips: JSONSkips?) -> Int? {
         if let skips, let e = skips.end(at: i, count: t.count) { return e }
         return t.jsonStringEnd(from: i)
     }
 
     /// After the value starting at `i`; nil when there is none or it is cut short.
-    fileprivate static func skipValue(_ t: ByteView, _ i: Int, _ skips: JSONSkips?) -> Int? {
+    @inline(__always)
+    static func skipValue(_ t: ByteView, _ i: Int, _ skips: JSONSkips?) -> Int? {
         guard i < t.count else { return nil }
         switch t[i] {
         case 0x22:
@@ -248,9 +292,27 @@ struct RenderedJSON {
         return nil
     }
 
+    /// Whether the string `t[i..<e]` (quotes included) holds exactly `key`'s bytes
+    /// (`stringEquals` for a string without a backslash).
+    @inline(__always)
+    static func plainEquals(_ t: ByteView, _ i: Int, _ e: Int, _ key: StaticString) -> Bool {
+        let n = key.utf8CodeUnitCount
+        guard e - i - 2 == n else { return false }
+        let k = ByteView(literal: key)
+        for j in 0..<n where t[i + 1 + j] != k[j] { return false }
+        return true
+    }
+
+    /// Whether the string `t[i..<e]` (quotes included) holds a backslash.
+    @inline(__always)
+    static func hasBackslash(_ t: ByteView, _ i: Int, _ e: Int) -> Bool {
+        for j in (i + 1)..<(e - 1) where t[j] == 0x5C { return true }
+        return false
+    }
+
     /// Whether the string `t[i..<e]` (quotes included) is `key` (keys are plain ASCII:
     /// an escaped key is compared after unescaping).
-    fileprivate static func stringEquals(_ t: ByteView, _ i: Int, _ e: Int, _ key: StaticString) -> Bool {
+    static func stringEquals(_ t: ByteView, _ i: Int, _ e: Int, _ key: StaticString) -> Bool {
         let n = key.utf8CodeUnitCount
         if e - i - 2 == n {
             var same = true

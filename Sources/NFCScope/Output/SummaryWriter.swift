@@ -176,7 +176,7 @@ public final class SummaryWriter: DecodeSink {
         }
         let sw = v["sw"]?.stringValue ?? "----"
         var meaning: [String] = []
-        let texts = Self.firstTexts(v)
+        let texts = SummaryTagTexts(v)
         if command == "SELECT", let label = texts.t50 { meaning.append(label) }
         if command.hasPrefix("READ RECORD"), let p1 = v["p1"]?.stringValue, let p2 = v["p2"]?.stringValue,
            let record = UInt8(p1, radix: 16), let ref = UInt8(p2, radix: 16), ref & 0x07 == 0x04 {
@@ -375,54 +375,11 @@ public final class SummaryWriter: DecodeSink {
     private static func frameNumbers(_ v: RenderedJSON.Members) -> [Int] {
         var numbers: [Int] = []
         if let frames = v["frames"], frames.isArray {
-            frames.forEachElement { item in
-                if let s = item.numberText, let n = Int(s) { numbers.append(n) }
-                return true
-            }
-        } else if let s = v["n"]?.numberText, let n = Int(s) {
+            frames.appendIntegers(to: &numbers)
+        } else if let n = v["n"]?.integerValue {
             numbers.append(n)
         }
         return numbers
-    }
-
-    /// The `text` of the first TLV node or DOL entry with each tag the summary shows.
-    private struct TagTexts {
-        var t50: String?
-        var t9F02: String?
-        var t9F27: String?
-        var t9F36: String?
-    }
-
-    /// One walk over the nodes a filter's `tlv` path reaches (`FilterPath.values`), in
-    /// its order: the answer's tree, then the command's fields and tree, each node
-    /// before its children.
-    private static func firstTexts(_ v: RenderedJSON.Members) -> TagTexts {
-        var texts = TagTexts()
-        // A node's members are looked up in place (no index of them per node): with
-        // the record's skips each lookup is a short walk over the node's keys.
-        func visit(_ node: RenderedJSON) {
-            guard let tag = node["tag"] else { return }
-            func take(_ name: StaticString, _ slot: inout String?) {
-                if slot == nil, tag.isString(name), let text = node["text"]?.stringValue { slot = text }
-            }
-            take("50", &texts.t50)
-            take("9F02", &texts.t9F02)
-            take("9F27", &texts.t9F27)
-            take("9F36", &texts.t9F36)
-        }
-        func flatten(_ value: RenderedJSON) {
-            guard value.isArray else { visit(value); return }
-            value.forEachElement { item in
-                if item.isArray { flatten(item); return true }
-                visit(item)
-                if let nested = item["children"] { flatten(nested) }
-                return true
-            }
-        }
-        for key: StaticString in ["tlv", "command_fields", "command_tlv"] {
-            if let value = v[key] { flatten(value) }
-        }
-        return texts
     }
 
     /// `text` padded or cut (with …) to `width` visible characters.
