@@ -99,13 +99,22 @@ package enum DiffFlattener {
     /// or equal to some key + `_text`, does).
     static func endsWithText(_ key: String) -> Bool {
         let u = key.utf8
-        guard u.count >= 5 else { return false }
-        var i = u.index(u.endIndex, offsetBy: -5)
-        for b: UInt8 in [0x5F, 0x74, 0x65, 0x78, 0x74] {
-            if u[i] != b { return false }
-            i = u.index(after: i)
+        let n = u.count
+        guard n >= 5 else { return false }
+        if let ends = u.withContiguousStorageIfAvailable({
+            $0[n - 5] == 0x5F && $0[n - 4] == 0x74 && $0[n - 3] == 0x65 && $0[n - 2] == 0x78 && $0[n - 1] == 0x74
+        }) {
+            return ends
         }
-        return true
+        return u.suffix(5).elementsEqual("_text".utf8)
+    }
+
+    /// The first of `keys` equal to `name`, a key of lowercase ASCII letters and `_`: no
+    /// other String is equal to it (no character's canonical decomposition is one of
+    /// those), so only keys of its length are compared.
+    static func index(of name: String, in keys: ArraySlice<String>) -> Int? {
+        let n = name.utf8.count
+        return keys.firstIndex { $0.utf8.count == n && $0 == name }
     }
 }
 
@@ -180,7 +189,7 @@ struct FlattenWalk<Sink: DiffFieldSink> {
         guard case .object(let keys, let values) = record else { return }
         // Records begin with their type: then its members are the rest.
         var typeCount = 0
-        for k in keys where k == "type" { typeCount += 1 }
+        for k in keys where k.utf8.count == 4 && k == "type" { typeCount += 1 }
         if typeCount == 0 {
             object(keys[...], values[...])
         } else if typeCount == 1, keys.first == "type" {
@@ -209,11 +218,13 @@ struct FlattenWalk<Sink: DiffFieldSink> {
     }
 
     private func isTLVNode(_ keys: ArraySlice<String>) -> Bool {
-        keys.first == "tag" && keys.contains("hex")
+        guard let first = keys.first, first.utf8.count == 3, first == "tag" else { return false }
+        return DiffFlattener.index(of: "hex", in: keys) != nil
     }
 
-    private func member(_ key: String, _ keys: ArraySlice<String>, _ values: ArraySlice<JSONValue>) -> JSONValue? {
-        guard let i = keys.firstIndex(of: key) else { return nil }
+    /// The value of the member `name` (lowercase letters and `_`: `DiffFlattener.index`).
+    private func member(_ name: String, _ keys: ArraySlice<String>, _ values: ArraySlice<JSONValue>) -> JSONValue? {
+        guard let i = DiffFlattener.index(of: name, in: keys) else { return nil }
         return values[i - keys.startIndex + values.startIndex]
     }
 
@@ -244,7 +255,8 @@ struct FlattenWalk<Sink: DiffFieldSink> {
         }
         let v0 = values.startIndex
         // {"code":..,"name":..}: one value with its meaning.
-        if keys.count == 2, keys[keys.startIndex] == "code", keys[keys.startIndex + 1] == "name", values[v0].isScalar {
+        if keys.count == 2, DiffFlattener.index(of: "code", in: keys) == keys.startIndex,
+           keys[keys.startIndex + 1] == "name", values[v0].isScalar {
             leaf(values[v0], text: sink.wantsText ? values[v0 + 1].plainText : nil)
             return
         }
@@ -264,7 +276,7 @@ struct FlattenWalk<Sink: DiffFieldSink> {
                    keys.contains(where: { $0 == key.dropLast(5) }) { continue }
                 if sink.wantsText {
                     let textKey = key + "_text"
-                    text = member(textKey, keys, values)?.nonNullText
+                    if let i = keys.firstIndex(of: textKey) { text = values[i - keys.startIndex + v0].nonNullText }
                 }
             }
             let mark = push(key)
@@ -296,12 +308,13 @@ struct FlattenWalk<Sink: DiffFieldSink> {
             if case .object(let keys, let values) = item {
                 if isTLVNode(keys[...]), let tag = item["tag"]?.stringValue {
                     name = tag
-                } else if let service = item["service"]?.stringValue, let block = item["block"] {
+                } else if let service = member("service", keys[...], values[...])?.stringValue,
+                          let block = member("block", keys[...], values[...]) {
                     // A cyclic service's block 0 is its newest entry: a new entry moves
                     // every other one down a block. Its blocks are named by content, so
                     // two reads a day apart differ by the new entry (and the one that
                     // fell off the end), not by every block.
-                    if DiffFlattener.isCyclicService(service), let hex = item["hex"]?.stringValue {
+                    if DiffFlattener.isCyclicService(service), let hex = member("hex", keys[...], values[...])?.stringValue {
                         name = service + "@" + hex
                         // Its position is not its content: the block number moves.
                         var ks: [String] = []
@@ -314,7 +327,7 @@ struct FlattenWalk<Sink: DiffFieldSink> {
                     } else {
                         name = service + ":" + block.plainText
                     }
-                } else if let code = item["code"]?.stringValue {
+                } else if let code = member("code", keys[...], values[...])?.stringValue {
                     name = code
                 }
             }
