@@ -99,14 +99,18 @@ package enum DiffFlattener {
     /// or equal to some key + `_text`, does).
     static func endsWithText(_ key: String) -> Bool {
         let u = key.utf8
-        let n = u.count
-        guard n >= 5 else { return false }
-        if let ends = u.withContiguousStorageIfAvailable({
-            $0[n - 5] == 0x5F && $0[n - 4] == 0x74 && $0[n - 3] == 0x65 && $0[n - 2] == 0x78 && $0[n - 1] == 0x74
-        }) {
-            return ends
-        }
-        return u.suffix(5).elementsEqual("_text".utf8)
+        guard u.count >= 5 else { return false }
+        // From the last byte back: most keys differ there already.
+        var i = u.index(before: u.endIndex)
+        guard u[i] == 0x74 else { return false }
+        i = u.index(before: i)
+        guard u[i] == 0x78 else { return false }
+        i = u.index(before: i)
+        guard u[i] == 0x65 else { return false }
+        i = u.index(before: i)
+        guard u[i] == 0x74 else { return false }
+        i = u.index(before: i)
+        return u[i] == 0x5F
     }
 
     /// The first of `keys` equal to `name`, a key of lowercase ASCII letters and `_`: no
