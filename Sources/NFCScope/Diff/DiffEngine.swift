@@ -61,6 +61,48 @@ package struct DiffSettings {
 package enum DiffEngine {
     /// Field differences of a pair at their most specific paths, then the ignores.
     package static func compare(_ a: [DiffField], _ b: [DiffField], settings: DiffSettings) -> ([DiffChange], Int) {
+        let found = samePaths(a, b) ?? differences(a, b)
+        return kept(found, settings: settings)
+    }
+
+    /// Most fields that differ for `samePaths` to look for earlier ones with their path
+    /// one by one.
+    static let fewDifferences = 32
+
+    /// `differences(a, b)` when both lists have the same paths in the same order (the
+    /// usual pair: one exchange read twice, some values changed): a path's first field
+    /// is at the same place on both sides, so the fields are compared where they are,
+    /// without a table of paths. nil when the paths differ (or too many values do).
+    static func samePaths(_ a: [DiffField], _ b: [DiffField]) -> [(DiffChange, DiffField)]? {
+        guard a.count == b.count else { return nil }
+        var differing: [Int] = []
+        for i in a.indices {
+            guard a[i].path == b[i].path else { return nil }
+            if a[i].value != b[i].value {
+                guard differing.count < fewDifferences else { return nil }
+                differing.append(i)
+            }
+        }
+        var found: [(DiffChange, DiffField)] = []
+        for i in differing {
+            let f = a[i]
+            // Only a path's first field counts.
+            var first = true
+            for k in 0..<i where a[k].path == f.path {
+                first = false
+                break
+            }
+            if first {
+                found.append((DiffChange(path: f.path, a: f.value, b: b[i].value, aText: f.text, bText: b[i].text), f))
+            }
+        }
+        return found
+    }
+
+    /// Each path's first field on either side whose value differs from the other
+    /// side's first field of that path (or that the other side lacks): A's in A's
+    /// order, then B's that A lacks.
+    static func differences(_ a: [DiffField], _ b: [DiffField]) -> [(DiffChange, DiffField)] {
         var bIndex: [String: Int] = [:]
         for (i, f) in b.enumerated() where bIndex[f.path] == nil { bIndex[f.path] = i }
         var seen = Set<String>()
@@ -78,6 +120,12 @@ package enum DiffEngine {
         for g in b where seen.insert(g.path).inserted {
             found.append((DiffChange(path: g.path, a: nil, b: g.value, aText: nil, bText: g.text), g))
         }
+        return found
+    }
+
+    /// The differences found, less raw fields a decoded field explains, UIDs only one
+    /// side carries and the ignored paths (counted).
+    static func kept(_ found: [(DiffChange, DiffField)], settings: DiffSettings) -> ([DiffChange], Int) {
         // A raw byte field is not a difference of its own when a field that decodes
         // those bytes differs (even an ignored one: ignoring the source ignores it).
         let specific = found.filter { !$0.1.raw }.map(\.0.path)

@@ -119,12 +119,7 @@ package final class DiffCollector {
                 side.truncated = true
                 return
             }
-            var hash = FNV64()
-            for field in DiffFlattener.flatten(record, options: options) {
-                hash.add(field.path)
-                hash.add(field.value)
-            }
-            side.append(key: keys.id(DiffKey.key(of: record)), hash: hash.value)
+            side.append(key: keys.id(DiffKey.key(of: record)), hash: DiffFlattener.hash(record, options: options))
         }
     }
 }

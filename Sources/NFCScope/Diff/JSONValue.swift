@@ -282,9 +282,11 @@ package struct JSONParser {
         switch bytes[i] {
         case 0x7B:
             i += 1
-            var members: [(String, JSONValue)] = []
+            // Keys and values gathered apart, as `.object` holds them.
+            var keys: [String] = []
+            var values: [JSONValue] = []
             skipSpace()
-            if i < bytes.count, bytes[i] == 0x7D { i += 1; return .object(members) }
+            if i < bytes.count, bytes[i] == 0x7D { i += 1; return .object(keys: keys, values: values) }
             while true {
                 skipSpace()
                 let key: String
@@ -307,7 +309,7 @@ package struct JSONParser {
                     }
                     if keptIndex == nil {
                         guard skipMemberValue(), let end = endOfMember() else { return nil }
-                        if end { return .object(members) }
+                        if end { return .object(keys: keys, values: values) }
                         continue
                     }
                 } else {
@@ -318,16 +320,17 @@ package struct JSONParser {
                 guard i < bytes.count, bytes[i] == 0x3A else { return nil }
                 i += 1
                 guard let v = value(depth: depth + 1) else { return nil }
-                members.append((key, v))
+                keys.append(key)
+                values.append(v)
                 if let keptIndex, let wantedBitsOfKept {
                     wantedFound |= wantedBitsOfKept[keptIndex]
                     if wantedFound == allWanted {
                         stoppedEarly = true
-                        return .object(members)
+                        return .object(keys: keys, values: values)
                     }
                 }
                 guard let end = endOfMember() else { return nil }
-                if end { return .object(members) }
+                if end { return .object(keys: keys, values: values) }
             }
         case 0x5B:
             i += 1
