@@ -97,16 +97,7 @@ struct Session28SummaryTests {
         #expect(records.count > 100)
         for round in 0..<1_500 {
             var bytes = g.pick(records)
-            switch round % 4 {
-            case 0:
-                bytes = Array(bytes[0..<g.int(bytes.count + 1)])
-            case 1:
-                for _ in 0..<(1 + g.int(3)) where !bytes.isEmpty { bytes[g.int(bytes.count)] = g.pick(structural) }
-            case 2:
-                for _ in 0..<(1 + g.int(3)) where !bytes.isEmpty { bytes.remove(at: g.int(bytes.count)) }
-            default:
-                bytes.insert(g.pick(structural), at: g.int(bytes.count + 1))
-            }
+            bytes = g.broken(bytes, round: round, structural: structural)
             Self.compare(bytes, skips)
         }
         withExtendedLifetime(skips) {}

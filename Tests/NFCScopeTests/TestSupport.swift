@@ -252,6 +252,24 @@ struct FastPathGenerator {
     mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
     mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
     mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
+
+    /// `bytes` broken the way `round` picks (the JSON readers' robustness tests): cut
+    /// short, one to three bytes replaced by or with one to three removed, or one
+    /// inserted, the bytes put in taken from `structural`.
+    mutating func broken(_ bytes: [UInt8], round: Int, structural: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        switch round % 4 {
+        case 0:
+            bytes = Array(bytes[0..<int(bytes.count + 1)])
+        case 1:
+            for _ in 0..<(1 + int(3)) where !bytes.isEmpty { bytes[int(bytes.count)] = pick(structural) }
+        case 2:
+            for _ in 0..<(1 + int(3)) where !bytes.isEmpty { bytes.remove(at: int(bytes.count)) }
+        default:
+            bytes.insert(pick(structural), at: int(bytes.count + 1))
+        }
+        return bytes
+    }
 }
 
 /// The start-up and table tests' generator (SplitMix64): each test starts it from its own
