@@ -177,12 +177,7 @@ struct Session23SummaryTests {
 
     /// The records of the fixture captures as `decode --format jsonl` renders them.
     private static func renderedRecords() -> [[UInt8]] {
-        var lines: [[UInt8]] = []
-        for name in Self.captures.map(\.name) {
-            let run = runCommandLine(["decode", "--format", "jsonl", fixturePath(name)])
-            for line in run.bytes.split(separator: 0x0A) where line.first == 0x7B { lines.append(Array(line)) }
-        }
-        return lines
+        renderedRecordLines(ofFixtures: Self.captures.map(\.name))
     }
 
     @Test func membersAnswerAsTheOldReaderOnRenderedRecords() {

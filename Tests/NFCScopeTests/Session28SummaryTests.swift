@@ -56,13 +56,8 @@ struct Session28SummaryTests {
     }
 
     private static func renderedRecords() -> [[UInt8]] {
-        var lines: [[UInt8]] = []
-        for name in ["hf_visa_apple_normal.trace", "hf_mfdes_sniff.trace", "Suica.nfc", "snep_p2p_trace.pcap",
-                     "libnfc-apdu-demo-debug.log", "pySim-trace_test_gsmtap.pcapng"] {
-            let run = runCommandLine(["decode", "--format", "jsonl", fixturePath(name)])
-            for line in run.bytes.split(separator: 0x0A) where line.first == 0x7B { lines.append(Array(line)) }
-        }
-        return lines
+        renderedRecordLines(ofFixtures: ["hf_visa_apple_normal.trace", "hf_mfdes_sniff.trace", "Suica.nfc", "snep_p2p_trace.pcap",
+                                         "libnfc-apdu-demo-debug.log", "pySim-trace_test_gsmtap.pcapng"])
     }
 
     @Test func indexedReaderAnswersAsTheScanOnRenderedRecords() {

@@ -58,13 +58,8 @@ struct Session47SummaryTests {
     }
 
     private static func renderedRecords() -> [[UInt8]] {
-        var lines: [[UInt8]] = []
-        for name in ["hf_visa_apple_normal.trace", "bench-emv-head.pcap", "libnfc-apdu-demo-debug.log",
-                     "pySim-trace_test_gsmtap.pcapng", "hf_mfdes_sniff.trace"] {
-            let run = runCommandLine(["decode", "--format", "jsonl", fixturePath(name)])
-            for line in run.bytes.split(separator: 0x0A) where line.first == 0x7B { lines.append(Array(line)) }
-        }
-        return lines
+        renderedRecordLines(ofFixtures: ["hf_visa_apple_normal.trace", "bench-emv-head.pcap", "libnfc-apdu-demo-debug.log",
+                                         "pySim-trace_test_gsmtap.pcapng", "hf_mfdes_sniff.trace"])
     }
 
     @Test func tagTextsAnswerAsTheOldWalkOnRenderedRecords() {

@@ -18,6 +18,17 @@ func fixturePath(_ name: String) -> String {
     return url.appendingPathComponent(name).path
 }
 
+/// The records (lines that open an object) `decode --format jsonl` writes for the
+/// named fixtures, in order: what the JSON readers' tests read back.
+func renderedRecordLines(ofFixtures names: [String]) -> [[UInt8]] {
+    var lines: [[UInt8]] = []
+    for name in names {
+        let run = runCommandLine(["decode", "--format", "jsonl", fixturePath(name)])
+        for line in run.bytes.split(separator: 0x0A) where line.first == 0x7B { lines.append(Array(line)) }
+    }
+    return lines
+}
+
 /// A frame as plain values, copied out of the capture for assertions.
 struct FrameSnapshot {
     var n: Int

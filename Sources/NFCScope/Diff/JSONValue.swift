@@ -95,6 +95,9 @@ package struct JSONParser {
     /// Keys (as UTF-8) of the top-level object's members to build; the others are
     /// checked and stepped over without building them. nil: every member.
     private let keptKeys: [[UInt8]]?
+    /// Keys of the members to build of every object inside a kept top-level member (at
+    /// any depth); the others are checked and stepped over. nil: every member.
+    private let nestedKeptKeys: [[UInt8]]?
 
     package static func parse(_ bytes: [UInt8]) -> JSONValue? {
         parse(bytes, keepingTopLevelKeys: nil)
@@ -111,7 +114,7 @@ package struct JSONParser {
     /// `parse(_:keepingTopLevelKeys:)` of the bytes a view shows (a record rendered into
     /// a scratch buffer, read where it is).
     package static func parse(_ view: ByteView, keepingTopLevelKeys keys: [[UInt8]]? = nil) -> JSONValue? {
-        var p = JSONParser(bytes: view, keptKeys: keys, wanted: nil)
+        var p = JSONParser(bytes: view, keptKeys: keys)
         guard let v = p.value(depth: 0) else { return nil }
         p.skipSpace()
         return p.i == view.count ? v : nil
@@ -127,35 +130,62 @@ package struct JSONParser {
     /// the result is that function's. Not for input from outside: the unread rest is
     /// not checked. More than 64 wanted keys: read whole.
     package static func parseRecord(_ view: ByteView, keepingTopLevelKeys keys: [[UInt8]], stoppingOnceFound wanted: [[UInt8]]) -> JSONValue? {
-        var p = JSONParser(bytes: view, keptKeys: keys, wanted: wanted.count <= 64 && !wanted.isEmpty ? wanted : nil)
+        parseRecord(view, plan: RecordPlan(keepingTopLevelKeys: keys, stoppingOnceFound: wanted))
+    }
+
+    /// `parseRecord(_:keepingTopLevelKeys:stoppingOnceFound:)` with its keys worked out
+    /// once (a filter reads every frame and record with the same ones).
+    package static func parseRecord(_ view: ByteView, plan: RecordPlan) -> JSONValue? {
+        var p = JSONParser(bytes: view, keptKeys: plan.keptKeys, nestedKeptKeys: plan.nestedKeptKeys,
+                           wantedBitsOfKept: plan.wantedBitsOfKept, allWanted: plan.allWanted)
         guard let v = p.value(depth: 0) else { return nil }
         if p.stoppedEarly { return v }
         p.skipSpace()
         return p.i == view.count ? v : nil
     }
 
-    /// For a parse that may end early (`parseRecord`): per kept key, the bits of the
-    /// wanted keys it is (nil: the object is read whole); the bits of every wanted key;
-    /// those met so far; whether the parse ended early.
+    /// The kept keys of `parseRecord` and where it may stop: per kept key, the bits of
+    /// the wanted keys it is (nil: the object is read whole), and the bits of every
+    /// wanted key. Made once per filter: made per record, the bits cost an array each.
+    /// `nestedKeys` (nil: all) are the members built of the objects inside the kept ones.
+    package struct RecordPlan {
+        let keptKeys: [[UInt8]]
+        let nestedKeptKeys: [[UInt8]]?
+        let wantedBitsOfKept: [UInt64]?
+        let allWanted: UInt64
+
+        /// More than 64 wanted keys, or none: the record is read whole.
+        package init(keepingTopLevelKeys keys: [[UInt8]], stoppingOnceFound wanted: [[UInt8]], nestedKeys: [[UInt8]]? = nil) {
+            keptKeys = keys
+            nestedKeptKeys = nestedKeys
+            if wanted.count <= 64 && !wanted.isEmpty {
+                wantedBitsOfKept = keys.map { key in
+                    var bits: UInt64 = 0
+                    for (k, w) in wanted.enumerated() where w == key { bits |= 1 << UInt64(k) }
+                    return bits
+                }
+                allWanted = wanted.count == 64 ? ~0 : (1 << UInt64(wanted.count)) - 1
+            } else {
+                wantedBitsOfKept = nil
+                allWanted = 0
+            }
+        }
+    }
+
+    /// For a parse that may end early (`parseRecord`): `RecordPlan`'s bits; the wanted
+    /// keys met so far; whether the parse ended early.
     private let wantedBitsOfKept: [UInt64]?
     private let allWanted: UInt64
     private var wantedFound: UInt64 = 0
     private var stoppedEarly = false
 
-    private init(bytes: ByteView, keptKeys: [[UInt8]]?, wanted: [[UInt8]]?) {
+    private init(bytes: ByteView, keptKeys: [[UInt8]]?, nestedKeptKeys: [[UInt8]]? = nil,
+                 wantedBitsOfKept: [UInt64]? = nil, allWanted: UInt64 = 0) {
         self.bytes = bytes
         self.keptKeys = keptKeys
-        if let wanted, let keptKeys {
-            wantedBitsOfKept = keptKeys.map { key in
-                var bits: UInt64 = 0
-                for (k, w) in wanted.enumerated() where w == key { bits |= 1 << UInt64(k) }
-                return bits
-            }
-            allWanted = wanted.count == 64 ? ~0 : (1 << UInt64(wanted.count)) - 1
-        } else {
-            wantedBitsOfKept = nil
-            allWanted = 0
-        }
+        self.nestedKeptKeys = nestedKeptKeys
+        self.wantedBitsOfKept = wantedBitsOfKept
+        self.allWanted = allWanted
     }
 
     /// Steps over one value, checking it as `value(depth:)` does, without building it.
@@ -285,14 +315,22 @@ package struct JSONParser {
             // Keys and values gathered apart, as `.object` holds them.
             var keys: [String] = []
             var values: [JSONValue] = []
+            // The members built: of the top-level object, `keptKeys`; of an object inside
+            // one of those, `nestedKeptKeys`; nil: all.
+            let kept = depth == 0 ? keptKeys : nestedKeptKeys
+            if depth == 0, let keptKeys {
+                // At most the kept members: one allocation each instead of regrowing.
+                keys.reserveCapacity(keptKeys.count)
+                values.reserveCapacity(keptKeys.count)
+            }
             skipSpace()
             if i < bytes.count, bytes[i] == 0x7D { i += 1; return .object(keys: keys, values: values) }
             while true {
                 skipSpace()
                 let key: String
-                /// Which kept key this member's is (top level, with kept keys).
+                /// Which kept key this member's is (with kept keys).
                 var keptIndex: Int?
-                if depth == 0, let keptKeys {
+                if let keptKeys = kept {
                     // A member not kept is stepped over without making its key a String.
                     let keyStart = i + 1
                     guard skipString() else { return nil }
@@ -322,7 +360,7 @@ package struct JSONParser {
                 guard let v = value(depth: depth + 1) else { return nil }
                 keys.append(key)
                 values.append(v)
-                if let keptIndex, let wantedBitsOfKept {
+                if depth == 0, let keptIndex, let wantedBitsOfKept {
                     wantedFound |= wantedBitsOfKept[keptIndex]
                     if wantedFound == allWanted {
                         stoppedEarly = true

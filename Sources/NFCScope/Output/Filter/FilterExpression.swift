@@ -62,6 +62,18 @@ public indirect enum FilterExpression {
         }
     }
 
+    /// Every member name a path may look up below a record's top level: its fields and
+    /// the members they nest through (`tlv.tag`: `tlv`, `tag` and `children`). Of the
+    /// objects inside a record's members, evaluating the expression reads no other
+    /// member: a value a path ends on is only tested when it is not an object or array.
+    public var nestedFields: Set<String> {
+        switch self {
+        case .and(let a, let b), .or(let a, let b): a.nestedFields.union(b.nestedFields)
+        case .not(let e): e.nestedFields
+        case .exists(let p), .compare(let p, _, _, _): p.nestedFields
+        }
+    }
+
     /// Whether some path has no record-type prefix (it applies to every record).
     public var hasUntypedPath: Bool {
         switch self {
@@ -80,14 +92,21 @@ public indirect enum FilterExpression {
         case .not(let e): return !e.evaluate(type: type, record: record)
         case .exists(let path):
             if path.recordType != nil && path.fields.isEmpty { return path.recordType == type }
-            return path.values(type: type, record: record).contains { $0.isPresent }
+            return path.anyValue(type: type, record: record) { $0.isPresent }
         case .compare(let path, let op, let literal, let regex):
-            let values = path.values(type: type, record: record).filter(\.isScalarForFilter)
-            guard !values.isEmpty else { return false }
+            // Only scalar values are compared; none at all makes the comparison false.
             if op == .notEqual {
-                return !values.contains { FilterExpression.test($0, .equal, literal, nil) }
+                var scalars = false
+                let anyEqual = path.anyValue(type: type, record: record) { value in
+                    guard value.isScalarForFilter else { return false }
+                    scalars = true
+                    return FilterExpression.test(value, .equal, literal, nil)
+                }
+                return scalars && !anyEqual
             }
-            return values.contains { FilterExpression.test($0, op, literal, regex) }
+            return path.anyValue(type: type, record: record) { value in
+                value.isScalarForFilter && FilterExpression.test(value, op, literal, regex)
+            }
         }
     }
 
@@ -110,7 +129,9 @@ public indirect enum FilterExpression {
             case (.number(let a), .number(let b, _)): equal = Double(a) == b
             default:
                 let a = value.plainText, b = literal.text
-                equal = a.isHexDigits && b.isHexDigits ? a.lowercased() == b.lowercased() : a == b
+                // Hex digits are ASCII: equal ignoring case when equal with bit 5 set in
+                // every byte (what comparing their lowercased strings answers, without them).
+                equal = a.isHexDigits && b.isHexDigits ? a.utf8.elementsEqual(b.utf8) { $0 | 0x20 == $1 | 0x20 } : a == b
             }
             return op == .equal ? equal : !equal
         case .less, .greater, .lessOrEqual, .greaterOrEqual:
@@ -181,6 +202,11 @@ public struct FilterPath: Sendable, Equatable {
         return first == "tlv" ? ["tlv", "command_fields", "command_tlv"] : [first]
     }
 
+    /// The member names `values` may look up below the record's top level.
+    var nestedFields: Set<String> {
+        Set(fields).union(fields.compactMap { Self.nestingKeys[$0] })
+    }
+
     /// The values the path reaches in a record; empty when the record is of another
     /// type or lacks the field. Arrays are searched element by element.
     func values(type: String, record: JSONValue?) -> [JSONValue] {
@@ -205,6 +231,20 @@ public struct FilterPath: Sendable, Equatable {
             if current.isEmpty { break }
         }
         return current
+    }
+
+    /// Whether `test` holds for one of the values `values(type:record:)` returns, asked
+    /// in their order. A path of one field (`frame.dir`, `apdu.sw`) reaching a scalar is
+    /// answered without the arrays `values` builds: a filter asks this of every frame.
+    func anyValue(type: String, record: JSONValue?, _ test: (JSONValue) -> Bool) -> Bool {
+        if let recordType, recordType != type { return false }
+        guard let record else { return false }
+        if fields.isEmpty { return test(record) }
+        if fields.count == 1, fields[0] != "tlv" {
+            guard let value = record[fields[0]] else { return false }
+            if case .array = value {} else { return test(value) }
+        }
+        return values(type: type, record: record).contains(where: test)
     }
 
     /// Array elements (and, through `nesting`, the nodes nested in them) one by one.

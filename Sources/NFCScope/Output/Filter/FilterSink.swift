@@ -23,6 +23,9 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     /// `inner` as a writer that takes frame masks (text, JSON Lines), found once: a
     /// cast on every frame looked the conformance up each time (~300 instructions).
     private let maskableInner: (any MaskableFrameWriter)?
+    /// How frames' and records' JSON is read (`RecordFilter.framePlan`, `recordPlan`).
+    private let framePlan: JSONParser.RecordPlan
+    private let recordPlan: JSONParser.RecordPlan
 
     /// `textLayout`: the writer is text with this layout, so carriers are shown (nil:
     /// not text); `deepen`: run the application stages when the filter can select their
@@ -32,6 +35,8 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         self.filter = filter
         self.deepen = deepen
         maskableInner = inner as? any MaskableFrameWriter
+        framePlan = filter.framePlan
+        recordPlan = filter.recordPlan
         json = JSONLinesWriter(output: scratch, registry: registry)
         keepsCarriers = textLayout != nil && ["apdu", "felica", "ndef", "snep", "llcp", "npp"].contains { filter.canSelect($0) }
         carrier = keepsCarriers ? TextWriter(output: carrierText, registry: registry, layout: textLayout ?? TextLayout()) : nil
@@ -52,7 +57,7 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         let selected = filter.selectsFrame(frame.n) {
             scratch.removeAll()
             json.frame(frame)
-            return parsedScratch(stoppingOnceFound: filter.wantedFrameKeys)
+            return parsedScratch(framePlan)
         }
         if selected {
             if let writer = maskableInner { writer.nextFrameMask = nextFrameMask }
@@ -80,7 +85,7 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
             if let rendered { return rendered }
             scratch.removeAll()
             json.recordInPlace(&record)
-            let value = parsedScratch(stoppingOnceFound: filter.wantedRecordKeys)
+            let value = parsedScratch(recordPlan)
             rendered = .some(value)
             return value
         }
@@ -104,10 +109,9 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     }
 
     /// The rendered line (its newline is white space to the parser), read in place and
-    /// only as far as the members in `wanted` (`JSONParser.parseRecord`).
-    private func parsedScratch(stoppingOnceFound wanted: [[UInt8]]) -> JSONValue? {
-        let keys = filter.keptJSONKeys
-        return scratch.withContents { JSONParser.parseRecord($0, keepingTopLevelKeys: keys, stoppingOnceFound: wanted) }
+    /// only as far as `plan` says (`JSONParser.parseRecord`).
+    private func parsedScratch(_ plan: JSONParser.RecordPlan) -> JSONValue? {
+        scratch.withContents { JSONParser.parseRecord($0, plan: plan) }
     }
 
     /// The kept text of the unselected frames among `numbers`, each once, in order.

@@ -118,6 +118,23 @@ public final class RecordFilter {
     /// `frameNumbers` takes before `n` (a record with `n` only is read whole).
     lazy var wantedRecordKeys: [[UInt8]] = (expression?.topLevelFields ?? []).union(["frames"]).sorted().map { Array($0.utf8) }
 
+    /// How a frame's JSON is read: only the expression's first fields are kept, since
+    /// nothing asks a frame's JSON for its number (`keptJSONKeys` less `frames` and `n`,
+    /// unless the expression names them), and the read ends once they are met.
+    /// Of the objects inside the kept members, only those the expression's paths name
+    /// are built (`nestedJSONKeys`).
+    lazy var framePlan = JSONParser.RecordPlan(keepingTopLevelKeys: wantedFrameKeys, stoppingOnceFound: wantedFrameKeys,
+                                               nestedKeys: nestedJSONKeys)
+
+    /// How another record's JSON is read (`keptJSONKeys`, `wantedRecordKeys`, `nestedJSONKeys`).
+    lazy var recordPlan = JSONParser.RecordPlan(keepingTopLevelKeys: keptJSONKeys, stoppingOnceFound: wantedRecordKeys,
+                                                nestedKeys: nestedJSONKeys)
+
+    /// The members built of objects inside a record's kept members: the names the
+    /// expression's paths look up (`FilterExpression.nestedFields`). A TLV tree read for
+    /// `tlv.tag` keeps each node's `tag` and `children`, not its hex, name and text.
+    lazy var nestedJSONKeys: [[UInt8]] = (expression?.nestedFields ?? []).sorted().map { Array($0.utf8) }
+
     /// Selects a frame by number first (cheap), then by content.
     func selectsFrame(_ n: Int, json: () -> JSONValue?) -> Bool {
         if let frames, !frames.contains(n) { return false }
