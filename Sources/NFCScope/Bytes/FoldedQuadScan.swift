@@ -221,9 +221,12 @@ extension ByteView {
                 if hit(i &+ 3, w &>> 24, whole: true), candidate(i &+ 3, foldedOctet(at: i &+ 3)) { return }
                 i &+= 4
             }
-            // The last places: fewer than eight bytes from i to the end.
+            // The last places: fewer than eight bytes from i to the end, all inside the
+            // last eight (or the view's first eight, zeros past its end), read once.
+            let tail = Swift.max(n &- 8, 0)
+            let last = foldedOctet(at: tail)
             while i < n {
-                let w = foldedOctet(at: i)
+                let w = last &>> UInt64(8 &* (i &- tail))
                 if hit(i, w, whole: n &- i >= 4), candidate(i, w) { return }
                 i &+= 1
             }
