@@ -263,7 +263,10 @@ import Testing
                 var pattern: [UInt8] = nibbles
                     ? (g.chance(50) ? [4, 7, 6, 1] : g.chance(50) ? [5, 4, 1, 3] : [])
                     : (g.chance(50) ? Array("DO".utf8) : [])
-                while pattern.count < length { pattern.append(nibbles ? UInt8(g.int(g.chance(80) ? 10 : 16)) : g.pick(Array("DOE/JN 0123".utf8))) }
+                while pattern.count < length {
+                    let digits = g.chance(80) ? 10 : 16
+                    pattern.append(nibbles ? UInt8(g.int(digits)) : g.pick(Array("DOE/JN 0123".utf8)))
+                }
                 let masked = (0..<pattern.count).map { _ in g.chance(70) }
                 let id = index.add(pattern, masked: masked, nibbles: nibbles)
                 live[id] = (pattern, masked, nibbles)
