@@ -54,6 +54,7 @@ final class Redactor {
     var isEmpty: Bool { digits.items.isEmpty && names.items.isEmpty && texts.items.isEmpty }
 
     func reset() {
+        learntHolds = false
         digits.removeAll()
         names.removeAll()
         track2s.removeAll()
@@ -73,6 +74,7 @@ final class Redactor {
 
     private func forget(_ ids: SecretPatternIDs?) {
         guard let ids else { return }
+        forgotAny = true
         for id in ids.text { textIndex.remove(id) }
         if let id = ids.frame { frameIndex.remove(id) }
     }
@@ -85,12 +87,27 @@ final class Redactor {
     /// response starts inside a template) are found by `scanForSecrets`.
     func learn(fromResponse data: ByteView) {
         guard !data.isEmpty else { return }
+        // A response is read twice: as its record's bytes, then as the card's blocks
+        // joined when its frames are released; most often the same bytes.
+        if learntHolds, ByteView.with(learnt, { $0.elementsEqual(data) }) { return }
+        forgotAny = false
         let tlv = BERTLV(parsing: data)
         for node in tlv.nodes where !node.constructed && node.headerLength > 0 {
             learn(tag: node.tag, value: node.value, truncated: node.declaredLength.map { $0 > node.value.count } ?? false)
         }
         scanForSecrets(data)
+        learnt.removeAll(keepingCapacity: true)
+        data.append(to: &learnt)
+        learntHolds = !forgotAny
     }
+    /// The bytes `learn(fromResponse:)` read last, and whether every secret they hold is
+    /// still kept, as that reading left it: it forgot none (then nothing has been learnt
+    /// since, nor forgotten). Reading them again would find each secret kept and change
+    /// nothing (the order of later secrets included), so it is skipped.
+    @exclusivity(unchecked) private var learnt: [UInt8] = []
+    @exclusivity(unchecked) private var learntHolds = false
+    /// Whether `forget` dropped a secret since `learn(fromResponse:)` began.
+    @exclusivity(unchecked) private var forgotAny = false
 
     /// `truncated`: the value is cut short, so a PAN's last digits are not known and
     /// everything after its first 6 is masked.
@@ -242,7 +259,7 @@ final class Redactor {
         cardBlocks.removeAll(keepingCapacity: true)
         for f in frames where f.dir == .card {
             guard case .block(let b) = f.info, b.kind == .i else { continue }
-            cardBlocks.append(contentsOf: b.inf)
+            b.inf.append(to: &cardBlocks)
         }
         guard !cardBlocks.isEmpty else { return }
         ByteView.with(cardBlocks) { learn(fromResponse: $0) }

@@ -91,7 +91,11 @@ struct TextPatternIndex {
     private var quadCount = [Int32](repeating: 0, count: 65_536)
     private var directCount = [Int32](repeating: 0, count: 65_536)
     private var octCount = [Int32](repeating: 0, count: 262_144)
-    private var tables = ByteView.FoldedScanTables()
+    private var tables = ByteView.FoldedScanTables(coarse: true)
+    /// Live patterns per bucket of four coarse bytes, and per two coarse bytes (one count
+    /// per pair of `pairCount` that becomes them): `tables.coarseQuads`, `coarsePairs`.
+    private var coarseQuadCount = [Int32](repeating: 0, count: 65_536)
+    private var coarsePairCount = [Int32](repeating: 0, count: 65_536)
     /// Patterns of 4-7 bytes by the bucket of their first four; longer ones by the
     /// bucket of their first eight.
     private var quads = [[Int]](repeating: [], count: 65_536)
@@ -184,6 +188,9 @@ struct TextPatternIndex {
         func step(_ p: Int) {
             pairCount[p] += delta
             tables.pairs[p] = pairCount[p] != 0 ? 1 : 0
+            let c = p | 0x2020
+            coarsePairCount[c] += delta
+            tables.coarsePairs[c] = coarsePairCount[c] != 0 ? 1 : 0
         }
         if f.count >= 2 {
             step(Int(f[0]) | Int(f[1]) << 8)
@@ -196,8 +203,12 @@ struct TextPatternIndex {
     /// buckets it is flagged by: its four key bytes at `o`, and `direct` (a 4-7-byte
     /// or keyed pattern) or its first eight bytes.
     private mutating func count(_ f: [UInt8], at o: Int = 0, direct: Bool, _ delta: Int32) {
-        let b = Self.bucket(Self.word(f, 4, at: o) as UInt32)
+        let key: UInt32 = Self.word(f, 4, at: o)
+        let b = Self.bucket(key)
         quadCount[b] += delta
+        let c = Self.bucket(key | 0x2020_2020)
+        coarseQuadCount[c] += delta
+        tables.coarseQuads[c] = coarseQuadCount[c] != 0 ? 1 : 0
         if direct {
             directCount[b] += delta
         } else {
@@ -264,8 +275,12 @@ struct TextPatternIndex {
     ///
     /// A pattern without `*` is reported only where it stands in `text` because masking
     /// writes only `*`: where it stands in the text as masked, it stood before.
+    ///
+    /// Mutating only so that `collect` (itself reached in place) hands on the index in
+    /// place: a call of a non-mutating method there copied it first, every array of it
+    /// retained and released, once per record.
     @discardableResult
-    func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) -> Bool {
+    mutating func scan(_ text: ByteView, _ found: (Int, Int) -> Bool) -> Bool {
         let n = text.count
         var any = !unindexableIDs.isEmpty
         let shorts = shortCount > 0
@@ -319,8 +334,9 @@ struct TextPatternIndex {
 /// The secrets as frame bytes carry them, indexed by where they can start: each
 /// digit string (nibbles, at any nibble) by its first six nibbles (hashed to one of
 /// 65,536 buckets), each byte string (ASCII digits, names) by its first two bytes.
-/// A frame is read once, a 4-byte window at a time; a secret is compared only where
-/// its key is found, and its occurrences are taken as the general search takes them
+/// A frame is read once, a 4-byte window at a time, for the places where a secret's
+/// head (its first two bytes or four nibbles, read without hashing) stands; a secret is
+/// compared only where its key is found there too, and its occurrences are taken as the general search takes them
 /// (from the left, not overlapping), so the nibbles marked are the same.
 struct FramePatternIndex {
     struct Entry {
@@ -337,6 +353,11 @@ struct FramePatternIndex {
     private var digitBits = [UInt64](repeating: 0, count: 1024)
     private var byteLists: [Int: [Int]] = [:]
     private var byteBits = [UInt64](repeating: 0, count: 1024)
+    /// What `ByteView.scanFrameKeys` reads: by two bytes, `byteHead` where a listed byte
+    /// string starts with them (a key of `byteLists`), `digitHead` where listed digit
+    /// strings (`digitHeadCount` of them) start with their four nibbles.
+    private var heads = [UInt8](repeating: 0, count: 65_536)
+    private var digitHeadCount = [Int32](repeating: 0, count: 65_536)
     /// Patterns too short for the index (none are learnt: digit strings have at least
     /// 6 nibbles, byte strings 2 bytes), searched the general way.
     private var unindexed: [Int] = []
@@ -347,8 +368,18 @@ struct FramePatternIndex {
     private var longIDs: [Int] = []
     private var longScans: [Int: PrefixScan] = [:]
 
-    /// The bucket `ByteView.scanFrameKeys` tests (`quadBucket`).
+    /// The bucket of six nibbles a digit string is listed by (`quadBucket`).
     @inline(__always) static func bucket(_ key: UInt32) -> Int { ByteView.quadBucket(key) }
+
+    /// The first four nibbles of a listed digit string.
+    private static func digitHead(_ pattern: [UInt8]) -> Int {
+        pattern[0..<4].reduce(0) { $0 << 4 | Int($1) }
+    }
+
+    /// Sets `heads[h]` from the lists.
+    private mutating func refreshHead(_ h: Int) {
+        heads[h] = (byteLists[h] != nil ? ByteView.byteHead : 0) | (digitHeadCount[h] != 0 ? ByteView.digitHead : 0)
+    }
 
     mutating func add(_ pattern: [UInt8], masked: [Bool], nibbles: Bool) -> Int {
         var key = -1
@@ -371,9 +402,13 @@ struct FramePatternIndex {
         } else if nibbles {
             digitLists[key, default: []].append(id)
             digitBits[key >> 6] |= 1 << UInt64(key & 63)
+            let h = Self.digitHead(pattern)
+            digitHeadCount[h] += 1
+            refreshHead(h)
         } else {
             byteLists[key, default: []].append(id)
             byteBits[key >> 6] |= 1 << UInt64(key & 63)
+            refreshHead(key)
         }
         return id
     }
@@ -391,9 +426,13 @@ struct FramePatternIndex {
         } else if entry.nibbles {
             digitLists[key]?.removeAll { $0 == id }
             if digitLists[key]?.isEmpty ?? false { digitLists[key] = nil; digitBits[key >> 6] &= ~(1 << UInt64(key & 63)) }
+            let h = Self.digitHead(entry.pattern)
+            digitHeadCount[h] -= 1
+            refreshHead(h)
         } else {
             byteLists[key]?.removeAll { $0 == id }
             if byteLists[key]?.isEmpty ?? false { byteLists[key] = nil; byteBits[key >> 6] &= ~(1 << UInt64(key & 63)) }
+            refreshHead(key)
         }
     }
 
@@ -438,9 +477,9 @@ struct FramePatternIndex {
                 for k in 0..<e.pattern.count where e.masked[k] { hit(i + k, 0); hit(i + k, 1) }
             }
         }
-        // w: bytes i ..< i+4 (zeros past the end), big-endian; only places where a key's
-        // bit is set come here.
-        view.scanFrameKeys(digitBits: digitBits, byteBits: byteBits) { i, w in
+        // w: bytes i ..< i+4 (zeros past the end), big-endian; only places where a listed
+        // string's head stands come here (and then the bits of its key are tested).
+        view.scanFrameKeys(heads: heads) { i, w in
             var b = Self.bucket(w >> 8)
             if digitBits[b >> 6] & (1 << UInt64(b & 63)) != 0, let list = digitLists[b] { digitsAt(2 * i, list) }
             b = Self.bucket((w >> 4) & 0xFF_FFFF)
