@@ -134,31 +134,13 @@ struct SummaryRecordReader {
     private struct Scan {
         let t: ByteView
 
-        /// The string at `i` as a key (also a tag's value): one pass over its bytes up to the closing quote
-        /// (packing the first seven); at a backslash, `jsonStringEnd` ends it and the
-        /// signature is made from the bytes as they stand. Nil when `i` holds no quote
-        /// or the string is not closed.
+        /// The string at `i` as a key (also a tag's value): `ByteView.jsonKey` (its end
+        /// as `jsonStringEnd` finds it, a backslash noted, the first seven bytes packed
+        /// as they stand). Nil when `i` holds no quote or the string is not closed.
         @inline(__always)
         func readKey(_ i: Int) -> Key? {
-            guard i < t.count, t[i] == 0x22 else { return nil }
-            var signature: UInt64 = 0
-            var shift: UInt64 = 8
-            var j = i + 1
-            while j < t.count {
-                let b = t[j]
-                if b == 0x22 { return Key(start: i, end: j + 1, escaped: false, signature: Int(bitPattern: UInt(signature))) }
-                if b == 0x5C {
-                    guard let end = t.jsonStringEnd(from: i) else { return nil }
-                    return Key(start: i, end: end, escaped: true,
-                               signature: RenderedJSON.Members.signature(t, i + 1, min(end - 1, i + 8)))
-                }
-                if shift < 64 {
-                    signature |= UInt64(b) &<< shift
-                    shift &+= 8
-                }
-                j += 1
-            }
-            return nil
+            guard let k = t.jsonKey(from: i) else { return nil }
+            return Key(start: i, end: k.end, escaped: k.escaped, signature: k.signature)
         }
 
         /// Whether `key` is `literal` (`name` its length and signature), as
