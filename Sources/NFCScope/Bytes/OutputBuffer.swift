@@ -439,6 +439,15 @@ public final class OutputBuffer: @unchecked Sendable {
         s.withUTF8 { stringUTF8($0) }
     }
 
+    /// The first `n` bytes of `s`'s UTF-8 (all of it when it has fewer); the caller
+    /// cuts at a scalar's start.
+    public func string(_ s: String, utf8Prefix n: Int) {
+        if s.utf8.withContiguousStorageIfAvailable({ stringUTF8(UnsafeBufferPointer(rebasing: $0.prefix(n))) })
+            != nil { return }
+        var s = s
+        s.withUTF8 { stringUTF8(UnsafeBufferPointer(rebasing: $0.prefix(n))) }
+    }
+
     @inline(__always)
     private func stringUTF8(_ u: UnsafeBufferPointer<UInt8>) {
         reserve(u.count)

@@ -40,32 +40,67 @@ enum PrintableASCII {
     /// other scalar occurs. A string's UTF-8 is valid, so a lead byte says how many
     /// bytes its scalar takes.
     static func plainScalarCount(_ s: String) -> Int? {
+        // A native String's UTF-8 read where it lies; a copy only for others.
+        if let n = s.utf8.withContiguousStorageIfAvailable({ plainScalarCount($0) }) { return n }
         var s = s
-        return s.withUTF8 { buffer -> Int? in
-            let count = buffer.count
-            var n = 0
-            var i = 0
-            while i < count {
-                let b = buffer[i]
-                if b < 0x80 {
-                    guard b >= 0x20 && b < 0x7F else { return nil }
-                    i &+= 1
-                } else if b < 0xE0 {
-                    guard i &+ 1 < count else { return nil }
-                    let v = UInt32(b & 0x1F) << 6 | UInt32(buffer[i &+ 1] & 0x3F)
-                    guard (v >= 0xA0 && v < 0x300) || v == 0x394 || v == 0x3BC else { return nil }
-                    i &+= 2
-                } else if b < 0xF0 {
-                    guard i &+ 2 < count else { return nil }
-                    let v = UInt32(b & 0x0F) << 12 | UInt32(buffer[i &+ 1] & 0x3F) << 6 | UInt32(buffer[i &+ 2] & 0x3F)
-                    guard v == 0x2026 else { return nil }
-                    i &+= 3
-                } else {
-                    return nil
+        return s.withUTF8 { plainScalarCount($0) }
+    }
+
+    private static func plainScalarCount(_ buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        let count = buffer.count
+        guard let base = buffer.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let below = ones &* 0x20, deletes = ones &* 0x7F
+        var n = 0
+        var i = 0
+        while i < count {
+            // Eight printable ASCII bytes a step (the test of `all`).
+            if i &+ 8 <= count {
+                let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let d = w ^ deletes
+                if (w | ((w &- below) & ~w) | ((d &- ones) & ~d)) & highs == 0 {
+                    i &+= 8
+                    n &+= 8
+                    continue
                 }
+            }
+            let b = buffer[i]
+            if b < 0x80 {
+                guard b >= 0x20 && b < 0x7F else { return nil }
+                i &+= 1
+            } else if b < 0xE0 {
+                guard i &+ 1 < count else { return nil }
+                let v = UInt32(b & 0x1F) << 6 | UInt32(buffer[i &+ 1] & 0x3F)
+                guard (v >= 0xA0 && v < 0x300) || v == 0x394 || v == 0x3BC else { return nil }
+                i &+= 2
+            } else if b < 0xF0 {
+                guard i &+ 2 < count else { return nil }
+                let v = UInt32(b & 0x0F) << 12 | UInt32(buffer[i &+ 1] & 0x3F) << 6 | UInt32(buffer[i &+ 2] & 0x3F)
+                guard v == 0x2026 else { return nil }
+                i &+= 3
+            } else {
+                return nil
+            }
+            n &+= 1
+        }
+        return n
+    }
+
+    /// The number of UTF-8 bytes of the first `scalars` scalars of `s` (all its bytes
+    /// when it has fewer), read from the lead bytes (a String's UTF-8 is valid).
+    static func prefixByteCount(_ s: String, scalars: Int) -> Int {
+        var s = s
+        return s.withUTF8 { buffer -> Int in
+            let count = buffer.count
+            var i = 0
+            var n = 0
+            while i < count && n < scalars {
+                let b = buffer[i]
+                i &+= b < 0x80 ? 1 : (b < 0xE0 ? 2 : (b < 0xF0 ? 3 : 4))
                 n &+= 1
             }
-            return n
+            return min(i, count)
         }
     }
 }

@@ -64,16 +64,25 @@ struct RenderedJSON {
     struct Members {
         let text: ByteView
         let skips: JSONSkips?
-        /// Per member: key start (its quote), key end (after its quote), value start,
-        /// value end, and 1 when the key holds a backslash (compared unescaped).
-        private var offsets: [Int] = []
+        /// One member: key start (its quote), key end (after its quote), value start and
+        /// end, whether the key holds a backslash (then compared unescaped), and the
+        /// key's signature (`signature`).
+        struct Member {
+            var keyStart: Int
+            var keyEnd: Int
+            var valueStart: Int
+            var valueEnd: Int
+            var escaped: Bool
+            var signature: Int
+        }
+        private var list: [Member] = []
 
         init(_ value: RenderedJSON) {
             text = value.text
             skips = value.skips
             guard value.first == 0x7B else { return }
-            // Five offsets a member; records have fewer than 32 (one allocation).
-            offsets.reserveCapacity(160)
+            // Records have fewer than 32 members (one allocation).
+            list.reserveCapacity(32)
             let t = value.text
             let end = value.end
             var i = value.start + 1
@@ -85,35 +94,56 @@ struct RenderedJSON {
                 guard i < end, t[i] == 0x3A else { return }
                 i = RenderedJSON.skipSpace(t, i + 1)
                 guard let valueEnd = RenderedJSON.skipValue(t, i, skips) else { return }
-                var escaped = 0
-                for j in (keyStart + 1)..<(keyEnd - 1) where t[j] == 0x5C { escaped = 1; break }
-                offsets.append(keyStart)
-                offsets.append(keyEnd)
-                offsets.append(i)
-                offsets.append(valueEnd)
-                offsets.append(escaped)
+                append(Member(keyStart: keyStart, keyEnd: keyEnd, valueStart: i, valueEnd: valueEnd,
+                              escaped: RenderedJSON.hasBackslash(t, keyStart, keyEnd),
+                              signature: Self.signature(t, keyStart + 1, min(keyEnd - 1, keyStart + 8))))
                 i = RenderedJSON.skipSpace(t, valueEnd)
                 guard i < end, t[i] == 0x2C else { return }
                 i += 1
             }
         }
 
+        /// No members yet, for a reader that finds them itself (`SummaryRecordReader`),
+        /// over a text it does not index.
+        init(unindexed text: ByteView) {
+            self.text = text
+            skips = nil
+            list.reserveCapacity(32)
+        }
+
+        /// Notes the next member.
+        @inline(__always)
+        mutating func append(_ member: Member) { list.append(member) }
+
+        /// Up to seven bytes `t[i..<e]` packed, the first at bits 8-15, the low byte 0:
+        /// equal signatures of keys of equal length mean equal first seven bytes.
+        @inline(__always)
+        static func signature(_ t: ByteView, _ i: Int, _ e: Int) -> Int {
+            var s: UInt64 = 0
+            var shift: UInt64 = 8
+            var j = i
+            while j < e {
+                s |= UInt64(t[j]) &<< shift
+                shift &+= 8
+                j &+= 1
+            }
+            return Int(bitPattern: UInt(s))
+        }
+
+        /// The signature of a key written out.
+        @inline(__always)
+        static func signature(_ key: StaticString) -> Int {
+            signature(ByteView(literal: key), 0, min(key.utf8CodeUnitCount, 7))
+        }
+
         subscript(key: StaticString) -> RenderedJSON? {
             let n = key.utf8CodeUnitCount
-            var m = 0
-            while m < offsets.count {
-                let keyStart = offsets[m], keyEnd = offsets[m + 1]
-                var same = keyEnd - keyStart - 2 == n
-                if same {
-                    key.withUTF8Buffer { k in
-                        for j in 0..<n where text[keyStart + 1 + j] != k[j] { same = false; break }
-                    }
-                }
-                if !same && offsets[m + 4] != 0 {
-                    same = RenderedJSON.stringEquals(text, keyStart, keyEnd, key)
-                }
-                if same { return RenderedJSON(text, skips, offsets[m + 2], offsets[m + 3]) }
-                m += 5
+            let signature = Self.signature(key)
+            for m in list {
+                var same = m.keyEnd - m.keyStart - 2 == n && m.signature == signature
+                if same && n > 7 { same = RenderedJSON.plainEquals(text, m.keyStart, m.keyEnd, key) }
+                if !same && m.escaped { same = RenderedJSON.stringEquals(text, m.keyStart, m.keyEnd, key) }
+                if same { return RenderedJSON(text, skips, m.valueStart, m.valueEnd) }
             }
             return nil
         }

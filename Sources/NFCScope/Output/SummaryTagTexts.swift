@@ -17,6 +17,13 @@ struct SummaryTagTexts {
 
     private var complete: Bool { t50 != nil && t9F02 != nil && t9F27 != nil && t9F36 != nil }
 
+    init(t50: String?, t9F02: String?, t9F27: String?, t9F36: String?) {
+        self.t50 = t50
+        self.t9F02 = t9F02
+        self.t9F27 = t9F27
+        self.t9F36 = t9F36
+    }
+
     init(_ v: RenderedJSON.Members) {
         for key: StaticString in ["tlv", "command_fields", "command_tlv"] {
             guard !complete else { return }

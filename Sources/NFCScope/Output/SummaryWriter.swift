@@ -21,11 +21,15 @@ public final class SummaryWriter: DecodeSink {
     /// frames, by frame number modulo the window; and the S(WTX) multiplier a reader
     /// frame granted.
     private static let window = 4096
-    private var frameN = [Int](repeating: -1, count: SummaryWriter.window)
-    private var frameStart = [Int64](repeating: 0, count: SummaryWriter.window)
-    private var frameDuration = [Int64](repeating: 0, count: SummaryWriter.window)
-    private var frameReader = [Bool](repeating: false, count: SummaryWriter.window)
-    private var frameWTXM = [UInt8](repeating: 0, count: SummaryWriter.window)
+    private struct FrameSlot {
+        var n = -1
+        var start: Int64 = 0
+        var duration: Int64 = 0
+        var reader = false
+        var wtxm: UInt8 = 0
+    }
+    /// One array of slots: one access to the class's storage per frame, not five.
+    private var frames = [FrameSlot](repeating: FrameSlot(), count: SummaryWriter.window)
 
     /// The card session being described.
     private struct Session {
@@ -60,7 +64,7 @@ public final class SummaryWriter: DecodeSink {
         closing.removeAll()
         closingCount = 0
         exceeded = 0
-        for i in frameN.indices { frameN[i] = -1 }
+        for i in frames.indices { frames[i].n = -1 }
         out.ascii("# ")
         out.string(input.path)
         out.ascii(" (")
@@ -72,14 +76,11 @@ public final class SummaryWriter: DecodeSink {
 
     public func frame(_ frame: Frame) {
         let slot = frame.n % Self.window
-        frameN[slot] = frame.n
-        frameStart[slot] = frame.time
-        frameDuration[slot] = frame.duration
-        frameReader[slot] = frame.dir == .reader
-        frameWTXM[slot] = 0
+        frames[slot] = FrameSlot(n: frame.n, start: frame.time, duration: frame.duration,
+                                 reader: frame.dir == .reader, wtxm: 0)
         switch frame.info {
         case .block(let block):
-            if block.sType == .wtx, let m = block.wtxm, frame.dir == .reader { frameWTXM[slot] = m }
+            if block.sType == .wtx, let m = block.wtxm, frame.dir == .reader { frames[slot].wtxm = m }
         case .reqa, .wupa:
             break
         case .sak(let sak, _, true, _, let uid?):
@@ -113,11 +114,22 @@ public final class SummaryWriter: DecodeSink {
         scratch.removeAll()
         json.record(record)
         scratch.withContents { bytes in
-            let value = RenderedJSON(bytes.last == 0x0A ? bytes.dropLast(1) : bytes, skips: skips)
+            let text = bytes.last == 0x0A ? bytes.dropLast(1) : bytes
+            // An APDU record in one pass, without the index (`SummaryRecordReader`);
+            // the indexed path for other records and for text that pass refuses.
+            if type == "apdu", let read = SummaryRecordReader(text) {
+                guard read.root.isObject else { return }
+                if let filter, !filter.selectsRecord(type, json: { read.root.parsed }) { return }
+                apdu(read.members, read.texts)
+                return
+            }
+            let value = RenderedJSON(text, skips: skips)
             guard value.isObject else { return }
             if let filter, !filter.selectsRecord(type, json: { value.parsed }) { return }
             switch type {
-            case "apdu": apdu(value)
+            case "apdu":
+                let members = value.members
+                apdu(members, SummaryTagTexts(members))
             case "felica": feliCa(value)
             case "ndef": ndef(value)
             case "snep":
@@ -155,7 +167,8 @@ public final class SummaryWriter: DecodeSink {
     // MARK: lines
 
     private func flushSession() {
-        guard var s = session, !s.written else { return }
+        // The flag read alone (copying the session would retain its strings).
+        guard session?.written == false, var s = session else { return }
         s.written = true
         session = s
         var text = timeText(s.time) + "  " + palette.bold(String(describing: s.tech.jsonName)) + " " + s.identity
@@ -165,9 +178,8 @@ public final class SummaryWriter: DecodeSink {
         out.recordDone()
     }
 
-    private func apdu(_ record: RenderedJSON) {
+    private func apdu(_ v: RenderedJSON.Members, _ texts: SummaryTagTexts) {
         flushSession()
-        let v = record.members
         let frames = Self.frameNumbers(v)
         let app = v["application"]?["name"]?.stringValue ?? v["application"]?["aid"]?.stringValue ?? ""
         var command = v["name"]?.stringValue ?? ""
@@ -176,7 +188,6 @@ public final class SummaryWriter: DecodeSink {
         }
         let sw = v["sw"]?.stringValue ?? "----"
         var meaning: [String] = []
-        let texts = SummaryTagTexts(v)
         if command == "SELECT", let label = texts.t50 { meaning.append(label) }
         if command.hasPrefix("READ RECORD"), let p1 = v["p1"]?.stringValue, let p2 = v["p2"]?.stringValue,
            let record = UInt8(p1, radix: 16), let ref = UInt8(p2, radix: 16), ref & 0x07 == 0x04 {
@@ -291,14 +302,96 @@ public final class SummaryWriter: DecodeSink {
 
     private func line(time: String, _ app: String, _ command: String, _ status: String, _ meaning: String,
                       timing: String = "", header: Bool) {
+        if Self.plainLine(out, width: width, time: time, app, command, status, meaning, timing: timing,
+                          header: header) { return }
+        out.string(Self.layoutLine(width: width, time: time, app, command, status, meaning, timing: timing,
+                                   header: header))
+        out.byte(0x0A)
+    }
+
+    /// The line's text (without its newline): time, three cells, the meaning cut to the
+    /// room the timing leaves, the whole cut to the width.
+    static func layoutLine(width: Int, time: String, _ app: String, _ command: String, _ status: String,
+                           _ meaning: String, timing: String, header: Bool) -> String {
         var text = header ? "      time    " : time + "    "
         text += Self.cell(app, 18) + "  " + Self.cell(command, 24) + "  " + Self.cell(status, 8) + "  "
         let room = width - Palette.visibleCount(text) - (timing.isEmpty ? 0 : Palette.visibleCount(timing) + 2)
         var rest = meaning
         if Palette.visibleCount(rest) > room { rest = room > 1 ? Self.cell(meaning, room) : "" }
         if !timing.isEmpty { rest += (rest.isEmpty ? "" : "; ") + timing }
-        out.string(fit(text + rest))
+        return fit(text + rest, width)
+    }
+
+    /// `layoutLine` and its newline written straight into `out` when every part is
+    /// plain (each scalar a character of its own and no colour sequence,
+    /// `PrintableASCII.plainScalarCount`): then a joined text's visible count is the
+    /// sum of its parts', `stripped` changes nothing and a cut after k characters is a
+    /// cut after k scalars, so the bytes are the same, without the Strings. False
+    /// (nothing written) when a part is not plain.
+    static func plainLine(_ out: OutputBuffer, width: Int, time: String, _ app: String, _ command: String,
+                          _ status: String, _ meaning: String, timing: String, header: Bool) -> Bool {
+        guard let nTime = header ? 0 : PrintableASCII.plainScalarCount(time),
+              let nApp = PrintableASCII.plainScalarCount(app),
+              let nCommand = PrintableASCII.plainScalarCount(command),
+              let nStatus = PrintableASCII.plainScalarCount(status),
+              let nMeaning = PrintableASCII.plainScalarCount(meaning),
+              let nTiming = PrintableASCII.plainScalarCount(timing) else { return false }
+        // `text`: the time and its gap (the header's 14), then three cells of exactly
+        // their widths and a gap after each.
+        let textCount = (header ? 14 : nTime + 4) + 18 + 2 + 24 + 2 + 8 + 2
+        let room = width - textCount - (timing.isEmpty ? 0 : nTiming + 2)
+        // `rest`: the meaning whole, cut to `room` (room - 1 scalars and …), or nothing.
+        var meaningShown = nMeaning
+        var meaningCut = false
+        if nMeaning > room {
+            if room > 1 { meaningShown = room - 1; meaningCut = true } else { meaningShown = 0 }
+        }
+        let restEmpty = meaningShown == 0 && !meaningCut
+        var restCount = meaningCut ? room : meaningShown
+        if !timing.isEmpty { restCount += (restEmpty ? 0 : 2) + nTiming }
+        // `fit`: width - 1 characters and … when longer than the width.
+        let total = textCount + restCount
+        let cut = total > width
+        var left = cut ? width - 1 : total
+        // The first `k` of the `n` scalars of `s`, as far as the line has room.
+        func put(_ s: String, _ n: Int, first k: Int) {
+            let w = min(k, left)
+            guard w > 0 else { return }
+            if w == n { out.string(s) } else { out.string(s, utf8Prefix: PrintableASCII.prefixByteCount(s, scalars: w)) }
+            left -= w
+        }
+        func put(_ s: String, _ n: Int) { put(s, n, first: n) }
+        func blanks(_ n: Int) {
+            let k = min(n, left)
+            guard k > 0 else { return }
+            out.spaces(k)
+            left -= k
+        }
+        func cell(_ s: String, _ n: Int, _ w: Int) {
+            if n <= w {
+                put(s, n)
+                blanks(w - n)
+            } else {
+                put(s, n, first: w - 1)
+                put("…", 1)
+            }
+        }
+        if header { put("      time    ", 14) } else { put(time, nTime); blanks(4) }
+        cell(app, nApp, 18)
+        blanks(2)
+        cell(command, nCommand, 24)
+        blanks(2)
+        cell(status, nStatus, 8)
+        blanks(2)
+        put(meaning, nMeaning, first: meaningShown)
+        if meaningCut { put("…", 1) }
+        if !timing.isEmpty {
+            if !restEmpty { put("; ", 2) }
+            put(timing, nTiming)
+        }
+        if cut { out.string("…") }
         out.byte(0x0A)
+        return true
     }
 
     // MARK: timing
@@ -306,34 +399,33 @@ public final class SummaryWriter: DecodeSink {
     /// "rt" (end of the command's last reader frame to the card's first answer, when
     /// the capture records durations; else "Δt" between frame starts), the WTX count,
     /// and FWT! when an answer came later than the frame waiting time.
-    private func timingText(_ frames: [Int], wtx: Int) -> String {
-        var parts: [String] = []
-        var previous: Int?
+    private func timingText(_ numbers: [Int], wtx: Int) -> String {
         var fwtExceeded = false
         var first: String?
         var fwtScale: Int64 = 1
-        for n in frames {
-            let slot = n % Self.window
-            guard frameN[slot] == n else { previous = nil; continue }
+        var previous: FrameSlot?
+        for n in numbers {
+            let slot = self.frames[n % Self.window]
+            guard slot.n == n else { previous = nil; continue }
             if let p = previous {
-                let ps = p % Self.window
-                if frameReader[ps] && !frameReader[slot] {
-                    let known = frameDuration[ps] > 0
-                    let wait = frameStart[slot] - frameStart[ps] - frameDuration[ps]
+                if p.reader && !slot.reader {
+                    let known = p.duration > 0
+                    let wait = slot.start - p.start - p.duration
                     if first == nil { first = (known ? "rt " : "Δt ") + Self.duration(wait) }
                     if known, let fwi = session?.fwi, wait > Self.fwt(fwi) * fwtScale { fwtExceeded = true }
                 }
             }
-            if frameReader[slot] { fwtScale = frameWTXM[slot] > 0 ? Int64(frameWTXM[slot]) : 1 }
-            previous = n
+            if slot.reader { fwtScale = slot.wtxm > 0 ? Int64(slot.wtxm) : 1 }
+            previous = slot
         }
-        if let first { parts.append(first) }
-        if wtx > 0 { parts.append("\(wtx) WTX") }
+        // The parts joined by ", " (none is empty).
+        var text = first ?? ""
+        if wtx > 0 { text += (text.isEmpty ? "" : ", ") + "\(wtx) WTX" }
         if fwtExceeded {
-            parts.append(palette.error("FWT!"))
+            text += (text.isEmpty ? "" : ", ") + palette.error("FWT!")
             exceeded += 1
         }
-        return parts.joined(separator: ", ")
+        return text
     }
 
     /// FWT = (256 × 16 / fc) × 2^FWI (ISO/IEC 14443-4 §7.2, fc = 13.56 MHz), in ns;
@@ -359,7 +451,7 @@ public final class SummaryWriter: DecodeSink {
     // MARK: helpers
 
     private func startTime(_ frames: [Int]) -> Int64? {
-        for n in frames where frameN[n % Self.window] == n { return frameStart[n % Self.window] }
+        for n in frames where self.frames[n % Self.window].n == n { return self.frames[n % Self.window].start }
         return nil
     }
 
@@ -368,12 +460,15 @@ public final class SummaryWriter: DecodeSink {
         scratch.removeAll()
         scratch.fixed(nanos / 1000, digits: 6)
         let s = scratch.string
-        return String(repeating: " ", count: max(0, 10 - s.count)) + s
+        // Digits, a point and maybe a minus: ASCII, one character per byte.
+        return String(repeating: " ", count: max(0, 10 - s.utf8.count)) + s
     }
 
     /// The `frames` (or `n`) of a record (as `RecordFilter.frameNumbers` reads them).
     private static func frameNumbers(_ v: RenderedJSON.Members) -> [Int] {
         var numbers: [Int] = []
+        // Room for a command and its answer and a few more (no regrowing per append).
+        numbers.reserveCapacity(4)
         if let frames = v["frames"], frames.isArray {
             frames.appendIntegers(to: &numbers)
         } else if let n = v["n"]?.integerValue {
@@ -390,7 +485,9 @@ public final class SummaryWriter: DecodeSink {
     }
 
     /// A line cut to the width.
-    private func fit(_ text: String) -> String {
+    private func fit(_ text: String) -> String { Self.fit(text, width) }
+
+    static func fit(_ text: String, _ width: Int) -> String {
         guard Palette.visibleCount(text) > width else { return text }
         return String(Palette.stripped(text).prefix(width - 1)) + "…"
     }
