@@ -230,14 +230,7 @@ func maskedEachWay(_ text: [UInt8], _ redactor: Redactor) -> (indexed: [UInt8], 
             }
             // All of them, and stopping at the k-th; each with its eight folded bytes.
             let stopAt = round % 2 == 0 ? Int.max : next(max(expected.count, 1))
-            var got: [Int] = []
-            ByteView.with(text) { view in
-                view.scanFoldedQuads(tables) { i, w in
-                    #expect(w == folded(text, i, 8))
-                    got.append(i)
-                    return got.count > stopAt
-                }
-            }
+            let got = foldedScanCandidates(text, tables, stoppingAfter: stopAt, folded: folded)
             #expect(got == Array(expected.prefix(stopAt == Int.max ? expected.count : stopAt + 1)), "\(text)")
             found += expected.count
         }

@@ -88,14 +88,7 @@ import Testing
                 expected.append(i)
             }
             let stopAt = round % 2 == 0 ? Int.max : g.int(max(expected.count, 1))
-            var got: [Int] = []
-            ByteView.with(text) { view in
-                view.scanFoldedQuads(tables) { i, w in
-                    #expect(w == folded(text, i, 8))
-                    got.append(i)
-                    return got.count > stopAt
-                }
-            }
+            let got = foldedScanCandidates(text, tables, stoppingAfter: stopAt, folded: folded)
             #expect(got == Array(expected.prefix(stopAt == Int.max ? expected.count : stopAt + 1)), "\(text)")
             found += expected.count
             dropped += before - expected.count

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import NFCScope
 @testable import NFCScopeCLI
 
@@ -16,6 +17,22 @@ func keptFrameNumbers(_ numbers: [Int]) -> FrameNumbers {
 func fixturePath(_ name: String) -> String {
     let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!
     return url.appendingPathComponent(name).path
+}
+
+/// The places `scanFoldedQuads` reports in `text` with `tables`, stopping once it has
+/// reported `stopAt` + 1 of them (`Int.max`: all), each with its eight folded bytes
+/// checked against `folded(text, place, 8)`.
+func foldedScanCandidates(_ text: [UInt8], _ tables: ByteView.FoldedScanTables, stoppingAfter stopAt: Int,
+                          folded: ([UInt8], Int, Int) -> UInt64) -> [Int] {
+    var got: [Int] = []
+    ByteView.with(text) { view in
+        view.scanFoldedQuads(tables) { i, w in
+            #expect(w == folded(text, i, 8))
+            got.append(i)
+            return got.count > stopAt
+        }
+    }
+    return got
 }
 
 /// The records (lines that open an object) `decode --format jsonl` writes for the
