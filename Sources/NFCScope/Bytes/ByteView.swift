@@ -414,6 +414,37 @@ public struct ByteView: @unchecked Sendable {
         return n
     }
 
+    /// Whether this JSON text has no backslash and no quote followed by one of `keys`
+    /// and a quote. When true, no object in it, at any depth, has one of the keys as a
+    /// key: a key without escapes is its own bytes between two quotes. Every quote is
+    /// tried as an opening one; a closing quote that happens to match only makes the
+    /// answer false. A filter uses it to see that a frame's JSON cannot hold the fields
+    /// it reads without parsing it (`FilterSink.frame`).
+    func lacksBackslashAndQuoted(_ keys: QuotedKeys) -> Bool {
+        guard let base else { return true }
+        let n = count
+        var i = 0
+        while true {
+            let q = firstQuoteOrBackslash(from: i)
+            guard q < n else { return true }
+            if base.load(fromByteOffset: q, as: UInt8.self) == 0x5C { return false }
+            let start = q &+ 1
+            // Most quotes close a string or open another key: one bit test each.
+            if start < n, keys.mayStart(base.load(fromByteOffset: start, as: UInt8.self)) {
+                for s in keys.keys {
+                    let m = s.count
+                    guard start &+ m < n, base.load(fromByteOffset: start &+ m, as: UInt8.self) == 0x22 else { continue }
+                    let same = s.withUnsafeBytes { raw -> Bool in
+                        guard let k = raw.baseAddress else { return true }
+                        return sameBytes(base + start, k, m)
+                    }
+                    if same { return false }
+                }
+            }
+            i = start
+        }
+    }
+
     /// The first index in `[start, end)` whose byte is not `byte` (`end` when there is
     /// none): the end of a run of spaces, eight bytes per step.
     public func firstIndex(notEqualTo byte: UInt8, from start: Int, to end: Int) -> Int {
@@ -760,5 +791,37 @@ extension ByteView {
             j &+= 1
         }
         return Int(bitPattern: UInt(s))
+    }
+}
+
+/// Keys a JSON text is searched for (`ByteView.lacksBackslashAndQuoted`), with the set
+/// of their first bytes.
+struct QuotedKeys {
+    let keys: [[UInt8]]
+    private let firstBytes: (UInt64, UInt64, UInt64, UInt64)
+
+    init(_ keys: [[UInt8]]) {
+        self.keys = keys
+        var words: [UInt64] = [0, 0, 0, 0]
+        for k in keys {
+            // An empty key is found after any quote: every byte may start it.
+            guard let b = k.first else { words = [.max, .max, .max, .max]; break }
+            words[Int(b >> 6)] |= 1 << UInt64(b & 63)
+        }
+        firstBytes = (words[0], words[1], words[2], words[3])
+    }
+
+    /// Whether a key may start with `b` (an empty key: with any byte, and with none
+    /// past the text's end, which the caller does not ask about).
+    @inline(__always)
+    func mayStart(_ b: UInt8) -> Bool {
+        let word: UInt64
+        switch b >> 6 {
+        case 0: word = firstBytes.0
+        case 1: word = firstBytes.1
+        case 2: word = firstBytes.2
+        default: word = firstBytes.3
+        }
+        return word & (1 << UInt64(b & 63)) != 0
     }
 }

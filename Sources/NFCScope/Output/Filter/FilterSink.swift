@@ -26,6 +26,16 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     /// How frames' and records' JSON is read (`RecordFilter.framePlan`, `recordPlan`).
     private let framePlan: JSONParser.RecordPlan
     private let recordPlan: JSONParser.RecordPlan
+    /// `RecordFilter.valueOfFrameWithoutFields`, found once, and the kept keys a frame's
+    /// line is searched for.
+    private let valueOfFrameWithoutFields: Bool?
+    private let frameKeys: QuotedKeys
+    /// Frames in a row whose line held a kept key, and frames left to parse without
+    /// searching: when frames carry the fields (`frame.dir`), the search is mostly
+    /// skipped, and tried again every 64 frames. Either way the frame gets the same
+    /// value; this only saves the search where it would fail.
+    private var framesWithFields = 0
+    private var framesUnsearched = 0
 
     /// `textLayout`: the writer is text with this layout, so carriers are shown (nil:
     /// not text); `deepen`: run the application stages when the filter can select their
@@ -37,6 +47,8 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
         maskableInner = inner as? any MaskableFrameWriter
         framePlan = filter.framePlan
         recordPlan = filter.recordPlan
+        valueOfFrameWithoutFields = filter.valueOfFrameWithoutFields
+        frameKeys = QuotedKeys(framePlan.keptKeys)
         json = JSONLinesWriter(output: scratch, registry: registry)
         keepsCarriers = textLayout != nil && ["apdu", "felica", "ndef", "snep", "llcp", "npp"].contains { filter.canSelect($0) }
         carrier = keepsCarriers ? TextWriter(output: carrierText, registry: registry, layout: textLayout ?? TextLayout()) : nil
@@ -54,10 +66,22 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
     }
 
     public func frame(_ frame: Frame) {
-        let selected = filter.selectsFrame(frame.n) {
+        let selected = filter.selectsFrame(frame.n) { () -> RecordFilter.FrameContent in
             scratch.removeAll()
             json.frame(frame)
-            return parsedScratch(framePlan)
+            return scratch.withContents { line in
+                // A line that cannot hold the fields read (an object without them)
+                // has the value worked out once; the others are parsed.
+                if let known = valueOfFrameWithoutFields, line.byte(0) == 0x7B, probesFrame() {
+                    if line.lacksBackslashAndQuoted(frameKeys) {
+                        framesWithFields = 0
+                        return .value(known)
+                    }
+                    framesWithFields &+= 1
+                    if framesWithFields >= 8 { framesUnsearched = 63 }
+                }
+                return .json(JSONParser.parseRecord(line, plan: framePlan))
+            }
         }
         if selected {
             if let writer = maskableInner { writer.nextFrameMask = nextFrameMask }
@@ -106,6 +130,13 @@ public final class FilterSink<Inner: DecodeSink>: DecodeSink {
 
     public func end(_ input: InputDescription) {
         inner.end(input)
+    }
+
+    /// Whether to search this frame's line for the kept keys (`framesWithFields`).
+    private func probesFrame() -> Bool {
+        guard framesUnsearched > 0 else { return true }
+        framesUnsearched &-= 1
+        return false
     }
 
     /// The rendered line (its newline is white space to the parser), read in place and

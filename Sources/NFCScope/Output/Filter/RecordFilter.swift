@@ -137,6 +137,18 @@ public final class RecordFilter {
 
     /// Selects a frame by number first (cheap), then by content.
     func selectsFrame(_ n: Int, json: () -> JSONValue?) -> Bool {
+        selectsFrame(n) { .json(json()) }
+    }
+
+    /// What a frame's content gives the filter: its JSON as read with `framePlan`, or
+    /// the expression's value already known (`valueOfFrameWithoutFields`).
+    enum FrameContent {
+        case json(JSONValue?)
+        case value(Bool)
+    }
+
+    /// `selectsFrame(_:json:)`, where the content may be the expression's value.
+    func selectsFrame(_ n: Int, content: () -> FrameContent) -> Bool {
         if let frames, !frames.contains(n) { return false }
         guard framesCanBeSelected else { return false }
         guard let expression else { return true }
@@ -146,8 +158,25 @@ public final class RecordFilter {
             frameConstant = value
             return value
         }
-        return expression.evaluate(type: "frame", record: json())
+        switch content() {
+        case .json(let record): return expression.evaluate(type: "frame", record: record)
+        case .value(let value): return value
+        }
     }
+
+    /// The expression's value for a frame whose JSON has none of the kept keys
+    /// (`framePlan`): such a line reads as an object without members (`{}` read with
+    /// the same plan), or as nothing when it is not well formed. Nil when those two give
+    /// different values, so that only a parse can tell. A frame whose line cannot hold
+    /// the keys (`ByteView.lacksBackslashAndQuoted`) is then answered without parsing it:
+    /// for an untyped path such as `tlv.tag` or `sw`, that is every frame.
+    lazy var valueOfFrameWithoutFields: Bool? = {
+        guard let expression else { return nil }
+        let plan = framePlan
+        let read = ByteView.with(Array("{}".utf8)) { JSONParser.parseRecord($0, plan: plan) }
+        let valueRead = expression.evaluate(type: "frame", record: read)
+        return valueRead == expression.evaluate(type: "frame", record: nil) ? valueRead : nil
+    }()
 
     /// Selects a record of `type`; `json` renders it when its content matters.
     func selectsRecord(_ type: String, json: () -> JSONValue?) -> Bool {

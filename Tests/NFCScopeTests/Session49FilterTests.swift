@@ -1,0 +1,127 @@
+import Testing
+@testable import NFCScope
+@testable import NFCScopeCLI
+
+/// A frame whose JSON line cannot hold the fields a filter reads is answered without
+/// parsing it (`RecordFilter.valueOfFrameWithoutFields`, `ByteView.lacksBackslashAndQuoted`):
+/// for untyped paths such as `tlv.tag` or `sw`, every frame. The verdicts are a full
+/// parse's.
+@Suite struct Session49FilterTests {
+    /// The search against its meaning, on generated texts over the bytes that matter
+    /// (quotes, a backslash, the keys' letters), at every length up to 40 so that the
+    /// eight-byte steps end everywhere: true exactly when the text has no backslash and
+    /// no quote, key, quote in a row.
+    @Test func searchAnswersWhatItsMeaningSays() {
+        let keySets: [[[UInt8]]] = [
+            [Array("tlv".utf8)],
+            [Array("tlv".utf8), Array("command_fields".utf8), Array("command_tlv".utf8)],
+            [Array("sw".utf8), Array("s".utf8)],
+            [Array("".utf8)],
+            [],
+        ]
+        let alphabet = Array("\"\\tlvswcx:{},_omandfie".utf8)
+        var g = FastPathGenerator(state: 0x49F1_17E5)
+        var trues = 0, falses = 0
+        for keys in keySets {
+            let probe = QuotedKeys(keys)
+            for _ in 0..<3000 {
+                let n = Int(g.next() % 41)
+                var text: [UInt8] = []
+                for _ in 0..<n { text.append(alphabet[Int(g.next() % UInt64(alphabet.count))]) }
+                // Now and then a key between quotes, so that the true matches are common.
+                if let key = keys.first, n > 0, g.next() % 3 == 0 {
+                    let at = Int(g.next() % UInt64(n))
+                    text.insert(contentsOf: [0x22] + key + [0x22], at: at)
+                }
+                let expected = !text.contains(0x5C) && !keys.contains { key in
+                    let pattern = [0x22] + key + [0x22]
+                    return text.count >= pattern.count && (0...(text.count - pattern.count)).contains { Array(text[$0..<$0 + pattern.count]) == pattern }
+                }
+                let got = ByteView.with(text) { $0.lacksBackslashAndQuoted(probe) }
+                #expect(got == expected, "\(String(decoding: text, as: UTF8.self)) keys \(keys.map { String(decoding: $0, as: UTF8.self) })")
+                if expected { trues += 1 } else { falses += 1 }
+            }
+        }
+        #expect(trues > 1000 && falses > 1000)
+        #expect(ByteView().lacksBackslashAndQuoted(QuotedKeys([Array("tlv".utf8)])))
+    }
+
+    /// The first-byte set: exactly the keys' first bytes, every byte for an empty key.
+    @Test func firstByteSetHoldsTheKeysFirstBytes() {
+        let probe = QuotedKeys([Array("tlv".utf8), Array("sw".utf8), [0xC3, 0xA9], [0x7F]])
+        for b in 0...255 {
+            #expect(probe.mayStart(UInt8(b)) == [0x74, 0x73, 0xC3, 0x7F].contains(b), "byte \(b)")
+        }
+        let empty = QuotedKeys([Array("x".utf8), []])
+        #expect((0...255).allSatisfy { empty.mayStart(UInt8($0)) })
+        #expect(!(0...255).contains { QuotedKeys([]).mayStart(UInt8($0)) })
+    }
+
+    /// Every frame line of the filter fixtures and every expression of the filter
+    /// tests: where the search says the line cannot hold the kept keys, the value worked
+    /// out once is the full parse's verdict. Untyped paths take that way for every frame.
+    @Test func knownFrameValueIsTheFullParsesVerdict() throws {
+        let frames = FilterProjectionTests.lines().filter { line in
+            (try? #require(JSONParser.parse(line)))?["type"]?.stringValue == "frame"
+        }
+        #expect(frames.count > 50)
+        let expressions = FilterProjectionTests.expressions + [
+            "tlv.tag == \"9F27\"", "sw == \"9000\"", "!sw", "not tlv", "sw != \"9000\"", "tlv",
+            "frame.dir == \"card\"", "dir == \"card\"", "info contains \"ATQA\"", "!(tlv.tag) && frame.n > 3",
+            "type == \"frame\"", "hex", "atqa || sw",
+        ]
+        var known = 0
+        for text in expressions {
+            let filter = try RecordFilter(expression: text, frames: nil, only: nil)
+            let expression = try #require(filter.expression)
+            let keys = QuotedKeys(filter.framePlan.keptKeys)
+            guard let value = filter.valueOfFrameWithoutFields else { continue }
+            for line in frames {
+                let full = try #require(JSONParser.parse(line))
+                guard line.first == 0x7B, ByteView.with(line, { $0.lacksBackslashAndQuoted(keys) }) else { continue }
+                #expect(value == expression.evaluate(type: "frame", record: full), "\(text) on \(String(decoding: line.prefix(80), as: UTF8.self))")
+                known += 1
+            }
+        }
+        #expect(known > 500)
+        // Untyped paths that frames never carry: every frame is known.
+        for text in ["tlv.tag == \"9F27\"", "sw == \"9000\"", "!sw"] {
+            let filter = try RecordFilter(expression: text, frames: nil, only: nil)
+            let keys = QuotedKeys(filter.framePlan.keptKeys)
+            #expect(filter.valueOfFrameWithoutFields != nil)
+            #expect(frames.allSatisfy { line in ByteView.with(line) { $0.lacksBackslashAndQuoted(keys) } || line.contains(0x5C) })
+        }
+        #expect(try RecordFilter(expression: "!sw", frames: nil, only: nil).valueOfFrameWithoutFields == true)
+        #expect(try RecordFilter(expression: "sw == \"9000\"", frames: nil, only: nil).valueOfFrameWithoutFields == false)
+    }
+
+    /// End to end on a capture: untyped paths select the APDUs they name and, where
+    /// negated, every frame; a path frames carry still selects by their content, past
+    /// the frames where the search is skipped (more than 64 frames in a row carry `dir`).
+    @Test func decodesSelectWhatThePathsSay() throws {
+        let path = fixturePath("bench-emv-head.pcap")
+        let all = runCommandLine(["decode", "--format", "jsonl", path])
+        #expect(all.status == 0)
+        let records = all.out.split(separator: "\n").compactMap { JSONParser.parse(Array($0.utf8)) }
+        let frames = records.filter { $0["type"]?.stringValue == "frame" }
+        let apdus = records.filter { $0["type"]?.stringValue == "apdu" }
+        #expect(frames.count > 200)
+        func selected(_ expression: String) -> [JSONValue] {
+            let run = runCommandLine(["decode", "--format", "jsonl", "-Y", expression, path])
+            #expect(run.status == 0)
+            return run.out.split(separator: "\n").compactMap { JSONParser.parse(Array($0.utf8)) }.filter { $0["type"]?.stringValue != "input" }
+        }
+        let ok = selected("sw == \"9000\"")
+        #expect(!ok.isEmpty)
+        #expect(ok.allSatisfy { $0["type"]?.stringValue == "apdu" && $0["sw"]?.stringValue == "9000" })
+        #expect(ok.count == apdus.filter { $0["sw"]?.stringValue == "9000" }.count)
+        let withoutSW = selected("!sw")
+        #expect(withoutSW.filter { $0["type"]?.stringValue == "frame" }.count == frames.count)
+        let cards = selected("dir == \"card\"")
+        #expect(cards.count == frames.filter { $0["dir"]?.stringValue == "card" }.count)
+        #expect(cards.count > 100)
+        let cid = selected("tlv.tag == \"9F27\"")
+        #expect(!cid.isEmpty)
+        #expect(cid.allSatisfy { $0["type"]?.stringValue == "apdu" })
+    }
+}
