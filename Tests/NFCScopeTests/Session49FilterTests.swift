@@ -124,4 +124,34 @@ import Testing
         #expect(!cid.isEmpty)
         #expect(cid.allSatisfy { $0["type"]?.stringValue == "apdu" })
     }
+    /// `anyValue` visits the values `values` lists, in its order, and stops at the first
+    /// that passes: on every record of the filter fixtures and paths through nested
+    /// arrays and trees, a test that never passes sees exactly `values`' list, and one
+    /// that passes at the k-th value sees its first k.
+    @Test func anyValueVisitsValuesInTheirOrder() throws {
+        let lines = FilterProjectionTests.lines()
+        let paths = ["tlv.tag", "tlv", "tlv.children.tag", "tlv.children", "apdu.frames", "frames", "ndef.records.type",
+                     "records.records", "felica.blocks.hex", "transaction.oda.result", "application.name", "sw", "command_fields.name"]
+        var nonEmpty = 0
+        for text in paths {
+            let path = FilterPath(text.split(separator: ".").map(String.init))
+            for line in lines {
+                let record = try #require(JSONParser.parse(line))
+                let type = try #require(record["type"]?.stringValue)
+                let expected = path.values(type: type, record: record)
+                var seen: [JSONValue] = []
+                #expect(!path.anyValue(type: type, record: record) { seen.append($0); return false })
+                if path.fields.count > 1 || path.fields.first == "tlv" {
+                    #expect(seen.map(\.jsonText) == expected.map(\.jsonText), "\(text) on \(String(decoding: line.prefix(80), as: UTF8.self))")
+                }
+                guard !expected.isEmpty else { continue }
+                nonEmpty += 1
+                let k = expected.count / 2
+                var count = 0
+                #expect(path.anyValue(type: type, record: record) { _ in count += 1; return count == k + 1 })
+                #expect(count == k + 1)
+            }
+        }
+        #expect(nonEmpty > 300)
+    }
 }

@@ -244,7 +244,41 @@ public struct FilterPath: Sendable, Equatable {
             guard let value = record[fields[0]] else { return false }
             if case .array = value {} else { return test(value) }
         }
-        return values(type: type, record: record).contains(where: test)
+        return Self.reach(fields, 0, record, test)
+    }
+
+    /// Whether `test` holds for one of the values field `i` on reaches from `value`, asked
+    /// in the order `values` lists them, stopping at the first that holds, without the
+    /// lists `values` builds (a TLV filter walks every node of every APDU). The order is
+    /// `values`' own: it lists level by level what this visits depth first, and both are
+    /// the same concatenation of each value's reach, in order.
+    private static func reach(_ fields: [String], _ i: Int, _ value: JSONValue, _ test: (JSONValue) -> Bool) -> Bool {
+        guard i < fields.count else { return test(value) }
+        let key = fields[i]
+        let nesting = nestingKeys[key]
+        if i == 0 && key == "tlv" {
+            // The TLV tree of the answer and the DOL-split command data.
+            for member in ["tlv", "command_fields", "command_tlv"] {
+                if let v = value[member], each(v, nesting: nesting, { reach(fields, i + 1, $0, test) }) { return true }
+            }
+            return false
+        }
+        guard let v = value[key] else { return false }
+        return each(v, nesting: nesting) { reach(fields, i + 1, $0, test) }
+    }
+
+    /// `flatten`'s elements in its order, handed to `body` until it returns true.
+    private static func each(_ value: JSONValue, nesting: String?, _ body: (JSONValue) -> Bool) -> Bool {
+        guard case .array(let items) = value else { return body(value) }
+        for item in items {
+            if case .array = item {
+                if each(item, nesting: nesting, body) { return true }
+                continue
+            }
+            if body(item) { return true }
+            if let nesting, let nested = item[nesting], each(nested, nesting: nesting, body) { return true }
+        }
+        return false
     }
 
     /// Array elements (and, through `nesting`, the nodes nested in them) one by one.
