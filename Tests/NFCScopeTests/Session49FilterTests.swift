@@ -152,6 +152,6 @@ import Testing
                 #expect(count == k + 1)
             }
         }
-        #expect(nonEmpty > 300)
+        #expect(nonEmpty > 80)
     }
 }
