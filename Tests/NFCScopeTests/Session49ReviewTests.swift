@@ -194,4 +194,172 @@ import Testing
             #expect(expression.evaluate(type: "apdu", record: record) == expected, "\(text)")
         }
     }
+
+    /// Generated APDU-like records (escaped, prefix-sharing and repeated keys, the three
+    /// trees in any order and shape, spaces that move keys across eight-byte steps):
+    /// whatever `SummaryRecordReader` accepts it reads as the indexed path does.
+    @Test func summaryReaderAnswersAsTheIndexedPathOnGeneratedRecords() {
+        let lookups: [StaticString] = ["tlv", "command_fields", "command_tlv", "sw", "name", "application", "frames",
+                                       "n", "tl", "tlvX", "command_field", "", "children", "tag"]
+        let topKeys = ["tlv", "command_fields", "command_tlv", #"tl\u0076"#, #"command_\u0066ields"#, "tl", "tlvX",
+                       "command_field", "command_fieldsX", "sw", "name", "frames", "n", "application", "", "é"]
+        let nodeKeys = ["tag", "text", "children", #"t\u0061g"#, #"te\u0078t"#, #"childre\u006e"#, "ta", "tags",
+                        "tex", "texts", "child", "childrenX", "hex", "name"]
+            + ["tag", "text", "children"] + ["tag", "text", "tag", "text", "tag", "text"]
+        let tags = ["50", "9F02", "9F27", "9F36", #"9F\u00302"#, #"5\u0030"#, "5", "500", "9F3", "9F366", "9f36",
+                    "77", "", "9F02X"]
+        let texts = ["A", "", "1.00 EUR", #"\u0056ISA"#, #"q\"q"#, "é€", "bad \\q", "ARQC"]
+        var g = Generator(state: 0x49_5EED_0002)
+        func space(_ out: inout [UInt8]) {
+            switch g.int(8) {
+            case 0: out.append(0x20)
+            case 1: out += [UInt8](repeating: 0x20, count: 1 + g.int(9))
+            case 2: out += Array("\n\t".utf8)
+            default: break
+            }
+        }
+        func string(_ s: String, _ out: inout [UInt8]) { out.append(0x22); out += Array(s.utf8); out.append(0x22) }
+        func scalar(_ out: inout [UInt8]) {
+            switch g.int(4) {
+            case 0: string(g.pick(texts), &out)
+            case 1: out += Array(g.pick(["0", "12", "true", "null", "-1"]).utf8)
+            case 2: out += Array("[]".utf8)
+            default: out += Array("{}".utf8)
+            }
+        }
+        func node(_ depth: Int, _ out: inout [UInt8]) {
+            out.append(0x7B)
+            let n = 1 + g.int(5)
+            for k in 0..<n {
+                if k > 0 { out.append(0x2C) }
+                space(&out)
+                let key = g.pick(nodeKeys)
+                string(key, &out)
+                space(&out)
+                out.append(0x3A)
+                space(&out)
+                if key.hasPrefix("t") && key.contains("g") && g.chance(80) {
+                    string(g.pick(tags), &out)
+                } else if key.hasPrefix("te") && g.chance(80) {
+                    string(g.pick(texts), &out)
+                } else if key.hasPrefix("child") && depth < 6 && g.chance(80) {
+                    tree(depth + 1, &out)
+                } else {
+                    scalar(&out)
+                }
+                space(&out)
+            }
+            out.append(0x7D)
+        }
+        func tree(_ depth: Int, _ out: inout [UInt8]) {
+            switch g.int(6) {
+            case 0: node(depth, &out)
+            case 1: scalar(&out)
+            default:
+                out.append(0x5B)
+                space(&out)
+                let n = g.int(4)
+                for k in 0..<n {
+                    if k > 0 { out.append(0x2C) }
+                    space(&out)
+                    if g.chance(15) && depth < 6 { tree(depth + 1, &out) } else if g.chance(85) { node(depth + 1, &out) } else { scalar(&out) }
+                    space(&out)
+                }
+                out.append(0x5D)
+            }
+        }
+        let skips = JSONSkips()
+        var accepted = 0, withTexts = 0
+        for _ in 0..<3_000 {
+            var out: [UInt8] = []
+            space(&out)
+            out.append(0x7B)
+            let n = 1 + g.int(6)
+            for k in 0..<n {
+                if k > 0 { out.append(0x2C) }
+                space(&out)
+                let key = g.pick(topKeys)
+                string(key, &out)
+                space(&out)
+                out.append(0x3A)
+                space(&out)
+                if key.hasPrefix("tl") || key.hasPrefix("command") { tree(1, &out) } else { scalar(&out) }
+                space(&out)
+            }
+            out.append(0x7D)
+            ByteView.with(out) { view in
+                let value = RenderedJSON(view, skips: skips)
+                let members = value.members
+                let old = SummaryTagTexts(members)
+                guard let read = SummaryRecordReader(view) else { return }
+                accepted += 1
+                let label = String(decoding: out, as: UTF8.self)
+                #expect([read.root.start, read.root.end] == [value.start, value.end], "\(label)")
+                #expect(read.root.isObject == value.isObject)
+                for key in lookups {
+                    let a = read.members[key].map { [$0.start, $0.end] }, b = members[key].map { [$0.start, $0.end] }
+                    #expect(a == b, "\(key): \(label)")
+                }
+                let new = read.texts
+                #expect([new.t50, new.t9F02, new.t9F27, new.t9F36] == [old.t50, old.t9F02, old.t9F27, old.t9F36],
+                        "\(label)")
+                if old.t50 != nil || old.t9F02 != nil || old.t9F27 != nil || old.t9F36 != nil { withTexts += 1 }
+            }
+        }
+        #expect(accepted > 2_500)
+        #expect(withTexts > 200)
+        withExtendedLifetime(skips) {}
+    }
+
+    /// A response read again right after (its record's bytes, then the card's blocks
+    /// joined) is skipped when nothing was forgotten: the secrets, their order and the
+    /// masking are those of reading it again in full, also past the limit of 256 of a
+    /// kind, where reading a response forgets the oldest.
+    @Test func aResponseReadAgainChangesNothing() {
+        func bcd(_ n: Int, digits: Int) -> [UInt8] {
+            let s = String(String(n).reversed()).padding(toLength: digits, withPad: "7", startingAt: 0)
+            let d = s.utf8.map { $0 - 0x30 }
+            return stride(from: 0, to: d.count, by: 2).map { d[$0] << 4 | d[$0 + 1] }
+        }
+        func response(_ k: Int, _ g: inout Generator) -> [UInt8] {
+            var inner: [UInt8] = []
+            // One to three PANs and names, some seen before.
+            for _ in 0..<(1 + g.int(3)) {
+                let id = g.chance(30) ? g.int(k + 1) : k
+                inner += [0x5A, 0x08] + bcd(4_000_000 + id * 7, digits: 16)
+                let name = Array("HOLDER/\(id)".utf8)
+                inner += [0x5F, 0x20, UInt8(name.count)] + name
+            }
+            if g.chance(20) { inner += [0x57, 0x09] + bcd(5_100_000 + k, digits: 16).prefix(8) + [0xD2] }
+            return [0x70, UInt8(inner.count)] + inner
+        }
+        let skipping = Redactor(), reading = Redactor()
+        var g = Generator(state: 0x49_5EED_0003)
+        func state(_ r: Redactor) -> [String] {
+            [r.digitSecrets.map { hexString($0.nibbles) + "/" + $0.masked.map { $0 ? "1" : "0" }.joined() }.joined(separator: ","),
+             r.nameSecrets.map { hexString($0) }.joined(separator: ","),
+             r.track2Values.map { hexString($0) }.joined(separator: ","),
+             r.textSecrets.map { hexString($0.bytes) }.joined(separator: ",")]
+        }
+        var sample: [UInt8] = []
+        for k in 0..<400 {
+            let r = response(k, &g)
+            if k % 37 == 0 { sample += Array("5A: ".utf8) + Array(hexString(r).utf8) + [0x20] }
+            ByteView.with(r) { view in
+                skipping.learn(fromResponse: view)
+                skipping.learn(fromResponse: view)
+                reading.learn(fromResponse: view)
+            }
+            // Something else read between: the second reading is made in full.
+            ByteView.with([0x90, 0x00]) { reading.learn(fromResponse: $0) }
+            ByteView.with(r) { reading.learn(fromResponse: $0) }
+            #expect(state(skipping) == state(reading), "\(k)")
+        }
+        #expect(skipping.digitSecrets.count == Redactor.secretLimit)
+        var a = sample, b = sample
+        skipping.maskText(&a)
+        reading.maskText(&b)
+        #expect(a == b)
+        #expect(a != sample)
+    }
 }
