@@ -227,17 +227,22 @@ import Testing
             default: out += Array("{}".utf8)
             }
         }
+        /// The `k`th member's comma, key (one of `keys`) and colon, spaced; its key.
+        func memberKey(_ k: Int, _ keys: [String], _ out: inout [UInt8]) -> String {
+            if k > 0 { out.append(0x2C) }
+            space(&out)
+            let key = g.pick(keys)
+            string(key, &out)
+            space(&out)
+            out.append(0x3A)
+            space(&out)
+            return key
+        }
         func node(_ depth: Int, _ out: inout [UInt8]) {
             out.append(0x7B)
             let n = 1 + g.int(5)
             for k in 0..<n {
-                if k > 0 { out.append(0x2C) }
-                space(&out)
-                let key = g.pick(nodeKeys)
-                string(key, &out)
-                space(&out)
-                out.append(0x3A)
-                space(&out)
+                let key = memberKey(k, nodeKeys, &out)
                 if key.hasPrefix("t") && key.contains("g") && g.chance(80) {
                     string(g.pick(tags), &out)
                 } else if key.hasPrefix("te") && g.chance(80) {
@@ -276,13 +281,7 @@ import Testing
             out.append(0x7B)
             let n = 1 + g.int(6)
             for k in 0..<n {
-                if k > 0 { out.append(0x2C) }
-                space(&out)
-                let key = g.pick(topKeys)
-                string(key, &out)
-                space(&out)
-                out.append(0x3A)
-                space(&out)
+                let key = memberKey(k, topKeys, &out)
                 if key.hasPrefix("tl") || key.hasPrefix("command") { tree(1, &out) } else { scalar(&out) }
                 space(&out)
             }

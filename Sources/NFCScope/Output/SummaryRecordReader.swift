@@ -31,7 +31,7 @@ struct SummaryRecordReader {
     init?(_ t: ByteView) {
         let start = RenderedJSON.skipSpace(t, 0)
         guard start < t.count, t[start] == 0x7B else { return nil }
-        let scan = Scan(t: t)
+        var scan = Scan(t: t)
         var members = RenderedJSON.Members(unindexed: t)
         var tlv = Found(), commandFields = Found(), commandTLV = Found()
         var seen: (tlv: Bool, fields: Bool, commandTLV: Bool) = (false, false, false)
@@ -43,8 +43,10 @@ struct SummaryRecordReader {
         } else {
             let names = Names.shared
             while true {
-                guard let (key, valueStart) = scan.member(at: i) else { return nil }
-                i = valueStart
+                guard let key = scan.readKey(i) else { return nil }
+                i = RenderedJSON.skipSpace(t, key.end)
+                guard i < t.count, t[i] == 0x3A else { return nil }
+                i = RenderedJSON.skipSpace(t, i + 1)
                 let valueEnd: Int?
                 if !seen.tlv, scan.named(key, names.tlv, "tlv") {
                     seen.tlv = true
@@ -139,17 +141,6 @@ struct SummaryRecordReader {
         func readKey(_ i: Int) -> Key? {
             guard let k = t.jsonKey(from: i) else { return nil }
             return Key(start: i, end: k.end, escaped: k.escaped, signature: k.signature)
-        }
-
-        /// A member's key at `i` (`readKey`) and where its value starts (past the colon
-        /// and the spaces around it): how the record's and a node's member loops begin.
-        /// Nil when `i` holds no closed string or no colon follows it.
-        @inline(__always)
-        func member(at i: Int) -> (key: Key, valueStart: Int)? {
-            guard let key = readKey(i) else { return nil }
-            let colon = RenderedJSON.skipSpace(t, key.end)
-            guard colon < t.count, t[colon] == 0x3A else { return nil }
-            return (key, RenderedJSON.skipSpace(t, colon + 1))
         }
 
         /// Whether `key` is `literal` (`name` its length and signature), as
@@ -264,8 +255,10 @@ struct SummaryRecordReader {
             } else {
                 let names = Names.shared
                 while true {
-                    guard let (key, valueStart) = member(at: i) else { return nil }
-                    i = valueStart
+                    guard let key = readKey(i) else { return nil }
+                    i = RenderedJSON.skipSpace(t, key.end)
+                    guard i < t.count, t[i] == 0x3A else { return nil }
+                    i = RenderedJSON.skipSpace(t, i + 1)
                     let valueEnd: Int?
                     if tag.0 < 0, named(key, names.tag, "tag") {
                         valueEnd = value(i, depth: depth + 1)
