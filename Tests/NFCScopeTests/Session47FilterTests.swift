@@ -12,44 +12,37 @@ import Testing
     /// every expression of `FilterProjectionTests` and a few more: what the early stop
     /// returns gives the same verdict and the same frame numbers as a full parse.
     @Test func sameVerdictAndFramesAsAFullParse() throws {
-        let lines = FilterProjectionTests.lines()
-        #expect(lines.count > 150)
         let expressions = FilterProjectionTests.expressions + [
             "apdu.sw == \"9000\" && apdu.ins == \"B2\"", "frame.n > 10 && frame.dir == \"card\"", "sw == \"6A82\"",
             "felica.blocks.hex contains \"00\"", "transaction.oda.result", "n > 3",
         ]
         var stopped = 0
-        for text in expressions {
-            let filter = try RecordFilter(expression: text, frames: nil, only: nil)
-            let expression = try #require(filter.expression)
-            for line in lines {
-                let full = try #require(JSONParser.parse(line))
-                let type = try #require(full["type"]?.stringValue)
-                let wanted = type == "frame" ? filter.wantedFrameKeys : filter.wantedRecordKeys
-                let early = ByteView.with(line) {
-                    JSONParser.parseRecord($0, keepingTopLevelKeys: filter.keptJSONKeys, stoppingOnceFound: wanted)
-                }
-                let label = "\(text) on \(String(decoding: line.prefix(80), as: UTF8.self))"
-                #expect(expression.evaluate(type: type, record: early) == expression.evaluate(type: type, record: full), "\(label)")
-                if type != "frame" {
-                    #expect(RecordFilter.frameNumbers(early) == RecordFilter.frameNumbers(full), "\(label)")
-                }
-                // Each member it kept is the full parse's.
-                for (key, value) in try #require(early?.members) {
-                    #expect(full[key]?.jsonText == value.jsonText, "\(key): \(label)")
-                }
-                // Read only in part: with its closing brace broken, the line still gives
-                // the same members (a full read refuses it).
-                var broken = line
-                if let last = broken.lastIndex(of: 0x7D) { broken[last] = 0x5D }
-                let partial = ByteView.with(broken) {
-                    JSONParser.parseRecord($0, keepingTopLevelKeys: filter.keptJSONKeys, stoppingOnceFound: wanted)
-                }
-                #expect(JSONParser.parse(broken) == nil)
-                if let partial {
-                    #expect(partial.jsonText == early?.jsonText, "\(label)")
-                    stopped += 1
-                }
+        try forEachFilterRecordCase(expressions) { c in
+            let (filter, expression, line, full, type) = (c.filter, c.expression, c.line, c.full, c.type)
+            let wanted = type == "frame" ? filter.wantedFrameKeys : filter.wantedRecordKeys
+            let early = ByteView.with(line) {
+                JSONParser.parseRecord($0, keepingTopLevelKeys: filter.keptJSONKeys, stoppingOnceFound: wanted)
+            }
+            let label = c.label
+            #expect(expression.evaluate(type: type, record: early) == expression.evaluate(type: type, record: full), "\(label)")
+            if type != "frame" {
+                #expect(RecordFilter.frameNumbers(early) == RecordFilter.frameNumbers(full), "\(label)")
+            }
+            // Each member it kept is the full parse's.
+            for (key, value) in try #require(early?.members) {
+                #expect(full[key]?.jsonText == value.jsonText, "\(key): \(label)")
+            }
+            // Read only in part: with its closing brace broken, the line still gives
+            // the same members (a full read refuses it).
+            var broken = line
+            if let last = broken.lastIndex(of: 0x7D) { broken[last] = 0x5D }
+            let partial = ByteView.with(broken) {
+                JSONParser.parseRecord($0, keepingTopLevelKeys: filter.keptJSONKeys, stoppingOnceFound: wanted)
+            }
+            #expect(JSONParser.parse(broken) == nil)
+            if let partial {
+                #expect(partial.jsonText == early?.jsonText, "\(label)")
+                stopped += 1
             }
         }
         // The early stop happened on many records (`frames` and the fields the

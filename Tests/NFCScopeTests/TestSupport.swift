@@ -314,3 +314,34 @@ struct SplitMixGenerator {
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
     mutating func pick<T>(_ a: [T]) -> T { a[below(a.count)] }
 }
+
+/// One record and one expression of the filter tests that read every record of
+/// `FilterProjectionTests.lines()` with every expression they list: the expression's
+/// text and filter, the record's line and its full parse; its type, and a label naming
+/// both for a failure's message.
+struct FilterRecordCase {
+    var text: String
+    var filter: RecordFilter
+    var expression: FilterExpression
+    var line: [UInt8]
+    var full: JSONValue
+    /// The record's `type` (`forEachFilterRecordCase` passes only records that have one).
+    var type: String { full["type"]?.stringValue ?? "" }
+    var label: String { "\(text) on \(String(decoding: line.prefix(80), as: UTF8.self))" }
+}
+
+/// Calls `body` for every expression of `expressions` (outer) with every record of
+/// `FilterProjectionTests.lines()` (inner), each record parsed whole.
+func forEachFilterRecordCase(_ expressions: [String], _ body: (FilterRecordCase) throws -> Void) throws {
+    let lines = FilterProjectionTests.lines()
+    #expect(lines.count > 150)
+    for text in expressions {
+        let filter = try RecordFilter(expression: text, frames: nil, only: nil)
+        let expression = try #require(filter.expression)
+        for line in lines {
+            let full = try #require(JSONParser.parse(line))
+            _ = try #require(full["type"]?.stringValue)
+            try body(FilterRecordCase(text: text, filter: filter, expression: expression, line: line, full: full))
+        }
+    }
+}

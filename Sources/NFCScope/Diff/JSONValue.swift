@@ -346,7 +346,7 @@ package struct JSONParser {
                         key = k
                     }
                     if keptIndex == nil {
-                        guard skipMemberValue(), let end = endOfMember() else { return nil }
+                        guard skipMemberValue(depth: depth + 1), let end = endOfMember() else { return nil }
                         if end { return .object(keys: keys, values: values) }
                         continue
                     }
@@ -396,13 +396,14 @@ package struct JSONParser {
         }
     }
 
-    /// The colon and value of a top-level member that is not kept (the depth-1 value
-    /// checked as `value` would, without building it).
-    private mutating func skipMemberValue() -> Bool {
+    /// The colon and value of a member that is not kept, the value at `depth` (one more
+    /// than its object's: 1 at the top level, more inside a kept member), checked as
+    /// `value` would, without building it.
+    private mutating func skipMemberValue(depth: Int) -> Bool {
         skipSpace()
         guard i < bytes.count, bytes[i] == 0x3A else { return false }
         i += 1
-        return skipValue(depth: 1)
+        return skipValue(depth: depth)
     }
 
     /// After an object's member: true at its closing brace, false at a comma (both
