@@ -124,9 +124,38 @@ import Testing
         #expect(!cid.isEmpty)
         #expect(cid.allSatisfy { $0["type"]?.stringValue == "apdu" })
     }
-    /// `anyValue` visits the values `values` lists, in its order, and stops at the first
+    /// What a path reaches, listed level by level as `FilterPath.values` did before session
+    /// 49 (the reference `anyValue`'s depth-first walk is checked against): at each field,
+    /// every value of the level before, in order, its member (for `tlv` at the top: `tlv`,
+    /// `command_fields`, `command_tlv`), arrays searched element by element and, through
+    /// the nesting keys, the nodes nested in each.
+    static func listedLevelByLevel(_ path: FilterPath, type: String, record: JSONValue) -> [JSONValue] {
+        if let recordType = path.recordType, recordType != type { return [] }
+        let nesting = ["tlv": "children", "children": "children", "records": "records"]
+        func flatten(_ value: JSONValue, _ nest: String?, _ out: inout [JSONValue]) {
+            guard case .array(let items) = value else { out.append(value); return }
+            for item in items {
+                if case .array = item { flatten(item, nest, &out); continue }
+                out.append(item)
+                if let nest, let nested = item[nest] { flatten(nested, nest, &out) }
+            }
+        }
+        var current = [record]
+        for (i, key) in path.fields.enumerated() {
+            var next: [JSONValue] = []
+            for value in current {
+                let members = i == 0 && key == "tlv" ? ["tlv", "command_fields", "command_tlv"] : [key]
+                for m in members { if let v = value[m] { flatten(v, nesting[key], &next) } }
+            }
+            current = next
+            if current.isEmpty { break }
+        }
+        return current
+    }
+
+    /// `anyValue` visits the values the level-by-level listing gives, in its order, and stops at the first
     /// that passes: on every record of the filter fixtures and paths through nested
-    /// arrays and trees, a test that never passes sees exactly `values`' list, and one
+    /// arrays and trees, a test that never passes sees exactly that list (and `values` gives it), and one
     /// that passes at the k-th value sees its first k.
     @Test func anyValueVisitsValuesInTheirOrder() throws {
         let lines = FilterProjectionTests.lines()
@@ -138,7 +167,8 @@ import Testing
             for line in lines {
                 let record = try #require(JSONParser.parse(line))
                 let type = try #require(record["type"]?.stringValue)
-                let expected = path.values(type: type, record: record)
+                let expected = Self.listedLevelByLevel(path, type: type, record: record)
+                #expect(path.values(type: type, record: record).map(\.jsonText) == expected.map(\.jsonText))
                 var seen: [JSONValue] = []
                 #expect(!path.anyValue(type: type, record: record) { seen.append($0); return false })
                 if path.fields.count > 1 || path.fields.first == "tlv" {

@@ -182,6 +182,9 @@ public struct FilterPath: Sendable, Equatable {
     /// Keys whose arrays nest nodes of the same kind: a path through them reaches every
     /// node at any depth (`tlv.tag`: every node of the TLV tree).
     static let nestingKeys: [String: String] = ["tlv": "children", "children": "children", "records": "records"]
+    /// The members a path starting with `tlv` reads: the TLV tree of the answer and the
+    /// DOL-split command data.
+    static let tlvMembers = ["tlv", "command_fields", "command_tlv"]
 
     public var recordType: String?
     public var fields: [String]
@@ -199,7 +202,7 @@ public struct FilterPath: Sendable, Equatable {
     /// The record members `values` reads.
     var topLevelFields: Set<String> {
         guard let first = fields.first else { return [] }
-        return first == "tlv" ? ["tlv", "command_fields", "command_tlv"] : [first]
+        return first == "tlv" ? Set(Self.tlvMembers) : [first]
     }
 
     /// The member names `values` may look up below the record's top level.
@@ -207,30 +210,14 @@ public struct FilterPath: Sendable, Equatable {
         Set(fields).union(fields.compactMap { Self.nestingKeys[$0] })
     }
 
-    /// The values the path reaches in a record; empty when the record is of another
-    /// type or lacks the field. Arrays are searched element by element.
+    /// The values the path reaches in a record, in `anyValue`'s order; empty when the
+    /// record is of another type or lacks the field. Arrays are searched element by element.
     func values(type: String, record: JSONValue?) -> [JSONValue] {
         if let recordType, recordType != type { return [] }
         guard let record else { return [] }
-        var current = [record]
-        for (i, key) in fields.enumerated() {
-            var next: [JSONValue] = []
-            for value in current {
-                var found: [JSONValue] = []
-                if i == 0 && key == "tlv" {
-                    // The TLV tree of the answer and the DOL-split command data.
-                    if let v = value["tlv"] { found.append(v) }
-                    if let v = value["command_fields"] { found.append(v) }
-                    if let v = value["command_tlv"] { found.append(v) }
-                } else if let v = value[key] {
-                    found.append(v)
-                }
-                for v in found { Self.flatten(v, nesting: Self.nestingKeys[key], into: &next) }
-            }
-            current = next
-            if current.isEmpty { break }
-        }
-        return current
+        var found: [JSONValue] = []
+        _ = Self.reach(fields, 0, record) { found.append($0); return false }
+        return found
     }
 
     /// Whether `test` holds for one of the values `values(type:record:)` returns, asked
@@ -247,18 +234,16 @@ public struct FilterPath: Sendable, Equatable {
         return Self.reach(fields, 0, record, test)
     }
 
-    /// Whether `test` holds for one of the values field `i` on reaches from `value`, asked
-    /// in the order `values` lists them, stopping at the first that holds, without the
-    /// lists `values` builds (a TLV filter walks every node of every APDU). The order is
-    /// `values`' own: it lists level by level what this visits depth first, and both are
-    /// the same concatenation of each value's reach, in order.
+    /// Whether `test` holds for one of the values field `i` on reaches from `value`, depth
+    /// first and in order, stopping at the first that holds, without building lists (a
+    /// TLV filter walks every node of every APDU). Arrays are searched element by element,
+    /// and through `nestingKeys` the nodes nested in them too.
     private static func reach(_ fields: [String], _ i: Int, _ value: JSONValue, _ test: (JSONValue) -> Bool) -> Bool {
         guard i < fields.count else { return test(value) }
         let key = fields[i]
         let nesting = nestingKeys[key]
         if i == 0 && key == "tlv" {
-            // The TLV tree of the answer and the DOL-split command data.
-            for member in ["tlv", "command_fields", "command_tlv"] {
+            for member in tlvMembers {
                 if let v = value[member], each(v, nesting: nesting, { reach(fields, i + 1, $0, test) }) { return true }
             }
             return false
@@ -267,7 +252,9 @@ public struct FilterPath: Sendable, Equatable {
         return each(v, nesting: nesting) { reach(fields, i + 1, $0, test) }
     }
 
-    /// `flatten`'s elements in its order, handed to `body` until it returns true.
+    /// The elements of an array (itself, when not one), nested arrays' elements in their
+    /// place and, through `nesting`, the nodes nested in each after it, handed to `body`
+    /// until it returns true.
     private static func each(_ value: JSONValue, nesting: String?, _ body: (JSONValue) -> Bool) -> Bool {
         guard case .array(let items) = value else { return body(value) }
         for item in items {
@@ -279,19 +266,6 @@ public struct FilterPath: Sendable, Equatable {
             if let nesting, let nested = item[nesting], each(nested, nesting: nesting, body) { return true }
         }
         return false
-    }
-
-    /// Array elements (and, through `nesting`, the nodes nested in them) one by one.
-    private static func flatten(_ value: JSONValue, nesting: String?, into out: inout [JSONValue]) {
-        guard case .array(let items) = value else { out.append(value); return }
-        for item in items {
-            if case .array = item {
-                flatten(item, nesting: nesting, into: &out)
-                continue
-            }
-            out.append(item)
-            if let nesting, let nested = item[nesting] { flatten(nested, nesting: nesting, into: &out) }
-        }
     }
 }
 
