@@ -531,6 +531,20 @@ func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
     return x == 0
 }
 
+extension ByteView {
+    /// Whether the view shows exactly the bytes of `key` (a parse's kept key), compared
+    /// a word at a time.
+    @inline(__always)
+    func shows(_ key: [UInt8]) -> Bool {
+        guard key.count == count else { return false }
+        guard let base else { return true }
+        return key.withUnsafeBytes { raw in
+            guard let k = raw.baseAddress else { return true }
+            return sameBytes(base, k, count)
+        }
+    }
+}
+
 extension ByteView: RandomAccessCollection {
     public typealias Index = Int
     public typealias Element = UInt8

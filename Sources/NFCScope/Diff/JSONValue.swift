@@ -98,6 +98,12 @@ package struct JSONParser {
     /// Keys of the members to build of every object inside a kept top-level member (at
     /// any depth); the others are checked and stepped over. nil: every member.
     private let nestedKeptKeys: [[UInt8]]?
+    /// The kept keys as Strings, and the key lists of objects built before (see
+    /// `KeyLists`): a kept member's key is taken from here, not made from its bytes.
+    private let keptKeyStrings: [String]?
+    private let nestedKeyStrings: [String]?
+    private let topKeyLists: KeyLists?
+    private let nestedKeyLists: KeyLists?
 
     package static func parse(_ bytes: [UInt8]) -> JSONValue? {
         parse(bytes, keepingTopLevelKeys: nil)
@@ -114,7 +120,7 @@ package struct JSONParser {
     /// `parse(_:keepingTopLevelKeys:)` of the bytes a view shows (a record rendered into
     /// a scratch buffer, read where it is).
     package static func parse(_ view: ByteView, keepingTopLevelKeys keys: [[UInt8]]? = nil) -> JSONValue? {
-        var p = JSONParser(bytes: view, keptKeys: keys)
+        var p = JSONParser(bytes: view, keptKeys: keys, keyLists: keys.map { (KeyLists($0), nil) })
         guard let v = p.value(depth: 0) else { return nil }
         p.skipSpace()
         return p.i == view.count ? v : nil
@@ -137,6 +143,7 @@ package struct JSONParser {
     /// once (a filter reads every frame and record with the same ones).
     package static func parseRecord(_ view: ByteView, plan: RecordPlan) -> JSONValue? {
         var p = JSONParser(bytes: view, keptKeys: plan.keptKeys, nestedKeptKeys: plan.nestedKeptKeys,
+                           keyLists: (plan.topKeyLists, plan.nestedKeyLists),
                            wantedBitsOfKept: plan.wantedBitsOfKept, allWanted: plan.allWanted)
         guard let v = p.value(depth: 0) else { return nil }
         if p.stoppedEarly { return v }
@@ -153,11 +160,17 @@ package struct JSONParser {
         let nestedKeptKeys: [[UInt8]]?
         let wantedBitsOfKept: [UInt64]?
         let allWanted: UInt64
+        /// The key lists of the objects read with this plan, kept from one record to the
+        /// next (a filter's plan serves one thread).
+        let topKeyLists: KeyLists
+        let nestedKeyLists: KeyLists?
 
         /// More than 64 wanted keys, or none: the record is read whole.
         package init(keepingTopLevelKeys keys: [[UInt8]], stoppingOnceFound wanted: [[UInt8]], nestedKeys: [[UInt8]]? = nil) {
             keptKeys = keys
             nestedKeptKeys = nestedKeys
+            topKeyLists = KeyLists(keys)
+            nestedKeyLists = nestedKeys.map { KeyLists($0) }
             if wanted.count <= 64 && !wanted.isEmpty {
                 wantedBitsOfKept = keys.map { key in
                     var bits: UInt64 = 0
@@ -180,10 +193,15 @@ package struct JSONParser {
     private var stoppedEarly = false
 
     private init(bytes: ByteView, keptKeys: [[UInt8]]?, nestedKeptKeys: [[UInt8]]? = nil,
-                 wantedBitsOfKept: [UInt64]? = nil, allWanted: UInt64 = 0) {
+                 keyLists: (KeyLists, KeyLists?)? = nil, wantedBitsOfKept: [UInt64]? = nil, allWanted: UInt64 = 0) {
         self.bytes = bytes
         self.keptKeys = keptKeys
         self.nestedKeptKeys = nestedKeptKeys
+        // Lists only for kept keys: a parse of every member builds its keys as it goes.
+        topKeyLists = keptKeys == nil ? nil : keyLists?.0
+        nestedKeyLists = nestedKeptKeys == nil ? nil : keyLists?.1
+        keptKeyStrings = topKeyLists?.strings
+        nestedKeyStrings = nestedKeyLists?.strings
         self.wantedBitsOfKept = wantedBitsOfKept
         self.allWanted = allWanted
     }
@@ -318,13 +336,23 @@ package struct JSONParser {
             // The members built: of the top-level object, `keptKeys`; of an object inside
             // one of those, `nestedKeptKeys`; nil: all.
             let kept = depth == 0 ? keptKeys : nestedKeptKeys
+            // With kept keys, the kept members' keys as their indexes in `kept` (plus
+            // one, a byte each, the first member's lowest) while they fit, then listed
+            // from `lists`: objects of the same members share one list of keys.
+            let lists = depth == 0 ? topKeyLists : nestedKeyLists
+            var code: UInt64 = 0
+            var coded = lists != nil
+            var codedCount = 0
             if depth == 0, let keptKeys {
                 // At most the kept members: one allocation each instead of regrowing.
-                keys.reserveCapacity(keptKeys.count)
+                if lists == nil { keys.reserveCapacity(keptKeys.count) }
                 values.reserveCapacity(keptKeys.count)
             }
             skipSpace()
-            if i < bytes.count, bytes[i] == 0x7D { i += 1; return .object(keys: keys, values: values) }
+            if i < bytes.count, bytes[i] == 0x7D {
+                i += 1
+                return .object(keys: keys, values: values)
+            }
             while true {
                 skipSpace()
                 let key: String
@@ -337,8 +365,9 @@ package struct JSONParser {
                     let raw = bytes[keyStart..<(i - 1)]
                     // Without a backslash, the first quote or backslash is the closing quote.
                     if bytes.firstQuoteOrBackslash(from: keyStart) == i - 1 {
-                        keptIndex = keptKeys.firstIndex { $0.count == raw.count && $0.elementsEqual(raw) }
-                        key = keptIndex != nil ? raw.decodedUTF8 : ""
+                        keptIndex = keptKeys.firstIndex { raw.shows($0) }
+                        // A kept key's bytes are the key's: its String is made once (`KeyLists`).
+                        key = keptIndex.map { index in lists?.strings[index] ?? raw.decodedUTF8 } ?? ""
                     } else {
                         i = keyStart - 1
                         guard let k = string() else { return nil }
@@ -347,7 +376,7 @@ package struct JSONParser {
                     }
                     if keptIndex == nil {
                         guard skipMemberValue(depth: depth + 1), let end = endOfMember() else { return nil }
-                        if end { return .object(keys: keys, values: values) }
+                        if end { return .object(keys: coded ? lists?.keys(code) ?? [] : keys, values: values) }
                         continue
                     }
                 } else {
@@ -358,23 +387,41 @@ package struct JSONParser {
                 guard i < bytes.count, bytes[i] == 0x3A else { return nil }
                 i += 1
                 guard let v = value(depth: depth + 1) else { return nil }
-                keys.append(key)
+                if coded, let keptIndex {
+                    if codedCount < 8 && keptIndex < 255 {
+                        code |= UInt64(keptIndex + 1) << UInt64(8 * codedCount)
+                        codedCount += 1
+                    } else {
+                        // More than eight members kept: listed one by one from here on.
+                        keys = lists?.keys(code) ?? []
+                        keys.append(key)
+                        coded = false
+                    }
+                } else {
+                    keys.append(key)
+                }
+                if values.isEmpty, depth > 0, let kept {
+                    // At most the kept members (usually two or three): one allocation.
+                    values.reserveCapacity(Swift.min(kept.count, 8))
+                }
                 values.append(v)
                 if depth == 0, let keptIndex, let wantedBitsOfKept {
                     wantedFound |= wantedBitsOfKept[keptIndex]
                     if wantedFound == allWanted {
                         stoppedEarly = true
-                        return .object(keys: keys, values: values)
+                        return .object(keys: coded ? lists?.keys(code) ?? [] : keys, values: values)
                     }
                 }
                 guard let end = endOfMember() else { return nil }
-                if end { return .object(keys: keys, values: values) }
+                if end { return .object(keys: coded ? lists?.keys(code) ?? [] : keys, values: values) }
             }
         case 0x5B:
             i += 1
             var items: [JSONValue] = []
             skipSpace()
             if i < bytes.count, bytes[i] == 0x5D { i += 1; return .array(items) }
+            // Room for four before the first regrowth (from empty, an array grows 1, 2, 4).
+            items.reserveCapacity(4)
             while true {
                 guard let v = value(depth: depth + 1) else { return nil }
                 items.append(v)
@@ -457,5 +504,40 @@ package struct JSONParser {
             guard escape(appending: true, to: &out) else { return nil }
         }
         return nil
+    }
+}
+
+/// The key lists of the objects a parse with kept keys built (`JSONParser`): an object's
+/// kept members' keys, as their indexes in the kept keys a byte each, map to one list
+/// shared by every object with the same members in the same order, made once (a TLV
+/// tree's nodes read for a filter are objects of one to three kept members). At most
+/// 32 lists are kept; past that a list is made each time. One instance serves one
+/// thread (a filter's plan).
+package final class KeyLists {
+    /// The kept keys as Strings, by index.
+    let strings: [String]
+    @exclusivity(unchecked) private var codes: [UInt64] = []
+    @exclusivity(unchecked) private var lists: [[String]] = []
+
+    init(_ keys: [[UInt8]]) {
+        strings = keys.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The keys `code` stands for: byte k (from the lowest) is the (k+1)-th member's
+    /// index plus one, 0 past the last member.
+    func keys(_ code: UInt64) -> [String] {
+        if code == 0 { return [] }
+        for k in codes.indices where codes[k] == code { return lists[k] }
+        var list: [String] = []
+        var c = code
+        while c != 0 {
+            list.append(strings[Int(c & 0xFF) - 1])
+            c >>= 8
+        }
+        if codes.count < 32 {
+            codes.append(code)
+            lists.append(list)
+        }
+        return list
     }
 }

@@ -131,7 +131,10 @@ public indirect enum FilterExpression {
                 let a = value.plainText, b = literal.text
                 // Hex digits are ASCII: equal ignoring case when equal with bit 5 set in
                 // every byte (what comparing their lowercased strings answers, without them).
-                equal = a.isHexDigits && b.isHexDigits ? a.utf8.elementsEqual(b.utf8) { $0 | 0x20 == $1 | 0x20 } : a == b
+                // Equal strings are equal either way; unequal ones can be equal only as
+                // hex digits of the same count (a TLV filter's tags mostly differ in count).
+                equal = a == b || (a.utf8.count == b.utf8.count && a.isHexDigits && b.isHexDigits
+                                   && a.utf8.elementsEqual(b.utf8) { $0 | 0x20 == $1 | 0x20 })
             }
             return op == .equal ? equal : !equal
         case .less, .greater, .lessOrEqual, .greaterOrEqual:
@@ -187,7 +190,11 @@ public struct FilterPath: Sendable, Equatable {
     static let tlvMembers = ["tlv", "command_fields", "command_tlv"]
 
     public var recordType: String?
-    public var fields: [String]
+    public var fields: [String] {
+        didSet { nestings = Self.nestings(of: fields) }
+    }
+    /// `nestingKeys` of each field, looked up once: a TLV filter asks for each node.
+    private var nestings: [String?]
 
     init(_ segments: [String]) {
         if let first = segments.first, Self.recordTypes.contains(first) {
@@ -197,6 +204,11 @@ public struct FilterPath: Sendable, Equatable {
             recordType = nil
             fields = segments
         }
+        nestings = Self.nestings(of: fields)
+    }
+
+    private static func nestings(of fields: [String]) -> [String?] {
+        fields.map { nestingKeys[$0] }
     }
 
     /// The record members `values` reads.
@@ -216,7 +228,7 @@ public struct FilterPath: Sendable, Equatable {
         if let recordType, recordType != type { return [] }
         guard let record else { return [] }
         var found: [JSONValue] = []
-        _ = Self.reach(fields, 0, record) { found.append($0); return false }
+        _ = Self.reach(fields, nestings, 0, record) { found.append($0); return false }
         return found
     }
 
@@ -231,25 +243,26 @@ public struct FilterPath: Sendable, Equatable {
             guard let value = record[fields[0]] else { return false }
             if case .array = value {} else { return test(value) }
         }
-        return Self.reach(fields, 0, record, test)
+        return Self.reach(fields, nestings, 0, record, test)
     }
 
     /// Whether `test` holds for one of the values field `i` on reaches from `value`, depth
     /// first and in order, stopping at the first that holds, without building lists (a
     /// TLV filter walks every node of every APDU). Arrays are searched element by element,
     /// and through `nestingKeys` the nodes nested in them too.
-    private static func reach(_ fields: [String], _ i: Int, _ value: JSONValue, _ test: (JSONValue) -> Bool) -> Bool {
+    private static func reach(_ fields: [String], _ nestings: [String?], _ i: Int, _ value: JSONValue,
+                              _ test: (JSONValue) -> Bool) -> Bool {
         guard i < fields.count else { return test(value) }
         let key = fields[i]
-        let nesting = nestingKeys[key]
+        let nesting = nestings[i]
         if i == 0 && key == "tlv" {
             for member in tlvMembers {
-                if let v = value[member], each(v, nesting: nesting, { reach(fields, i + 1, $0, test) }) { return true }
+                if let v = value[member], each(v, nesting: nesting, { reach(fields, nestings, i + 1, $0, test) }) { return true }
             }
             return false
         }
         guard let v = value[key] else { return false }
-        return each(v, nesting: nesting) { reach(fields, i + 1, $0, test) }
+        return each(v, nesting: nesting) { reach(fields, nestings, i + 1, $0, test) }
     }
 
     /// The elements of an array (itself, when not one), nested arrays' elements in their
