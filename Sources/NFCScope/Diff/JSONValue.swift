@@ -98,10 +98,8 @@ package struct JSONParser {
     /// Keys of the members to build of every object inside a kept top-level member (at
     /// any depth); the others are checked and stepped over. nil: every member.
     private let nestedKeptKeys: [[UInt8]]?
-    /// The kept keys as Strings, and the key lists of objects built before (see
-    /// `KeyLists`): a kept member's key is taken from here, not made from its bytes.
-    private let keptKeyStrings: [String]?
-    private let nestedKeyStrings: [String]?
+    /// The key lists of objects built before (see `KeyLists`), with the kept keys as
+    /// Strings: a kept member's key is taken from there, not made from its bytes.
     private let topKeyLists: KeyLists?
     private let nestedKeyLists: KeyLists?
 
@@ -200,8 +198,6 @@ package struct JSONParser {
         // Lists only for kept keys: a parse of every member builds its keys as it goes.
         topKeyLists = keptKeys == nil ? nil : keyLists?.0
         nestedKeyLists = nestedKeptKeys == nil ? nil : keyLists?.1
-        keptKeyStrings = topKeyLists?.strings
-        nestedKeyStrings = nestedKeyLists?.strings
         self.wantedBitsOfKept = wantedBitsOfKept
         self.allWanted = allWanted
     }
